@@ -1,0 +1,54 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "TIP",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "TIP", targets: ["TIP"]),
+        .executable(name: "tip-sample", targets: ["TIPSample"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // TurboJPEG: one-shot decode with DCT scaling, encode, header parsing.
+        .systemLibrary(
+            name: "CTurboJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]
+        ),
+        // giflib 5 (Debian ships libgif.pc; the module map links "gif" for systems that do not).
+        .systemLibrary(
+            name: "CGIF",
+            providers: [.apt(["libgif-dev"])]
+        ),
+        // Our C shim over libjpeg: incremental (suspending) decoding with setjmp error handling kept in C.
+        .target(
+            name: "CJPEGIncremental",
+            linkerSettings: [.linkedLibrary("jpeg")]
+        ),
+        // Our C shim over libpng's classic API (interlaced encode, setjmp error handling kept in C).
+        .target(
+            name: "CPNG",
+            linkerSettings: [.linkedLibrary("png16")]
+        ),
+        .target(
+            name: "TIP",
+            dependencies: ["CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG"]
+        ),
+        .executableTarget(
+            name: "TIPSample",
+            dependencies: [
+                "TIP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Samples/TIPSample"
+        ),
+        .testTarget(
+            name: "TIPTests",
+            dependencies: ["TIP"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

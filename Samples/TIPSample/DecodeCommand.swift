@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import TIP
+
+/// `tip-sample decode FILE`: decodes a file through the codec catalogue straight to a target size.
+struct DecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode an image file through the codec catalogue, straight to a target size."
+    )
+
+    @Argument(help: "The image file to decode.")
+    var file: String
+
+    @Option(help: "Target dimensions in pixels, WxH (default: the image's own size).")
+    var size: SizeArgument?
+
+    @Option(help: "How the image fits the target size: \(ContentModeArgument.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var mode: ContentModeArgument = .scaleAspectFit
+
+    @Option(help: "Write the result (the first frame of an animation) to this .png or .jpg file.")
+    var out: String?
+
+    @Option(help: "Decode this many times and print the median decode time.")
+    var `repeat`: Int?
+
+    func run() throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            var err = StandardError()
+            print("error: cannot read \(file): \(error.localizedDescription)", to: &err)
+            throw ExitCode(2)
+        }
+        let options = ImageDecodingOptions(targetDimensions: size?.dimensions ?? .zero, targetContentMode: mode.mode)
+        let catalogue = CodecCatalogue.shared
+        let result: (container: ImageContainer, type: ImageType)
+        do {
+            result = try catalogue.decodeImage(data, options: options)
+        } catch {
+            var err = StandardError()
+            print("error: \(error.description)", to: &err)
+            throw ExitCode(1)
+        }
+        // Original dimensions come from a header-only pass of an incremental context.
+        let original = Self.originalDimensions(of: data, type: result.type, catalogue: catalogue) ?? result.container.dimensions
+        print("type: \(result.type.rawValue)")
+        print("original: \(Int(original.width))x\(Int(original.height))")
+        print("output: \(result.container.image.width)x\(result.container.image.height)")
+        print("frames: \(result.container.frameCount)")
+        if result.container.isPartial {
+            print("partial: yes (the data is incomplete)")
+        }
+        if let count = `repeat`, count > 0 {
+            var times: [Double] = []
+            for _ in 0..<count {
+                let start = DispatchTime.now().uptimeNanoseconds
+                _ = try? catalogue.decodeImage(data, options: options, imageType: result.type)
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+            times.sort()
+            let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+            print("median: \(String(format: "%.1f", median)) ms (\(count) runs)")
+        }
+        if let out {
+            let type = ImageType(fileExtension: (out as NSString).pathExtension) ?? .png
+            do {
+                try catalogue.encodeImage(ImageContainer(image: result.container.image), toFilePath: out, type: type, quality: 0.85)
+            } catch {
+                var err = StandardError()
+                print("error: \(error.description)", to: &err)
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    static func originalDimensions(of data: Data, type: ImageType, catalogue: CodecCatalogue) -> CGSize? {
+        guard let codec = catalogue.codec(for: type) else { return nil }
+        let context = codec.decoder.makeContext(expectedLength: data.count, options: ImageDecodingOptions())
+        _ = try? context.append(data)
+        return context.dimensions.width > 0 ? context.dimensions : nil
+    }
+}

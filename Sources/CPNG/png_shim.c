@@ -1,0 +1,3 @@
+#include "CPNG.h"
+
+int tip_png_lib_version(void) { return PNG_LIBPNG_VER; }

@@ -1,0 +1,154 @@
+import Foundation
+
+/// How a decode is shaped: target sizing, the decoder's own configuration and safety limits.
+///
+/// ```swift
+/// let options = ImageDecodingOptions(targetDimensions: CGSize(width: 200, height: 200), targetContentMode: .scaleAspectFill)
+/// ```
+public struct ImageDecodingOptions: Sendable {
+    /// Pixels to decode to (zero: the image's own size). Only `scale*` modes resize.
+    public var targetDimensions: CGSize
+    /// How the image is fitted into `targetDimensions`. Default `.center` (no resizing).
+    public var targetContentMode: ContentMode
+    /// The decoder's own configuration (TIP's `decoderConfigMap` value for this type); nil by default.
+    public var configuration: (any Sendable)?
+    /// Images whose header claims more pixels (width x height, before any scaling) are refused
+    /// with ``ImageDecodingError/dimensionsTooLarge(width:height:maximumPixelCount:)`` before any
+    /// large allocation. Default ``defaultMaximumPixelCount``.
+    public var maximumPixelCount: Int
+    /// The filter of the final resampling step. Default `.default`.
+    public var interpolationQuality: InterpolationQuality
+
+    /// The default ``maximumPixelCount``: 100 megapixels (400 MB as RGBA).
+    public static let defaultMaximumPixelCount = 100_000_000
+
+    /// Options for a decode; every argument has the default described on its property.
+    public init(targetDimensions: CGSize = .zero,
+                targetContentMode: ContentMode = .center,
+                configuration: (any Sendable)? = nil,
+                maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount,
+                interpolationQuality: InterpolationQuality = .default) {
+        self.targetDimensions = targetDimensions
+        self.targetContentMode = targetContentMode
+        self.configuration = configuration
+        self.maximumPixelCount = maximumPixelCount
+        self.interpolationQuality = interpolationQuality
+    }
+
+    /// Throws ``ImageDecodingError/dimensionsTooLarge(width:height:maximumPixelCount:)`` when a
+    /// `width` x `height` image is over ``maximumPixelCount``, and
+    /// ``ImageDecodingError/corruptData(_:)`` when a side is not positive.
+    public func checkDimensions(width: Int, height: Int) throws(ImageDecodingError) {
+        guard width > 0, height > 0 else { throw .corruptData("invalid dimensions \(width)x\(height)") }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || pixels > maximumPixelCount {
+            throw .dimensionsTooLarge(width: width, height: height, maximumPixelCount: maximumPixelCount)
+        }
+    }
+
+    /// The whole-pixel dimensions an image of `width` x `height` is delivered at (see ``TargetSizing``).
+    public func outputDimensions(width: Int, height: Int) -> (width: Int, height: Int) {
+        TargetSizing.pixelDimensions(width: width, height: height, targetDimensions: targetDimensions, contentMode: targetContentMode)
+    }
+}
+
+/// How strongly some data looks like a decoder's format (TIP's `TIPImageDecoderDetectionResult`).
+public enum ImageDecoderDetection: Int, Sendable {
+    /// Not this format.
+    case noMatch = -1
+    /// Too few bytes to tell.
+    case needMoreData = 0
+    /// This format.
+    case match = 1
+}
+
+/// What appending bytes to a decoder context achieved (TIP's `TIPImageDecoderAppendResult`).
+public enum ImageDecoderAppendResult: Int, Sendable, Comparable {
+    /// Bytes consumed; nothing new to show.
+    case didProgress = 0
+    /// The header is known: dimensions, type details.
+    case didLoadHeaders = 1
+    /// A new frame or progressive scan is complete.
+    case didLoadFrame = 2
+    /// The whole image has arrived.
+    case didCompleteLoading = 3
+
+    /// Orders results by how far decoding got.
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// How much of a partially loaded image to render (TIP's `TIPImageDecoderRenderMode`). A context
+/// renders the greediest output that does not go beyond the mode.
+public enum ImageDecoderRenderMode: Int, Sendable {
+    /// Everything received so far, including incomplete rows or scans.
+    case anyProgress = 0
+    /// Only completed frames or scans.
+    case fullFrameProgress = 1
+    /// Only the complete image.
+    case completeImage = 2
+}
+
+/// Decodes one image format (TIP's `TIPImageDecoder`).
+///
+/// ```swift
+/// let image = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit))
+/// ```
+///
+/// Decoders are stateless and may be called from any thread; incremental state lives in the
+/// ``ImageDecoderContext`` a decoder makes.
+public protocol ImageDecoder: Sendable {
+    /// Whether `data` (possibly a prefix) is in this decoder's format.
+    func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection
+
+    /// Decodes complete `data` straight to the options' target sizing. A truncated image that the
+    /// format can still show comes back with `isPartial` set; anything else unusable throws
+    /// ``ImageDecodingError``.
+    func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer
+
+    /// A context that takes the bytes as they arrive. `expectedLength` is the full size when known.
+    func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext
+
+    /// Capability signal: whether contexts of this decoder render images before all bytes arrived
+    /// (progressive scans, rows, or the first animation frame). Default false.
+    var supportsProgressiveDecoding: Bool { get }
+}
+
+extension ImageDecoder {
+    /// Default: false.
+    public var supportsProgressiveDecoding: Bool { false }
+}
+
+/// The state of one incremental decode (TIP's `TIPImageDecoderContext`).
+///
+/// ```swift
+/// let context = decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
+/// for chunk in chunks { _ = try context.append(chunk) }
+/// _ = try context.finalize()
+/// let image = try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center)
+/// ```
+///
+/// Not thread-safe: use one context from one queue at a time.
+public protocol ImageDecoderContext: AnyObject {
+    /// Every byte appended so far.
+    var data: Data { get }
+    /// The image's own dimensions in pixels (orientation applied), zero until the header is read.
+    var dimensions: CGSize { get }
+    /// Completed frames (animations) or completed progressive scans (JPEG) so far.
+    var frameCount: Int { get }
+    /// Whether the image is progressive (known once the header is read).
+    var isProgressive: Bool { get }
+    /// Whether the image is an animation (known once a second frame or an animation header is seen).
+    var isAnimated: Bool { get }
+    /// Whether the image may have transparency (known once the header is read).
+    var hasAlpha: Bool { get }
+
+    /// Adds the next bytes. Throws ``ImageDecodingError`` once the data can no longer become a valid image.
+    func append(_ data: Data) throws(ImageDecodingError) -> ImageDecoderAppendResult
+
+    /// Says no more bytes will come. Returns `.didCompleteLoading` when the image is whole, or the
+    /// last progress otherwise (a truncated image can still be rendered with `anyProgress`).
+    func finalize() throws(ImageDecodingError) -> ImageDecoderAppendResult
+
+    /// Renders what `mode` allows at the target sizing, or nil when there is nothing to show yet.
+    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer?
+}

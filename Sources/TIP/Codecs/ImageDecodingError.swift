@@ -1,0 +1,38 @@
+import Foundation
+
+/// Why an image could not be decoded. Bridges to TIP's `TIPImageFetchErrorDomain`, code 3
+/// (`CouldNotDecodeImage`), with the reason in the user info.
+public enum ImageDecodingError: Error, Equatable, Sendable, CustomNSError, CustomStringConvertible {
+    /// There were no bytes.
+    case emptyData
+    /// The bytes are not in a format any available decoder reads.
+    case unrecognizedFormat
+    /// The data ends before anything could be shown.
+    case truncatedData
+    /// The data is damaged or invalid; the text says what the codec reported.
+    case corruptData(String)
+    /// The header claims more pixels than allowed (a decompression bomb); nothing large was allocated.
+    case dimensionsTooLarge(width: Int, height: Int, maximumPixelCount: Int)
+    /// The image uses a feature this codec does not support.
+    case unsupported(String)
+
+    /// `TIPImageFetchErrorDomain`.
+    public static var errorDomain: String { "TIPImageFetchErrorDomain" }
+    /// 3, TIP's `TIPImageFetchErrorCodeCouldNotDecodeImage`.
+    public var errorCode: Int { 3 }
+    /// The reason, under `NSLocalizedDescriptionKey`.
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: description] }
+
+    /// What went wrong and what to do about it.
+    public var description: String {
+        switch self {
+        case .emptyData: return "Could not decode image: the data is empty."
+        case .unrecognizedFormat: return "Could not decode image: the data is not in a format any registered codec reads."
+        case .truncatedData: return "Could not decode image: the data ends before the image header or first pixels."
+        case .corruptData(let detail): return "Could not decode image: the data is corrupt (\(detail))."
+        case let .dimensionsTooLarge(width, height, limit):
+            return "Could not decode image: \(width)x\(height) exceeds the limit of \(limit) pixels (raise ImageDecodingOptions.maximumPixelCount to allow it)."
+        case .unsupported(let detail): return "Could not decode image: unsupported feature (\(detail))."
+        }
+    }
+}

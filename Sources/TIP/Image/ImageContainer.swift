@@ -1,0 +1,87 @@
+import Foundation
+
+/// A decoded image: one ``Bitmap``, or the frames of an animation with their durations and loop count.
+///
+/// ```swift
+/// let container = try CodecCatalogue.shared.decodeImage(data, options: .init(targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit))
+/// print(container.dimensions, container.frameCount)
+/// ```
+///
+/// Immutable and safe to share between threads.
+public final class ImageContainer: Sendable {
+    /// The frames, at least one. A static image has exactly one.
+    public let frames: [Bitmap]
+    /// Seconds each frame is shown; empty for a static image, else one per frame.
+    public let frameDurations: [TimeInterval]
+    /// How many times an animation plays; 0 means forever. Always 0 for a static image.
+    public let loopCount: Int
+    /// True when this image was decoded from incomplete data (missing rows or frames, or missing
+    /// progressive scans): usable, but not the whole image.
+    public let isPartial: Bool
+
+    /// Seconds a frame is shown when its duration is unknown or unusable.
+    public static let defaultFrameDuration: TimeInterval = 0.1
+
+    /// A static image.
+    public init(image: Bitmap, isPartial: Bool = false) {
+        self.frames = [image]
+        self.frameDurations = []
+        self.loopCount = 0
+        self.isPartial = isPartial
+    }
+
+    /// An animation (or a static image when `frames` has one element). Durations that do not match
+    /// the frame count, or are not finite and positive, are replaced by ``defaultFrameDuration``.
+    /// Returns nil when `frames` is empty.
+    public init?(animatedFrames frames: [Bitmap], frameDurations: [TimeInterval], loopCount: Int, isPartial: Bool = false) {
+        guard !frames.isEmpty else { return nil }
+        self.frames = frames
+        if frames.count == 1 {
+            self.frameDurations = []
+            self.loopCount = 0
+        } else {
+            if frameDurations.count == frames.count {
+                self.frameDurations = frameDurations.map { $0.isFinite && $0 > 0 ? $0 : ImageContainer.defaultFrameDuration }
+            } else {
+                self.frameDurations = Array(repeating: ImageContainer.defaultFrameDuration, count: frames.count)
+            }
+            self.loopCount = max(0, loopCount)
+        }
+        self.isPartial = isPartial
+    }
+
+    /// The first frame (the whole image when static).
+    public var image: Bitmap { frames[0] }
+    /// Whether there is more than one frame.
+    public var isAnimated: Bool { frames.count > 1 }
+    /// Number of frames (1 when static).
+    public var frameCount: Int { frames.count }
+    /// Dimensions of the first frame, in pixels.
+    public var dimensions: CGSize { frames[0].dimensions }
+    /// Bytes all frames take in memory.
+    public var sizeInMemory: Int { frames.reduce(0) { $0 + $1.memoryCost } }
+    /// Total seconds of one loop of the animation (0 when static).
+    public var totalDuration: TimeInterval { frameDurations.reduce(0, +) }
+
+    /// The frame at `index`, or nil when out of range.
+    public func frame(at index: Int) -> Bitmap? {
+        frames.indices.contains(index) ? frames[index] : nil
+    }
+
+    /// Seconds the frame at `index` is shown; 0 when static or out of range.
+    public func frameDuration(at index: Int) -> TimeInterval {
+        frameDurations.indices.contains(index) ? frameDurations[index] : 0
+    }
+
+    /// This image with every frame resized to the target sizing (see ``TargetSizing``), keeping the
+    /// animation data. Returns `self` when nothing changes.
+    public func scaledToTargetDimensions(_ targetDimensions: CGSize, contentMode: ContentMode, quality: InterpolationQuality = .default) -> ImageContainer {
+        let scaled = TargetSizing.pixelDimensions(width: image.width, height: image.height, targetDimensions: targetDimensions, contentMode: contentMode)
+        if scaled.width == image.width && scaled.height == image.height { return self }
+        let newFrames = frames.map { Resampler.resample($0, width: scaled.width, height: scaled.height, quality: quality) }
+        if newFrames.count == 1 {
+            return ImageContainer(image: newFrames[0], isPartial: isPartial)
+        }
+        return ImageContainer(animatedFrames: newFrames, frameDurations: frameDurations, loopCount: loopCount, isPartial: isPartial)!
+    }
+}
