@@ -1,0 +1,24 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The benchmark suite lives apart from the library so the library and test builds stay light.
+// Run everything with `Benchmarks/run` (see README).
+let package = Package(
+    name: "TIPBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "TIP", path: ".."),
+    ],
+    targets: [
+        // TurboJPEG called directly: the baseline the codec is measured against.
+        .systemLibrary(name: "CTurboJPEGDirect", pkgConfig: "libturbojpeg"),
+        .executableTarget(
+            name: "TIPBenchmarks",
+            dependencies: [
+                .product(name: "TIP", package: "TIP"),
+                "CTurboJPEGDirect",
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,97 @@
+import Foundation
+import TIP
+
+/// The foundation rows of PERFORMANCE.md: JPEG, thumbnail, PNG and progressive streaming.
+enum CodecBenchmarks {
+    static func run() throws {
+        let turbo = TurboJPEGDirect()
+        let carnivalJPEG = try Inputs.fixture("carnival.jpg") ?? Inputs.generated(.jpeg, width: 1880, height: 1253)
+        let bigJPEG = try Inputs.generated(.jpeg, width: 4000, height: 3000)
+        let decoder = JPEGCodec().decoder
+
+        // 1. Full JPEG decode through the codec vs tjDecompress2 direct.
+        for (name, data) in [("carnival.jpg", carnivalJPEG), ("generated 4000x3000", bigJPEG)] {
+            let ours = try Harness.measure { _ = try decoder.decode(data, options: ImageDecodingOptions()) }
+            let base = Harness.measure { turbo.decode(data) }
+            Harness.report("full JPEG decode (\(name))", ours: ours, baselineName: "tjDecompress2 direct", baseline: base, target: 1.05)
+        }
+
+        // 2. carnival.jpg to a 400 px wide image vs Pillow/pyvips, and vs TurboJPEG at the chosen scale.
+        let thumbOptions = ImageDecodingOptions(targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
+        let thumb = try decoder.decode(carnivalJPEG, options: thumbOptions)
+        let ours = try Harness.measure { _ = try decoder.decode(carnivalJPEG, options: thumbOptions) }
+        let (w, _) = turbo.dimensions(carnivalJPEG)
+        var denom: Int32 = 1
+        while denom < 8 && (w + Int(denom) * 2 - 1) / (Int(denom) * 2) >= thumb.image.width { denom *= 2 }
+        let limit = Harness.measure { turbo.decode(carnivalJPEG, num: 1, denom: denom) }
+        Harness.report("JPEG to \(thumb.image.width)x\(thumb.image.height)", ours: ours, baselineName: "TurboJPEG at 1/\(denom), no resize", baseline: limit, target: 1.15)
+
+        // 3. PNG decode.
+        let png = try Inputs.fixture("carnival.png") ?? Inputs.generated(.png, width: 1880, height: 1253)
+        let pngDecoder = PNGCodec().decoder
+        let pngOurs = try Harness.measure { _ = try pngDecoder.decode(png, options: ImageDecodingOptions()) }
+
+        // Peers, measured now, in the same run.
+        let jpegPath = try Inputs.temporaryFile(carnivalJPEG, name: "thumbnail.jpg")
+        let pngPath = try Inputs.temporaryFile(png, name: "decode.png")
+        let peers = Peers.run(thumbnailJPEG: jpegPath, png: pngPath)
+        var fastest: (String, Samples)?
+        for name in ["pillow_thumbnail", "pyvips_thumbnail"] {
+            guard let samples = peers[name] else { continue }
+            Harness.report("JPEG to \(thumb.image.width)x\(thumb.image.height)", ours: ours, baselineName: name, baseline: samples, target: nil)
+            if fastest == nil || samples.median < fastest!.1.median { fastest = (name, samples) }
+        }
+        if let fastest {
+            Harness.report("JPEG to \(thumb.image.width)x\(thumb.image.height) vs faster peer", ours: ours, baselineName: fastest.0, baseline: fastest.1, target: 0.85)
+        }
+        if let pillow = peers["pillow_png_load"] {
+            Harness.report("PNG decode", ours: pngOurs, baselineName: "Pillow open+load", baseline: pillow, target: 1.0)
+        }
+        if let vips = peers["pyvips_png_load"] {
+            Harness.report("PNG decode", ours: pngOurs, baselineName: "pyvips (libspng), stretch", baseline: vips, target: nil)
+        }
+
+        // 4. Progressive JPEG streamed in 16 KiB chunks, each completed scan rendered (the default
+        //    FullFrame policy renders every full-frame update), plus the final image, vs one decode.
+        let pjpeg = try Inputs.fixture("carnival.pjpg") ?? Inputs.generated(.jpeg, width: 1880, height: 1253, options: [.progressive])
+        for (label, target) in [("full size", CGSize.zero), ("400x400 fit", CGSize(width: 400, height: 400))] {
+            var firstScanOffset = 0
+            var renders = 0
+            let streamOptions = ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit)
+            let stream = try Harness.measureCPU {
+                (firstScanOffset, renders) = try streamProgressive(pjpeg, decoder: decoder, options: streamOptions)
+            }
+            let base = try Harness.measureCPU {
+                _ = try decoder.decode(pjpeg, options: streamOptions)
+            }
+            let fraction = Double(firstScanOffset) / Double(pjpeg.count)
+            Harness.report("progressive JPEG streamed, \(label) (\(renders) renders)", ours: stream, baselineName: "one complete decode (CPU)", baseline: base, target: 2.5,
+                           note: "first scan after \(Harness.format(fraction * 100, digits: 1))% of the bytes (target ≤ 5%)")
+        }
+    }
+
+    /// Feeds `data` in 16 KiB chunks, rendering each completed scan; returns the byte offset at which
+    /// the first scan was shown and the number of renders.
+    static func streamProgressive(_ data: Data, decoder: any ImageDecoder, options: ImageDecodingOptions) throws -> (Int, Int) {
+        let context = decoder.makeContext(expectedLength: data.count, options: options)
+        var offset = 0
+        var first = 0
+        var renders = 0
+        while offset < data.count {
+            let end = min(offset + 16 * 1024, data.count)
+            let result = try context.append(data.subdata(in: offset..<end))
+            offset = end
+            if result == .didLoadFrame, offset < data.count {
+                if try context.render(mode: .fullFrameProgress, targetDimensions: options.targetDimensions, targetContentMode: options.targetContentMode) != nil {
+                    renders += 1
+                    if first == 0 { first = offset }
+                }
+            }
+        }
+        _ = try context.finalize()
+        guard try context.render(mode: .completeImage, targetDimensions: options.targetDimensions, targetContentMode: options.targetContentMode) != nil else {
+            throw ImageDecodingError.truncatedData
+        }
+        return (first, renders + 1)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// Timing and reporting shared by every benchmark: one warm-up, then at least 7 measured runs,
+/// median and range, and a ratio against a baseline measured in the same run.
+enum Harness {
+    /// Measured runs per benchmark (after one warm-up).
+    nonisolated(unsafe) static var iterations = 9
+
+    /// Wall-clock samples of `body` in milliseconds.
+    static func measure(_ body: () throws -> Void) rethrows -> Samples {
+        try body()
+        var values: [Double] = []
+        for _ in 0..<iterations {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body()
+            values.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
+        return Samples(values)
+    }
+
+    /// Process CPU-time samples of `body` in milliseconds (all threads).
+    static func measureCPU(_ body: () throws -> Void) rethrows -> Samples {
+        try body()
+        var values: [Double] = []
+        for _ in 0..<iterations {
+            let start = cpuNanoseconds()
+            try body()
+            values.append(Double(cpuNanoseconds() - start) / 1e6)
+        }
+        return Samples(values)
+    }
+
+    static func cpuNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// One result row: `name: ours X ms, baseline Y ms, ratio X/Y` plus the target verdict.
+    struct Row {
+        let name: String
+        let ours: Samples
+        let baselineName: String
+        let baseline: Samples
+        let target: Double?
+        let note: String
+
+        var ratio: Double { ours.median / baseline.median }
+        var verdict: String {
+            guard let target else { return "" }
+            return ratio <= target ? "meets ≤ \(format(target))" : "MISSES ≤ \(format(target))"
+        }
+    }
+
+    nonisolated(unsafe) static var rows: [Row] = []
+
+    /// Records and prints a row.
+    static func report(_ name: String, ours: Samples, baselineName: String, baseline: Samples, target: Double?, note: String = "") {
+        let row = Row(name: name, ours: ours, baselineName: baselineName, baseline: baseline, target: target, note: note)
+        rows.append(row)
+        print("\(name): ours \(ours), baseline \(baseline) [\(baselineName)], ratio \(format(row.ratio, digits: 3)) \(row.verdict)\(note.isEmpty ? "" : " — \(note)")")
+    }
+
+    /// Prints a closing Markdown table of every row.
+    static func printSummary() {
+        print("\n| benchmark | ours (ms) | baseline | baseline (ms) | ratio | target |")
+        print("|---|---|---|---|---|---|")
+        for row in rows {
+            print("| \(row.name) | \(format(row.ours.median)) | \(row.baselineName) | \(format(row.baseline.median)) | \(format(row.ratio, digits: 3)) | \(row.target.map { "≤ \(format($0)) (\(row.ratio <= $0 ? "met" : "missed"))" } ?? "—") |")
+        }
+    }
+
+    static func format(_ value: Double, digits: Int = 2) -> String {
+        String(format: "%.\(digits)f", value)
+    }
+}
+
+/// Timing samples in milliseconds.
+struct Samples: CustomStringConvertible {
+    let values: [Double]
+
+    init(_ values: [Double]) { self.values = values.sorted() }
+
+    /// A single externally measured median (peers measured by the Python script).
+    init(median: Double, min: Double, max: Double) { self.values = [min, median, max] }
+
+    var median: Double {
+        let n = values.count
+        return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2
+    }
+
+    var description: String {
+        "\(Harness.format(median)) ms (\(Harness.format(values.first ?? 0))–\(Harness.format(values.last ?? 0)))"
+    }
+}

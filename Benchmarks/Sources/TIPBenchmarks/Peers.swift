@@ -1,0 +1,37 @@
+import Foundation
+
+/// Runs `peers.py` (Pillow, pyvips) on the same files in the same run and returns its timings.
+enum Peers {
+    static func run(thumbnailJPEG: String?, png: String?) -> [String: Samples] {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }  // TIPBenchmarks, Sources, Benchmarks
+        let script = url.appendingPathComponent("peers.py").path
+        var arguments = [script, "--iterations", String(Harness.iterations)]
+        if let thumbnailJPEG { arguments += ["--thumbnail-jpeg", thumbnailJPEG] }
+        if let png { arguments += ["--png", png] }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        do {
+            try process.run()
+        } catch {
+            print("note: could not run peers.py (\(error)); peer rows skipped")
+            return [:]
+        }
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard let json = try? JSONSerialization.jsonObject(with: output) as? [String: [String: Double]] else {
+            print("note: peers.py printed no results; peer rows skipped")
+            return [:]
+        }
+        var results: [String: Samples] = [:]
+        for (name, values) in json {
+            if let median = values["median"], let min = values["min"], let max = values["max"] {
+                results[name] = Samples(median: median, min: min, max: max)
+            }
+        }
+        return results
+    }
+}

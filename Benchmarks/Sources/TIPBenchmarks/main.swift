@@ -1,0 +1,16 @@
+import Foundation
+
+// TIP benchmark suite: every row prints ours vs a baseline measured in the same run, and a ratio.
+// Usage: TIPBenchmarks [--iterations N]
+let arguments = CommandLine.arguments
+if let index = arguments.firstIndex(of: "--iterations"), index + 1 < arguments.count, let n = Int(arguments[index + 1]), n >= 7 {
+    Harness.iterations = n
+}
+print("TIP benchmarks: release build, 1 warm-up + \(Harness.iterations) runs per measurement, medians (min–max)\n")
+do {
+    try CodecBenchmarks.run()
+} catch {
+    print("benchmark failed: \(error)")
+    exit(1)
+}
+Harness.printSummary()

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Times the peers a Linux user would pick instead of TIP (Pillow, pyvips) on the same files, in the
+same run as the Swift benchmarks. Prints one JSON object: {name: {"median": ms, "min": ms, "max": ms}}."""
+import argparse
+import io
+import json
+import statistics
+import time
+
+
+def measure(fn, iterations):
+    fn()  # warm-up
+    samples = []
+    for _ in range(iterations):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--iterations", type=int, default=9)
+    parser.add_argument("--thumbnail-jpeg", help="JPEG to shrink to fit 400x400")
+    parser.add_argument("--png", help="PNG to decode fully")
+    args = parser.parse_args()
+    results = {}
+
+    try:
+        from PIL import Image
+    except ImportError:
+        Image = None
+    try:
+        import pyvips
+    except Exception:  # missing or without its native library
+        pyvips = None
+
+    if args.thumbnail_jpeg:
+        data = open(args.thumbnail_jpeg, "rb").read()
+        if Image:
+            def pillow_thumb():
+                im = Image.open(io.BytesIO(data))
+                im.thumbnail((400, 400))  # uses draft() (DCT scaling) then a reducing resize
+                im.load()
+            results["pillow_thumbnail"] = measure(pillow_thumb, args.iterations)
+        if pyvips:
+            def vips_thumb():
+                im = pyvips.Image.thumbnail_buffer(data, 400, height=400)
+                im.write_to_memory()  # vips is lazy: force the pixels
+            results["pyvips_thumbnail"] = measure(vips_thumb, args.iterations)
+
+    if args.png:
+        data = open(args.png, "rb").read()
+        if Image:
+            def pillow_png():
+                im = Image.open(io.BytesIO(data))
+                im.load()
+            results["pillow_png_load"] = measure(pillow_png, args.iterations)
+        if pyvips:
+            def vips_png():
+                im = pyvips.Image.new_from_buffer(data, "", access="sequential")
+                im.write_to_memory()
+            results["pyvips_png_load"] = measure(vips_png, args.iterations)
+
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
