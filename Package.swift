@@ -23,6 +23,8 @@ let package = Package(
             name: "CGIF",
             providers: [.apt(["libgif-dev"])]
         ),
+        // <sys/xattr.h>, which Swift's Glibc module leaves out: disk-cache metadata in extended attributes.
+        .systemLibrary(name: "CXattr"),
         // Our C shim over libjpeg: incremental (suspending) decoding with setjmp error handling kept in C.
         .target(
             name: "CJPEGIncremental",
@@ -35,7 +37,7 @@ let package = Package(
         ),
         .target(
             name: "TIP",
-            dependencies: ["CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG"]
+            dependencies: ["CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr"]
         ),
         .executableTarget(
             name: "TIPSample",
