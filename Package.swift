@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // TurboJPEG: one-shot decode with DCT scaling, encode, header parsing.
@@ -37,7 +38,10 @@ let package = Package(
         ),
         .target(
             name: "TIP",
-            dependencies: ["CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr"]
+            dependencies: [
+                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "TIPSample",
@@ -50,6 +54,12 @@ let package = Package(
         .testTarget(
             name: "TIPTests",
             dependencies: ["TIP"]
+        ),
+        // A child process the crash-consistency tests kill with SIGKILL in the middle of cache writes.
+        .executableTarget(
+            name: "TIPCacheCrashHarness",
+            dependencies: ["TIP"],
+            path: "Tests/CacheCrashHarness"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,313 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Settings and budgets shared by every ``ImagePipeline`` in the process (TIP's `TIPGlobalConfiguration`).
+///
+/// ```swift
+/// let config = GlobalConfiguration.shared
+/// config.maxBytesForAllMemoryCaches = 64 * 1024 * 1024
+/// config.callbackQueue = DispatchQueue(label: "images")   // servers: not the main queue
+/// ```
+///
+/// Budgets are shared by all live pipelines of one cache kind. For bytes: negative restores the
+/// default, 0 disables the kind, positive is the limit. For counts: negative restores the default,
+/// 0 means unlimited. Every limit change prunes all caches of that kind at once.
+/// All members are thread-safe.
+public final class GlobalConfiguration: Sendable {
+    /// The configuration every pipeline uses.
+    public static let shared = GlobalConfiguration()
+
+    // MARK: Defaults
+
+    /// Sentinel that restores a byte budget's default (TIP's `TIPMaxBytesForAll*Default`).
+    public static let maxBytesDefault: Int64 = -1
+    /// Default entry count for all rendered caches: 255.
+    public static let defaultMaxCountForAllRenderedCaches: Int16 = Int16.max >> 7
+    /// Default entry count for all memory caches: 255.
+    public static let defaultMaxCountForAllMemoryCaches: Int16 = Int16.max >> 7
+    /// Default entry count for all disk caches: 2047.
+    public static let defaultMaxCountForAllDiskCaches: Int16 = Int16.max >> 4
+    /// Default ratio: an entry may use at most 1/6 of its kind's bytes.
+    public static let defaultMaxRatioSizeOfCacheEntry = 6
+    /// Default bytes for all memory caches: 48 MiB.
+    public static let defaultMaxBytesForAllMemoryCaches: Int64 = 48 * 1024 * 1024
+    /// Default bytes for all disk caches: 128 MiB.
+    public static let defaultMaxBytesForAllDiskCaches: Int64 = 128 * 1024 * 1024
+    /// Default bytes for all rendered caches: half of the smaller of RAM / 12 and 160 MiB.
+    public static var defaultMaxBytesForAllRenderedCaches: Int64 {
+        let ram = Int64(clamping: ProcessInfo.processInfo.physicalMemory)
+        return min(ram / 12, 160 * 1024 * 1024) / 2
+    }
+
+    // MARK: State
+
+    struct Settings {
+        var maxBytes: [ImageCacheType: Int64]
+        var maxCount: [ImageCacheType: Int16]
+        var maxRatioSizeOfCacheEntry: Int = GlobalConfiguration.defaultMaxRatioSizeOfCacheEntry
+        var callbackQueue: DispatchQueue = .main
+        var cachesRootDirectory: URL
+        var logger: (any PipelineLogger)?
+        var problemObserver: (any ProblemObserver)?
+        var assertsEnabled = true
+        var clearMemoryCachesOnApplicationBackgroundEnabled = false
+        var defaultInterpolationQuality: InterpolationQuality = .default
+        var observers: [WeakObserver] = []
+        var isInBackground = false
+    }
+
+    struct WeakObserver {
+        weak var observer: (any ImagePipelineObserver)?
+    }
+
+    let settings: Mutex<Settings>
+    let renderedDomain: LockedCacheDomain
+    let memoryDomain: LockedCacheDomain
+    let diskDomain: DiskCacheDomain
+    let registry = ImagePipelineRegistry()
+    /// The clock TTLs and last-access times use; tests inject their own.
+    let clock: @Sendable () -> Date
+
+    /// A configuration with TIP's defaults whose pipelines live under `cachesRootDirectory`
+    /// (default: the XDG cache directory). `clock` drives TTL expiry (tests inject one).
+    init(cachesRootDirectory: URL? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
+        let root = cachesRootDirectory ?? GlobalConfiguration.defaultCachesRootDirectory()
+        let maxBytes: [ImageCacheType: Int64] = [
+            .rendered: GlobalConfiguration.defaultMaxBytesForAllRenderedCaches,
+            .memory: GlobalConfiguration.defaultMaxBytesForAllMemoryCaches,
+            .disk: GlobalConfiguration.defaultMaxBytesForAllDiskCaches,
+        ]
+        let maxCount: [ImageCacheType: Int16] = [
+            .rendered: GlobalConfiguration.defaultMaxCountForAllRenderedCaches,
+            .memory: GlobalConfiguration.defaultMaxCountForAllMemoryCaches,
+            .disk: GlobalConfiguration.defaultMaxCountForAllDiskCaches,
+        ]
+        settings = Mutex(Settings(maxBytes: maxBytes, maxCount: maxCount, cachesRootDirectory: root))
+        func budget(_ kind: ImageCacheType) -> CacheBudget {
+            CacheBudget(maxBytes: maxBytes[kind]!, maxCount: Int(maxCount[kind]!), maxRatioSizeOfCacheEntry: GlobalConfiguration.defaultMaxRatioSizeOfCacheEntry)
+        }
+        renderedDomain = LockedCacheDomain(kind: .rendered, budget: budget(.rendered))
+        memoryDomain = LockedCacheDomain(kind: .memory, budget: budget(.memory))
+        diskDomain = DiskCacheDomain(budget: budget(.disk))
+        self.clock = clock
+    }
+
+    /// `$XDG_CACHE_HOME`, else `~/.cache` (FoundationEssentials' caches directory on Linux).
+    static func defaultCachesRootDirectory() -> URL {
+        if let xdg = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg, isDirectory: true)
+        }
+        if let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first {
+            return caches
+        }
+        return FileManager.default.temporaryDirectory
+    }
+
+    // MARK: Budgets
+
+    /// Bytes all rendered caches may hold. Default: half of min(RAM / 12, 160 MiB).
+    public var maxBytesForAllRenderedCaches: Int64 {
+        get { maxBytes(.rendered) }
+        set { setMaxBytes(newValue, for: .rendered) }
+    }
+
+    /// Bytes all memory (encoded data) caches may hold. Default 48 MiB.
+    public var maxBytesForAllMemoryCaches: Int64 {
+        get { maxBytes(.memory) }
+        set { setMaxBytes(newValue, for: .memory) }
+    }
+
+    /// Bytes all disk caches may hold. Default 128 MiB.
+    public var maxBytesForAllDiskCaches: Int64 {
+        get { maxBytes(.disk) }
+        set { setMaxBytes(newValue, for: .disk) }
+    }
+
+    /// Entries all rendered caches may hold (one per identifier). Default 255; 0 unlimited.
+    public var maxCountForAllRenderedCaches: Int16 {
+        get { maxCount(.rendered) }
+        set { setMaxCount(newValue, for: .rendered) }
+    }
+
+    /// Entries all memory caches may hold. Default 255; 0 unlimited.
+    public var maxCountForAllMemoryCaches: Int16 {
+        get { maxCount(.memory) }
+        set { setMaxCount(newValue, for: .memory) }
+    }
+
+    /// Entries all disk caches may hold. Default 2047; 0 unlimited.
+    public var maxCountForAllDiskCaches: Int16 {
+        get { maxCount(.disk) }
+        set { setMaxCount(newValue, for: .disk) }
+    }
+
+    /// An entry may use at most `1 / ratio` of its kind's byte budget. Default 6; negative restores
+    /// the default; 0 or 1 removes the cap.
+    public var maxRatioSizeOfCacheEntry: Int {
+        get { settings.withLock { $0.maxRatioSizeOfCacheEntry } }
+        set {
+            let ratio = newValue < 0 ? GlobalConfiguration.defaultMaxRatioSizeOfCacheEntry : newValue
+            settings.withLock { $0.maxRatioSizeOfCacheEntry = ratio }
+            renderedDomain.withLock { $0.setLimits(maxRatioSizeOfCacheEntry: ratio) }
+            memoryDomain.withLock { $0.setLimits(maxRatioSizeOfCacheEntry: ratio) }
+            diskDomain.sync { diskDomain.budget.setLimits(maxRatioSizeOfCacheEntry: ratio) }
+        }
+    }
+
+    /// Bytes all live rendered caches hold now.
+    public var totalBytesForAllRenderedCaches: Int64 { renderedDomain.withLock { $0.totalBytes } }
+    /// Bytes all live memory caches hold now.
+    public var totalBytesForAllMemoryCaches: Int64 { memoryDomain.withLock { $0.totalBytes } }
+    /// Bytes all live disk caches hold now (files of pipelines that are not live are not counted).
+    public var totalBytesForAllDiskCaches: Int64 { diskDomain.sync { diskDomain.budget.totalBytes } }
+    /// Entries all live rendered caches hold now.
+    public var totalCountForAllRenderedCaches: Int { renderedDomain.withLock { $0.totalCount } }
+    /// Entries all live memory caches hold now.
+    public var totalCountForAllMemoryCaches: Int { memoryDomain.withLock { $0.totalCount } }
+    /// Entries all live disk caches hold now.
+    public var totalCountForAllDiskCaches: Int { diskDomain.sync { diskDomain.budget.totalCount } }
+
+    private func maxBytes(_ kind: ImageCacheType) -> Int64 {
+        settings.withLock { $0.maxBytes[kind] ?? 0 }
+    }
+
+    private func maxCount(_ kind: ImageCacheType) -> Int16 {
+        settings.withLock { $0.maxCount[kind] ?? 0 }
+    }
+
+    private func setMaxBytes(_ value: Int64, for kind: ImageCacheType) {
+        let resolved: Int64
+        if value >= 0 {
+            resolved = value
+        } else {
+            switch kind {
+            case .rendered: resolved = GlobalConfiguration.defaultMaxBytesForAllRenderedCaches
+            case .memory: resolved = GlobalConfiguration.defaultMaxBytesForAllMemoryCaches
+            case .disk: resolved = GlobalConfiguration.defaultMaxBytesForAllDiskCaches
+            }
+        }
+        settings.withLock { $0.maxBytes[kind] = resolved }
+        applyLimits(kind) { $0.setLimits(maxBytes: resolved) }
+    }
+
+    private func setMaxCount(_ value: Int16, for kind: ImageCacheType) {
+        let resolved: Int16
+        if value >= 0 {
+            resolved = value
+        } else {
+            switch kind {
+            case .rendered: resolved = GlobalConfiguration.defaultMaxCountForAllRenderedCaches
+            case .memory: resolved = GlobalConfiguration.defaultMaxCountForAllMemoryCaches
+            case .disk: resolved = GlobalConfiguration.defaultMaxCountForAllDiskCaches
+            }
+        }
+        settings.withLock { $0.maxCount[kind] = resolved }
+        applyLimits(kind) { $0.setLimits(maxCount: Int(resolved)) }
+    }
+
+    private func applyLimits(_ kind: ImageCacheType, _ body: (CacheBudget) -> Void) {
+        switch kind {
+        case .rendered: renderedDomain.withLock(body)
+        case .memory: memoryDomain.withLock(body)
+        case .disk: diskDomain.sync { body(diskDomain.budget) }
+        }
+    }
+
+    // MARK: Settings
+
+    /// The queue delegate and completion callbacks run on. Default `DispatchQueue.main`, which a
+    /// Linux program drains only under `dispatchMain()`, `RunLoop.main.run()` or an async `main`;
+    /// servers should set a queue of their own.
+    public var callbackQueue: DispatchQueue {
+        get { settings.withLock { $0.callbackQueue } }
+        set { settings.withLock { $0.callbackQueue = newValue } }
+    }
+
+    /// The directory under which each pipeline keeps its disk cache, in
+    /// `<root>/TIPImagePipeline/<identifier>/`. Default: `$XDG_CACHE_HOME` or `~/.cache`. Changing it
+    /// affects pipelines created afterwards.
+    public var cachesRootDirectory: URL {
+        get { settings.withLock { $0.cachesRootDirectory } }
+        set { settings.withLock { $0.cachesRootDirectory = newValue } }
+    }
+
+    /// Where the pipeline logs. Default nil (no logging).
+    public var logger: (any PipelineLogger)? {
+        get { settings.withLock { $0.logger } }
+        set { settings.withLock { $0.logger = newValue } }
+    }
+
+    /// Told about problems the pipeline handled. Default nil. Held strongly.
+    public var problemObserver: (any ProblemObserver)? {
+        get { settings.withLock { $0.problemObserver } }
+        set { settings.withLock { $0.problemObserver = newValue } }
+    }
+
+    /// Whether internal consistency checks stop a debug build (`assertionFailure`). Default true.
+    /// Release builds only log.
+    public var assertsEnabled: Bool {
+        get { settings.withLock { $0.assertsEnabled } }
+        set { settings.withLock { $0.assertsEnabled = newValue } }
+    }
+
+    /// Whether ``applicationDidEnterBackground()`` clears the memory caches and turns the rendered
+    /// caches weak (TIP's background behaviour). Default false.
+    public var clearMemoryCachesOnApplicationBackgroundEnabled: Bool {
+        get { settings.withLock { $0.clearMemoryCachesOnApplicationBackgroundEnabled } }
+        set { settings.withLock { $0.clearMemoryCachesOnApplicationBackgroundEnabled = newValue } }
+    }
+
+    /// The resampling filter used when no request says otherwise. Default `.default`.
+    public var defaultInterpolationQuality: InterpolationQuality {
+        get { settings.withLock { $0.defaultInterpolationQuality } }
+        set { settings.withLock { $0.defaultInterpolationQuality = newValue } }
+    }
+
+    // MARK: Observers
+
+    /// Adds an observer of every pipeline (held weakly).
+    public func addImagePipelineObserver(_ observer: any ImagePipelineObserver) {
+        settings.withLock { settings in
+            settings.observers.removeAll { $0.observer == nil || $0.observer === observer }
+            settings.observers.append(WeakObserver(observer: observer))
+        }
+    }
+
+    /// Removes an observer added with ``addImagePipelineObserver(_:)``.
+    public func removeImagePipelineObserver(_ observer: any ImagePipelineObserver) {
+        settings.withLock { settings in
+            settings.observers.removeAll { $0.observer == nil || $0.observer === observer }
+        }
+    }
+
+    /// The live global observers.
+    var imagePipelineObservers: [any ImagePipelineObserver] {
+        settings.withLock { $0.observers.compactMap(\.observer) }
+    }
+
+    // MARK: Problems and logging
+
+    /// Reports `problem` to the problem observer, and logs it at warning level.
+    func post(_ problem: Problem, userInfo: [String: any Sendable] = [:]) {
+        let observer = settings.withLock { $0.problemObserver }
+        log(.warning, "problem \(problem.rawValue) \(userInfo)")
+        observer?.problemWasEncountered(problem, userInfo: userInfo)
+    }
+
+    /// Logs through the configured logger when it wants `level`; `message` is built only then.
+    func log(_ level: PipelineLogLevel, _ message: @autoclosure () -> String,
+             file: String = #fileID, function: String = #function, line: Int = #line) {
+        guard let logger = settings.withLock({ $0.logger }), logger.canLog(level) else { return }
+        logger.log(level, file: file, function: function, line: line, message: message())
+    }
+
+    /// An internal inconsistency: logged, and an assertion failure in debug builds when enabled.
+    func reportInconsistency(_ message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
+        let text = message()
+        log(.error, text)
+        if assertsEnabled {
+            assertionFailure(text, file: file, line: line)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// Observes pipeline activity (TIP's `TIPImagePipelineObserver`); every method is optional.
+/// Add one to a pipeline (``ImagePipeline/observer``) or to all of them
+/// (``GlobalConfiguration/addImagePipelineObserver(_:)``). Called synchronously on background
+/// queues: keep it quick and thread-safe.
+public protocol ImagePipelineObserver: AnyObject, Sendable {
+    /// A pipeline was created and registered.
+    func imagePipelineDidStandUp(_ pipeline: ImagePipeline)
+    /// The pipeline with this identifier was torn down (its files stay on disk).
+    func imagePipelineDidTearDown(identifier: String)
+    /// An image was stored in a pipeline's caches (a download finished or a manual store).
+    func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize, wasManuallyStored: Bool)
+}
+
+extension ImagePipelineObserver {
+    /// Default: nothing.
+    public func imagePipelineDidStandUp(_ pipeline: ImagePipeline) {}
+    /// Default: nothing.
+    public func imagePipelineDidTearDown(identifier: String) {}
+    /// Default: nothing.
+    public func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize, wasManuallyStored: Bool) {}
+}

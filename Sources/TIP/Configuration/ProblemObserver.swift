@@ -1,0 +1,68 @@
+/// A named problem the pipeline noticed but handled (TIP's problem names, e.g.
+/// `TIPProblemImageFailedToScale`). Reported to ``GlobalConfiguration/problemObserver``.
+public struct Problem: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// TIP's problem name.
+    public let rawValue: String
+    /// Wraps a problem name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// The name.
+    public var description: String { rawValue }
+
+    /// A disk-cache file name could not be made for an identifier.
+    public static let diskCacheUpdateImageEntryCouldNotGenerateFileName = Problem(rawValue: "TIPProblemDiskCacheUpdateImageEntryCouldNotGenerateFileName")
+    /// Scaling an image failed; the unscaled image was used.
+    public static let imageFailedToScale = Problem(rawValue: "TIPProblemImageFailedToScale")
+    /// An image container without an image was read.
+    public static let imageContainerHasNilImage = Problem(rawValue: "TIPProblemImageContainerHasNilImage")
+    /// A fetch asked for target dimensions that are neither zero nor positive on both sides.
+    public static let imageFetchHasInvalidTargetDimensions = Problem(rawValue: "TIPProblemImageFetchHasInvalidTargetDimensions")
+    /// A downloaded image carries GPS information (it is still delivered).
+    public static let imageDownloadedHasGPSInfo = Problem(rawValue: "TIPProblemImageDownloadedHasGPSInfo")
+    /// A downloaded image could not be decoded.
+    public static let imageDownloadedCouldNotBeDecoded = Problem(rawValue: "TIPProblemImageDownloadedCouldNotBeDecoded")
+    /// An image was over the disk cache's per-entry cap and was not stored.
+    public static let imageTooLargeToStoreInDiskCache = Problem(rawValue: "TIPProblemImageTooLargeToStoreInDiskCache")
+    /// All bytes arrived but the transport reported an error; the error was dropped.
+    public static let imageDownloadedWithUnnecessaryError = Problem(rawValue: "TIPProblemImageDownloadedWithUnnecessaryError")
+
+    // Beyond TIP: disk faults that Linux servers meet.
+
+    /// Writing to the disk cache failed (full disk, read-only or vanished directory); memory caches
+    /// keep working. User info: `path`, `error`.
+    public static let diskCacheWriteFailed = Problem(rawValue: "TIPProblemDiskCacheWriteFailed")
+    /// The disk cache directory had to be recreated. User info: `path`.
+    public static let diskCacheDirectoryRecreated = Problem(rawValue: "TIPProblemDiskCacheDirectoryRecreated")
+}
+
+/// Keys of a problem's user info (TIP's `TIPProblemInfoKey*`).
+public enum ProblemInfoKey {
+    /// The image identifier.
+    public static let imageIdentifier = "imageIdentifier"
+    /// The identifier's disk-safe file name.
+    public static let safeImageIdentifier = "safeImageIdentifier"
+    /// The image URL.
+    public static let imageURL = "imageURL"
+    /// The requested target dimensions.
+    public static let targetDimensions = "targetDimensions"
+    /// The requested content mode.
+    public static let targetContentMode = "targetContentMode"
+    /// The dimensions after scaling.
+    public static let scaledDimensions = "scaledDimensions"
+    /// The fetch request.
+    public static let fetchRequest = "fetchRequest"
+    /// The image dimensions.
+    public static let dimensions = "dimensions"
+    /// Whether the image is animated.
+    public static let animated = "animated"
+    /// A file path.
+    public static let path = "path"
+    /// An error's description.
+    public static let error = "error"
+}
+
+/// Told about problems the pipeline handled (TIP's `TIPProblemObserver`). Called synchronously on
+/// the thread that hit the problem: keep it quick and thread-safe.
+public protocol ProblemObserver: AnyObject, Sendable {
+    /// A problem happened; `userInfo` uses ``ProblemInfoKey`` keys.
+    func problemWasEncountered(_ problem: Problem, userInfo: [String: any Sendable])
+}

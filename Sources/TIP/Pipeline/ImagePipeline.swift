@@ -1,0 +1,210 @@
+import Foundation
+import Synchronization
+
+/// An image pipeline: a rendered-image cache, an encoded-data memory cache and a disk cache under one
+/// identifier, through which images are fetched and stored (TIP's `TIPImagePipeline`).
+///
+/// ```swift
+/// guard let pipeline = ImagePipeline(identifier: "avatars") else { fatalError("identifier in use") }
+/// pipeline.clearMemoryCaches()
+/// ```
+///
+/// Identifiers are non-empty, use only `A-Z a-z 0-9 . _ -` (not `.` or `..`), and belong to one live
+/// pipeline at a time. The disk cache lives in `<cachesRootDirectory>/TIPImagePipeline/<identifier>/`
+/// and outlives the pipeline: a new pipeline with the same identifier finds the old entries.
+/// Thread-safe.
+public final class ImagePipeline: Sendable {
+    /// The pipeline's identifier.
+    public let identifier: String
+    /// The configuration whose budgets and settings this pipeline uses.
+    let configuration: GlobalConfiguration
+    /// `<root>/TIPImagePipeline/<identifier>`.
+    let directory: URL
+    let renderedCache: RenderedCache
+    let memoryCache: MemoryCache
+    let diskCache: DiskCache
+
+    private let state = Mutex<(any ImagePipelineObserver)?>(nil)
+
+    /// Posted (object: the pipeline) when a pipeline is created.
+    public static let didStandUpNotification = Notification.Name("TIPImagePipelineDidStandUpImagePipelineNotification")
+    /// Posted (object: nil; user info `imagePipelineId`) when a pipeline is torn down.
+    public static let didTearDownNotification = Notification.Name("TIPImagePipelineDidTearDownImagePipelineNotification")
+    /// User-info key of the pipeline identifier in notifications.
+    public static let notificationPipelineIdentifierKey = "imagePipelineId"
+
+    /// The folder under the caches root that holds one directory per pipeline identifier.
+    public static let directoryName = "TIPImagePipeline"
+
+    /// A pipeline using ``GlobalConfiguration/shared``; nil when `identifier` is invalid or a live
+    /// pipeline already uses it.
+    public convenience init?(identifier: String) {
+        self.init(identifier: identifier, configuration: .shared)
+    }
+
+    /// A pipeline using `configuration` (tests give each pipeline its own configuration and caches root).
+    init?(identifier: String, configuration: GlobalConfiguration) {
+        guard ImagePipeline.isValidIdentifier(identifier) else {
+            configuration.log(.error, "invalid image pipeline identifier '\(identifier)'")
+            return nil
+        }
+        self.identifier = identifier
+        self.configuration = configuration
+        self.directory = configuration.cachesRootDirectory
+            .appendingPathComponent(ImagePipeline.directoryName, isDirectory: true)
+            .appendingPathComponent(identifier, isDirectory: true)
+        self.renderedCache = RenderedCache(domain: configuration.renderedDomain, configuration: configuration)
+        self.memoryCache = MemoryCache(domain: configuration.memoryDomain, configuration: configuration)
+        self.diskCache = DiskCache(directory: directory, domain: configuration.diskDomain, configuration: configuration)
+        guard configuration.registry.register(self) else {
+            configuration.log(.error, "an image pipeline with identifier '\(identifier)' is already live")
+            renderedCache.tearDown()
+            memoryCache.tearDown()
+            diskCache.tearDown()
+            return nil
+        }
+        for observer in configuration.imagePipelineObservers {
+            observer.imagePipelineDidStandUp(self)
+        }
+        NotificationCenter.default.post(name: ImagePipeline.didStandUpNotification, object: self)
+    }
+
+    deinit {
+        renderedCache.tearDown()
+        memoryCache.tearDown()
+        diskCache.tearDown()
+        configuration.registry.unregister(identifier: identifier)
+        for observer in configuration.imagePipelineObservers {
+            observer.imagePipelineDidTearDown(identifier: identifier)
+        }
+        NotificationCenter.default.post(name: ImagePipeline.didTearDownNotification, object: nil,
+                                        userInfo: [ImagePipeline.notificationPipelineIdentifierKey: identifier])
+    }
+
+    /// Whether `identifier` may name a pipeline: non-empty, only `A-Z a-z 0-9 . _ -`, not `.` or `..`.
+    public static func isValidIdentifier(_ identifier: String) -> Bool {
+        guard !identifier.isEmpty, identifier != ".", identifier != ".." else { return false }
+        return identifier.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    /// This pipeline's own observer, besides the global ones. Held strongly. Default nil.
+    public var observer: (any ImagePipelineObserver)? {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+
+    /// The identifiers of every pipeline with a directory under the shared caches root, live or not,
+    /// sorted; delivered on the callback queue.
+    public static func getKnownImagePipelineIdentifiers(_ completion: @escaping @Sendable (Set<String>) -> Void) {
+        GlobalConfiguration.shared.knownImagePipelineIdentifiers(completion)
+    }
+
+    // MARK: Clearing
+
+    /// Removes `identifier`'s images from all three caches.
+    public func clearImage(withIdentifier identifier: String) {
+        renderedCache.clearImages(withIdentifier: identifier)
+        memoryCache.clearImage(withIdentifier: identifier)
+        diskCache.clearImage(withIdentifier: identifier)
+    }
+
+    /// Removes `identifier`'s rendered images.
+    public func clearRenderedMemoryCacheImage(withIdentifier identifier: String) {
+        renderedCache.clearImages(withIdentifier: identifier)
+    }
+
+    /// Marks `identifier`'s rendered images dirty: still shown as a synchronous preview, but a fetch
+    /// loads the image again.
+    public func dirtyRenderedMemoryCacheImage(withIdentifier identifier: String) {
+        renderedCache.dirtyImages(withIdentifier: identifier)
+    }
+
+    /// Empties the rendered and memory caches.
+    public func clearMemoryCaches() {
+        renderedCache.clearAll()
+        memoryCache.clearAll()
+    }
+
+    /// Empties the disk cache (its directory is removed and recreated empty); `completion`, if given,
+    /// runs on a background queue when done.
+    public func clearDiskCache(completion: (@Sendable () -> Void)? = nil) {
+        diskCache.clearAll(completion: completion)
+    }
+
+    /// Renames `oldIdentifier`'s disk entry to `newIdentifier` and drops the old identifier from the
+    /// memory caches. `completion` gets nil, or `POSIXError(.ENOENT)` when there is no such entry, on
+    /// the callback queue.
+    public func changeIdentifierForImage(withIdentifier oldIdentifier: String, toIdentifier newIdentifier: String,
+                                         completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+        let configuration = self.configuration
+        diskCache.domain.async { [self] in
+            var failure: (any Error)?
+            do {
+                try diskCache.changeIdentifier(from: oldIdentifier, to: newIdentifier)
+                renderedCache.clearImages(withIdentifier: oldIdentifier)
+                memoryCache.clearImage(withIdentifier: oldIdentifier)
+            } catch {
+                failure = error
+            }
+            let result = failure.map { SendableError($0) }
+            configuration.callbackQueue.async { completion?(result?.error) }
+        }
+    }
+
+    /// Copies `identifier`'s complete disk file to a temporary file and calls `completion` with its
+    /// path on a background queue; the copy is deleted when `completion` returns. Missing entries give
+    /// `POSIXError(.ENOENT)`.
+    public func copyDiskCacheFile(withIdentifier identifier: String, completion: @escaping @Sendable (String?, (any Error)?) -> Void) {
+        diskCache.domain.async { [self] in
+            do {
+                let copy = try diskCache.copyCompleteFile(withIdentifier: identifier)
+                DispatchQueue.global(qos: .utility).async {
+                    completion(copy.path, nil)
+                    try? FileManager.default.removeItem(at: copy)
+                }
+            } catch {
+                let failure = SendableError(error)
+                DispatchQueue.global(qos: .utility).async { completion(nil, failure.error) }
+            }
+        }
+    }
+
+    // MARK: Inspection
+
+    /// What the three caches hold, delivered on the callback queue.
+    public func inspect(_ completion: @escaping @Sendable (ImagePipelineInspectionResult) -> Void) {
+        let configuration = self.configuration
+        diskCache.domain.async { [self] in
+            let result = inspectNow()
+            configuration.callbackQueue.async { completion(result) }
+        }
+    }
+
+    /// The inspection, gathered on the calling thread.
+    func inspectNow() -> ImagePipelineInspectionResult {
+        let rendered = renderedCache.inspectionEntries()
+        let memory = memoryCache.inspectionEntries()
+        let disk = diskCache.domain.sync { diskCache.inspectionEntries() }
+        return ImagePipelineInspectionResult(imagePipelineIdentifier: identifier,
+                                             completeRenderedEntries: rendered,
+                                             completeMemoryEntries: memory.complete,
+                                             partialMemoryEntries: memory.partial,
+                                             completeDiskEntries: disk.complete,
+                                             partialDiskEntries: disk.partial)
+    }
+}
+
+/// Carries an error across a `@Sendable` boundary (errors from Foundation are not all `Sendable`).
+struct SendableError: @unchecked Sendable {
+    // Immutable after creation; errors are only read.
+    let error: any Error
+    init(_ error: any Error) { self.error = error }
+}
