@@ -147,6 +147,8 @@ tip_png_reader *tip_png_reader_create(uint32_t width, uint32_t height, int outpu
     png_set_keep_unknown_chunks(reader->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
     png_set_keep_unknown_chunks(reader->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks,
                                 (int)(sizeof(ignored_chunks) / 5));
+    // Chunk CRCs still catch damage; the zlib checksum over the inflated rows only costs time.
+    (void)png_set_option(reader->png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
     png_set_progressive_read_fn(reader->png, reader, info_callback, row_callback, end_callback);
     return reader;
 }
