@@ -11,6 +11,7 @@ struct tip_png_reader {
     uint32_t height;
     int output_format;
     int interlaced;
+    int fused_copy;
     // Valid only during tip_png_reader_feed.
     uint8_t *canvas;
     size_t stride;
@@ -53,6 +54,35 @@ static void premultiply_transform(png_structp png, png_row_infop row_info, png_b
     }
 }
 
+enum { ROW_COPY_PLAIN = 0, ROW_COPY_RGB_TO_RGBX = 1, ROW_COPY_PREMULTIPLY = 2 };
+
+static void copy_rgb_to_rgbx(const uint8_t *src, uint8_t *dst, uint32_t width) {
+    for (uint32_t x = 0; x < width; x++) {
+        dst[0] = src[0];
+        dst[1] = src[1];
+        dst[2] = src[2];
+        dst[3] = 0xFF;
+        src += 3;
+        dst += 4;
+    }
+}
+
+static void copy_premultiplied(const uint8_t *src, uint8_t *dst, uint32_t width) {
+    for (uint32_t x = 0; x < width; x++) {
+        unsigned alpha = src[3];
+        if (alpha == 255) {
+            memcpy(dst, src, 4);
+        } else {
+            dst[0] = multiply_div255(src[0], alpha);
+            dst[1] = multiply_div255(src[1], alpha);
+            dst[2] = multiply_div255(src[2], alpha);
+            dst[3] = (uint8_t)alpha;
+        }
+        src += 4;
+        dst += 4;
+    }
+}
+
 static size_t bytes_per_pixel(int output_format) {
     return output_format == TIP_PNG_OUTPUT_GRAY8 ? 1 : 4;
 }
@@ -83,17 +113,24 @@ static void info_callback(png_structp png, png_infop info) {
     // Palette expansion adds alpha whenever tRNS is present.
     int has_alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 ||
                     (has_trns && (color_type == PNG_COLOR_TYPE_PALETTE || format == TIP_PNG_OUTPUT_RGBA8_PREMULTIPLIED));
+    reader->interlaced = interlace != PNG_INTERLACE_NONE;
+    // Non-interlaced rows are copied to the canvas by our own loops, which fold the filler or the
+    // premultiplication into that copy; interlaced rows need libpng's combining, so libpng must
+    // produce the final layout itself.
+    reader->fused_copy = ROW_COPY_PLAIN;
     if (format == TIP_PNG_OUTPUT_RGBX8) {
         if (has_alpha) png_set_strip_alpha(png);
-        png_set_filler(png, 0xFF, PNG_FILLER_AFTER);
+        if (reader->interlaced) png_set_filler(png, 0xFF, PNG_FILLER_AFTER);
+        else reader->fused_copy = ROW_COPY_RGB_TO_RGBX;
     } else if (format == TIP_PNG_OUTPUT_RGBA8_PREMULTIPLIED) {
         if (!has_alpha) png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
-        png_set_read_user_transform_fn(png, premultiply_transform);
+        if (reader->interlaced) png_set_read_user_transform_fn(png, premultiply_transform);
+        else reader->fused_copy = ROW_COPY_PREMULTIPLY;
     }
-    reader->interlaced = interlace != PNG_INTERLACE_NONE;
     if (reader->interlaced) (void)png_set_interlace_handling(png);
     png_read_update_info(png, info);
-    if (png_get_rowbytes(png, info) != (size_t)width * bytes_per_pixel(format) || png_get_bit_depth(png, info) != 8) {
+    size_t expected_row = (size_t)width * (reader->fused_copy == ROW_COPY_RGB_TO_RGBX ? 3 : bytes_per_pixel(format));
+    if (png_get_rowbytes(png, info) != expected_row || png_get_bit_depth(png, info) != 8) {
         png_error(png, "unexpected row layout after transformations");
     }
     reader->status.header_read = 1;
@@ -104,7 +141,12 @@ static void row_callback(png_structp png, png_bytep new_row, png_uint_32 row_num
     if (row_num >= reader->height || reader->canvas == NULL) png_error(png, "row out of range");
     if (row_num + 1 == reader->height && (!reader->interlaced || pass == 6)) reader->status.pixels_complete = 1;
     if (new_row == NULL) return;
-    png_progressive_combine_row(png, reader->canvas + (size_t)row_num * reader->stride, new_row);
+    uint8_t *dst = reader->canvas + (size_t)row_num * reader->stride;
+    switch (reader->fused_copy) {
+    case ROW_COPY_RGB_TO_RGBX: copy_rgb_to_rgbx(new_row, dst, reader->width); break;
+    case ROW_COPY_PREMULTIPLY: copy_premultiplied(new_row, dst, reader->width); break;
+    default: png_progressive_combine_row(png, dst, new_row); break;
+    }
     if (row_num + 1 > reader->status.rows_written) reader->status.rows_written = row_num + 1;
     reader->status.pass = pass;
 }

@@ -36,8 +36,9 @@ final class PNGDecoderContext: ImageDecoderContext {
 
     func append(_ newData: Data) throws(ImageDecodingError) -> ImageDecoderAppendResult {
         if let failure { throw failure }
-        guard !newData.isEmpty, !scanner.isComplete else { return lastResult }
         data.append(newData)
+        // Bytes after IEND are kept in `data` but never decoded.
+        guard !newData.isEmpty, !scanner.isComplete else { return .didProgress }
         let hadHeader = scanner.header != nil
         do {
             try process()
