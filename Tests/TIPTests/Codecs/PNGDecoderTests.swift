@@ -131,4 +131,31 @@ struct PNGDecoderTests {
         let image = try decoder.decode(writer.encoded(), options: ImageDecodingOptions())
         #expect(image.image.pixel(x: 3, y: 3) == writer.expectedPixel(x: 3, y: 3))
     }
+
+    @Test("an animated PNG decodes as its default image")
+    func animatedPNG() throws {
+        var writer = PNGFlavour(colorType: 6, bitDepth: 8, withTransparency: false, interlaced: false).writer(width: 6, height: 4)
+        writer.extraChunks = [("acTL", [0, 0, 0, 2, 0, 0, 0, 0]), ("fcTL", [UInt8](repeating: 0, count: 26))]
+        writer.trailingChunks = [("fcTL", [UInt8](repeating: 0, count: 26)), ("fdAT", [0, 0, 0, 2, 1, 2, 3, 4])]
+        let image = try decoder.decode(writer.encoded(), options: ImageDecodingOptions())
+        #expect(!image.isPartial && !image.isAnimated)
+        #expect(image.image.pixel(x: 5, y: 3) == writer.expectedPixel(x: 5, y: 3))
+    }
+
+    @Test("the catalogue finds and uses the PNG codec")
+    func catalogue() throws {
+        let writer = PNGFlavour(colorType: 3, bitDepth: 4, withTransparency: true, interlaced: true).writer(width: 7, height: 5)
+        let catalogue = CodecCatalogue(codecs: [.png: PNGCodec()])
+        let (image, type) = try catalogue.decodeImage(writer.encoded())
+        #expect(type == .png)
+        #expect(image.image.pixel(x: 6, y: 4) == writer.expectedPixel(x: 6, y: 4))
+    }
+
+    @Test("a partial image is scaled to the target like a whole one")
+    func partialScaled() throws {
+        let png = PNGFlavour(colorType: 2, bitDepth: 8, withTransparency: false, interlaced: false).writer(width: 40, height: 30).encoded()
+        let image = try decoder.decode(png.prefix(png.count * 2 / 3), options: ImageDecodingOptions(targetDimensions: CGSize(width: 20, height: 20), targetContentMode: .scaleAspectFill))
+        #expect(image.isPartial)
+        #expect(image.image.width == 27 && image.image.height == 20)
+    }
 }

@@ -17,6 +17,8 @@ struct PNGTestWriter {
     var interlaced = false
     /// Extra chunks (type, payload) written before IDAT.
     var extraChunks: [(String, [UInt8])] = []
+    /// Extra chunks (type, payload) written after the image data, before IEND.
+    var trailingChunks: [(String, [UInt8])] = []
     /// Splits the zlib stream into IDAT chunks of at most this many bytes.
     var idatChunkSize = 1 << 20
 
@@ -51,6 +53,7 @@ struct PNGTestWriter {
             PNGTestWriter.appendChunk("IDAT", Array(stream[offset..<end]), to: &png)
             offset = end
         } while offset < stream.count
+        for (type, payload) in trailingChunks { PNGTestWriter.appendChunk(type, payload, to: &png) }
         PNGTestWriter.appendChunk("IEND", [], to: &png)
         return png
     }
