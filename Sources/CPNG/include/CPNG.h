@@ -2,8 +2,90 @@
 #define CPNG_H
 
 #include <png.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /// Version of libpng this shim was compiled against (PNG_LIBPNG_VER).
 int tip_png_lib_version(void);
+
+// MARK: - Decoding (libpng's progressive reader; every libpng error is caught in C)
+
+/// Pixel layouts the reader writes (they match TIP's PixelFormat).
+enum {
+    /// One byte per pixel, opaque gray.
+    TIP_PNG_OUTPUT_GRAY8 = 0,
+    /// R, G, B, 0xFF.
+    TIP_PNG_OUTPUT_RGBX8 = 1,
+    /// R, G, B, A with colour premultiplied by alpha (rounded to nearest).
+    TIP_PNG_OUTPUT_RGBA8_PREMULTIPLIED = 2,
+};
+
+/// An incremental PNG decode: bytes go in as they arrive, rows land in a caller-owned canvas.
+typedef struct tip_png_reader tip_png_reader;
+
+/// What a reader has achieved so far.
+typedef struct {
+    /// 1 once libpng reported an error; the reader then ignores further bytes.
+    int32_t failed;
+    /// 1 once the header and every chunk before the image data were read.
+    int32_t header_read;
+    /// 1 once IEND was read.
+    int32_t finished;
+    /// 1 once the last row of the last pass was delivered.
+    int32_t pixels_complete;
+    /// Rows of the canvas holding decoded data: all rows above this one (for interlaced images, rows
+    /// above hold at least the blocky approximation of the passes received).
+    uint32_t rows_written;
+    /// The latest pass that delivered a row (0...6), or -1.
+    int32_t pass;
+    /// libpng's message for the error, empty when none.
+    char message[192];
+} tip_png_reader_status;
+
+/// A reader for a `width` x `height` image written as `output_format`. The header the data carries
+/// must match these dimensions. Returns NULL when out of memory.
+tip_png_reader *tip_png_reader_create(uint32_t width, uint32_t height, int output_format);
+
+/// Frees the reader (NULL is fine).
+void tip_png_reader_destroy(tip_png_reader *reader);
+
+/// Feeds the next `count` bytes. Decoded rows are written to `canvas`, which has `height` rows of
+/// `stride` bytes (stride >= width * bytes per pixel); for interlaced images the canvas must hold
+/// defined bytes before the first call, as passes combine with earlier ones. Returns 0, or -1 once
+/// libpng failed (see the status message).
+int tip_png_reader_feed(tip_png_reader *reader, const uint8_t *bytes, size_t count,
+                        uint8_t *canvas, size_t stride);
+
+/// The reader's progress.
+void tip_png_reader_get_status(const tip_png_reader *reader, tip_png_reader_status *status);
+
+// MARK: - Encoding
+
+/// Pixel layouts the encoder reads.
+enum {
+    TIP_PNG_INPUT_GRAY8 = 0,
+    TIP_PNG_INPUT_RGBX8 = 1,
+    TIP_PNG_INPUT_RGBA8_PREMULTIPLIED = 2,
+};
+
+/// PNG colour layouts the encoder writes.
+enum {
+    TIP_PNG_WRITE_GRAY = 0,
+    TIP_PNG_WRITE_GRAY_ALPHA = 1,
+    TIP_PNG_WRITE_RGB = 2,
+    TIP_PNG_WRITE_RGBA = 3,
+};
+
+/// Encodes `height` rows of `stride` bytes as an 8-bit PNG. Premultiplied input is un-premultiplied
+/// (rounded) for the alpha layouts and used as is (composited onto black) for the opaque ones; gray is
+/// the rounded Rec. 601 luma. `interlaced` writes Adam7, `level` is the zlib level (0...9). On success
+/// returns 0 and a malloc'd buffer in `*out_data` (free it with `tip_png_free`); on failure returns -1
+/// with libpng's message in `message`.
+int tip_png_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
+                   int input_format, int write_layout, int interlaced, int level,
+                   uint8_t **out_data, size_t *out_size, char *message, size_t message_size);
+
+/// Frees a buffer returned by `tip_png_encode`.
+void tip_png_free(void *pointer);
 
 #endif

@@ -1,19 +1,20 @@
 import Foundation
 
-/// The PNG codec. (Placeholder until the real implementation lands.)
+/// The default PNG codec: libpng decoding (every colour type and bit depth, palette, tRNS, 16-bit,
+/// Adam7) and encoding (8-bit gray, RGB or RGBA, optionally interlaced).
+///
+/// ```swift
+/// CodecCatalogue.shared.setCodec(PNGCodec(), for: .png)
+/// ```
+///
+/// Stateless and safe to use from any thread.
 public struct PNGCodec: ImageCodec {
     /// Makes the codec.
     public init() {}
-    /// The decoder.
-    public var decoder: any ImageDecoder { PlaceholderPNGDecoder() }
-}
-
-struct PlaceholderPNGDecoder: ImageDecoder {
-    func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection { .noMatch }
-    func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
-        throw .unsupported("not implemented")
-    }
-    func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
-        fatalError("not implemented")
-    }
+    /// The decoder: ``PNGDecoder``.
+    public var decoder: any ImageDecoder { PNGDecoder() }
+    /// The encoder: ``PNGEncoder``.
+    public var encoder: (any ImageEncoder)? { PNGEncoder() }
+    /// False: animated PNG (APNG) is decoded as its default image.
+    public var isAnimated: Bool { false }
 }

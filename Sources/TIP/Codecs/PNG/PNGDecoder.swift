@@ -1,0 +1,82 @@
+import Foundation
+
+/// Decodes PNG with libpng: every colour type and bit depth (16-bit is reduced to 8), palette, tRNS
+/// and Adam7 interlacing.
+///
+/// ```swift
+/// let image = try PNGDecoder().decode(data, options: ImageDecodingOptions())
+/// ```
+///
+/// Output: `.gray8` for gray without transparency, `.rgba8Premultiplied` when the image has an
+/// alpha channel or tRNS, otherwise `.rgbx8`. Gamma and ICC profiles are ignored (pixels pass
+/// through); an eXIf orientation before the image data is applied. A truncated or damaged image
+/// that decoded some rows comes back with `isPartial` and the missing rows transparent (or black
+/// when opaque). Stateless: safe to call from any thread.
+public struct PNGDecoder: ImageDecoder {
+    /// Makes a decoder.
+    public init() {}
+
+    /// `.match` when `data` starts with the PNG signature, `.needMoreData` for a matching prefix
+    /// of fewer than 8 bytes while more may come.
+    public func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
+        let signature = PNGChunkScanner.signature
+        let prefix = data.prefix(signature.count)
+        guard prefix.elementsEqual(signature.prefix(prefix.count)) else { return .noMatch }
+        if prefix.count == signature.count { return .match }
+        return isComplete ? .noMatch : .needMoreData
+    }
+
+    /// Decodes `data` to the options' target sizing (see ``ImageDecoder/decode(_:options:)``).
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+        guard !data.isEmpty else { throw .emptyData }
+        let result: Result<ImageContainer, ImageDecodingError> = data.withUnsafeBytes { bytes in
+            do throws(ImageDecodingError) {
+                return .success(try PNGDecoder.decode(bytes, options: options))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// A context that streams rows into a canvas as bytes arrive.
+    public func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
+        PNGDecoderContext(options: options)
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+        var scanner = PNGChunkScanner()
+        do {
+            try scanner.scan(bytes)
+        } catch {
+            // Damage after the header still leaves libpng something to show.
+            if scanner.header == nil { throw error }
+        }
+        guard let header = scanner.header else { throw .truncatedData }
+        try options.checkDimensions(width: header.width, height: header.height)
+        let format = header.outputFormat(hasTransparencyChunk: scanner.hasTransparencyChunk)
+        guard let reader = PNGRowReader(header: header, format: format, initializeCanvas: false) else {
+            throw .unsupported("out of memory for \(header.width)x\(header.height)")
+        }
+        let end = min(scanner.endOffset ?? bytes.count, bytes.count)
+        reader.feed(UnsafeRawBufferPointer(rebasing: bytes[0..<end]))
+        let status = reader.status
+        guard let (bitmap, isWhole) = reader.image(finalizing: true) else {
+            throw status.failed ? .corruptData(status.message) : .truncatedData
+        }
+        let isPartial = !(isWhole && !status.failed && (status.isFinished || scanner.isComplete))
+        return finish(bitmap, orientation: scanner.orientation, isPartial: isPartial,
+                      targetDimensions: options.targetDimensions, contentMode: options.targetContentMode,
+                      quality: options.interpolationQuality)
+    }
+
+    /// Turns a decoded canvas upright and scales it to the target sizing.
+    static func finish(_ bitmap: Bitmap, orientation: ImageOrientation, isPartial: Bool,
+                       targetDimensions: CGSize, contentMode: ContentMode, quality: InterpolationQuality) -> ImageContainer {
+        let upright = bitmap.applyingOrientation(orientation)
+        let size = TargetSizing.pixelDimensions(width: upright.width, height: upright.height,
+                                                targetDimensions: targetDimensions, contentMode: contentMode)
+        let scaled = Resampler.resample(upright, width: size.width, height: size.height, quality: quality)
+        return ImageContainer(image: scaled, isPartial: isPartial)
+    }
+}

@@ -1,0 +1,60 @@
+import CPNG
+import Foundation
+
+/// Encodes PNG with libpng at zlib level 6 (quality is ignored: PNG is lossless).
+///
+/// ```swift
+/// let png = try PNGEncoder().encode(container, options: [.progressive], quality: 1)
+/// ```
+///
+/// Layout: `.gray8` images (or any image with `.grayscale`) become 8-bit gray, with alpha only when
+/// a pixel is transparent; colour becomes RGBA when a pixel is transparent (colour un-premultiplied
+/// with rounding), else RGB. `.noAlpha` drops alpha (flattening onto black); `.progressive` writes
+/// Adam7 interlacing. Only the first frame of an animation is written. Stateless: safe from any thread.
+public struct PNGEncoder: ImageEncoder {
+    /// zlib compression level used for every image (0...9). Default 6.
+    public let compressionLevel: Int
+
+    /// An encoder compressing at `compressionLevel` (default 6, clamped to 0...9).
+    public init(compressionLevel: Int = 6) {
+        self.compressionLevel = min(max(compressionLevel, 0), 9)
+    }
+
+    /// Encodes the first frame of `image`. Throws ``PipelineError`` with
+    /// `failedToFinalizeImageDestination` when libpng fails.
+    public func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
+        let bitmap = image.image
+        let keepsAlpha = !options.contains(.noAlpha) && bitmap.format == .rgba8Premultiplied && bitmap.containsTransparency()
+        let gray = options.contains(.grayscale) || bitmap.format == .gray8
+        let layout: Int32
+        switch (gray, keepsAlpha) {
+        case (true, false): layout = Int32(TIP_PNG_WRITE_GRAY)
+        case (true, true): layout = Int32(TIP_PNG_WRITE_GRAY_ALPHA)
+        case (false, false): layout = Int32(TIP_PNG_WRITE_RGB)
+        case (false, true): layout = Int32(TIP_PNG_WRITE_RGBA)
+        }
+        let input: Int32
+        switch bitmap.format {
+        case .gray8: input = Int32(TIP_PNG_INPUT_GRAY8)
+        case .rgbx8: input = Int32(TIP_PNG_INPUT_RGBX8)
+        case .rgba8Premultiplied: input = Int32(TIP_PNG_INPUT_RGBA8_PREMULTIPLIED)
+        }
+        var output: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var message = [CChar](repeating: 0, count: 192)
+        let level = Int32(compressionLevel)
+        let interlaced: Int32 = options.contains(.progressive) ? 1 : 0
+        let status = bitmap.withUnsafeBytes { pixels in
+            message.withUnsafeMutableBufferPointer { text in
+                tip_png_encode(pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), bitmap.bytesPerRow,
+                               UInt32(bitmap.width), UInt32(bitmap.height), input, layout, interlaced, level,
+                               &output, &size, text.baseAddress, text.count)
+            }
+        }
+        guard status == 0, let output else {
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw PipelineError(.failedToFinalizeImageDestination, "PNG encoding failed: \(text)")
+        }
+        return Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in tip_png_free(pointer) })
+    }
+}
