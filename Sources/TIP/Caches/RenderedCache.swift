@@ -116,7 +116,8 @@ final class RenderedCache: BudgetedCache, @unchecked Sendable {
     }
 
     /// Marks every image of `identifier` dirty: lookups still find them (for a preview) but report
-    /// `isDirty`, and the next store of the same size replaces them.
+    /// `isDirty`, and the next store of the same size replaces them. Like every access, it moves the
+    /// identifier to the head of the LRU (as TIP).
     func dirtyImages(withIdentifier identifier: String) {
         domain.withLock { _ in
             if isWeak {
