@@ -1,0 +1,57 @@
+import Foundation
+
+/// One rendered image of an identifier: the image at one size, the transformer that produced it,
+/// the dimensions of the image it was rendered from, and whether it was marked dirty.
+///
+/// The image is held strongly, except while the rendered cache is weak (in the background): then only
+/// a weak reference and the descriptor remain, and the item survives only if something else still
+/// holds the image. A value type owned by a ``RenderedCacheCollection``; guarded like it.
+struct RenderedCacheItem {
+    private var strongImage: ImageContainer?
+    private weak var weakImage: ImageContainer?
+    /// Dimensions and byte count of the image, known even while it is held weakly.
+    let descriptor: RenderedImageDescriptor
+    /// The identifier of the transformer that produced the image; nil when untransformed.
+    let transformerIdentifier: String?
+    /// Dimensions of the decoded image this one was rendered from.
+    let sourceDimensions: CGSize
+    /// The URL the image was loaded from, when the caller knew it (for inspection only).
+    let url: URL?
+    /// Whether the item was marked dirty: it still serves a preview, but fetches must load again, and
+    /// the next store of the same size replaces it.
+    var isDirty: Bool
+
+    /// A clean item holding `image` strongly.
+    init(image: ImageContainer, transformerIdentifier: String?, sourceDimensions: CGSize, url: URL?) {
+        self.strongImage = image
+        self.descriptor = RenderedImageDescriptor(image)
+        self.transformerIdentifier = transformerIdentifier
+        self.sourceDimensions = sourceDimensions
+        self.url = url
+        self.isDirty = false
+    }
+
+    /// The image, if it is held strongly or still alive elsewhere.
+    var image: ImageContainer? { strongImage ?? weakImage }
+    /// Pixel dimensions of the image.
+    var dimensions: CGSize { descriptor.dimensions }
+    /// Bytes the image takes in memory.
+    var byteCount: Int64 { descriptor.byteCount }
+    /// Whether the image is held only weakly.
+    var isWeak: Bool { strongImage == nil }
+
+    /// Keeps only a weak reference to the image.
+    mutating func weakify() {
+        guard let strongImage else { return }
+        weakImage = strongImage
+        self.strongImage = nil
+    }
+
+    /// Holds the image strongly again; false when it was released meanwhile.
+    mutating func strongify() -> Bool {
+        guard let image = strongImage ?? weakImage else { return false }
+        strongImage = image
+        weakImage = nil
+        return true
+    }
+}
