@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Every rendered or memory cache of all live pipelines, and their shared ``CacheBudget``, behind one
 /// lock. Caches of these kinds keep their own state under this same lock, so pruning across pipelines
@@ -7,11 +6,11 @@ import Synchronization
 final class LockedCacheDomain: Sendable {
     /// The kind of cache this domain holds.
     let kind: ImageCacheType
-    private let state: Mutex<CacheBudget>
+    private let state: Locked<CacheBudget>
 
     init(kind: ImageCacheType, budget: CacheBudget) {
         self.kind = kind
-        self.state = Mutex(budget)
+        self.state = Locked(budget)
     }
 
     /// Runs `body` holding the lock that guards the budget and every cache of this kind. Must not

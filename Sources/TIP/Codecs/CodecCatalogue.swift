@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The registry of codecs by ``ImageType`` (TIP's `TIPImageCodecCatalogue`).
 ///
@@ -19,7 +18,7 @@ public final class CodecCatalogue: Sendable {
         [.jpeg: JPEGCodec(), .png: PNGCodec(), .gif: GIFCodec()]
     }
 
-    private let codecs: Mutex<[ImageType: any ImageCodec]>
+    private let codecs: Locked<[ImageType: any ImageCodec]>
 
     /// A catalogue with ``defaultCodecs``.
     public convenience init() {
@@ -28,7 +27,7 @@ public final class CodecCatalogue: Sendable {
 
     /// A catalogue with exactly `codecs`.
     public init(codecs: [ImageType: any ImageCodec]) {
-        self.codecs = Mutex(codecs)
+        self.codecs = Locked(codecs)
     }
 
     /// A snapshot of every registered codec.

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Settings and budgets shared by every ``ImagePipeline`` in the process (TIP's `TIPGlobalConfiguration`).
 ///
@@ -61,7 +60,7 @@ public final class GlobalConfiguration: Sendable {
         weak var observer: (any ImagePipelineObserver)?
     }
 
-    let settings: Mutex<Settings>
+    let settings: Locked<Settings>
     let renderedDomain: LockedCacheDomain
     let memoryDomain: LockedCacheDomain
     let diskDomain: DiskCacheDomain
@@ -83,7 +82,7 @@ public final class GlobalConfiguration: Sendable {
             .memory: GlobalConfiguration.defaultMaxCountForAllMemoryCaches,
             .disk: GlobalConfiguration.defaultMaxCountForAllDiskCaches,
         ]
-        settings = Mutex(Settings(maxBytes: maxBytes, maxCount: maxCount, cachesRootDirectory: root))
+        settings = Locked(Settings(maxBytes: maxBytes, maxCount: maxCount, cachesRootDirectory: root))
         func budget(_ kind: ImageCacheType) -> CacheBudget {
             CacheBudget(maxBytes: maxBytes[kind]!, maxCount: Int(maxCount[kind]!), maxRatioSizeOfCacheEntry: GlobalConfiguration.defaultMaxRatioSizeOfCacheEntry)
         }

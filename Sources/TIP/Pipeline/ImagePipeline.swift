@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// An image pipeline: a rendered-image cache, an encoded-data memory cache and a disk cache under one
 /// identifier, through which images are fetched and stored (TIP's `TIPImagePipeline`).
@@ -24,7 +23,7 @@ public final class ImagePipeline: Sendable {
     let memoryCache: MemoryCache
     let diskCache: DiskCache
 
-    private let state = Mutex<(any ImagePipelineObserver)?>(nil)
+    private let state = Locked<(any ImagePipelineObserver)?>(nil)
 
     /// Posted (object: the pipeline) when a pipeline is created.
     public static let didStandUpNotification = Notification.Name("TIPImagePipelineDidStandUpImagePipelineNotification")

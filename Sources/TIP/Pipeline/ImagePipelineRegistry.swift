@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The live pipelines of one ``GlobalConfiguration``, by identifier (held weakly). Drives every
 /// global fan-out (clearing, dirtying, inspection) and guarantees one live pipeline per identifier.
@@ -7,7 +6,7 @@ final class ImagePipelineRegistry: Sendable {
         weak var pipeline: ImagePipeline?
     }
 
-    private let pipelines = Mutex<[String: WeakPipeline]>([:])
+    private let pipelines = Locked<[String: WeakPipeline]>([:])
 
     /// Claims `identifier` for `pipeline`; false when a live pipeline already has it.
     func register(_ pipeline: ImagePipeline) -> Bool {

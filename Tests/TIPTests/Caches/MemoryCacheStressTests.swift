@@ -12,8 +12,8 @@ struct MemoryCacheStressTests {
         let configuration = makeCacheTestConfiguration(clock: clock)
         let domain = configuration.memoryDomain
         domain.setLimits(maxBytes: 4000, maxCount: 12, ratio: 6)
-        let caches = Mutex((0..<3).map { _ in MemoryCache(domain: domain, configuration: configuration) })
-        let failures = Mutex<[String]>([])
+        let caches = Locked((0..<3).map { _ in MemoryCache(domain: domain, configuration: configuration) })
+        let failures = Locked<[String]>([])
         let operations = Atomic<Int>(0)
         let deadline = Date().addingTimeInterval(1.5)
 

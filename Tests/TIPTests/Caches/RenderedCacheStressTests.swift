@@ -12,9 +12,9 @@ struct RenderedCacheStressTests {
         let domain = configuration.renderedDomain
         let unit = RenderedTestImage.bytes(16, 16)
         domain.setLimits(maxBytes: 40 * unit, maxCount: 12, ratio: 6)
-        let caches = Mutex((0..<3).map { _ in RenderedCache(domain: domain, configuration: configuration) })
+        let caches = Locked((0..<3).map { _ in RenderedCache(domain: domain, configuration: configuration) })
         let pool = [(16, 16), (16, 8), (8, 16), (32, 32), (16, 64), (4, 4)].map { RenderedTestImage.make($0.0, $0.1) }
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         let operations = Atomic<Int>(0)
         let deadline = Date().addingTimeInterval(1.5)
 

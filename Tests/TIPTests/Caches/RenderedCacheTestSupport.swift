@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import TIP
 
 /// A private configuration per test (never `GlobalConfiguration.shared`), so cache tests are isolated
@@ -64,9 +63,9 @@ extension RenderedCache {
 
 /// A clock tests move by hand.
 final class TestClock: Sendable {
-    private let now: Mutex<Date>
+    private let now: Locked<Date>
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_000_000)) { now = Mutex(start) }
+    init(_ start: Date = Date(timeIntervalSince1970: 1_000_000)) { now = Locked(start) }
 
     /// The current time.
     var date: Date { now.withLock { $0 } }

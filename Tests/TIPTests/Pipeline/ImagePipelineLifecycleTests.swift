@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import TIP
 
@@ -13,7 +12,7 @@ func makeTestConfiguration(_ name: String = #function) throws -> (GlobalConfigur
 }
 
 private final class RecordingObserver: ImagePipelineObserver {
-    let events = Mutex<[String]>([])
+    let events = Locked<[String]>([])
     func imagePipelineDidStandUp(_ pipeline: ImagePipeline) { events.withLock { $0.append("up:\(pipeline.identifier)") } }
     func imagePipelineDidTearDown(identifier: String) { events.withLock { $0.append("down:\(identifier)") } }
 }
@@ -50,7 +49,7 @@ struct ImagePipelineLifecycleTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let observer = RecordingObserver()
         configuration.addImagePipelineObserver(observer)
-        let torn = Mutex<[String]>([])
+        let torn = Locked<[String]>([])
         let token = NotificationCenter.default.addObserver(forName: ImagePipeline.didTearDownNotification, object: nil, queue: nil) { note in
             if let id = note.userInfo?[ImagePipeline.notificationPipelineIdentifierKey] as? String { torn.withLock { $0.append(id) } }
         }
@@ -107,11 +106,11 @@ struct ImagePipelineLifecycleTests {
     @Test("Problems reach the observer and the logger")
     func problemsAndLogging() throws {
         final class Observer: ProblemObserver {
-            let problems = Mutex<[Problem]>([])
+            let problems = Locked<[Problem]>([])
             func problemWasEncountered(_ problem: Problem, userInfo: [String: any Sendable]) { problems.withLock { $0.append(problem) } }
         }
         final class Recorder: PipelineLogger {
-            let lines = Mutex<[String]>([])
+            let lines = Locked<[String]>([])
             func canLog(_ level: PipelineLogLevel) -> Bool { level <= .warning }
             func log(_ level: PipelineLogLevel, file: String, function: String, line: Int, message: String) { lines.withLock { $0.append("\(level):\(message)") } }
         }

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value guarded by a pthread mutex.
+///
+/// ```swift
+/// let counter = Locked(0)
+/// counter.withLock { $0 += 1 }
+/// ```
+///
+/// We use this instead of `Synchronization.Mutex` because on Linux `Mutex` is built on raw futexes
+/// that ThreadSanitizer cannot see: every access under it is reported as a race, which hides real
+/// ones. pthread mutexes are intercepted by the sanitizer. Not recursive: `body` must not take the
+/// same lock again.
+final class Locked<Value>: @unchecked Sendable {
+    // `value` is only touched between pthread_mutex_lock and pthread_mutex_unlock.
+    private var value: Value
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// Guards `value`.
+    init(_ value: Value) {
+        self.value = value
+        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
