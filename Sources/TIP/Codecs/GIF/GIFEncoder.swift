@@ -14,8 +14,8 @@ import Foundation
 /// - `.noAlpha` writes every pixel opaque (colours over black); `.grayscale` writes luma.
 ///   `quality` and the other options are ignored.
 /// - Timing: each frame's delay is its duration in centiseconds, rounded, at least 2 (0.02 s).
-///   Frames with transparent pixels are disposed to background (so earlier frames never show
-///   through), others are kept. The loop count is written as is (0 = forever, at most 65535);
+///   A frame followed by one with transparent pixels is disposed to background (so it never
+///   shows through them); other frames are kept. The loop count is written as is (0 = forever, at most 65535);
 ///   a loop count of 1 writes no loop block, which browsers play exactly once.
 /// - Frames whose size differs from the first frame's are resampled to it.
 ///
@@ -73,12 +73,16 @@ struct GIFEncoder: ImageEncoder {
         let indices = UnsafeMutablePointer<UInt8>.allocate(capacity: pixelCount)
         defer { indices.deallocate() }
 
-        for (frameIndex, original) in image.frames.enumerated() {
-            var frame = original
-            if frame.width != width || frame.height != height {
-                frame = Resampler.resample(frame, width: width, height: height)
-            }
+        let frames = image.frames.map { frame in
+            frame.width == width && frame.height == height ? frame : Resampler.resample(frame, width: width, height: height)
+        }
+        // A frame is disposed to background when the next one has transparent pixels, so that it
+        // does not show through them.
+        let keepsAlpha = !options.contains(.noAlpha)
+        let transparent = frames.map { keepsAlpha && GIFEncoder.hasTransparentPixels($0) }
+        for (frameIndex, frame) in frames.enumerated() {
             let hasTransparency = GIFEncoder.pack(frame, into: packed, options: options)
+            let disposeToBackground = frameIndex + 1 < frames.count && transparent[frameIndex + 1]
             var quantizer = GIFColorQuantizer(pixels: packed, count: pixelCount, maximumColors: hasTransparency ? 255 : 256)
             let transparentIndex = quantizer.palette.count
             var lastPixel = UInt32.max, lastIndex: UInt8 = 0
@@ -105,7 +109,7 @@ struct GIFEncoder: ImageEncoder {
 
             if image.isAnimated || hasTransparency {
                 var control = GraphicsControlBlock()
-                control.DisposalMode = image.isAnimated ? (hasTransparency ? DISPOSE_BACKGROUND : DISPOSE_DO_NOT) : DISPOSAL_UNSPECIFIED
+                control.DisposalMode = image.isAnimated ? (disposeToBackground ? DISPOSE_BACKGROUND : DISPOSE_DO_NOT) : DISPOSAL_UNSPECIFIED
                 control.UserInputFlag = false
                 control.DelayTime = image.isAnimated ? Int32(GIFFrameTiming.centiseconds(duration: image.frameDuration(at: frameIndex))) : 0
                 control.TransparentColor = hasTransparency ? Int32(transparentIndex) : NO_TRANSPARENT_COLOR
@@ -117,6 +121,20 @@ struct GIFEncoder: ImageEncoder {
             for y in 0..<height {
                 try check(EGifPutLine(gif, indices + y * width, Int32(width)), "pixels")
             }
+        }
+    }
+
+    /// Whether a pixel of `frame` has alpha below 128 (written as the transparent index).
+    private static func hasTransparentPixels(_ frame: Bitmap) -> Bool {
+        guard frame.format == .rgba8Premultiplied else { return false }
+        let width = frame.width, height = frame.height, stride = frame.bytesPerRow
+        return frame.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+            for y in 0..<height {
+                let row = base + y * stride
+                for x in 0..<width where row[4 * x + 3] < 128 { return true }
+            }
+            return false
         }
     }
 
