@@ -13,7 +13,7 @@ import Foundation
 ///
 /// `anyProgress` and `fullFrameProgress` both render the complete frames so far (a GIF frame is
 /// not shown half-decoded); `completeImage` renders only once the trailer arrived. The last render
-/// is cached per target sizing and frame count.
+/// is cached per output size and frame count.
 ///
 /// Not thread-safe: use from one queue at a time (the ``ImageDecoderContext`` contract).
 final class GIFDecoderContext: ImageDecoderContext {
@@ -24,16 +24,12 @@ final class GIFDecoderContext: ImageDecoderContext {
     private var progress = ImageDecoderAppendResult.didProgress
     private var cached: (key: CacheKey, image: ImageContainer)?
 
+    /// A render depends only on the output size and on which bytes were decoded.
     private struct CacheKey: Equatable {
-        var targetDimensions: CGSize
-        var contentMode: ContentMode
+        var width: Int
+        var height: Int
         var frameCount: Int
         var isComplete: Bool
-
-        static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.frameCount == rhs.frameCount && lhs.isComplete == rhs.isComplete
-                && TargetSizing.targetSizingsMatch(lhs.targetDimensions, lhs.contentMode, rhs.targetDimensions, rhs.contentMode)
-        }
     }
 
     init(expectedLength: Int?, options: ImageDecodingOptions) {
@@ -86,7 +82,8 @@ final class GIFDecoderContext: ImageDecoderContext {
         if mode == .completeImage && !complete { return nil }
         let frames = scanner.completeFrameCount
         guard frames > 0 else { return nil }
-        let key = CacheKey(targetDimensions: targetDimensions, contentMode: targetContentMode, frameCount: frames, isComplete: complete)
+        let output = TargetSizing.pixelDimensions(width: scanner.width, height: scanner.height, targetDimensions: targetDimensions, contentMode: targetContentMode)
+        let key = CacheKey(width: output.width, height: output.height, frameCount: frames, isComplete: complete)
         if let cached, cached.key == key { return cached.image }
         var renderOptions = options
         renderOptions.targetDimensions = targetDimensions

@@ -28,7 +28,7 @@ enum GIFFrameReader {
     /// Decoded frames may total at most this multiple of `maximumPixelCount` pixels (each frame
     /// counts its canvas or output size, whichever is larger, plus its own rectangle); decoding
     /// stops there and returns the frames so far as a partial image.
-    static let totalPixelBudgetMultiple = 4
+    static let totalPixelBudgetMultiple = 2
 
     /// Reads `bytes`, stopping after `maximumFrames` frames. Throws when no frame could be
     /// decoded: ``ImageDecodingError/dimensionsTooLarge(width:height:maximumPixelCount:)`` for a
