@@ -28,6 +28,7 @@ struct GIFDecoder: ImageDecoder {
         GIFDecoder.detect(Array(data.prefix(6)), isComplete: isComplete)
     }
 
+    /// Detection on the first (up to) 6 bytes.
     static func detect(_ head: [UInt8], isComplete: Bool) -> ImageDecoderDetection {
         for signature in [Array("GIF89a".utf8), Array("GIF87a".utf8)] {
             if head == signature { return .match }

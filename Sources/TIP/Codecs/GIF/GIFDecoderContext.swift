@@ -52,6 +52,9 @@ final class GIFDecoderContext: ImageDecoderContext {
     func append(_ newData: Data) throws(ImageDecodingError) -> ImageDecoderAppendResult {
         data.append(newData)
         let hadHeader = scanner.hasHeader
+        if !hadHeader, GIFDecoder.detect(Array(data.prefix(6)), isComplete: false) == .noMatch {
+            throw .unrecognizedFormat
+        }
         let event = data.withUnsafeBytes { scanner.scan($0) }
         if !hadHeader, scanner.hasHeader {
             try options.checkDimensions(width: scanner.width, height: scanner.height)

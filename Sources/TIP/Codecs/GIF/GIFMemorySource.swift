@@ -24,24 +24,3 @@ func gifReadFromMemory(_ gif: UnsafeMutablePointer<GifFileType>?, _ buffer: Unsa
     source.pointee.offset += n
     return Int32(n)
 }
-
-/// Where giflib's encoder writes (through ``gifWriteToMemory(_:_:_:)``). Used by one encode on one
-/// thread only; passed unretained as the `userPtr` of `EGifOpen`.
-final class GIFMemorySink {
-    /// Everything written so far.
-    var data = Data()
-}
-
-/// giflib `OutputFunc` appending to a ``GIFMemorySink``.
-func gifWriteToMemory(_ gif: UnsafeMutablePointer<GifFileType>?, _ bytes: UnsafePointer<GifByteType>?, _ length: Int32) -> Int32 {
-    guard let gif, let bytes, length >= 0, let user = gif.pointee.UserData else { return 0 }
-    let sink = Unmanaged<GIFMemorySink>.fromOpaque(user).takeUnretainedValue()
-    sink.data.append(bytes, count: Int(length))
-    return length
-}
-
-/// giflib's text for an error code.
-func gifErrorText(_ code: Int32) -> String {
-    guard let text = GifErrorString(code) else { return "giflib error \(code)" }
-    return String(cString: text)
-}
