@@ -1,8 +1,8 @@
 import Foundation
 
 /// Incremental GIF decoding: ``GIFBlockScanner`` follows the block structure as bytes arrive
-/// (no LZW work), and ``render(mode:targetDimensions:targetContentMode:)`` runs giflib over the
-/// bytes up to the end of the last complete frame.
+/// (no LZW work), and ``render(mode:targetDimensions:targetContentMode:)`` advances one
+/// ``GIFFrameReader`` (giflib) to the end of the last complete frame, so each frame is decoded once.
 ///
 /// ```swift
 /// let context = GIFCodec().decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
@@ -23,6 +23,9 @@ final class GIFDecoderContext: ImageDecoderContext {
     private var scanner = GIFBlockScanner()
     private var progress = ImageDecoderAppendResult.didProgress
     private var cached: (key: CacheKey, image: ImageContainer)?
+    /// giflib decoding resumed at each render over the bytes up to the last complete frame, so
+    /// every frame is decoded once; it keeps its frames at canvas size.
+    private var reader: GIFFrameReader?
 
     /// A render depends only on the output size and on which bytes were decoded.
     private struct CacheKey: Equatable {
@@ -88,11 +91,18 @@ final class GIFDecoderContext: ImageDecoderContext {
         let output = TargetSizing.pixelDimensions(width: scanner.width, height: scanner.height, targetDimensions: targetDimensions, contentMode: targetContentMode)
         let key = CacheKey(width: output.width, height: output.height, frameCount: frames, isComplete: complete)
         if let cached, cached.key == key { return cached.image }
-        var renderOptions = options
-        renderOptions.targetDimensions = targetDimensions
-        renderOptions.targetContentMode = targetContentMode
         let length = complete ? scanner.position : scanner.endOfLastCompleteFrame
-        let image = try GIFFrameReader.container(data, length: length, options: renderOptions, maximumFrames: complete ? .max : frames)
+        let reader = self.reader ?? GIFFrameReader(options: options, scalesFrames: false)
+        self.reader = reader
+        let outcome: Swift.Result<Void, ImageDecodingError> = data.withUnsafeBytes { raw in
+            do throws(ImageDecodingError) {
+                return .success(try reader.advance(raw, to: length))
+            } catch {
+                return .failure(error)
+            }
+        }
+        try outcome.get()
+        let image = try reader.container(scaledTo: (targetDimensions, targetContentMode))
         cached = (key, image)
         return image
     }
