@@ -1,19 +1,21 @@
 import Foundation
 
-/// The GIF codec. (Placeholder until the real implementation lands.)
+/// The default GIF codec on giflib 5: decodes static and animated GIFs (rendering the first frame
+/// while bytes arrive) and encodes them with its own colour quantiser.
+///
+/// ```swift
+/// CodecCatalogue.shared.setCodec(GIFCodec(), for: .gif)
+/// let gif = try GIFCodec().encoder?.encode(container, options: [], quality: 1)
+/// ```
+///
+/// Stateless and thread-safe. See ``GIFDecoder`` and ``GIFEncoder`` for the exact behaviour.
 public struct GIFCodec: ImageCodec {
     /// Makes the codec.
     public init() {}
-    /// The decoder.
-    public var decoder: any ImageDecoder { PlaceholderGIFDecoder() }
-}
-
-struct PlaceholderGIFDecoder: ImageDecoder {
-    func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection { .noMatch }
-    func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
-        throw .unsupported("not implemented")
-    }
-    func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
-        fatalError("not implemented")
-    }
+    /// Decodes GIF87a / GIF89a into `rgba8Premultiplied` frames; supports progressive decoding.
+    public var decoder: any ImageDecoder { GIFDecoder() }
+    /// Encodes one frame or an animation (at most 256 colours per frame).
+    public var encoder: (any ImageEncoder)? { GIFEncoder() }
+    /// True: animations are decoded and encoded.
+    public var isAnimated: Bool { true }
 }

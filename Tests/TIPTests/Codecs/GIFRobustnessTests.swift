@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import TIP
+
+/// Hostile, damaged and resource-hungry GIFs.
+@Suite("GIF robustness")
+struct GIFRobustnessTests {
+    static let palette: [GIFTestWriter.RGB] = [(255, 0, 0), (0, 255, 0)]
+
+    @Test func hugeLogicalScreenIsRefusedBeforeAllocating() throws {
+        var gif = GIFTestWriter(width: 60000, height: 60000, globalPalette: Self.palette)
+        gif.frame(width: 1, height: 1, indices: [0])
+        gif.trailer()
+        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)) {
+            try GIFCodec().decoder.decode(gif.data, options: ImageDecodingOptions())
+        }
+        let context = GIFCodec().decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
+        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)) {
+            try context.append(Data(gif.bytes[0..<13]))
+        }
+    }
+
+    @Test func zeroSizedScreenIsCorrupt() {
+        var gif = GIFTestWriter(width: 0, height: 5, globalPalette: Self.palette)
+        gif.frame(width: 1, height: 1, indices: [0])
+        gif.trailer()
+        #expect(throws: ImageDecodingError.self) { try GIFCodec().decoder.decode(gif.data, options: ImageDecodingOptions()) }
+    }
+
+    @Test func manyFramesStopAtTheBudget() throws {
+        var gif = GIFTestWriter(width: 10, height: 10, globalPalette: Self.palette)
+        for _ in 0..<50 { gif.frame(width: 10, height: 10, indices: Array(repeating: 1, count: 100)) }
+        gif.trailer()
+        // Each frame costs its canvas (100) and its rectangle (100) against 2 x 250.
+        let options = ImageDecodingOptions(maximumPixelCount: 250)
+        let image = try GIFCodec().decoder.decode(gif.data, options: options)
+        #expect(image.frameCount == 2 && image.isPartial)
+        #expect(GIFFrameReader.totalPixelBudgetMultiple == 2)
+    }
+
+    @Test func frameRectangleOverTheLimitIsRefused() {
+        var gif = GIFTestWriter(width: 10, height: 10, globalPalette: Self.palette)
+        gif.frame(width: 300, height: 1, indices: Array(repeating: 1, count: 300))
+        gif.trailer()
+        #expect(throws: ImageDecodingError.self) {
+            try GIFCodec().decoder.decode(gif.data, options: ImageDecodingOptions(maximumPixelCount: 200))
+        }
+    }
+
+    @Test func emptyAndForeignData() {
+        let decoder = GIFCodec().decoder
+        #expect(throws: ImageDecodingError.emptyData) { try decoder.decode(Data(), options: ImageDecodingOptions()) }
+        #expect(throws: ImageDecodingError.self) { try decoder.decode(Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]), options: ImageDecodingOptions()) }
+        #expect(throws: ImageDecodingError.self) { try decoder.decode(Data("GIF89a".utf8), options: ImageDecodingOptions()) }
+    }
+
+    @Test func randomBitFlipsNeverCrash() throws {
+        let frames = (0..<3).map { TestImages.photo(width: 24, height: 16, seed: UInt64($0 + 1)) }
+        let source = try #require(ImageContainer(animatedFrames: frames, frameDurations: [0.1, 0.2, 0.3], loopCount: 0))
+        let data = try #require(try GIFCodec().encoder?.encode(source, options: [], quality: 1))
+        var rng = SplitMix64(seed: 42)
+        var decoded = 0, failed = 0
+        for _ in 0..<400 {
+            var bytes = [UInt8](data)
+            for _ in 0..<(1 + Int(rng.next() % 3)) {
+                let position = Int(rng.next() % UInt64(bytes.count))
+                bytes[position] ^= UInt8(1 << (rng.next() % 8))
+            }
+            if rng.next() % 4 == 0 { bytes.removeLast(Int(rng.next() % UInt64(bytes.count))) }
+            do {
+                let image = try GIFCodec().decoder.decode(Data(bytes), options: ImageDecodingOptions())
+                #expect(image.frameCount >= 1)
+                decoded += 1
+            } catch {
+                failed += 1
+            }
+            let context = GIFCodec().decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(bytes.count, offset + 1 + Int(rng.next() % 300))
+                do { _ = try context.append(Data(bytes[offset..<end])) } catch { break }
+                offset = end
+            }
+            _ = try? context.finalize()
+            _ = try? context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center)
+        }
+        #expect(decoded > 0)
+    }
+}
