@@ -1,30 +1,130 @@
+import Foundation
+
 /// Resizes bitmaps with a separable filter.
 ///
 /// ```swift
 /// let thumbnail = Resampler.resample(bitmap, width: 400, height: 267)
 /// ```
+///
+/// Two passes (one per axis, the cheaper order first) with precomputed fixed-point weights; when
+/// shrinking, the kernel is widened by the scale factor so the result is properly antialiased. Large
+/// outputs are filtered on several threads. Safe to call from any thread.
 public enum Resampler {
-    /// `bitmap` resized to `width` x `height` (both > 0) with the filter chosen by `quality`.
-    /// Returns `bitmap` itself when the size does not change. Works on premultiplied pixels, so
-    /// transparent edges do not bleed colour.
+    /// `bitmap` resized to `width` x `height` pixels (both > 0) with the filter chosen by `quality`
+    /// (`.none` nearest neighbour, `.low` triangle, `.medium` Catmull-Rom, `.high` and `.default`
+    /// Lanczos-3). Returns `bitmap` itself when the size does not change. Works on premultiplied
+    /// pixels, so transparent edges do not bleed colour; colour channels never exceed alpha and `rgbx8`
+    /// stays opaque. The result has the same format as `bitmap`.
     public static func resample(_ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality = .default) -> Bitmap {
         precondition(width > 0 && height > 0, "resample needs positive dimensions")
         if width == bitmap.width && height == bitmap.height { return bitmap }
-        // Placeholder: nearest neighbour. Replaced by the fixed-point separable filter.
-        var out = Bitmap(uninitializedWidth: width, height: height, format: bitmap.format)!
-        let bpp = bitmap.format.bytesPerPixel
-        bitmap.withUnsafeBytes { src in
-            let stride = out.bytesPerRow
-            out.withUnsafeMutableBytes { dst in
-                for y in 0..<height {
-                    let sy = min(bitmap.height - 1, (2 * y + 1) * bitmap.height / (2 * height))
-                    for x in 0..<width {
-                        let sx = min(bitmap.width - 1, (2 * x + 1) * bitmap.width / (2 * width))
-                        (dst.baseAddress! + y * stride + x * bpp).copyMemory(from: src.baseAddress! + sy * bitmap.bytesPerRow + sx * bpp, byteCount: bpp)
-                    }
+        guard var out = Bitmap(uninitializedWidth: width, height: height, format: bitmap.format) else {
+            preconditionFailure("resample: \(width)x\(height) is too large to allocate")
+        }
+        let filter = ResamplingFilter(quality)
+        if filter == .nearest {
+            let columns = ResamplerWeights(filter: .nearest, sourceCount: bitmap.width, count: width)
+            let lines = ResamplerWeights(filter: .nearest, sourceCount: bitmap.height, count: height)
+            let bpp = bitmap.format.bytesPerPixel
+            copy(from: bitmap, into: &out) { buffers in
+                forEachBand(rows: height, work: width * height) { band in
+                    ResamplerPasses.nearest(buffers, rows: band, columns: columns, lines: lines, bytesPerPixel: bpp)
                 }
             }
+            return out
+        }
+        let columns = width == bitmap.width ? nil : ResamplerWeights(filter: filter, sourceCount: bitmap.width, count: width)
+        let lines = height == bitmap.height ? nil : ResamplerWeights(filter: filter, sourceCount: bitmap.height, count: height)
+        let finish: ResamplerPasses.Finish
+        switch bitmap.format {
+        case .rgba8Premultiplied: finish = .premultiplied
+        case .rgbx8: finish = .opaque
+        case .gray8: finish = .none
+        }
+        switch (columns, lines) {
+        case (let columns?, nil):
+            horizontal(from: bitmap, into: &out, weights: columns, finish: finish)
+        case (nil, let lines?):
+            vertical(from: bitmap, into: &out, weights: lines, finish: finish)
+        case (let columns?, let lines?):
+            if horizontalFirstIsCheaper(columns: columns, lines: lines) {
+                guard var middle = Bitmap(uninitializedWidth: width, height: bitmap.height, format: bitmap.format) else {
+                    preconditionFailure("resample: intermediate too large")
+                }
+                horizontal(from: bitmap, into: &middle, weights: columns, finish: .none)
+                vertical(from: middle, into: &out, weights: lines, finish: finish)
+            } else {
+                guard var middle = Bitmap(uninitializedWidth: bitmap.width, height: height, format: bitmap.format) else {
+                    preconditionFailure("resample: intermediate too large")
+                }
+                vertical(from: bitmap, into: &middle, weights: lines, finish: .none)
+                horizontal(from: middle, into: &out, weights: columns, finish: finish)
+            }
+        case (nil, nil):
+            return bitmap
         }
         return out
+    }
+
+    /// Relative cost of one tap of one pixel in the horizontal pass against the vertical pass, which
+    /// works on 16 bytes at a time.
+    private static let horizontalTapCost = 2
+
+    /// Whether filtering columns first (then rows) does less work than the other order.
+    static func horizontalFirstIsCheaper(columns: ResamplerWeights, lines: ResamplerWeights) -> Bool {
+        let (outW, outH, srcW, srcH) = (columns.count, lines.count, columns.sourceCount, lines.sourceCount)
+        let xTaps = columns.maxTaps * horizontalTapCost, yTaps = lines.maxTaps
+        let horizontalFirst = outW * srcH * xTaps + outW * outH * yTaps
+        let verticalFirst = srcW * outH * yTaps + outW * outH * xTaps
+        return horizontalFirst <= verticalFirst
+    }
+
+    private static func horizontal(from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish) {
+        let rows = destination.height, bpp = source.format.bytesPerPixel
+        copy(from: source, into: &destination) { buffers in
+            forEachBand(rows: rows, work: weights.count * rows * weights.maxTaps / 4) { band in
+                ResamplerPasses.horizontal(buffers, rows: band, weights: weights, bytesPerPixel: bpp, finish: finish)
+            }
+        }
+    }
+
+    private static func vertical(from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish) {
+        let rows = destination.height, rowBytes = destination.width * destination.format.bytesPerPixel
+        copy(from: source, into: &destination) { buffers in
+            forEachBand(rows: rows, work: rowBytes * rows * weights.maxTaps / 16) { band in
+                ResamplerPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
+            }
+        }
+    }
+
+    private static func copy(
+        from source: Bitmap, into destination: inout Bitmap,
+        _ body: (ResamplerPasses.Buffers) -> Void
+    ) {
+        let srcStride = source.bytesPerRow, dstStride = destination.bytesPerRow
+        source.withUnsafeBytes { src in
+            destination.withUnsafeMutableBytes { dst in
+                guard let s = src.baseAddress, let d = dst.baseAddress else { return }
+                body(ResamplerPasses.Buffers(source: s, sourceStride: srcStride, destination: d, destinationStride: dstStride))
+            }
+        }
+    }
+
+    /// Work units (roughly pixel-taps) below which a pass stays on the calling thread.
+    private static let parallelThreshold = 1 << 20
+
+    /// Runs `body` over `0..<rows`, split into bands on several threads when `work` is large enough.
+    /// Bands write disjoint destination rows.
+    private static func forEachBand(rows: Int, work: Int, _ body: @Sendable (Range<Int>) -> Void) {
+        let threads = min(ProcessInfo.processInfo.activeProcessorCount, rows, 8)
+        guard work > parallelThreshold, threads > 1 else {
+            body(0..<rows)
+            return
+        }
+        let bands = threads * 2
+        DispatchQueue.concurrentPerform(iterations: bands) { band in
+            let lower = rows * band / bands, upper = rows * (band + 1) / bands
+            if lower < upper { body(lower..<upper) }
+        }
     }
 }
