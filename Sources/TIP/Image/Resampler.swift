@@ -16,6 +16,15 @@ public enum Resampler {
     /// pixels, so transparent edges do not bleed colour; colour channels never exceed alpha and `rgbx8`
     /// stays opaque. The result has the same format as `bitmap`.
     public static func resample(_ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality = .default) -> Bitmap {
+        resample(bitmap, width: width, height: height, quality: quality, parallelThreshold: defaultParallelThreshold)
+    }
+
+    /// Work units (roughly pixel-taps) above which a pass is split across threads.
+    static let defaultParallelThreshold = 1 << 20
+
+    /// ``resample(_:width:height:quality:)`` splitting passes whose work exceeds `parallelThreshold`
+    /// across threads (tests lower it to exercise the threaded path on small images).
+    static func resample(_ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality, parallelThreshold: Int) -> Bitmap {
         precondition(width > 0 && height > 0, "resample needs positive dimensions")
         if width == bitmap.width && height == bitmap.height { return bitmap }
         guard var out = Bitmap(uninitializedWidth: width, height: height, format: bitmap.format) else {
@@ -27,7 +36,7 @@ public enum Resampler {
             let lines = ResamplerWeights(filter: .nearest, sourceCount: bitmap.height, count: height)
             let bpp = bitmap.format.bytesPerPixel
             copy(from: bitmap, into: &out) { buffers in
-                forEachBand(rows: height, work: width * height) { band in
+                forEachBand(rows: height, work: width * height, threshold: parallelThreshold) { band in
                     ResamplerPasses.nearest(buffers, rows: band, columns: columns, lines: lines, bytesPerPixel: bpp)
                 }
             }
@@ -43,22 +52,22 @@ public enum Resampler {
         }
         switch (columns, lines) {
         case (let columns?, nil):
-            horizontal(from: bitmap, into: &out, weights: columns, finish: finish)
+            horizontal(from: bitmap, into: &out, weights: columns, finish: finish, threshold: parallelThreshold)
         case (nil, let lines?):
-            vertical(from: bitmap, into: &out, weights: lines, finish: finish)
+            vertical(from: bitmap, into: &out, weights: lines, finish: finish, threshold: parallelThreshold)
         case (let columns?, let lines?):
             if horizontalFirstIsCheaper(columns: columns, lines: lines) {
                 guard var middle = Bitmap(uninitializedWidth: width, height: bitmap.height, format: bitmap.format) else {
                     preconditionFailure("resample: intermediate too large")
                 }
-                horizontal(from: bitmap, into: &middle, weights: columns, finish: .none)
-                vertical(from: middle, into: &out, weights: lines, finish: finish)
+                horizontal(from: bitmap, into: &middle, weights: columns, finish: .none, threshold: parallelThreshold)
+                vertical(from: middle, into: &out, weights: lines, finish: finish, threshold: parallelThreshold)
             } else {
                 guard var middle = Bitmap(uninitializedWidth: bitmap.width, height: height, format: bitmap.format) else {
                     preconditionFailure("resample: intermediate too large")
                 }
-                vertical(from: bitmap, into: &middle, weights: lines, finish: .none)
-                horizontal(from: middle, into: &out, weights: columns, finish: finish)
+                vertical(from: bitmap, into: &middle, weights: lines, finish: .none, threshold: parallelThreshold)
+                horizontal(from: middle, into: &out, weights: columns, finish: finish, threshold: parallelThreshold)
             }
         case (nil, nil):
             return bitmap
@@ -79,19 +88,19 @@ public enum Resampler {
         return horizontalFirst <= verticalFirst
     }
 
-    private static func horizontal(from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish) {
+    private static func horizontal(from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int) {
         let rows = destination.height, bpp = source.format.bytesPerPixel
         copy(from: source, into: &destination) { buffers in
-            forEachBand(rows: rows, work: weights.count * rows * weights.maxTaps / 4) { band in
+            forEachBand(rows: rows, work: weights.count * rows * weights.maxTaps / 4, threshold: threshold) { band in
                 ResamplerPasses.horizontal(buffers, rows: band, weights: weights, bytesPerPixel: bpp, finish: finish)
             }
         }
     }
 
-    private static func vertical(from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish) {
+    private static func vertical(from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int) {
         let rows = destination.height, rowBytes = destination.width * destination.format.bytesPerPixel
         copy(from: source, into: &destination) { buffers in
-            forEachBand(rows: rows, work: rowBytes * rows * weights.maxTaps / 16) { band in
+            forEachBand(rows: rows, work: rowBytes * rows * weights.maxTaps / 16, threshold: threshold) { band in
                 ResamplerPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
             }
         }
@@ -110,14 +119,11 @@ public enum Resampler {
         }
     }
 
-    /// Work units (roughly pixel-taps) below which a pass stays on the calling thread.
-    private static let parallelThreshold = 1 << 20
-
-    /// Runs `body` over `0..<rows`, split into bands on several threads when `work` is large enough.
-    /// Bands write disjoint destination rows.
-    private static func forEachBand(rows: Int, work: Int, _ body: @Sendable (Range<Int>) -> Void) {
+    /// Runs `body` over `0..<rows`, split into bands on several threads when `work` exceeds
+    /// `threshold`. Bands write disjoint destination rows.
+    private static func forEachBand(rows: Int, work: Int, threshold: Int, _ body: @Sendable (Range<Int>) -> Void) {
         let threads = min(ProcessInfo.processInfo.activeProcessorCount, rows, 8)
-        guard work > parallelThreshold, threads > 1 else {
+        guard work > threshold, threads > 1 else {
             body(0..<rows)
             return
         }

@@ -27,38 +27,104 @@ enum ResamplerPasses {
     /// Filters rows `rows` of `source` horizontally into `destination` (`weights.count` pixels wide,
     /// `weights.sourceCount` source pixels) for `bytesPerPixel` 4 or 1.
     static func horizontal(_ buffers: Buffers, rows: Range<Int>, weights: ResamplerWeights, bytesPerPixel: Int, finish: Finish) {
-        let (source, sourceStride) = (buffers.source, buffers.sourceStride)
-        let (destination, destinationStride) = (buffers.destination, buffers.destinationStride)
-        weights.starts.withUnsafeBufferPointer { starts in
-            weights.tapCounts.withUnsafeBufferPointer { counts in
-                weights.weights.withUnsafeBufferPointer { table in
+        let blocks = !weights.blockStarts.isEmpty
+        let starts = blocks ? weights.blockStarts : weights.starts
+        let counts = blocks ? weights.blockCounts : weights.tapCounts
+        let table = blocks ? weights.blockWeights : weights.weights
+        let band = Band(buffers: buffers, rows: rows, width: weights.count, stride: weights.stride)
+        starts.withUnsafeBufferPointer { starts in
+            counts.withUnsafeBufferPointer { counts in
+                table.withUnsafeBufferPointer { table in
                     guard let starts = starts.baseAddress, let counts = counts.baseAddress, let table = table.baseAddress else { return }
-                    if bytesPerPixel == 4 {
-                        horizontal4(source: source, sourceStride: sourceStride, destination: destination,
-                                    destinationStride: destinationStride, rows: rows, width: weights.count,
-                                    starts: starts, counts: counts, table: table, stride: weights.stride, finish: finish)
-                    } else {
-                        horizontal1(source: source, sourceStride: sourceStride, destination: destination,
-                                    destinationStride: destinationStride, rows: rows, width: weights.count,
-                                    starts: starts, counts: counts, table: table, stride: weights.stride)
+                    switch (bytesPerPixel == 4, blocks) {
+                    case (true, true): horizontal4Blocks(band, starts: starts, counts: counts, table: table, finish: finish)
+                    case (true, false): horizontal4(band, starts: starts, counts: counts, table: table, finish: finish)
+                    case (false, true): horizontal1Blocks(band, starts: starts, counts: counts, table: table)
+                    case (false, false): horizontal1(band, starts: starts, counts: counts, table: table)
                     }
                 }
             }
         }
     }
 
-    private static func horizontal4(
-        source: UnsafeRawPointer, sourceStride: Int, destination: UnsafeMutableRawPointer, destinationStride: Int,
-        rows: Range<Int>, width: Int, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>,
-        table: UnsafePointer<Int16>, stride: Int, finish: Finish
+    /// Geometry shared by the horizontal loops.
+    private struct Band {
+        let buffers: Buffers
+        let rows: Range<Int>
+        let width: Int
+        let stride: Int
+    }
+
+    @inline(__always)
+    private static func finished(_ acc: SIMD4<Int32>, _ finish: Finish) -> SIMD4<UInt8> {
+        var v = (acc &>> shift).clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255))
+        switch finish {
+        case .none: break
+        case .premultiplied: v = pointwiseMin(v, SIMD4(repeating: v[3]))
+        case .opaque: v[3] = 255
+        }
+        return SIMD4<UInt8>(truncatingIfNeeded: v)
+    }
+
+    /// 4-byte pixels, 4 taps per step: one 16-byte load feeds four multiply-adds.
+    private static func horizontal4Blocks(
+        _ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>, finish: Finish
     ) {
-        let zero = SIMD4<Int32>(repeating: 0), max = SIMD4<Int32>(repeating: 255)
-        for y in rows {
-            let s = source + y * sourceStride
-            let d = destination + y * destinationStride
-            for x in 0..<width {
+        let b = band.buffers
+        for y in band.rows {
+            let s = b.source + y * b.sourceStride
+            let d = b.destination + y * b.destinationStride
+            for x in 0..<band.width {
+                var p = s + Int(starts[x]) * 4
+                var w = UnsafeRawPointer(table + x * band.stride)
+                var acc0 = SIMD4<Int32>(repeating: half), acc1 = SIMD4<Int32>(repeating: 0)
+                for _ in 0..<Int(counts[x]) {
+                    let px = SIMD16<Int32>(truncatingIfNeeded: p.loadUnaligned(as: SIMD16<UInt8>.self))
+                    let w4 = SIMD4<Int32>(truncatingIfNeeded: w.loadUnaligned(as: SIMD4<Int16>.self))
+                    acc0 &+= px.lowHalf.lowHalf &* SIMD4(repeating: w4[0])
+                    acc1 &+= px.lowHalf.highHalf &* SIMD4(repeating: w4[1])
+                    acc0 &+= px.highHalf.lowHalf &* SIMD4(repeating: w4[2])
+                    acc1 &+= px.highHalf.highHalf &* SIMD4(repeating: w4[3])
+                    p += 16
+                    w += 8
+                }
+                d.storeBytes(of: finished(acc0 &+ acc1, finish), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
+            }
+        }
+    }
+
+    /// 1-byte pixels, 4 taps per step.
+    private static func horizontal1Blocks(_ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>) {
+        let b = band.buffers
+        for y in band.rows {
+            let s = b.source + y * b.sourceStride
+            let d = (b.destination + y * b.destinationStride).assumingMemoryBound(to: UInt8.self)
+            for x in 0..<band.width {
+                var p = s + Int(starts[x])
+                var w = UnsafeRawPointer(table + x * band.stride)
+                var acc = SIMD4<Int32>(repeating: 0)
+                for _ in 0..<Int(counts[x]) {
+                    let px = SIMD4<Int32>(truncatingIfNeeded: p.loadUnaligned(as: SIMD4<UInt8>.self))
+                    acc &+= px &* SIMD4<Int32>(truncatingIfNeeded: w.loadUnaligned(as: SIMD4<Int16>.self))
+                    p += 4
+                    w += 8
+                }
+                d[x] = UInt8(truncatingIfNeeded: Swift.min(255, Swift.max(0, (acc.wrappedSum() &+ half) &>> shift)))
+            }
+        }
+    }
+
+    /// 4-byte pixels, one tap per step (sources narrower than the block layout needs).
+    private static func horizontal4(
+        _ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>, finish: Finish
+    ) {
+        let b = band.buffers
+        for y in band.rows {
+            let s = b.source + y * b.sourceStride
+            let d = b.destination + y * b.destinationStride
+            for x in 0..<band.width {
                 let p = s + Int(starts[x]) * 4
-                let w = table + x * stride
+                let w = table + x * band.stride
                 let n = Int(counts[x])
                 var acc = SIMD4<Int32>(repeating: half)
                 var i = 0
@@ -67,28 +133,20 @@ enum ResamplerPasses {
                     acc &+= px &* SIMD4<Int32>(repeating: Int32(w[i]))
                     i += 1
                 }
-                var v = (acc &>> shift).clamped(lowerBound: zero, upperBound: max)
-                switch finish {
-                case .none: break
-                case .premultiplied: v = pointwiseMin(v, SIMD4(repeating: v[3]))
-                case .opaque: v[3] = 255
-                }
-                d.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: v), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
+                d.storeBytes(of: finished(acc, finish), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
             }
         }
     }
 
-    private static func horizontal1(
-        source: UnsafeRawPointer, sourceStride: Int, destination: UnsafeMutableRawPointer, destinationStride: Int,
-        rows: Range<Int>, width: Int, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>,
-        table: UnsafePointer<Int16>, stride: Int
-    ) {
-        for y in rows {
-            let s = (source + y * sourceStride).assumingMemoryBound(to: UInt8.self)
-            let d = (destination + y * destinationStride).assumingMemoryBound(to: UInt8.self)
-            for x in 0..<width {
+    /// 1-byte pixels, one tap per step.
+    private static func horizontal1(_ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>) {
+        let b = band.buffers
+        for y in band.rows {
+            let s = (b.source + y * b.sourceStride).assumingMemoryBound(to: UInt8.self)
+            let d = (b.destination + y * b.destinationStride).assumingMemoryBound(to: UInt8.self)
+            for x in 0..<band.width {
                 let p = s + Int(starts[x])
-                let w = table + x * stride
+                let w = table + x * band.stride
                 let n = Int(counts[x])
                 var acc = half
                 for i in 0..<n {
@@ -124,9 +182,6 @@ enum ResamplerPasses {
     ) {
         // Rows are 64-byte aligned and padded, so whole 16-byte chunks stay inside every row.
         let span = (rowBytes + 15) & ~15
-        let zero = SIMD16<Int32>(repeating: 0), max = SIMD16<Int32>(repeating: 255)
-        var alphaMask = SIMD16<UInt8>(repeating: 0)
-        for lane in Swift.stride(from: 3, to: 16, by: 4) { alphaMask[lane] = 255 }
         for y in rows {
             let first = source + Int(starts[y]) * sourceStride
             let n = Int(counts[y])
@@ -134,29 +189,67 @@ enum ResamplerPasses {
             let d = destination + y * destinationStride
             var x = 0
             while x < span {
-                var acc = SIMD16<Int32>(repeating: half)
+                var acc = Planes()
                 var r = first + x
                 for i in 0..<n {
-                    let px = SIMD16<Int32>(truncatingIfNeeded: r.load(as: SIMD16<UInt8>.self))
-                    acc &+= px &* SIMD16<Int32>(repeating: Int32(w[i]))
+                    acc.add(r.load(as: SIMD4<UInt32>.self), weight: w[i])
                     r += sourceStride
                 }
-                var v = SIMD16<UInt8>(truncatingIfNeeded: (acc &>> SIMD16(repeating: shift)).clamped(lowerBound: zero, upperBound: max))
-                switch finish {
-                case .none: break
-                case .premultiplied:
-                    let words = unsafeBitCast(v, to: SIMD4<UInt32>.self)
-                    let alpha = (words &>> 24) &* 0x0101_0101
-                    v = pointwiseMin(v, unsafeBitCast(alpha, to: SIMD16<UInt8>.self))
-                case .opaque:
-                    v |= alphaMask
-                }
-                (d + x).storeBytes(of: v, as: SIMD16<UInt8>.self)
+                (d + x).storeBytes(of: acc.packed(finish), as: SIMD4<UInt32>.self)
                 x += 16
             }
             if span > rowBytes {
                 (d + rowBytes).initializeMemory(as: UInt8.self, repeating: 0, count: span - rowBytes)
             }
+        }
+    }
+
+    /// Fixed-point sums for 16 bytes seen as four 32-bit words, split by byte position: `b0` holds the
+    /// lowest byte of each word (red of 4 pixels, or every fourth gray pixel), `b3` the highest. Only
+    /// plain lane-wise integer operations, which the optimiser keeps inline and turns into
+    /// 16-bit multiply-adds.
+    private struct Planes {
+        var b0 = SIMD4<Int32>(repeating: half), b1 = SIMD4<Int32>(repeating: half)
+        var b2 = SIMD4<Int32>(repeating: half), b3 = SIMD4<Int32>(repeating: half)
+
+        @inline(__always)
+        mutating func add(_ words: SIMD4<UInt32>, weight: Int16) {
+            let w = SIMD4<Int32>(repeating: Int32(weight))
+            let mask = SIMD4<UInt32>(repeating: 0xFF)
+            b0 &+= unsafeBitCast(words & mask, to: SIMD4<Int32>.self) &* w
+            b1 &+= unsafeBitCast((words &>> 8) & mask, to: SIMD4<Int32>.self) &* w
+            b2 &+= unsafeBitCast((words &>> 16) & mask, to: SIMD4<Int32>.self) &* w
+            b3 &+= unsafeBitCast(words &>> 24, to: SIMD4<Int32>.self) &* w
+        }
+
+        /// Scaled down, clamped to 0...255, finished and packed back into words.
+        @inline(__always)
+        func packed(_ finish: Finish) -> SIMD4<UInt32> {
+            let c0 = Planes.clamp(b0), c1 = Planes.clamp(b1), c2 = Planes.clamp(b2), c3 = Planes.clamp(b3)
+            switch finish {
+            case .none:
+                return c0 | c1 &<< 8 | c2 &<< 16 | c3 &<< 24
+            case .premultiplied:
+                return Planes.min(c0, c3) | Planes.min(c1, c3) &<< 8 | Planes.min(c2, c3) &<< 16 | c3 &<< 24
+            case .opaque:
+                return c0 | c1 &<< 8 | c2 &<< 16 | SIMD4(repeating: 0xFF00_0000)
+            }
+        }
+
+        /// `sum >> precision` clamped to 0...255, with sign masks instead of comparisons.
+        @inline(__always)
+        static func clamp(_ sum: SIMD4<Int32>) -> SIMD4<UInt32> {
+            let v = sum &>> shift
+            let nonNegative = v & ~(v &>> 31)
+            let clamped = (nonNegative | ((SIMD4(repeating: 255) &- nonNegative) &>> 31)) & SIMD4(repeating: 255)
+            return unsafeBitCast(clamped, to: SIMD4<UInt32>.self)
+        }
+
+        /// Lane-wise minimum of two vectors of values in 0...255.
+        @inline(__always)
+        static func min(_ a: SIMD4<UInt32>, _ b: SIMD4<UInt32>) -> SIMD4<UInt32> {
+            let diff = b &- a
+            return a &+ (diff & (SIMD4(repeating: 0) &- (diff &>> 31)))
         }
     }
 
