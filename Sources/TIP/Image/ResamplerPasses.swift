@@ -55,15 +55,16 @@ enum ResamplerPasses {
         let stride: Int
     }
 
+    /// One pixel's sums scaled down, clamped, finished and packed into its 4 bytes.
     @inline(__always)
-    private static func finished(_ acc: SIMD4<Int32>, _ finish: Finish) -> SIMD4<UInt8> {
-        var v = (acc &>> shift).clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255))
+    private static func finished(_ acc: SIMD4<Int32>, _ finish: Finish) -> UInt32 {
+        var c = Planes.clamp(acc)
         switch finish {
         case .none: break
-        case .premultiplied: v = pointwiseMin(v, SIMD4(repeating: v[3]))
-        case .opaque: v[3] = 255
+        case .premultiplied: c = Planes.min(c, SIMD4(repeating: c[3]))
+        case .opaque: c[3] = 255
         }
-        return SIMD4<UInt8>(truncatingIfNeeded: v)
+        return c[0] | c[1] &<< 8 | c[2] &<< 16 | c[3] &<< 24
     }
 
     /// 4-byte pixels, 4 taps per step: one 16-byte load feeds four multiply-adds.
@@ -88,7 +89,7 @@ enum ResamplerPasses {
                     p += 16
                     w += 8
                 }
-                d.storeBytes(of: finished(acc0 &+ acc1, finish), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
+                d.storeBytes(of: finished(acc0 &+ acc1, finish), toByteOffset: x * 4, as: UInt32.self)
             }
         }
     }
@@ -133,7 +134,7 @@ enum ResamplerPasses {
                     acc &+= px &* SIMD4<Int32>(repeating: Int32(w[i]))
                     i += 1
                 }
-                d.storeBytes(of: finished(acc, finish), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
+                d.storeBytes(of: finished(acc, finish), toByteOffset: x * 4, as: UInt32.self)
             }
         }
     }
