@@ -16,15 +16,18 @@ public enum Resampler {
     /// pixels, so transparent edges do not bleed colour; colour channels never exceed alpha and `rgbx8`
     /// stays opaque. The result has the same format as `bitmap`.
     public static func resample(_ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality = .default) -> Bitmap {
-        resample(bitmap, width: width, height: height, quality: quality, parallelThreshold: defaultParallelThreshold)
+        resample(bitmap, width: width, height: height, quality: quality, parallelThreshold: defaultParallelThreshold, boxReduction: true)
     }
 
     /// Work units (roughly pixel-taps) above which a pass is split across threads.
     static let defaultParallelThreshold = 1 << 20
 
     /// ``resample(_:width:height:quality:)`` splitting passes whose work exceeds `parallelThreshold`
-    /// across threads (tests lower it to exercise the threaded path on small images).
-    static func resample(_ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality, parallelThreshold: Int) -> Bitmap {
+    /// across threads, and pre-shrinking large factors with a box average when `boxReduction` is set
+    /// (tests vary both).
+    static func resample(
+        _ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality, parallelThreshold: Int, boxReduction: Bool
+    ) -> Bitmap {
         precondition(width > 0 && height > 0, "resample needs positive dimensions")
         if width == bitmap.width && height == bitmap.height { return bitmap }
         guard var out = Bitmap(uninitializedWidth: width, height: height, format: bitmap.format) else {
@@ -42,6 +45,11 @@ public enum Resampler {
             }
             return out
         }
+        let factorX = boxReduction ? ResamplerBoxReduction.factor(source: bitmap.width, count: width) : 1
+        let factorY = boxReduction ? ResamplerBoxReduction.factor(source: bitmap.height, count: height) : 1
+        let bitmap = factorX > 1 || factorY > 1
+            ? ResamplerBoxReduction.reduce(bitmap, factorX: factorX, factorY: factorY)
+            : bitmap
         let columns = width == bitmap.width ? nil : ResamplerWeights(filter: filter, sourceCount: bitmap.width, count: width)
         let lines = height == bitmap.height ? nil : ResamplerWeights(filter: filter, sourceCount: bitmap.height, count: height)
         let finish: ResamplerPasses.Finish

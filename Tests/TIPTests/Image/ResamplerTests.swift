@@ -180,6 +180,34 @@ struct ResamplerTests {
         }
     }
 
+    @Test("Large factors pre-shrunk with a box average stay close to the filter alone", arguments: filtered)
+    func boxReduction(quality: InterpolationQuality) {
+        for photo in Self.photos {
+            for (w, h) in [(26, 20), (320, 15), (11, 240), (40, 19)] {
+                let fast = Resampler.resample(photo, width: w, height: h, quality: quality)
+                let exact = Resampler.resample(photo, width: w, height: h, quality: quality, parallelThreshold: .max, boxReduction: false)
+                #expect(ImageComparison.psnr(fast, exact) > 35, "\(photo.format) \(w)x\(h)")
+            }
+        }
+    }
+
+    @Test("Box reduction averages exactly, including partial edge boxes")
+    func boxAverages() {
+        #expect(ResamplerBoxReduction.factor(source: 100, count: 40) == 1)
+        #expect(ResamplerBoxReduction.factor(source: 1200, count: 100) == 4)
+        #expect(ResamplerBoxReduction.factor(source: 1_000_000, count: 1) == ResamplerBoxReduction.maximumFactor)
+        var image = Bitmap(width: 5, height: 3, format: .rgba8Premultiplied)!
+        for y in 0..<3 { for x in 0..<5 { image.setPixel(x: x, y: y, SIMD4(UInt8(10 * x), UInt8(50 * y), 7, 255)) } }
+        let reduced = ResamplerBoxReduction.reduce(image, factorX: 2, factorY: 2)
+        #expect(reduced.width == 3 && reduced.height == 2)
+        #expect(reduced.pixel(x: 0, y: 0) == SIMD4(5, 25, 7, 255))
+        #expect(reduced.pixel(x: 2, y: 0) == SIMD4(40, 25, 7, 255))
+        #expect(reduced.pixel(x: 1, y: 1) == SIMD4(25, 100, 7, 255))
+        #expect(reduced.pixel(x: 2, y: 1) == SIMD4(40, 100, 7, 255))
+        let gray = ResamplerBoxReduction.reduce(TestImages.solid(width: 7, height: 9, SIMD4(99, 99, 99, 255), format: .gray8), factorX: 3, factorY: 4)
+        #expect(Self.allPixels(gray) { $0 == SIMD4(99, 99, 99, 255) } && gray.width == 3 && gray.height == 3)
+    }
+
     @Test("Enlarging then shrinking back is close to the original", arguments: filtered)
     func roundTrip(quality: InterpolationQuality) {
         let photo = TestImages.photo(width: 120, height: 80)
@@ -212,9 +240,9 @@ struct ResamplerTests {
     func threaded(quality: InterpolationQuality) {
         for format in PixelFormat.allCases {
             let photo = TestImages.photo(width: 90, height: 70, format: format)
-            for (w, h) in [(41, 33), (160, 120), (90, 31), (17, 70)] {
-                let single = Resampler.resample(photo, width: w, height: h, quality: quality, parallelThreshold: .max)
-                let threaded = Resampler.resample(photo, width: w, height: h, quality: quality, parallelThreshold: 0)
+            for (w, h) in [(41, 33), (160, 120), (90, 31), (17, 70), (9, 6)] {
+                let single = Resampler.resample(photo, width: w, height: h, quality: quality, parallelThreshold: .max, boxReduction: true)
+                let threaded = Resampler.resample(photo, width: w, height: h, quality: quality, parallelThreshold: 0, boxReduction: true)
                 #expect(single == threaded, "\(format) \(w)x\(h)")
             }
         }
@@ -228,7 +256,7 @@ struct ResamplerTests {
         ]
         for source in sources {
             for (w, h) in [(20, 14), (133, 95), (source.width, 17), (29, source.height), (3, 2), (7, 9)] where (w, h) != (source.width, source.height) {
-                let out = Resampler.resample(source, width: w, height: h, quality: quality)
+                let out = Resampler.resample(source, width: w, height: h, quality: quality, parallelThreshold: .max, boxReduction: false)
                 let reference = Self.scalarReference(source, width: w, height: h, filter: ResamplingFilter(quality))
                 #expect(out == reference, "\(source.format) \(source.width)x\(source.height) -> \(w)x\(h)")
             }
