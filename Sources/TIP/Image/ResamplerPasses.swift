@@ -27,20 +27,21 @@ enum ResamplerPasses {
     /// Filters rows `rows` of `source` horizontally into `destination` (`weights.count` pixels wide,
     /// `weights.sourceCount` source pixels) for `bytesPerPixel` 4 or 1.
     static func horizontal(_ buffers: Buffers, rows: Range<Int>, weights: ResamplerWeights, bytesPerPixel: Int, finish: Finish) {
-        let blocks = !weights.blockStarts.isEmpty
-        let starts = blocks ? weights.blockStarts : weights.starts
-        let counts = blocks ? weights.blockCounts : weights.tapCounts
-        let table = blocks ? weights.blockWeights : weights.weights
-        let band = Band(buffers: buffers, rows: rows, width: weights.count, stride: weights.stride)
-        starts.withUnsafeBufferPointer { starts in
-            counts.withUnsafeBufferPointer { counts in
-                table.withUnsafeBufferPointer { table in
+        // A source narrower than the block layout is read through a zero-padded copy of each row.
+        let padded = weights.blockSourceCount > weights.sourceCount
+        let scratch = padded ? UnsafeMutableRawPointer.allocate(byteCount: weights.blockSourceCount * bytesPerPixel, alignment: 16) : nil
+        defer { scratch?.deallocate() }
+        scratch?.initializeMemory(as: UInt8.self, repeating: 0, count: weights.blockSourceCount * bytesPerPixel)
+        let band = Band(buffers: buffers, rows: rows, width: weights.count, stride: weights.stride,
+                        scratch: scratch, rowBytes: weights.sourceCount * bytesPerPixel)
+        weights.blockStarts.withUnsafeBufferPointer { starts in
+            weights.blockCounts.withUnsafeBufferPointer { counts in
+                weights.blockWeights.withUnsafeBufferPointer { table in
                     guard let starts = starts.baseAddress, let counts = counts.baseAddress, let table = table.baseAddress else { return }
-                    switch (bytesPerPixel == 4, blocks) {
-                    case (true, true): horizontal4Blocks(band, starts: starts, counts: counts, table: table, finish: finish)
-                    case (true, false): horizontal4(band, starts: starts, counts: counts, table: table, finish: finish)
-                    case (false, true): horizontal1Blocks(band, starts: starts, counts: counts, table: table)
-                    case (false, false): horizontal1(band, starts: starts, counts: counts, table: table)
+                    if bytesPerPixel == 4 {
+                        horizontal4(band, starts: starts, counts: counts, table: table, finish: finish)
+                    } else {
+                        horizontal1(band, starts: starts, counts: counts, table: table)
                     }
                 }
             }
@@ -53,6 +54,19 @@ enum ResamplerPasses {
         let rows: Range<Int>
         let width: Int
         let stride: Int
+        /// Zero-padded row copy for sources narrower than the block layout, else nil.
+        let scratch: UnsafeMutableRawPointer?
+        /// Used bytes of a source row.
+        let rowBytes: Int
+
+        /// Where the loops read source row `y`.
+        @inline(__always)
+        func sourceRow(_ y: Int) -> UnsafeRawPointer {
+            let row = buffers.source + y * buffers.sourceStride
+            guard let scratch else { return row }
+            scratch.copyMemory(from: row, byteCount: rowBytes)
+            return UnsafeRawPointer(scratch)
+        }
     }
 
     /// One pixel's sums scaled down, clamped, finished and packed into its 4 bytes.
@@ -68,12 +82,12 @@ enum ResamplerPasses {
     }
 
     /// 4-byte pixels, 4 taps per step: one 16-byte load feeds four multiply-adds.
-    private static func horizontal4Blocks(
+    private static func horizontal4(
         _ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>, finish: Finish
     ) {
         let b = band.buffers
         for y in band.rows {
-            let s = b.source + y * b.sourceStride
+            let s = band.sourceRow(y)
             let d = b.destination + y * b.destinationStride
             for x in 0..<band.width {
                 var p = s + Int(starts[x]) * 4
@@ -95,10 +109,10 @@ enum ResamplerPasses {
     }
 
     /// 1-byte pixels, 4 taps per step.
-    private static func horizontal1Blocks(_ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>) {
+    private static func horizontal1(_ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>) {
         let b = band.buffers
         for y in band.rows {
-            let s = b.source + y * b.sourceStride
+            let s = band.sourceRow(y)
             let d = (b.destination + y * b.destinationStride).assumingMemoryBound(to: UInt8.self)
             for x in 0..<band.width {
                 var p = s + Int(starts[x])
@@ -111,49 +125,6 @@ enum ResamplerPasses {
                     w += 8
                 }
                 d[x] = UInt8(truncatingIfNeeded: Swift.min(255, Swift.max(0, (acc.wrappedSum() &+ half) &>> shift)))
-            }
-        }
-    }
-
-    /// 4-byte pixels, one tap per step (sources narrower than the block layout needs).
-    private static func horizontal4(
-        _ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>, finish: Finish
-    ) {
-        let b = band.buffers
-        for y in band.rows {
-            let s = b.source + y * b.sourceStride
-            let d = b.destination + y * b.destinationStride
-            for x in 0..<band.width {
-                let p = s + Int(starts[x]) * 4
-                let w = table + x * band.stride
-                let n = Int(counts[x])
-                var acc = SIMD4<Int32>(repeating: half)
-                var i = 0
-                while i < n {
-                    let px = SIMD4<Int32>(truncatingIfNeeded: p.loadUnaligned(fromByteOffset: i * 4, as: SIMD4<UInt8>.self))
-                    acc &+= px &* SIMD4<Int32>(repeating: Int32(w[i]))
-                    i += 1
-                }
-                d.storeBytes(of: finished(acc, finish), toByteOffset: x * 4, as: UInt32.self)
-            }
-        }
-    }
-
-    /// 1-byte pixels, one tap per step.
-    private static func horizontal1(_ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>) {
-        let b = band.buffers
-        for y in band.rows {
-            let s = (b.source + y * b.sourceStride).assumingMemoryBound(to: UInt8.self)
-            let d = (b.destination + y * b.destinationStride).assumingMemoryBound(to: UInt8.self)
-            for x in 0..<band.width {
-                let p = s + Int(starts[x])
-                let w = table + x * band.stride
-                let n = Int(counts[x])
-                var acc = half
-                for i in 0..<n {
-                    acc &+= Int32(p[i]) &* Int32(w[i])
-                }
-                d[x] = UInt8(truncatingIfNeeded: Swift.min(255, Swift.max(0, acc &>> shift)))
             }
         }
     }

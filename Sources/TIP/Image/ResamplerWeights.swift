@@ -29,13 +29,15 @@ struct ResamplerWeights: Sendable {
     let weights: [Int16]
     /// The same taps laid out for reading whole blocks of 4 source pixels: coordinate x reads
     /// `blockCounts[x]` blocks from `blockStarts[x]`, with its weights (zero where a block overhangs its
-    /// taps) at `blockWeights[x * stride]`. The blocks never reach past the source. Empty when the
-    /// source is narrower than ``stride``.
+    /// taps) at `blockWeights[x * stride]`. Blocks stay inside ``blockSourceCount`` pixels.
     let blockStarts: [Int32]
     /// Number of 4-pixel blocks each destination coordinate reads (see ``blockStarts``).
     let blockCounts: [Int32]
     /// `count * stride` weights for the block layout (see ``blockStarts``).
     let blockWeights: [Int16]
+    /// Source pixels the block layout may read: ``sourceCount``, or ``stride`` when the source is
+    /// narrower than that (the reader then pads the source with zero pixels, which get zero weights).
+    let blockSourceCount: Int
 
     /// The taps of `filter` mapping `sourceCount` pixels onto `count` (both > 0). Pixel centres sit at
     /// +0.5; when shrinking, the kernel is widened by the scale factor so that it also low-passes.
@@ -106,25 +108,23 @@ struct ResamplerWeights: Sendable {
                 next += 1
             }
         }
-        var blockStarts = [Int32](), blockCounts = [Int32](), blockWeights = [Int16]()
-        if sourceCount >= stride {
-            blockStarts = [Int32](repeating: 0, count: count)
-            blockCounts = [Int32](repeating: 0, count: count)
-            blockWeights = [Int16](repeating: 0, count: count * stride)
-            for x in 0..<count {
-                let taps = Int(tapCounts[x])
-                let blocks = (taps + 3) / 4
-                // Slide the window left when its blocks would overhang the end of the source.
-                let start = min(Int(starts[x]), sourceCount - blocks * 4)
-                let shift = Int(starts[x]) - start
-                let used = (shift + taps + 3) / 4
-                blockStarts[x] = Int32(start)
-                blockCounts[x] = Int32(used)
-                for i in 0..<taps {
-                    blockWeights[x * stride + shift + i] = weights[x * stride + i]
-                }
+        let blockSourceCount = max(sourceCount, stride)
+        var blockStarts = [Int32](repeating: 0, count: count)
+        var blockCounts = [Int32](repeating: 0, count: count)
+        var blockWeights = [Int16](repeating: 0, count: count * stride)
+        for x in 0..<count {
+            let taps = Int(tapCounts[x])
+            let blocks = (taps + 3) / 4
+            // Slide the window left when its blocks would overhang the end of the source.
+            let start = min(Int(starts[x]), blockSourceCount - blocks * 4)
+            let shift = Int(starts[x]) - start
+            blockStarts[x] = Int32(start)
+            blockCounts[x] = Int32((shift + taps + 3) / 4)
+            for i in 0..<taps {
+                blockWeights[x * stride + shift + i] = weights[x * stride + i]
             }
         }
+        self.blockSourceCount = blockSourceCount
         self.blockStarts = blockStarts
         self.blockCounts = blockCounts
         self.blockWeights = blockWeights

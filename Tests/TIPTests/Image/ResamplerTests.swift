@@ -50,6 +50,17 @@ struct ResamplerTests {
                 let row = weights.weights[(x * weights.stride)..<((x + 1) * weights.stride)]
                 #expect(row.reduce(0) { $0 + Int($1) } == Int(ResamplerWeights.one), "\(filter) \(source)->\(count) x=\(x)")
                 #expect(row.dropFirst(taps).allSatisfy { $0 == 0 })
+                // The block layout reads whole 4-pixel blocks inside its padded width, same weights per pixel.
+                let blockStart = Int(weights.blockStarts[x]), blocks = Int(weights.blockCounts[x])
+                #expect(blockStart >= 0 && blocks * 4 <= weights.stride && blockStart + blocks * 4 <= weights.blockSourceCount)
+                #expect(weights.blockSourceCount == max(source, weights.stride))
+                var differing = 0
+                for i in min(start, blockStart)..<max(start + taps, blockStart + blocks * 4) {
+                    let plain = (start..<(start + taps)).contains(i) ? weights.weights[x * weights.stride + i - start] : 0
+                    let inBlocks = (blockStart..<(blockStart + blocks * 4)).contains(i) ? weights.blockWeights[x * weights.stride + i - blockStart] : 0
+                    if plain != inBlocks { differing += 1 }
+                }
+                #expect(differing == 0, "\(filter) \(source)->\(count) x=\(x)")
             }
         }
     }
