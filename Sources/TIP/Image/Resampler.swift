@@ -47,11 +47,15 @@ public enum Resampler {
         }
         let factorX = boxReduction ? ResamplerBoxReduction.factor(source: bitmap.width, count: width) : 1
         let factorY = boxReduction ? ResamplerBoxReduction.factor(source: bitmap.height, count: height) : 1
+        // Partial boxes at the edges make the reduced image cover a fractional number of pixels.
+        let extentX = Double(bitmap.width) / Double(factorX), extentY = Double(bitmap.height) / Double(factorY)
         let bitmap = factorX > 1 || factorY > 1
             ? ResamplerBoxReduction.reduce(bitmap, factorX: factorX, factorY: factorY)
             : bitmap
-        let columns = width == bitmap.width ? nil : ResamplerWeights(filter: filter, sourceCount: bitmap.width, count: width)
-        let lines = height == bitmap.height ? nil : ResamplerWeights(filter: filter, sourceCount: bitmap.height, count: height)
+        let columns = width == bitmap.width ? nil
+            : ResamplerWeights(filter: filter, sourceCount: bitmap.width, count: width, sourceExtent: extentX)
+        let lines = height == bitmap.height ? nil
+            : ResamplerWeights(filter: filter, sourceCount: bitmap.height, count: height, sourceExtent: extentY)
         let finish: ResamplerPasses.Finish
         switch bitmap.format {
         case .rgba8Premultiplied: finish = .premultiplied

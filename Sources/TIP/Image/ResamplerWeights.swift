@@ -41,11 +41,13 @@ struct ResamplerWeights: Sendable {
 
     /// The taps of `filter` mapping `sourceCount` pixels onto `count` (both > 0). Pixel centres sit at
     /// +0.5; when shrinking, the kernel is widened by the scale factor so that it also low-passes.
-    init(filter: ResamplingFilter, sourceCount: Int, count: Int) {
+    /// `sourceExtent` (default `sourceCount`) is the length in source pixels that the destination
+    /// spans, for a source whose last pixel stands for less than a whole pixel (a partial box).
+    init(filter: ResamplingFilter, sourceCount: Int, count: Int, sourceExtent: Double? = nil) {
         precondition(sourceCount > 0 && count > 0, "resampler weights need positive sizes")
         self.sourceCount = sourceCount
         self.count = count
-        let scale = Double(sourceCount) / Double(count)
+        let scale = (sourceExtent ?? Double(sourceCount)) / Double(count)
         let filterScale = max(scale, 1)
         let support = filter.support * filterScale
         let reach = min(sourceCount, Int(support.rounded(.up)) * 2 + 4)
