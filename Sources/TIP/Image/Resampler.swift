@@ -50,7 +50,7 @@ public enum Resampler {
         // Partial boxes at the edges make the reduced image cover a fractional number of pixels.
         let extentX = Double(bitmap.width) / Double(factorX), extentY = Double(bitmap.height) / Double(factorY)
         let bitmap = factorX > 1 || factorY > 1
-            ? ResamplerBoxReduction.reduce(bitmap, factorX: factorX, factorY: factorY)
+            ? ResamplerBoxReduction.reduce(bitmap, factorX: factorX, factorY: factorY, parallelThreshold: parallelThreshold)
             : bitmap
         let columns = width == bitmap.width ? nil
             : ResamplerWeights(filter: filter, sourceCount: bitmap.width, count: width, sourceExtent: extentX)
@@ -133,7 +133,7 @@ public enum Resampler {
 
     /// Runs `body` over `0..<rows`, split into bands on several threads when `work` exceeds
     /// `threshold`. Bands write disjoint destination rows.
-    private static func forEachBand(rows: Int, work: Int, threshold: Int, _ body: @Sendable (Range<Int>) -> Void) {
+    static func forEachBand(rows: Int, work: Int, threshold: Int, _ body: @Sendable (Range<Int>) -> Void) {
         let threads = min(ProcessInfo.processInfo.activeProcessorCount, rows, 8)
         guard work > threshold, threads > 1 else {
             body(0..<rows)

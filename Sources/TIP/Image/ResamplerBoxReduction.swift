@@ -15,47 +15,59 @@ enum ResamplerBoxReduction {
     /// `bitmap` with every `factorX` x `factorY` box averaged into one pixel (rounded to nearest).
     /// Boxes at the right and bottom edges may be partial and average what they cover, so the result is
     /// `ceil(width / factorX)` x `ceil(height / factorY)`. Averaging keeps colour ≤ alpha and keeps
-    /// `rgbx8` opaque.
-    static func reduce(_ bitmap: Bitmap, factorX: Int, factorY: Int) -> Bitmap {
+    /// `rgbx8` opaque. Splits the rows across threads when a quarter of the source pixel count exceeds
+    /// `parallelThreshold`.
+    static func reduce(_ bitmap: Bitmap, factorX: Int, factorY: Int, parallelThreshold: Int = Resampler.defaultParallelThreshold) -> Bitmap {
         let (w, h) = (bitmap.width, bitmap.height)
         let outW = (w + factorX - 1) / factorX, outH = (h + factorY - 1) / factorY
         guard var out = Bitmap(uninitializedWidth: outW, height: outH, format: bitmap.format) else {
-            preconditionFailure("box reduction: output larger than its input could not be allocated")
+            preconditionFailure("box reduction: the output bitmap could not be allocated")
         }
         let bpp = bitmap.format.bytesPerPixel
         let srcStride = bitmap.bytesPerRow, dstStride = out.bytesPerRow
-        // One running sum per output pixel of the current output row (4 lanes; gray uses lane 0).
-        let sums = UnsafeMutablePointer<SIMD4<UInt32>>.allocate(capacity: outW)
-        defer { sums.deallocate() }
         bitmap.withUnsafeBytes { src in
             out.withUnsafeMutableBytes { dst in
                 guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-                for oy in 0..<outH {
-                    sums.initialize(repeating: SIMD4(repeating: 0), count: outW)
-                    let firstRow = oy * factorY, rows = min(factorY, h - firstRow)
-                    for r in 0..<rows {
-                        let row = s + (firstRow + r) * srcStride
-                        if bpp == 4 {
-                            addRow4(row, width: w, factor: factorX, into: sums)
-                        } else {
-                            addRow1(row, width: w, factor: factorX, into: sums)
-                        }
-                    }
-                    let target = d + oy * dstStride
-                    for ox in 0..<outW {
-                        let n = UInt64(min(factorX, w - ox * factorX) * rows)
-                        // Multiply by a rounded reciprocal: exact for any n up to maximumFactor².
-                        let reciprocal = ((1 << 32) + n / 2) / n
-                        let sum = sums[ox]
-                        for c in 0..<bpp {
-                            let average = (UInt64(sum[c]) &* reciprocal &+ (1 << 31)) >> 32
-                            target.storeBytes(of: UInt8(truncatingIfNeeded: average), toByteOffset: ox * bpp + c, as: UInt8.self)
-                        }
-                    }
+                let buffers = ResamplerPasses.Buffers(source: s, sourceStride: srcStride, destination: d, destinationStride: dstStride)
+                Resampler.forEachBand(rows: outH, work: w * h / 4, threshold: parallelThreshold) { band in
+                    reduceRows(band, buffers, width: w, height: h, outWidth: outW, bytesPerPixel: bpp, factorX: factorX, factorY: factorY)
                 }
             }
         }
         return out
+    }
+
+    /// Output rows `rows` of ``reduce(_:factorX:factorY:parallelThreshold:)``.
+    private static func reduceRows(
+        _ rows: Range<Int>, _ buffers: ResamplerPasses.Buffers, width w: Int, height h: Int, outWidth outW: Int,
+        bytesPerPixel bpp: Int, factorX: Int, factorY: Int
+    ) {
+        // One running sum per output pixel of the current output row (4 lanes; gray uses lane 0).
+        let sums = UnsafeMutablePointer<SIMD4<UInt32>>.allocate(capacity: outW)
+        defer { sums.deallocate() }
+        for oy in rows {
+            sums.initialize(repeating: SIMD4(repeating: 0), count: outW)
+            let firstRow = oy * factorY, count = min(factorY, h - firstRow)
+            for r in 0..<count {
+                let row = buffers.source + (firstRow + r) * buffers.sourceStride
+                if bpp == 4 {
+                    addRow4(row, width: w, factor: factorX, into: sums)
+                } else {
+                    addRow1(row, width: w, factor: factorX, into: sums)
+                }
+            }
+            let target = buffers.destination + oy * buffers.destinationStride
+            for ox in 0..<outW {
+                let n = UInt64(min(factorX, w - ox * factorX) * count)
+                // Multiply by a rounded reciprocal: exact for any n up to maximumFactor².
+                let reciprocal = ((1 << 32) + n / 2) / n
+                let sum = sums[ox]
+                for c in 0..<bpp {
+                    let average = (UInt64(sum[c]) &* reciprocal &+ (1 << 31)) >> 32
+                    target.storeBytes(of: UInt8(truncatingIfNeeded: average), toByteOffset: ox * bpp + c, as: UInt8.self)
+                }
+            }
+        }
     }
 
     private static func addRow4(_ row: UnsafeRawPointer, width: Int, factor: Int, into sums: UnsafeMutablePointer<SIMD4<UInt32>>) {
