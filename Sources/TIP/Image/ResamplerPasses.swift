@@ -90,8 +90,8 @@ enum ResamplerPasses {
             let s = band.sourceRow(y)
             let d = b.destination + y * b.destinationStride
             for x in 0..<band.width {
-                var p = s + Int(starts[x]) * 4
-                var w = UnsafeRawPointer(table + x * band.stride)
+                var p = s + Int(starts[x]) &* 4
+                var w = UnsafeRawPointer(table + x &* band.stride)
                 var acc0 = SIMD4<Int32>(repeating: half), acc1 = SIMD4<Int32>(repeating: 0)
                 for _ in 0..<Int(counts[x]) {
                     let px = SIMD16<Int32>(truncatingIfNeeded: p.loadUnaligned(as: SIMD16<UInt8>.self))
@@ -103,7 +103,7 @@ enum ResamplerPasses {
                     p += 16
                     w += 8
                 }
-                d.storeBytes(of: finished(acc0 &+ acc1, finish), toByteOffset: x * 4, as: UInt32.self)
+                d.storeBytes(of: finished(acc0 &+ acc1, finish), toByteOffset: x &* 4, as: UInt32.self)
             }
         }
     }
@@ -116,7 +116,7 @@ enum ResamplerPasses {
             let d = (b.destination + y * b.destinationStride).assumingMemoryBound(to: UInt8.self)
             for x in 0..<band.width {
                 var p = s + Int(starts[x])
-                var w = UnsafeRawPointer(table + x * band.stride)
+                var w = UnsafeRawPointer(table + x &* band.stride)
                 var acc = SIMD4<Int32>(repeating: 0)
                 for _ in 0..<Int(counts[x]) {
                     let px = SIMD4<Int32>(truncatingIfNeeded: p.loadUnaligned(as: SIMD4<UInt8>.self))
