@@ -39,7 +39,12 @@ enum ResamplerPasses {
                 weights.blockWeights.withUnsafeBufferPointer { table in
                     guard let starts = starts.baseAddress, let counts = counts.baseAddress, let table = table.baseAddress else { return }
                     if bytesPerPixel == 4 {
-                        horizontal4(band, starts: starts, counts: counts, table: table, finish: finish)
+                        // Few blocks: per-pixel sums finish cheaper; many: per-channel sums add cheaper.
+                        if weights.stride <= 8 {
+                            horizontal4(band, starts: starts, counts: counts, table: table, finish: finish, summingWith: PixelSums.self)
+                        } else {
+                            horizontal4(band, starts: starts, counts: counts, table: table, finish: finish, summingWith: ChannelSums.self)
+                        }
                     } else {
                         horizontal1(band, starts: starts, counts: counts, table: table)
                     }
@@ -81,9 +86,10 @@ enum ResamplerPasses {
         return c[0] | c[1] &<< 8 | c[2] &<< 16 | c[3] &<< 24
     }
 
-    /// 4-byte pixels, 4 taps per step: one 16-byte load feeds four multiply-adds.
-    private static func horizontal4(
-        _ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>, finish: Finish
+    /// 4-byte pixels, 4 taps per step, summed by `Sums` (specialised, so no dynamic dispatch).
+    private static func horizontal4<Sums: BlockSums>(
+        _ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>,
+        finish: Finish, summingWith _: Sums.Type
     ) {
         let b = band.buffers
         for y in band.rows {
@@ -92,18 +98,13 @@ enum ResamplerPasses {
             for x in 0..<band.width {
                 var p = s + Int(starts[x]) &* 4
                 var w = UnsafeRawPointer(table + x &* band.stride)
-                var acc0 = SIMD4<Int32>(repeating: half), acc1 = SIMD4<Int32>(repeating: 0)
+                var sums = Sums()
                 for _ in 0..<Int(counts[x]) {
-                    let px = SIMD16<Int32>(truncatingIfNeeded: p.loadUnaligned(as: SIMD16<UInt8>.self))
-                    let w4 = SIMD4<Int32>(truncatingIfNeeded: w.loadUnaligned(as: SIMD4<Int16>.self))
-                    acc0 &+= px.lowHalf.lowHalf &* SIMD4(repeating: w4[0])
-                    acc1 &+= px.lowHalf.highHalf &* SIMD4(repeating: w4[1])
-                    acc0 &+= px.highHalf.lowHalf &* SIMD4(repeating: w4[2])
-                    acc1 &+= px.highHalf.highHalf &* SIMD4(repeating: w4[3])
+                    sums.add(p.loadUnaligned(as: SIMD4<UInt32>.self), taps: SIMD4<Int32>(truncatingIfNeeded: w.loadUnaligned(as: SIMD4<Int16>.self)))
                     p += 16
                     w += 8
                 }
-                d.storeBytes(of: finished(acc0 &+ acc1, finish), toByteOffset: x &* 4, as: UInt32.self)
+                d.storeBytes(of: finished(sums.total, finish), toByteOffset: x &* 4, as: UInt32.self)
             }
         }
     }
