@@ -7,8 +7,10 @@ import Foundation
 /// ```
 ///
 /// Two passes (one per axis, the cheaper order first) with precomputed fixed-point weights; when
-/// shrinking, the kernel is widened by the scale factor so the result is properly antialiased. Large
-/// outputs are filtered on several threads. Safe to call from any thread.
+/// shrinking, the kernel is widened by the scale factor so the result is properly antialiased. An axis
+/// shrinking 6 times or more is first averaged down by an integer box, leaving the filter 3x to 6x.
+/// Passes worth more than a few milliseconds are split across threads with
+/// `DispatchQueue.concurrentPerform`. Safe to call from any thread; the call is synchronous.
 public enum Resampler {
     /// `bitmap` resized to `width` x `height` pixels (both > 0) with the filter chosen by `quality`
     /// (`.none` nearest neighbour, `.low` triangle, `.medium` Catmull-Rom, `.high` and `.default`
@@ -38,7 +40,7 @@ public enum Resampler {
             let columns = ResamplerWeights(filter: .nearest, sourceCount: bitmap.width, count: width)
             let lines = ResamplerWeights(filter: .nearest, sourceCount: bitmap.height, count: height)
             let bpp = bitmap.format.bytesPerPixel
-            copy(from: bitmap, into: &out) { buffers in
+            withBuffers(from: bitmap, into: &out) { buffers in
                 forEachBand(rows: height, work: width * height, threshold: parallelThreshold) { band in
                     ResamplerPasses.nearest(buffers, rows: band, columns: columns, lines: lines, bytesPerPixel: bpp)
                 }
@@ -102,7 +104,7 @@ public enum Resampler {
 
     private static func horizontal(from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int) {
         let rows = destination.height, bpp = source.format.bytesPerPixel
-        copy(from: source, into: &destination) { buffers in
+        withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: weights.count * rows * weights.maxTaps / 4, threshold: threshold) { band in
                 ResamplerPasses.horizontal(buffers, rows: band, weights: weights, bytesPerPixel: bpp, finish: finish)
             }
@@ -111,14 +113,15 @@ public enum Resampler {
 
     private static func vertical(from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int) {
         let rows = destination.height, rowBytes = destination.width * destination.format.bytesPerPixel
-        copy(from: source, into: &destination) { buffers in
+        withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: rowBytes * rows * weights.maxTaps / 16, threshold: threshold) { band in
                 ResamplerPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
             }
         }
     }
 
-    private static func copy(
+    /// Calls `body` with the raw rows of `source` and of `destination` (made unique first).
+    private static func withBuffers(
         from source: Bitmap, into destination: inout Bitmap,
         _ body: (ResamplerPasses.Buffers) -> Void
     ) {
