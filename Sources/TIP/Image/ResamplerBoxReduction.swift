@@ -15,7 +15,7 @@ enum ResamplerBoxReduction {
     /// `bitmap` with every `factorX` x `factorY` box averaged into one pixel (rounded to nearest).
     /// Boxes at the right and bottom edges may be partial and average what they cover, so the result is
     /// `ceil(width / factorX)` x `ceil(height / factorY)`. Averaging keeps colour ≤ alpha and keeps
-    /// `rgbx8` opaque. Splits the rows across threads when a quarter of the source pixel count exceeds
+    /// `rgbx8` opaque. Splits the rows across threads when half the source pixel count exceeds
     /// `parallelThreshold`.
     static func reduce(_ bitmap: Bitmap, factorX: Int, factorY: Int, parallelThreshold: Int = Resampler.defaultParallelThreshold) -> Bitmap {
         let (w, h) = (bitmap.width, bitmap.height)
@@ -29,7 +29,7 @@ enum ResamplerBoxReduction {
             out.withUnsafeMutableBytes { dst in
                 guard let s = src.baseAddress, let d = dst.baseAddress else { return }
                 let buffers = ResamplerPasses.Buffers(source: s, sourceStride: srcStride, destination: d, destinationStride: dstStride)
-                Resampler.forEachBand(rows: outH, work: w * h / 4, threshold: parallelThreshold) { band in
+                Resampler.forEachBand(rows: outH, work: w * h / 2, threshold: parallelThreshold) { band in
                     reduceRows(band, buffers, width: w, height: h, outWidth: outW, bytesPerPixel: bpp, factorX: factorX, factorY: factorY)
                 }
             }
