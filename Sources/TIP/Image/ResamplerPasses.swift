@@ -161,7 +161,21 @@ enum ResamplerPasses {
             let w = table + y * stride
             let d = destination + y * destinationStride
             var x = 0
-            while x < span {
+            // Two chunks per step share each tap's weight and row pointer.
+            while x + 32 <= span {
+                var left = Planes(), right = Planes()
+                var r = first + x
+                for i in 0..<n {
+                    let weight = w[i]
+                    left.add(r.load(as: SIMD4<UInt32>.self), weight: weight)
+                    right.add(r.load(fromByteOffset: 16, as: SIMD4<UInt32>.self), weight: weight)
+                    r += sourceStride
+                }
+                (d + x).storeBytes(of: left.packed(finish), as: SIMD4<UInt32>.self)
+                (d + x + 16).storeBytes(of: right.packed(finish), as: SIMD4<UInt32>.self)
+                x += 32
+            }
+            if x < span {
                 var acc = Planes()
                 var r = first + x
                 for i in 0..<n {
@@ -169,7 +183,6 @@ enum ResamplerPasses {
                     r += sourceStride
                 }
                 (d + x).storeBytes(of: acc.packed(finish), as: SIMD4<UInt32>.self)
-                x += 16
             }
             if span > rowBytes {
                 (d + rowBytes).initializeMemory(as: UInt8.self, repeating: 0, count: span - rowBytes)
