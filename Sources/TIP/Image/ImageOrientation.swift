@@ -27,32 +27,54 @@ extension Bitmap {
         if orientation == .up { return self }
         let outW = orientation.swapsDimensions ? height : width
         let outH = orientation.swapsDimensions ? width : height
-        var out = Bitmap(uninitializedWidth: outW, height: outH, format: format)!
+        guard var out = Bitmap(uninitializedWidth: outW, height: outH, format: format) else {
+            preconditionFailure("applyingOrientation: a bitmap of the same size could not be allocated")
+        }
         let bpp = format.bytesPerPixel
-        let w = width, h = height, srcStride = bytesPerRow, dstStride = out.bytesPerRow
+        let (w, h, stride) = (width, height, bytesPerRow)
+        // The stored pixel shown at display position (x, y) sits at origin + x * stepX + y * stepY.
+        let (origin, stepX, stepY): (Int, Int, Int)
+        switch orientation {
+        case .up: (origin, stepX, stepY) = (0, bpp, stride)
+        case .upMirrored: (origin, stepX, stepY) = ((w - 1) * bpp, -bpp, stride)
+        case .down: (origin, stepX, stepY) = ((h - 1) * stride + (w - 1) * bpp, -bpp, -stride)
+        case .downMirrored: (origin, stepX, stepY) = ((h - 1) * stride, bpp, -stride)
+        case .leftMirrored: (origin, stepX, stepY) = (0, stride, bpp)
+        case .right: (origin, stepX, stepY) = ((h - 1) * stride, -stride, bpp)
+        case .rightMirrored: (origin, stepX, stepY) = ((h - 1) * stride + (w - 1) * bpp, -stride, -bpp)
+        case .left: (origin, stepX, stepY) = ((w - 1) * bpp, stride, -bpp)
+        }
+        let dstStride = out.bytesPerRow
         withUnsafeBytes { src in
             out.withUnsafeMutableBytes { dst in
-                let s = src.baseAddress!, d = dst.baseAddress!
-                for y in 0..<outH {
-                    let dRow = d + y * dstStride
-                    for x in 0..<outW {
-                        // (sx, sy): the stored pixel shown at display position (x, y).
-                        let sx: Int, sy: Int
-                        switch orientation {
-                        case .up: (sx, sy) = (x, y)
-                        case .upMirrored: (sx, sy) = (w - 1 - x, y)
-                        case .down: (sx, sy) = (w - 1 - x, h - 1 - y)
-                        case .downMirrored: (sx, sy) = (x, h - 1 - y)
-                        case .leftMirrored: (sx, sy) = (y, x)
-                        case .right: (sx, sy) = (y, h - 1 - x)
-                        case .rightMirrored: (sx, sy) = (w - 1 - y, h - 1 - x)
-                        case .left: (sx, sy) = (w - 1 - y, x)
-                        }
-                        let sp = s + sy * srcStride + sx * bpp
-                        if bpp == 4 {
-                            (dRow + x * 4).copyMemory(from: sp, byteCount: 4)
-                        } else {
-                            dRow.storeBytes(of: sp.load(as: UInt8.self), toByteOffset: x, as: UInt8.self)
+                guard let s = src.baseAddress, let d = dst.baseAddress else { return }
+                if stepX == bpp {
+                    // Rows stay rows: whole-row copies.
+                    for y in 0..<outH {
+                        (d + y * dstStride).copyMemory(from: s + origin + y * stepY, byteCount: outW * bpp)
+                    }
+                    return
+                }
+                // Square tiles keep the column-wise reads of a transpose inside the cache.
+                let tile = 32
+                for tileY in Swift.stride(from: 0, to: outH, by: tile) {
+                    let yEnd = min(outH, tileY + tile)
+                    for tileX in Swift.stride(from: 0, to: outW, by: tile) {
+                        let xEnd = min(outW, tileX + tile)
+                        for y in tileY..<yEnd {
+                            var p = s + origin + y * stepY + tileX * stepX
+                            let row = d + y * dstStride
+                            if bpp == 4 {
+                                for x in tileX..<xEnd {
+                                    row.storeBytes(of: p.load(as: UInt32.self), toByteOffset: x * 4, as: UInt32.self)
+                                    p += stepX
+                                }
+                            } else {
+                                for x in tileX..<xEnd {
+                                    row.storeBytes(of: p.load(as: UInt8.self), toByteOffset: x, as: UInt8.self)
+                                    p += stepX
+                                }
+                            }
                         }
                     }
                 }

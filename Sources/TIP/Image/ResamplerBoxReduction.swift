@@ -1,0 +1,101 @@
+/// Exact integer-factor box averaging, which ``Resampler`` runs before its filter when an axis shrinks
+/// by a large factor: the filter then works on a source at most a few times larger than the result,
+/// which is far cheaper than a kernel hundreds of taps wide and changes the result very little.
+enum ResamplerBoxReduction {
+    /// The filter is always left at least this much shrinking to do, so it still antialiases properly.
+    static let remainingFactor = 3
+    /// Largest box side; keeps every box sum and its scaled form inside 64-bit arithmetic with room.
+    static let maximumFactor = 255
+
+    /// The box side to pre-shrink an axis by when it goes from `source` to `count` pixels (1 = none).
+    static func factor(source: Int, count: Int) -> Int {
+        min(maximumFactor, max(1, source / (count * remainingFactor)))
+    }
+
+    /// `bitmap` with every `factorX` x `factorY` box averaged into one pixel (rounded to nearest).
+    /// Boxes at the right and bottom edges may be partial and average what they cover, so the result is
+    /// `ceil(width / factorX)` x `ceil(height / factorY)`. Averaging keeps colour ≤ alpha and keeps
+    /// `rgbx8` opaque. Splits the rows across threads when half the source pixel count exceeds
+    /// `parallelThreshold`.
+    static func reduce(_ bitmap: Bitmap, factorX: Int, factorY: Int, parallelThreshold: Int = Resampler.defaultParallelThreshold) -> Bitmap {
+        let (w, h) = (bitmap.width, bitmap.height)
+        let outW = (w + factorX - 1) / factorX, outH = (h + factorY - 1) / factorY
+        guard var out = Bitmap(uninitializedWidth: outW, height: outH, format: bitmap.format) else {
+            preconditionFailure("box reduction: the output bitmap could not be allocated")
+        }
+        let bpp = bitmap.format.bytesPerPixel
+        let srcStride = bitmap.bytesPerRow, dstStride = out.bytesPerRow
+        bitmap.withUnsafeBytes { src in
+            out.withUnsafeMutableBytes { dst in
+                guard let s = src.baseAddress, let d = dst.baseAddress else { return }
+                let buffers = ResamplerPasses.Buffers(source: s, sourceStride: srcStride, destination: d, destinationStride: dstStride)
+                Resampler.forEachBand(rows: outH, work: w * h / 2, threshold: parallelThreshold) { band in
+                    reduceRows(band, buffers, width: w, height: h, outWidth: outW, bytesPerPixel: bpp, factorX: factorX, factorY: factorY)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Output rows `rows` of ``reduce(_:factorX:factorY:parallelThreshold:)``.
+    private static func reduceRows(
+        _ rows: Range<Int>, _ buffers: ResamplerPasses.Buffers, width w: Int, height h: Int, outWidth outW: Int,
+        bytesPerPixel bpp: Int, factorX: Int, factorY: Int
+    ) {
+        // One running sum per output pixel of the current output row (4 lanes; gray uses lane 0).
+        let sums = UnsafeMutablePointer<SIMD4<UInt32>>.allocate(capacity: outW)
+        defer { sums.deallocate() }
+        for oy in rows {
+            sums.initialize(repeating: SIMD4(repeating: 0), count: outW)
+            let firstRow = oy * factorY, count = min(factorY, h - firstRow)
+            for r in 0..<count {
+                let row = buffers.source + (firstRow + r) * buffers.sourceStride
+                if bpp == 4 {
+                    addRow4(row, width: w, factor: factorX, into: sums)
+                } else {
+                    addRow1(row, width: w, factor: factorX, into: sums)
+                }
+            }
+            let target = buffers.destination + oy * buffers.destinationStride
+            for ox in 0..<outW {
+                let n = UInt64(min(factorX, w - ox * factorX) * count)
+                // Multiply by a rounded reciprocal: exact for any n up to maximumFactor².
+                let reciprocal = ((1 << 32) + n / 2) / n
+                let sum = sums[ox]
+                for c in 0..<bpp {
+                    let average = (UInt64(sum[c]) &* reciprocal &+ (1 << 31)) >> 32
+                    target.storeBytes(of: UInt8(truncatingIfNeeded: average), toByteOffset: ox * bpp + c, as: UInt8.self)
+                }
+            }
+        }
+    }
+
+    private static func addRow4(_ row: UnsafeRawPointer, width: Int, factor: Int, into sums: UnsafeMutablePointer<SIMD4<UInt32>>) {
+        var x = 0, ox = 0
+        while x < width {
+            let end = min(width, x + factor)
+            var acc = SIMD4<UInt32>(repeating: 0)
+            while x < end {
+                acc &+= SIMD4<UInt32>(truncatingIfNeeded: row.loadUnaligned(fromByteOffset: x * 4, as: SIMD4<UInt8>.self))
+                x += 1
+            }
+            sums[ox] &+= acc
+            ox += 1
+        }
+    }
+
+    private static func addRow1(_ row: UnsafeRawPointer, width: Int, factor: Int, into sums: UnsafeMutablePointer<SIMD4<UInt32>>) {
+        let bytes = row.assumingMemoryBound(to: UInt8.self)
+        var x = 0, ox = 0
+        while x < width {
+            let end = min(width, x + factor)
+            var acc: UInt32 = 0
+            while x < end {
+                acc &+= UInt32(bytes[x])
+                x += 1
+            }
+            sums[ox][0] &+= acc
+            ox += 1
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// The fixed-point filter taps of one axis of a resize: for every destination coordinate, the first
+/// source index, how many consecutive source pixels contribute and their weights.
+///
+/// Weights carry ``precision`` fractional bits and those of every destination coordinate sum exactly to
+/// ``one``, so a solid colour survives any resize unchanged. Taps never reach outside the source: near
+/// the edges the kernel is cut and renormalised.
+struct ResamplerWeights: Sendable {
+    /// Fractional bits of every weight.
+    static let precision = 14
+    /// The fixed-point value of weight 1.
+    static let one: Int32 = 1 << precision
+
+    /// Source pixels along this axis.
+    let sourceCount: Int
+    /// Destination pixels along this axis.
+    let count: Int
+    /// Distance between the weights of consecutive destination coordinates in ``weights`` (the largest
+    /// tap count, rounded up to a multiple of 4).
+    let stride: Int
+    /// Largest tap count of any destination coordinate.
+    let maxTaps: Int
+    /// First contributing source index of each destination coordinate.
+    let starts: [Int32]
+    /// Number of contributing source pixels of each destination coordinate (at least 1).
+    let tapCounts: [Int32]
+    /// `count * stride` weights; the entries past a coordinate's tap count are zero.
+    let weights: [Int16]
+    /// The same taps laid out for reading whole blocks of 4 source pixels: coordinate x reads
+    /// `blockCounts[x]` blocks from `blockStarts[x]`, with its weights (zero where a block overhangs its
+    /// taps) at `blockWeights[x * stride]`. Blocks stay inside ``blockSourceCount`` pixels.
+    let blockStarts: [Int32]
+    /// Number of 4-pixel blocks each destination coordinate reads (see ``blockStarts``).
+    let blockCounts: [Int32]
+    /// `count * stride` weights for the block layout (see ``blockStarts``).
+    let blockWeights: [Int16]
+    /// Source pixels the block layout may read: ``sourceCount``, or ``stride`` when the source is
+    /// narrower than that (the reader then pads the source with zero pixels, which get zero weights).
+    let blockSourceCount: Int
+
+    /// The taps of `filter` mapping `sourceCount` pixels onto `count` (both > 0). Pixel centres sit at
+    /// +0.5; when shrinking, the kernel is widened by the scale factor so that it also low-passes.
+    /// `sourceExtent` (default `sourceCount`) is the length in source pixels that the destination
+    /// spans, for a source whose last pixel stands for less than a whole pixel (a partial box).
+    init(filter: ResamplingFilter, sourceCount: Int, count: Int, sourceExtent: Double? = nil) {
+        precondition(sourceCount > 0 && count > 0, "resampler weights need positive sizes")
+        self.sourceCount = sourceCount
+        self.count = count
+        let scale = (sourceExtent ?? Double(sourceCount)) / Double(count)
+        let filterScale = max(scale, 1)
+        let support = filter.support * filterScale
+        let reach = min(sourceCount, Int(support.rounded(.up)) * 2 + 4)
+
+        var starts = [Int32](repeating: 0, count: count)
+        var tapCounts = [Int32](repeating: 1, count: count)
+        // Every coordinate's kept taps, back to back; coordinate x owns tapCounts[x] of them.
+        var kept = [Int32]()
+        kept.reserveCapacity(count * min(reach, 8))
+        var real = [Double](repeating: 0, count: reach)
+        var quantised = [Int32](repeating: 0, count: reach)
+        var maxTaps = 1
+        for x in 0..<count {
+            if filter == .nearest {
+                // Exact integer form of floor((x + 0.5) * scale).
+                starts[x] = Int32(min(sourceCount - 1, (2 * x + 1) * sourceCount / (2 * count)))
+                kept.append(Self.one)
+                continue
+            }
+            let centre = (Double(x) + 0.5) * scale
+            let first = max(0, Int((centre - support).rounded(.down)))
+            let end = min(sourceCount, Int((centre + support).rounded(.up)) + 1)
+            var total = 0.0
+            var n = 0
+            for i in first..<end {
+                let w = filter.value(at: (Double(i) + 0.5 - centre) / filterScale)
+                real[n] = w
+                total += w
+                n += 1
+            }
+            guard total > 1e-12 else {
+                starts[x] = Int32(min(sourceCount - 1, max(0, Int(centre))))
+                kept.append(Self.one)
+                continue
+            }
+            var sum: Int32 = 0
+            var largest = 0
+            for i in 0..<n {
+                let q = Int32(clamping: Int((real[i] / total * Double(Self.one)).rounded()))
+                quantised[i] = q
+                sum += q
+                if abs(q) > abs(quantised[largest]) { largest = i }
+            }
+            quantised[largest] += Self.one - sum
+            // Drop taps whose weight rounded to zero at both ends: they cost time and add nothing.
+            var lo = 0, hi = n
+            while lo < hi - 1 && quantised[lo] == 0 { lo += 1 }
+            while hi - 1 > lo && quantised[hi - 1] == 0 { hi -= 1 }
+            starts[x] = Int32(first + lo)
+            tapCounts[x] = Int32(hi - lo)
+            maxTaps = max(maxTaps, hi - lo)
+            kept.append(contentsOf: quantised[lo..<hi])
+        }
+        let stride = (maxTaps + 3) / 4 * 4
+        var weights = [Int16](repeating: 0, count: count * stride)
+        var next = 0
+        for x in 0..<count {
+            for i in 0..<Int(tapCounts[x]) {
+                weights[x * stride + i] = Int16(clamping: kept[next])
+                next += 1
+            }
+        }
+        let blockSourceCount = max(sourceCount, stride)
+        var blockStarts = [Int32](repeating: 0, count: count)
+        var blockCounts = [Int32](repeating: 0, count: count)
+        var blockWeights = [Int16](repeating: 0, count: count * stride)
+        for x in 0..<count {
+            let taps = Int(tapCounts[x])
+            let blocks = (taps + 3) / 4
+            // Slide the window left when its blocks would overhang the end of the source.
+            let start = min(Int(starts[x]), blockSourceCount - blocks * 4)
+            let shift = Int(starts[x]) - start
+            blockStarts[x] = Int32(start)
+            blockCounts[x] = Int32((shift + taps + 3) / 4)
+            for i in 0..<taps {
+                blockWeights[x * stride + shift + i] = weights[x * stride + i]
+            }
+        }
+        self.blockSourceCount = blockSourceCount
+        self.blockStarts = blockStarts
+        self.blockCounts = blockCounts
+        self.blockWeights = blockWeights
+        self.starts = starts
+        self.tapCounts = tapCounts
+        self.weights = weights
+        self.stride = stride
+        self.maxTaps = maxTaps
+    }
+}
