@@ -1,0 +1,48 @@
+import CTurboJPEG
+import Synchronization
+
+/// A TurboJPEG handle that may cross threads: a handle is used by one thread at a time, which the
+/// pool guarantees by handing each one out exclusively.
+struct TurboJPEGHandle: @unchecked Sendable {
+    let raw: tjhandle
+}
+
+/// Reuses TurboJPEG handles instead of creating one per call (`tjInitDecompress` costs a few
+/// allocations). Thread-safe: the idle list is guarded by a `Mutex`.
+final class TurboJPEGHandlePool: Sendable {
+    /// Which kind of handle a pool holds.
+    enum Kind: Sendable { case decompress, compress }
+
+    /// Shared decompression handles.
+    static let decompressors = TurboJPEGHandlePool(kind: .decompress)
+    /// Shared compression handles.
+    static let compressors = TurboJPEGHandlePool(kind: .compress)
+
+    private let kind: Kind
+    private let idle = Mutex<[TurboJPEGHandle]>([])
+    /// Handles kept for reuse at most; extras are destroyed.
+    private let capacity = 8
+
+    init(kind: Kind) { self.kind = kind }
+
+    /// Runs `body` with an exclusive handle, or returns nil when TurboJPEG cannot make one.
+    func withHandle<R>(_ body: (tjhandle) -> R) -> R? {
+        let reused = idle.withLock { $0.popLast() }
+        let handle: TurboJPEGHandle
+        if let reused {
+            handle = reused
+        } else {
+            let made: tjhandle? = kind == .decompress ? tjInitDecompress() : tjInitCompress()
+            guard let made else { return nil }
+            handle = TurboJPEGHandle(raw: made)
+        }
+        let result = body(handle.raw)
+        let kept = idle.withLock { list -> Bool in
+            guard list.count < capacity else { return false }
+            list.append(handle)
+            return true
+        }
+        if !kept { tjDestroy(handle.raw) }
+        return result
+    }
+}
