@@ -6,6 +6,8 @@
 #include <setjmp.h>
 #include <jpeglib.h>
 #include <jerror.h>
+// Installed with libjpeg-turbo; used only to read/flip inputctl->eoi_reached around one output pass.
+#include <jpegint.h>
 #include "CJPEGIncremental.h"
 
 int tip_jpeg_lib_version(void) { return JPEG_LIB_VERSION; }
@@ -375,6 +377,12 @@ int tip_jpeg_inc_render_progressive(tip_jpeg_inc *dec, int scan_number, uint8_t 
         if (dec->input_complete || dec->scan_done) scan_number = c->input_scan_number;
         else scan_number = c->input_scan_number > 1 ? c->input_scan_number - 1 : 1;
     }
+    // When the current scan is complete but the next marker has not arrived, tell the output pass
+    // that the input has ended, like a decode of the data up to here would see: otherwise block
+    // smoothing after a DC scan waits for rows that do not exist and the pass suspends. Restored
+    // right after the pass; no input is consumed meanwhile.
+    int pretend_eoi = dec->scan_done && !dec->input_complete && !c->inputctl->eoi_reached;
+    if (pretend_eoi) c->inputctl->eoi_reached = TRUE;
     jpeg_start_output(c, scan_number);
     int produced = 0;
     while (c->output_scanline < c->output_height) {
@@ -387,6 +395,7 @@ int tip_jpeg_inc_render_progressive(tip_jpeg_inc *dec, int scan_number, uint8_t 
     }
     produced = (int)c->output_scanline;
     if (!jpeg_finish_output(c)) dec->bufpost = 1;
+    if (pretend_eoi) c->inputctl->eoi_reached = FALSE;
     return produced;
 }
 

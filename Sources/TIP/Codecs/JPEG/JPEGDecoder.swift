@@ -24,8 +24,9 @@ struct JPEGDecoder: ImageDecoder {
     func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
         guard !data.isEmpty else { throw .emptyData }
         let result = data.withUnsafeBytes { raw -> Result<ImageContainer, ImageDecodingError> in
-            let decoded = TurboJPEGHandlePool.decompressors.withHandle { handle in
-                Self.decode(raw, handle: handle, options: options)
+            let decoded = TurboJPEGHandlePool.decompressors.withHandle { handle, discard in
+                let result = Self.decode(raw, handle: handle, options: options, discard: &discard)
+                return result
             }
             return decoded ?? .failure(.unsupported("TurboJPEG could not create a decompressor"))
         }
@@ -39,12 +40,13 @@ struct JPEGDecoder: ImageDecoder {
         return String(cString: text)
     }
 
-    private static func decode(_ bytes: UnsafeRawBufferPointer, handle: tjhandle, options: ImageDecodingOptions) -> Result<ImageContainer, ImageDecodingError> {
+    private static func decode(_ bytes: UnsafeRawBufferPointer, handle: tjhandle, options: ImageDecodingOptions, discard: inout Bool) -> Result<ImageContainer, ImageDecodingError> {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .failure(.emptyData) }
         guard bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return .failure(.unrecognizedFormat) }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let headerStatus = tjDecompressHeader3(handle, base, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
         guard headerStatus == 0, width > 0, height > 0 else {
+            discard = true
             if headerStatus == 0 { return .failure(.truncatedData) }
             let message = errorMessage(handle)
             if message.contains("Premature end") || message.contains("no image") { return .failure(.truncatedData) }
@@ -75,6 +77,7 @@ struct JPEGDecoder: ImageDecoder {
         }
         var isPartial = false
         if status != 0 {
+            discard = true
             guard tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue) else {
                 return .failure(.corruptData(errorMessage(handle)))
             }

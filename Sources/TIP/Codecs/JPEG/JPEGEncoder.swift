@@ -18,7 +18,8 @@ struct JPEGEncoder: ImageEncoder {
         guard bitmap.width <= Int(Int32.max), bitmap.height <= Int(Int32.max), bitmap.bytesPerRow <= Int(Int32.max) else {
             throw PipelineError(.failedToInitializeImageDestination, "JPEG encode: image too large")
         }
-        let outcome = TurboJPEGHandlePool.compressors.withHandle { handle -> Result<Data, PipelineError> in
+        let pool = options.contains(.progressive) ? TurboJPEGHandlePool.progressiveCompressors : TurboJPEGHandlePool.compressors
+        let outcome = pool.withHandle { handle, discard -> Result<Data, PipelineError> in
             bitmap.withUnsafeBytes { src -> Result<Data, PipelineError> in
                 var buffer: UnsafeMutablePointer<UInt8>? = nil
                 var size: UInt = 0
@@ -28,6 +29,7 @@ struct JPEGEncoder: ImageEncoder {
                                          Int32(subsampling.rawValue), Int32(libjpegQuality), flags)
                 defer { if let buffer { tjFree(buffer) } }
                 guard status == 0, let buffer, size > 0 else {
+                    discard = true
                     let message = tjGetErrorStr2(handle).map { String(cString: $0) } ?? "unknown error"
                     return .failure(PipelineError(.failedToFinalizeImageDestination, "JPEG encode failed: \(message)"))
                 }
