@@ -1,3 +1,4 @@
+import CTurboJPEG
 import Foundation
 import Synchronization
 import Testing
@@ -90,6 +91,29 @@ struct JPEGCodecTests {
             }
         }
         #expect(failures.withLock { $0 } == 0)
+    }
+
+    @Test func cmykJPEGDecodesToRGB() throws {
+        // Adobe-style inverted CMYK samples (255 = no ink): C=255, M=0, Y=255, K=255 is magenta.
+        let width = 24, height = 16
+        var cmyk = [UInt8](repeating: 0, count: width * height * 4)
+        for i in 0..<(width * height) { cmyk[i * 4] = 255; cmyk[i * 4 + 1] = 0; cmyk[i * 4 + 2] = 255; cmyk[i * 4 + 3] = 255 }
+        let handle = try #require(tjInitCompress())
+        defer { tjDestroy(handle) }
+        var buffer: UnsafeMutablePointer<UInt8>? = nil
+        var size: UInt = 0
+        let status = tjCompress2(handle, cmyk, Int32(width), 0, Int32(height), Int32(TJPF_CMYK.rawValue), &buffer, &size,
+                                 Int32(TJSAMP_444.rawValue), 95, 0)
+        #expect(status == 0)
+        let data = Data(bytes: try #require(buffer), count: Int(size))
+        tjFree(buffer)
+        let image = try decoder.decode(data, options: .init()).image
+        #expect(image.format == .rgbx8)
+        let p = image.pixel(x: 5, y: 5)
+        #expect(p[0] > 235 && p[1] < 20 && p[2] > 235, "\(p)")
+        let context = try JPEGTestSupport.feed(data, chunkSizes: [100])
+        let incremental = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        #expect(incremental.image == image)
     }
 
     @Test func grayscaleOptionAndAlphaFlattening() throws {

@@ -34,12 +34,15 @@ final class JPEGDecoderContext: ImageDecoderContext {
     private var consumed: Int64 = 0
     /// Whether libjpeg's coefficients hold exactly the completed scans (no partial scan consumed).
     private var exactScans = true
-    /// The last output pass (DCT-scaled, stored orientation) and the progress it shows.
-    private var lastBase: (consumed: Int64, scans: Int, rows: Int, bitmap: Bitmap)?
+    /// An output pass (DCT-scaled, stored orientation) with a unique token for render caching.
+    private typealias Base = (token: Int, bitmap: Bitmap)
+    private var nextToken = 0
+    /// The last output pass and the progress it shows.
+    private var lastBase: (consumed: Int64, scans: Int, rows: Int, base: Base)?
     /// The last output pass that showed exactly `scans` completed scans.
-    private var lastFullFrameBase: (scans: Int, bitmap: Bitmap)?
+    private var lastFullFrameBase: (scans: Int, base: Base)?
     /// The last render, keyed by its final dimensions and the base it came from.
-    private var lastRender: (width: Int, height: Int, consumed: Int64, scans: Int, rows: Int, partial: Bool, container: ImageContainer)?
+    private var lastRender: (width: Int, height: Int, token: Int, partial: Bool, container: ImageContainer)?
 
     init(options: ImageDecodingOptions) {
         self.options = options
@@ -83,7 +86,7 @@ final class JPEGDecoderContext: ImageDecoderContext {
     func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? {
         if let error { throw error }
         guard started, let decoder else { return nil }
-        let base: Bitmap?
+        let base: Base?
         let isPartial: Bool
         if isProgressive {
             switch mode {
@@ -111,18 +114,16 @@ final class JPEGDecoderContext: ImageDecoderContext {
             isPartial = !(inputComplete && !truncated)
         }
         guard let base else { return nil }
-        let dims = displayDimensions(base: base, targetDimensions: targetDimensions, contentMode: targetContentMode)
+        let dims = TargetSizing.pixelDimensions(width: Int(dimensions.width), height: Int(dimensions.height),
+                                                targetDimensions: targetDimensions, contentMode: targetContentMode)
         let partialFlag = isPartial || truncated
         if let cached = lastRender, cached.width == dims.width, cached.height == dims.height,
-           cached.consumed == lastBase?.consumed, cached.scans == lastBase?.scans, cached.rows == lastBase?.rows,
-           cached.partial == partialFlag {
+           cached.token == base.token, cached.partial == partialFlag {
             return cached.container
         }
-        let image = JPEGDecoder.finish(base, orientation: orientation, width: dims.width, height: dims.height, quality: options.interpolationQuality)
+        let image = JPEGDecoder.finish(base.bitmap, orientation: orientation, width: dims.width, height: dims.height, quality: options.interpolationQuality)
         let container = ImageContainer(image: image, isPartial: partialFlag)
-        if let lastBase {
-            lastRender = (dims.width, dims.height, lastBase.consumed, lastBase.scans, lastBase.rows, partialFlag, container)
-        }
+        lastRender = (dims.width, dims.height, base.token, partialFlag, container)
         return container
     }
 
@@ -216,35 +217,37 @@ final class JPEGDecoderContext: ImageDecoderContext {
         } else if !hold && consumed != before {
             exactScans = false
         }
-        if hold && frameCount > 0 && consumed == before { /* nothing new: exactness unchanged */ }
     }
 
     /// The output pass for the current progressive state (or a cached one).
-    private func progressiveBase(_ decoder: OpaquePointer, fullFrameOnly: Bool) throws(ImageDecodingError) -> Bitmap? {
+    private func progressiveBase(_ decoder: OpaquePointer, fullFrameOnly: Bool) throws(ImageDecodingError) -> Base? {
         if fullFrameOnly && !exactScans && !inputComplete, let cached = lastFullFrameBase, cached.scans == frameCount {
-            return cached.bitmap
+            return cached.base
         }
         if let cached = lastBase, cached.consumed == consumed, cached.scans == frameCount {
-            return cached.bitmap
+            return cached.base
         }
         guard var bitmap = Bitmap(uninitializedWidth: outputWidth, height: outputHeight, format: format) else { return nil }
         let pitch = bitmap.bytesPerRow
         let produced = bitmap.withUnsafeMutableBytes { raw in
             tip_jpeg_inc_render_progressive(decoder, 0, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), pitch)
         }
-        if produced == -2 { return lastBase?.bitmap }
+        if produced == -2 { return lastBase?.base }
         if produced < 0 { throw libjpegError(decoder) }
+        // Nothing decoded yet: nothing to show.
+        if produced == 0 && frameCount == 0 && !inputComplete { return nil }
         fillRows(&bitmap, from: Int(produced))
         convertCMYK(&bitmap)
-        lastBase = (consumed, frameCount, 0, bitmap)
-        if exactScans || inputComplete { lastFullFrameBase = (frameCount, bitmap) }
-        return bitmap
+        let base = makeBase(bitmap)
+        lastBase = (consumed, frameCount, 0, base)
+        if exactScans || inputComplete { lastFullFrameBase = (frameCount, base) }
+        return base
     }
 
     /// The rows decoded so far of a sequential JPEG, the rest mid gray.
-    private func sequentialBase(_ decoder: OpaquePointer) -> Bitmap? {
+    private func sequentialBase(_ decoder: OpaquePointer) -> Base? {
         if let cached = lastBase, cached.rows == rowsDecoded, cached.consumed == consumed {
-            return cached.bitmap
+            return cached.base
         }
         guard var bitmap = Bitmap(uninitializedWidth: outputWidth, height: outputHeight, format: format) else { return nil }
         let pitch = bitmap.bytesPerRow
@@ -253,8 +256,14 @@ final class JPEGDecoderContext: ImageDecoderContext {
         }
         fillRows(&bitmap, from: Int(copied))
         convertCMYK(&bitmap)
-        lastBase = (consumed, 0, rowsDecoded, bitmap)
-        return bitmap
+        let base = makeBase(bitmap)
+        lastBase = (consumed, 0, rowsDecoded, base)
+        return base
+    }
+
+    private func makeBase(_ bitmap: Bitmap) -> Base {
+        nextToken += 1
+        return (nextToken, bitmap)
     }
 
     /// Fills rows `from..<height` with mid gray so no pixel is left undefined.
@@ -281,11 +290,5 @@ final class JPEGDecoderContext: ImageDecoderContext {
         bitmap.withUnsafeMutableBytes { raw in
             CMYKConverter.convertToRGBX(raw.baseAddress!, width: w, height: h, pitch: pitch, inverted: inverted)
         }
-    }
-
-    /// Final render dimensions (display orientation) for the render's own target sizing.
-    private func displayDimensions(base: Bitmap, targetDimensions: CGSize, contentMode: ContentMode) -> (width: Int, height: Int) {
-        let w = Int(dimensions.width), h = Int(dimensions.height)
-        return TargetSizing.pixelDimensions(width: w, height: h, targetDimensions: targetDimensions, contentMode: contentMode)
     }
 }
