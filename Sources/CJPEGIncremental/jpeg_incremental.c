@@ -40,6 +40,7 @@ struct tip_jpeg_inc {
     int completed_scans;
     int scan_done;        // the current input scan is complete (next SOS not read yet)
     int held;             // stopped at a scan boundary with the next scan incomplete
+    size_t held_scan_pos; // while held at entropy data: bytes already searched for its end
     int bufpost;          // an output pass was finished but jpeg_finish_output suspended
     int input_complete;
     // Sequential output rows.
@@ -243,6 +244,23 @@ int tip_jpeg_inc_start(tip_jpeg_inc *dec, int scale_num, int scale_denom, int ou
     return tip_finish_start(dec);
 }
 
+// Searches entropy-coded data from *pos for a terminating marker (not a stuffed zero or RSTn);
+// on failure *pos is where a later search (with more bytes) may resume.
+static int tip_entropy_end_present(const uint8_t *b, size_t n, size_t *pos) {
+    size_t p = *pos;
+    while (p + 1 < n) {
+        const uint8_t *ff = (const uint8_t *)memchr(b + p, 0xFF, n - 1 - p);
+        if (!ff) { p = n - 1; break; }
+        p = (size_t)(ff - b);
+        uint8_t c = b[p + 1];
+        if (c == 0x00 || (c >= 0xD0 && c <= 0xD7)) p += 2;
+        else if (c == 0xFF) p++;
+        else { *pos = p; return 1; }
+    }
+    *pos = p;
+    return 0;
+}
+
 // Parses a marker segment sequence; returns 1 when a whole scan (SOS header plus entropy data up
 // to a terminating marker) or the EOI is present.
 static int tip_scan_present(const uint8_t *b, size_t n, size_t p, int marker, int in_entropy) {
@@ -269,14 +287,7 @@ static int tip_scan_present(const uint8_t *b, size_t n, size_t p, int marker, in
         marker = 0;
     }
 entropy:
-    while (p + 1 < n) {
-        if (b[p] != 0xFF) { p++; continue; }
-        uint8_t c = b[p + 1];
-        if (c == 0x00 || (c >= 0xD0 && c <= 0xD7)) p += 2;
-        else if (c == 0xFF) p++;
-        else return 1;
-    }
-    return 0;
+    return tip_entropy_end_present(b, n, &p);
 }
 
 int tip_jpeg_next_scan_available(const uint8_t *bytes, size_t count, int pending_marker) {
@@ -290,14 +301,23 @@ static int tip_consume_progressive(tip_jpeg_inc *dec, int hold) {
         if (dec->held) {
             if (hold && !dec->eof) {
                 // Resume only once the next scan is entirely queued (or the input ends).
-                int in_entropy = !dec->scan_done;  // SOS already read: we sit at its entropy data
-                if (!tip_scan_present(dec->src.next_input_byte, dec->src.bytes_in_buffer, 0,
-                                      in_entropy ? 0 : c->unread_marker, in_entropy)) {
+                int present;
+                if (!dec->scan_done) {
+                    // SOS already read: we sit at its entropy data, searched incrementally.
+                    present = tip_entropy_end_present(dec->src.next_input_byte, dec->src.bytes_in_buffer, &dec->held_scan_pos);
+                } else {
+                    present = tip_scan_present(dec->src.next_input_byte, dec->src.bytes_in_buffer, 0, c->unread_marker, 0);
+                }
+                if (!present) {
                     if (dec->scan_done) {
                         // Read the markers up to the next SOS; they do not touch the coefficients.
                         int r = jpeg_consume_input(c);
-                        if (r == JPEG_REACHED_SOS) dec->scan_done = 0;
-                        else if (r == JPEG_REACHED_EOI) dec->input_complete = 1;
+                        if (r == JPEG_REACHED_SOS) {
+                            dec->scan_done = 0;
+                            dec->held_scan_pos = 0;
+                            continue;  // check the entropy data that is already queued
+                        }
+                        if (r == JPEG_REACHED_EOI) dec->input_complete = 1;
                     }
                     return 0;
                 }
@@ -320,6 +340,7 @@ static int tip_consume_progressive(tip_jpeg_inc *dec, int hold) {
             dec->scan_done = 1;
             if (hold && !dec->eof) {
                 dec->held = 1;
+                dec->held_scan_pos = 0;
             }
             break;
         default:
