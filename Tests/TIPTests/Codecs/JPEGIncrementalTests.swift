@@ -67,7 +67,7 @@ struct JPEGIncrementalTests {
 
     @Test func everySplitPointGivesTheSameImage() throws {
         let (_, data) = try JPEGTestSupport.jpeg(width: 32, height: 24, progressive: true, seed: 3)
-        let reference = try decoder.decode(data, options: .init()).image
+        let reference = try #require(JPEGTestSupport.turboJPEGDecode(data))
         for split in 0...data.count {
             let context = try JPEGTestSupport.feed(data, chunkSizes: [split])
             let image = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center), "split \(split)")
@@ -174,7 +174,7 @@ struct JPEGIncrementalTests {
             print(Fixtures.skipMessage)
             return
         }
-        let reference = try decoder.decode(data, options: .init()).image
+        let reference = try #require(JPEGTestSupport.turboJPEGDecode(data))
         let context = decoder.makeContext(expectedLength: data.count, options: .init())
         var frames = 0
         var offset = 0
@@ -196,6 +196,55 @@ struct JPEGIncrementalTests {
         #expect((firstFrameOffset ?? .max) <= data.count / 10)
         let final = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(final.image == reference)
+    }
+
+    @Test func smallFixturesIncrementally() throws {
+        var found = false
+        for name in ["pink_outfit.jpg", "twitterfied.jpg", "twitterfied.pjpg"] {
+            guard let data = Fixtures.data(name) else { continue }
+            found = true
+            let reference = try #require(JPEGTestSupport.turboJPEGDecode(data))
+            let oneShot = try decoder.decode(data, options: .init())
+            let context = try JPEGTestSupport.feed(data, chunkSizes: Array(repeating: 4096, count: data.count / 4096 + 1))
+            #expect(context.frameCount == (context.isProgressive ? JPEGTestSupport.scanCount(data) : 0), "\(name)")
+            let final = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+            #expect(final.image == oneShot.image, "\(name)")
+            if oneShot.image.width == reference.width && oneShot.image.height == reference.height {
+                #expect(final.image == reference, "\(name)")
+            }
+            // Scaled context: DCT-scaled decode then resample to the render's own target.
+            let target = CGSize(width: 120, height: 120)
+            let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFill)
+            let scaled = try JPEGTestSupport.feed(data, chunkSizes: [8192, 8192], options: options)
+            let thumb = try #require(try scaled.render(mode: .completeImage, targetDimensions: target, targetContentMode: .scaleAspectFill))
+            let expected = TargetSizing.pixelDimensions(width: oneShot.image.width, height: oneShot.image.height, targetDimensions: target, contentMode: .scaleAspectFill)
+            #expect(thumb.image.width == expected.width && thumb.image.height == expected.height, "\(name)")
+            let oneShotThumb = try decoder.decode(data, options: options).image
+            #expect(ImageComparison.psnr(thumb.image, oneShotThumb) > 35, "\(name)")
+        }
+        if !found { print(Fixtures.skipMessage) }
+    }
+
+    @Test func partialFirstScanRendersDefinedPixels() throws {
+        let (_, data) = try JPEGTestSupport.jpeg(width: 128, height: 128, progressive: true)
+        let bytes = [UInt8](data)
+        var sos: [Int] = []
+        for i in 0..<(bytes.count - 1) where bytes[i] == 0xFF && bytes[i + 1] == 0xDA { sos.append(i) }
+        let context = decoder.makeContext(expectedLength: nil, options: .init())
+        // Header, then half of the first (DC) scan.
+        let cut = sos[0] + (sos[1] - sos[0]) / 2
+        #expect(try context.append(data.prefix(cut)) == .didLoadHeaders)
+        #expect(context.frameCount == 0)
+        #expect(try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center) == nil)
+        let partial = try #require(try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
+        #expect(partial.isPartial)
+        #expect(partial.image.pixel(x: 64, y: 127) == SIMD4(128, 128, 128, 255))
+        // The rest still decodes to the exact image after that early output pass.
+        _ = try context.append(data.suffix(from: cut))
+        #expect(try context.finalize() == .didCompleteLoading)
+        let final = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        #expect(final.image == JPEGTestSupport.turboJPEGDecode(data))
+        #expect(context.frameCount == sos.count)
     }
 
     @Test func truncatedProgressiveFinalizesPartial() throws {

@@ -1,3 +1,4 @@
+import CTurboJPEG
 import Foundation
 @testable import TIP
 
@@ -11,6 +12,26 @@ enum JPEGTestSupport {
         let source = TestImages.photo(width: width, height: height, format: gray ? .gray8 : .rgbx8, seed: seed)
         let data = try codec.encoder!.encode(ImageContainer(image: source), options: progressive ? [.progressive] : [], quality: quality)
         return (source, data)
+    }
+
+    /// A full-size decode straight through `tjDecompress2` (no orientation, no resampling): the
+    /// reference the incremental decoder must match byte for byte.
+    static func turboJPEGDecode(_ data: Data) -> Bitmap? {
+        guard let handle = tjInitDecompress() else { return nil }
+        defer { tjDestroy(handle) }
+        return data.withUnsafeBytes { raw -> Bitmap? in
+            let src = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
+            guard tjDecompressHeader3(handle, src, UInt(raw.count), &w, &h, &sub, &cs) == 0, w > 0, h > 0 else { return nil }
+            let gray = cs == Int32(TJCS_GRAY.rawValue)
+            guard var bitmap = Bitmap(width: Int(w), height: Int(h), format: gray ? .gray8 : .rgbx8) else { return nil }
+            let pitch = bitmap.bytesPerRow
+            let status = bitmap.withUnsafeMutableBytes { dst in
+                tjDecompress2(handle, src, UInt(raw.count), dst.baseAddress!.assumingMemoryBound(to: UInt8.self), w, Int32(pitch), h,
+                              Int32(gray ? TJPF_GRAY.rawValue : TJPF_RGBX.rawValue), 0)
+            }
+            return status == 0 || tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue) ? bitmap : nil
+        }
     }
 
     /// An APP1 EXIF segment (marker included) carrying `orientation`.
