@@ -100,7 +100,7 @@ final class JPEGDecoderContext: ImageDecoderContext {
                 }
             }
             base = try progressiveBase(decoder, fullFrameOnly: mode != .anyProgress)
-            isPartial = !(inputComplete && !truncated) || (mode != .anyProgress && !exactScans && lastFullFrameBase?.scans != frameCount)
+            isPartial = !(inputComplete && !truncated)
         } else {
             switch mode {
             case .completeImage:
