@@ -258,6 +258,29 @@ struct JPEGCodecTests {
         }
     }
 
+    @Test func exifParserIsBoundsChecked() {
+        let segment = JPEGTestSupport.exifSegment(orientation: 6, bigEndian: false)
+        let tiff = Array(segment.dropFirst(10))
+        #expect(tiff.withUnsafeBytes { EXIFOrientationParser.orientation(fromTIFF: $0) } == .right)
+        // Every truncation and random garbage: no crash, never an invalid value.
+        for length in 0..<tiff.count {
+            let cut = Array(tiff.prefix(length))
+            // The orientation value ends at byte 32 (header 8, count 2, two 12-byte entries minus padding).
+            #expect(cut.withUnsafeBytes { EXIFOrientationParser.orientation(fromTIFF: $0) } == (length >= 32 ? .right : nil))
+        }
+        var rng = SplitMix64(seed: 9)
+        for _ in 0..<2000 {
+            var bytes = tiff
+            for _ in 0..<3 { bytes[Int(rng.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: rng.next()) }
+            _ = bytes.withUnsafeBytes { EXIFOrientationParser.orientation(fromTIFF: $0) }
+            let jpeg: [UInt8] = [0xFF, 0xD8] + bytes.prefix(Int(rng.next() % UInt64(bytes.count)))
+            _ = jpeg.withUnsafeBytes { JPEGMarkerScanner($0).orientation(in: $0) }
+        }
+        // Out-of-range orientation values are ignored.
+        let bad = Array(JPEGTestSupport.exifSegment(orientation: 9, bigEndian: true).dropFirst(10))
+        #expect(bad.withUnsafeBytes { EXIFOrientationParser.orientation(fromTIFF: $0) } == nil)
+    }
+
     @Test func fixtures() throws {
         guard Fixtures.available else {
             print(Fixtures.skipMessage)
