@@ -133,6 +133,12 @@ struct JPEGIncrementalTests {
         #expect(ImageComparison.psnr(image.image, oneShot) > 40)
         let fullRender = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(fullRender.image.width == 641)
+        // At 150 px the context decodes at 1/4 (161 x 120); rendered at that size it is byte-identical
+        // to tjDecompress2 at the same scale.
+        let scale = JPEGScaleSelection(width: 641, height: 479, orientation: .up, targetDimensions: CGSize(width: 150, height: 150), contentMode: .scaleAspectFit)
+        #expect(scale.scaledWidth == 161 && scale.scaledHeight == 120)
+        let native = try #require(try scaledContext.render(mode: .completeImage, targetDimensions: CGSize(width: 161, height: 120), targetContentMode: .scaleToFill))
+        #expect(native.image == JPEGTestSupport.turboJPEGDecode(data, scaledWidth: 161, scaledHeight: 120))
     }
 
     @Test func everyPrefixThroughTheContext() throws {

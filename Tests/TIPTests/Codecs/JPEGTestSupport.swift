@@ -16,13 +16,14 @@ enum JPEGTestSupport {
 
     /// A full-size decode straight through `tjDecompress2` (no orientation, no resampling): the
     /// reference the incremental decoder must match byte for byte.
-    static func turboJPEGDecode(_ data: Data) -> Bitmap? {
+    static func turboJPEGDecode(_ data: Data, scaledWidth: Int32 = 0, scaledHeight: Int32 = 0) -> Bitmap? {
         guard let handle = tjInitDecompress() else { return nil }
         defer { tjDestroy(handle) }
         return data.withUnsafeBytes { raw -> Bitmap? in
             let src = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
             var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
             guard tjDecompressHeader3(handle, src, UInt(raw.count), &w, &h, &sub, &cs) == 0, w > 0, h > 0 else { return nil }
+            if scaledWidth > 0 { w = scaledWidth; h = scaledHeight }
             let gray = cs == Int32(TJCS_GRAY.rawValue)
             guard var bitmap = Bitmap(width: Int(w), height: Int(h), format: gray ? .gray8 : .rgbx8) else { return nil }
             let pitch = bitmap.bytesPerRow

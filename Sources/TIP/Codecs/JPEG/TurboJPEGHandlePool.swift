@@ -1,12 +1,6 @@
 import CTurboJPEG
 import Synchronization
 
-/// A TurboJPEG handle that may cross threads: a handle is used by one thread at a time, which the
-/// pool guarantees by handing each one out exclusively.
-struct TurboJPEGHandle: @unchecked Sendable {
-    let raw: tjhandle
-}
-
 /// Reuses TurboJPEG handles instead of creating one per call (`tjInitDecompress` costs a few
 /// allocations). Thread-safe: the idle list is guarded by a `Mutex`.
 final class TurboJPEGHandlePool: Sendable {
