@@ -1,5 +1,459 @@
+// Incremental JPEG decoding over libjpeg: a suspending source fed with appended bytes, with every
+// libjpeg call wrapped in setjmp inside the C entry point that makes it (longjmp never leaves C).
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
 #include <jpeglib.h>
+#include <jerror.h>
+// Installed with libjpeg-turbo; used only to read/flip inputctl->eoi_reached around one output pass.
+#include <jpegint.h>
 #include "CJPEGIncremental.h"
 
 int tip_jpeg_lib_version(void) { return JPEG_LIB_VERSION; }
+
+typedef struct {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+    int has_message;
+} tip_error_mgr;
+
+struct tip_jpeg_inc {
+    struct jpeg_decompress_struct cinfo;
+    tip_error_mgr err;
+    struct jpeg_source_mgr src;
+    int created;          // jpeg_create_decompress succeeded
+    int failed;           // a libjpeg error happened: only destroy is allowed
+    // Queued input: buf[0 ..< len]; libjpeg's source points into it.
+    uint8_t *buf;
+    size_t cap;
+    long long appended;   // total bytes appended
+    size_t skip_pending;  // bytes libjpeg asked to skip beyond what was queued
+    int eof;              // no more bytes will come
+    int fake_eoi_used;    // the source had to invent an EOI
+    // Decode state.
+    int header_ready;
+    int start_pending;    // jpeg_start_decompress suspended
+    int started;
+    int progressive;
+    int completed_scans;
+    int scan_done;        // the current input scan is complete (next SOS not read yet)
+    int held;             // stopped at a scan boundary with the next scan incomplete
+    size_t held_scan_pos; // while held at entropy data: bytes already searched for its end
+    int bufpost;          // an output pass was finished but jpeg_finish_output suspended
+    int input_complete;
+    // Sequential output rows.
+    uint8_t *rows;
+    size_t row_bytes;
+};
+
+static const JOCTET tip_fake_eoi[2] = { 0xFF, JPEG_EOI };
+
+static void tip_error_exit(j_common_ptr cinfo) {
+    tip_error_mgr *err = (tip_error_mgr *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, err->message);
+    err->has_message = 1;
+    longjmp(err->jump, 1);
+}
+
+static void tip_output_message(j_common_ptr cinfo) {
+    tip_error_mgr *err = (tip_error_mgr *)cinfo->err;
+    if (!err->has_message) {
+        (*cinfo->err->format_message)(cinfo, err->message);
+        err->has_message = 1;
+    }
+}
+
+static void tip_init_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean tip_fill_input_buffer(j_decompress_ptr cinfo) {
+    tip_jpeg_inc *dec = (tip_jpeg_inc *)cinfo->client_data;
+    if (!dec->eof) return FALSE;  // suspend until more bytes arrive
+    WARNMS(cinfo, JWRN_JPEG_EOF);
+    dec->fake_eoi_used = 1;
+    cinfo->src->next_input_byte = tip_fake_eoi;
+    cinfo->src->bytes_in_buffer = 2;
+    return TRUE;
+}
+
+static void tip_skip_input_data(j_decompress_ptr cinfo, long num_bytes) {
+    tip_jpeg_inc *dec = (tip_jpeg_inc *)cinfo->client_data;
+    if (num_bytes <= 0) return;
+    size_t n = (size_t)num_bytes;
+    if (n <= cinfo->src->bytes_in_buffer) {
+        cinfo->src->next_input_byte += n;
+        cinfo->src->bytes_in_buffer -= n;
+    } else {
+        dec->skip_pending += n - cinfo->src->bytes_in_buffer;
+        cinfo->src->next_input_byte += cinfo->src->bytes_in_buffer;
+        cinfo->src->bytes_in_buffer = 0;
+    }
+}
+
+static void tip_term_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+tip_jpeg_inc *tip_jpeg_inc_create(void) {
+    tip_jpeg_inc *dec = (tip_jpeg_inc *)calloc(1, sizeof(tip_jpeg_inc));
+    if (!dec) return NULL;
+    dec->cinfo.err = jpeg_std_error(&dec->err.pub);
+    dec->err.pub.error_exit = tip_error_exit;
+    dec->err.pub.output_message = tip_output_message;
+    if (setjmp(dec->err.jump)) {
+        free(dec);
+        return NULL;
+    }
+    jpeg_create_decompress(&dec->cinfo);
+    dec->created = 1;
+    dec->cinfo.client_data = dec;
+    dec->src.init_source = tip_init_source;
+    dec->src.fill_input_buffer = tip_fill_input_buffer;
+    dec->src.skip_input_data = tip_skip_input_data;
+    dec->src.resync_to_restart = jpeg_resync_to_restart;
+    dec->src.term_source = tip_term_source;
+    dec->src.next_input_byte = NULL;
+    dec->src.bytes_in_buffer = 0;
+    dec->cinfo.src = &dec->src;
+    jpeg_save_markers(&dec->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    return dec;
+}
+
+void tip_jpeg_inc_destroy(tip_jpeg_inc *dec) {
+    if (!dec) return;
+    if (dec->created) {
+        if (setjmp(dec->err.jump) == 0) {
+            jpeg_destroy_decompress(&dec->cinfo);
+        }
+    }
+    free(dec->rows);
+    free(dec->buf);
+    free(dec);
+}
+
+int tip_jpeg_inc_append(tip_jpeg_inc *dec, const void *bytes, size_t count) {
+    if (dec->failed || dec->eof) return -1;
+    const uint8_t *in = (const uint8_t *)bytes;
+    dec->appended += (long long)count;
+    if (dec->skip_pending > 0) {
+        size_t s = dec->skip_pending < count ? dec->skip_pending : count;
+        dec->skip_pending -= s;
+        in += s;
+        count -= s;
+    }
+    if (count == 0) return 0;
+    size_t pending = dec->src.bytes_in_buffer;
+    // Keep the unconsumed bytes at the front of the buffer, then add the new ones.
+    if (pending > 0 && dec->src.next_input_byte != dec->buf) {
+        memmove(dec->buf, dec->src.next_input_byte, pending);
+    }
+    if (pending + count < pending) return -1;
+    if (pending + count > dec->cap) {
+        size_t cap = dec->cap ? dec->cap : 65536;
+        while (cap < pending + count) {
+            if (cap > ((size_t)-1) / 2) return -1;
+            cap *= 2;
+        }
+        uint8_t *grown = (uint8_t *)realloc(dec->buf, cap);
+        if (!grown) return -1;
+        dec->buf = grown;
+        dec->cap = cap;
+    }
+    memcpy(dec->buf + pending, in, count);
+    dec->src.next_input_byte = dec->buf;
+    dec->src.bytes_in_buffer = pending + count;
+    return 0;
+}
+
+void tip_jpeg_inc_set_eof(tip_jpeg_inc *dec) { dec->eof = 1; }
+
+int tip_jpeg_inc_read_header(tip_jpeg_inc *dec) {
+    if (dec->failed) return -1;
+    if (dec->header_ready) return 1;
+    if (setjmp(dec->err.jump)) {
+        dec->failed = 1;
+        return -1;
+    }
+    int r = jpeg_read_header(&dec->cinfo, TRUE);
+    if (r == JPEG_SUSPENDED) return 0;
+    if (r != JPEG_HEADER_OK) {
+        // A tables-only datastream: no image.
+        snprintf(dec->err.message, sizeof dec->err.message, "no image in the JPEG data");
+        dec->err.has_message = 1;
+        dec->failed = 1;
+        return -1;
+    }
+    dec->header_ready = 1;
+    return 1;
+}
+
+int tip_jpeg_inc_exif(tip_jpeg_inc *dec, const uint8_t **data, size_t *length) {
+    if (!dec->header_ready) return 0;
+    for (jpeg_saved_marker_ptr m = dec->cinfo.marker_list; m; m = m->next) {
+        if (m->marker == JPEG_APP0 + 1 && m->data_length >= 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
+            *data = m->data + 6;
+            *length = m->data_length - 6;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int tip_allocate_rows(tip_jpeg_inc *dec) {
+    struct jpeg_decompress_struct *c = &dec->cinfo;
+    dec->row_bytes = (size_t)c->output_width * (size_t)c->output_components;
+    size_t total = dec->row_bytes * (size_t)c->output_height;
+    if (dec->row_bytes == 0 || total / dec->row_bytes != (size_t)c->output_height) return -1;
+    dec->rows = (uint8_t *)malloc(total ? total : 1);
+    return dec->rows ? 0 : -1;
+}
+
+static int tip_finish_start(tip_jpeg_inc *dec) {
+    // Called inside a setjmp scope.
+    if (!jpeg_start_decompress(&dec->cinfo)) return 0;
+    dec->start_pending = 0;
+    dec->started = 1;
+    if (!dec->progressive && tip_allocate_rows(dec) != 0) {
+        snprintf(dec->err.message, sizeof dec->err.message, "out of memory for %u rows", dec->cinfo.output_height);
+        dec->err.has_message = 1;
+        dec->failed = 1;
+        return -1;
+    }
+    return 1;
+}
+
+int tip_jpeg_inc_start(tip_jpeg_inc *dec, int scale_num, int scale_denom, int out_space) {
+    if (dec->failed || !dec->header_ready) return -1;
+    if (dec->started) return 1;
+    if (setjmp(dec->err.jump)) {
+        dec->failed = 1;
+        return -1;
+    }
+    struct jpeg_decompress_struct *c = &dec->cinfo;
+    if (!dec->start_pending) {
+        c->scale_num = (unsigned int)scale_num;
+        c->scale_denom = (unsigned int)scale_denom;
+        switch (out_space) {
+        case TIP_JPEG_OUT_GRAY: c->out_color_space = JCS_GRAYSCALE; break;
+        case TIP_JPEG_OUT_CMYK: c->out_color_space = JCS_CMYK; break;
+        default: c->out_color_space = JCS_EXT_RGBX; break;
+        }
+        dec->progressive = c->progressive_mode ? 1 : 0;
+        c->buffered_image = dec->progressive ? TRUE : FALSE;
+        dec->start_pending = 1;
+    }
+    return tip_finish_start(dec);
+}
+
+// Searches entropy-coded data from *pos for a terminating marker (not a stuffed zero or RSTn);
+// on failure *pos is where a later search (with more bytes) may resume.
+static int tip_entropy_end_present(const uint8_t *b, size_t n, size_t *pos) {
+    size_t p = *pos;
+    while (p + 1 < n) {
+        const uint8_t *ff = (const uint8_t *)memchr(b + p, 0xFF, n - 1 - p);
+        if (!ff) { p = n - 1; break; }
+        p = (size_t)(ff - b);
+        uint8_t c = b[p + 1];
+        if (c == 0x00 || (c >= 0xD0 && c <= 0xD7)) p += 2;
+        else if (c == 0xFF) p++;
+        else { *pos = p; return 1; }
+    }
+    *pos = p;
+    return 0;
+}
+
+// Parses a marker segment sequence; returns 1 when a whole scan (SOS header plus entropy data up
+// to a terminating marker) or the EOI is present.
+static int tip_scan_present(const uint8_t *b, size_t n, size_t p, int marker, int in_entropy) {
+    if (in_entropy) goto entropy;
+    for (;;) {
+        if (marker == 0) {
+            while (p < n && b[p] != 0xFF) p++;
+            while (p < n && b[p] == 0xFF) p++;
+            if (p >= n) return 0;
+            marker = b[p++];
+            if (marker == 0) continue;
+        }
+        if (marker == JPEG_EOI) return 1;
+        if ((marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) {
+            marker = 0;
+            continue;
+        }
+        if (p + 2 > n) return 0;
+        size_t len = ((size_t)b[p] << 8) | b[p + 1];
+        if (len < 2) return 1;  // corrupt: let libjpeg report it
+        if (p + len > n) return 0;
+        p += len;
+        if (marker == 0xDA) break;
+        marker = 0;
+    }
+entropy:
+    return tip_entropy_end_present(b, n, &p);
+}
+
+int tip_jpeg_next_scan_available(const uint8_t *bytes, size_t count, int pending_marker) {
+    return tip_scan_present(bytes, count, 0, pending_marker, 0);
+}
+
+static int tip_consume_progressive(tip_jpeg_inc *dec, int hold) {
+    struct jpeg_decompress_struct *c = &dec->cinfo;
+    for (;;) {
+        if (dec->input_complete) return 0;
+        if (dec->held) {
+            if (hold && !dec->eof) {
+                // Resume only once the next scan is entirely queued (or the input ends).
+                int present;
+                if (!dec->scan_done) {
+                    // SOS already read: we sit at its entropy data, searched incrementally.
+                    present = tip_entropy_end_present(dec->src.next_input_byte, dec->src.bytes_in_buffer, &dec->held_scan_pos);
+                } else {
+                    present = tip_scan_present(dec->src.next_input_byte, dec->src.bytes_in_buffer, 0, c->unread_marker, 0);
+                }
+                if (!present) {
+                    if (dec->scan_done) {
+                        // Read the markers up to the next SOS; they do not touch the coefficients.
+                        int r = jpeg_consume_input(c);
+                        if (r == JPEG_REACHED_SOS) {
+                            dec->scan_done = 0;
+                            dec->held_scan_pos = 0;
+                            continue;  // check the entropy data that is already queued
+                        }
+                        if (r == JPEG_REACHED_EOI) dec->input_complete = 1;
+                    }
+                    return 0;
+                }
+            }
+            dec->held = 0;
+        }
+        int r = jpeg_consume_input(c);
+        switch (r) {
+        case JPEG_SUSPENDED:
+            return 0;
+        case JPEG_REACHED_EOI:
+            dec->input_complete = 1;
+            dec->scan_done = 0;
+            return 0;
+        case JPEG_REACHED_SOS:
+            dec->scan_done = 0;
+            break;
+        case JPEG_SCAN_COMPLETED:
+            dec->completed_scans++;
+            dec->scan_done = 1;
+            if (hold && !dec->eof) {
+                dec->held = 1;
+                dec->held_scan_pos = 0;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static int tip_consume_sequential(tip_jpeg_inc *dec) {
+    struct jpeg_decompress_struct *c = &dec->cinfo;
+    while (c->output_scanline < c->output_height) {
+        JSAMPROW ptrs[16];
+        JDIMENSION want = c->output_height - c->output_scanline;
+        if (want > 16) want = 16;
+        for (JDIMENSION i = 0; i < want; i++) ptrs[i] = dec->rows + (size_t)(c->output_scanline + i) * dec->row_bytes;
+        JDIMENSION got = jpeg_read_scanlines(c, ptrs, want);
+        if (got == 0) return 0;
+    }
+    if (!dec->input_complete && jpeg_finish_decompress(c)) dec->input_complete = 1;
+    return 0;
+}
+
+int tip_jpeg_inc_consume(tip_jpeg_inc *dec, int hold_at_scan_end) {
+    if (dec->failed) return -1;
+    if (setjmp(dec->err.jump)) {
+        dec->failed = 1;
+        return -1;
+    }
+    if (!dec->header_ready) {
+        int r = jpeg_read_header(&dec->cinfo, TRUE);
+        if (r == JPEG_HEADER_OK) dec->header_ready = 1;
+        return 0;
+    }
+    if (!dec->started) {
+        if (!dec->start_pending) return 0;
+        int r = tip_finish_start(dec);
+        if (r <= 0) return r;
+    }
+    if (dec->progressive) return tip_consume_progressive(dec, hold_at_scan_end);
+    return tip_consume_sequential(dec);
+}
+
+int tip_jpeg_inc_render_progressive(tip_jpeg_inc *dec, int scan_number, uint8_t *dst, size_t pitch) {
+    if (dec->failed || !dec->started || !dec->progressive) return -1;
+    struct jpeg_decompress_struct *c = &dec->cinfo;
+    if (setjmp(dec->err.jump)) {
+        dec->failed = 1;
+        return -1;
+    }
+    if (dec->bufpost) {
+        if (!jpeg_finish_output(c)) return -2;  // cannot start a new pass yet
+        dec->bufpost = 0;
+    }
+    if (scan_number <= 0) {
+        if (dec->input_complete || dec->scan_done) scan_number = c->input_scan_number;
+        else scan_number = c->input_scan_number > 1 ? c->input_scan_number - 1 : 1;
+    }
+    // When the current scan is complete but the next marker has not arrived, tell the output pass
+    // that the input has ended, like a decode of the data up to here would see: otherwise block
+    // smoothing after a DC scan waits for rows that do not exist and the pass suspends. Restored
+    // right after the pass; no input is consumed meanwhile.
+    int pretend_eoi = dec->scan_done && !dec->input_complete && !c->inputctl->eoi_reached;
+    if (pretend_eoi) c->inputctl->eoi_reached = TRUE;
+    jpeg_start_output(c, scan_number);
+    int produced = 0;
+    while (c->output_scanline < c->output_height) {
+        JSAMPROW ptrs[16];
+        JDIMENSION want = c->output_height - c->output_scanline;
+        if (want > 16) want = 16;
+        for (JDIMENSION i = 0; i < want; i++) ptrs[i] = dst + (size_t)(c->output_scanline + i) * pitch;
+        JDIMENSION got = jpeg_read_scanlines(c, ptrs, want);
+        if (got == 0) break;  // the pass caught up with the input
+    }
+    produced = (int)c->output_scanline;
+    if (!jpeg_finish_output(c)) dec->bufpost = 1;
+    if (pretend_eoi) c->inputctl->eoi_reached = FALSE;
+    return produced;
+}
+
+int tip_jpeg_inc_copy_rows(tip_jpeg_inc *dec, uint8_t *dst, size_t pitch) {
+    if (dec->failed || !dec->started || dec->progressive || !dec->rows) return 0;
+    int n = (int)dec->cinfo.output_scanline;
+    for (int y = 0; y < n; y++) memcpy(dst + (size_t)y * pitch, dec->rows + (size_t)y * dec->row_bytes, dec->row_bytes);
+    return n;
+}
+
+void tip_jpeg_inc_get_info(tip_jpeg_inc *dec, tip_jpeg_inc_info *info) {
+    memset(info, 0, sizeof *info);
+    struct jpeg_decompress_struct *c = &dec->cinfo;
+    info->header_ready = dec->header_ready;
+    info->started = dec->started;
+    if (dec->header_ready) {
+        info->image_width = (int)c->image_width;
+        info->image_height = (int)c->image_height;
+        info->num_components = c->num_components;
+        info->jpeg_color_space = (int)c->jpeg_color_space;
+        info->saw_adobe_marker = c->saw_Adobe_marker ? 1 : 0;
+        info->progressive = c->progressive_mode ? 1 : 0;
+    }
+    if (dec->started) {
+        info->output_width = (int)c->output_width;
+        info->output_height = (int)c->output_height;
+        info->output_components = c->output_components;
+        info->input_scan_number = c->input_scan_number;
+        info->rows_decoded = dec->progressive ? 0 : (int)c->output_scanline;
+    }
+    info->completed_scans = dec->completed_scans;
+    info->input_complete = dec->input_complete;
+    info->warnings = (int)dec->err.pub.num_warnings + dec->fake_eoi_used;
+    info->truncated = dec->fake_eoi_used;
+    info->consumed = dec->fake_eoi_used ? dec->appended + 1 : dec->appended - (long long)dec->src.bytes_in_buffer - (long long)dec->skip_pending;
+}
+
+const char *tip_jpeg_inc_error_message(tip_jpeg_inc *dec) {
+    return dec->err.has_message ? dec->err.message : "unknown libjpeg error";
+}

@@ -2,8 +2,76 @@
 #define CJPEGINCREMENTAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// Version of the libjpeg API this shim was compiled against (JPEG_LIB_VERSION).
 int tip_jpeg_lib_version(void);
+
+/// An incremental JPEG decode over libjpeg with a suspending source. Every entry point catches
+/// libjpeg errors with setjmp internally and reports them as -1 (see tip_jpeg_inc_error_message);
+/// after an error the decoder only accepts tip_jpeg_inc_destroy. Not thread-safe.
+typedef struct tip_jpeg_inc tip_jpeg_inc;
+
+/// What the decoder knows so far (filled by tip_jpeg_inc_get_info).
+typedef struct {
+    int header_ready;        ///< 1 once the header (SOF) was read
+    int started;             ///< 1 once decompression started (output dims valid)
+    int image_width;         ///< from the header
+    int image_height;
+    int num_components;      ///< components in the file
+    int jpeg_color_space;    ///< J_COLOR_SPACE of the file
+    int saw_adobe_marker;    ///< an Adobe APP14 marker was seen (inverted CMYK)
+    int progressive;         ///< progressive (buffered-image mode) decode
+    int output_width;        ///< after DCT scaling
+    int output_height;
+    int output_components;   ///< 4 (RGBX, CMYK) or 1 (gray)
+    int completed_scans;     ///< progressive: scans whose data is fully decoded
+    int input_scan_number;   ///< progressive: SOS markers seen
+    int rows_decoded;        ///< sequential: output rows decoded so far
+    int input_complete;      ///< all image data consumed (EOI or fake EOI reached)
+    int warnings;            ///< libjpeg warnings so far (corrupt data, premature end)
+    int truncated;           ///< the input ended early and the source supplied a fake EOI
+    long long consumed;      ///< bytes libjpeg has consumed so far (a progress token)
+} tip_jpeg_inc_info;
+
+/// Output colour spaces for tip_jpeg_inc_start.
+enum { TIP_JPEG_OUT_RGBX = 0, TIP_JPEG_OUT_GRAY = 1, TIP_JPEG_OUT_CMYK = 2 };
+
+/// A new decoder, or NULL when out of memory.
+tip_jpeg_inc *tip_jpeg_inc_create(void);
+/// Frees the decoder (NULL is fine).
+void tip_jpeg_inc_destroy(tip_jpeg_inc *dec);
+/// Queues `count` more bytes (copied). Returns 0, or -1 when out of memory.
+int tip_jpeg_inc_append(tip_jpeg_inc *dec, const void *bytes, size_t count);
+/// Says no more bytes will come: the source then supplies a fake EOI, like libjpeg's file source.
+void tip_jpeg_inc_set_eof(tip_jpeg_inc *dec);
+/// Reads the header: 1 when ready, 0 when more bytes are needed, -1 on error.
+int tip_jpeg_inc_read_header(tip_jpeg_inc *dec);
+/// The first APP1 "Exif" segment payload (after the 6-byte "Exif\0\0" id, i.e. the TIFF data),
+/// valid until destroy. Returns 1 when found, else 0.
+int tip_jpeg_inc_exif(tip_jpeg_inc *dec, const uint8_t **data, size_t *length);
+/// Starts decompression at scale_num/scale_denom into `out_space` (TIP_JPEG_OUT_*). Progressive
+/// images use buffered-image mode. Returns 1 when started, 0 when more bytes are needed (call
+/// tip_jpeg_inc_consume later), -1 on error.
+int tip_jpeg_inc_start(tip_jpeg_inc *dec, int scale_num, int scale_denom, int out_space);
+/// Consumes queued bytes. With `hold_at_scan_end` set, a progressive decode stops right after a
+/// completed scan unless the next scan is entirely queued (so the coefficients show exactly that
+/// scan). Returns 0, or -1 on error.
+int tip_jpeg_inc_consume(tip_jpeg_inc *dec, int hold_at_scan_end);
+/// Progressive: outputs the coefficients as of `scan_number` (see jpeg_start_output) into `dst`
+/// (output_height rows of `pitch` bytes). Rows the pass could not produce yet are filled with mid
+/// gray. Returns the number of rows produced, or -1 on error.
+int tip_jpeg_inc_render_progressive(tip_jpeg_inc *dec, int scan_number, uint8_t *dst, size_t pitch);
+/// Sequential: copies the rows decoded so far into `dst` and fills the rest with mid gray.
+/// Returns the number of decoded rows copied.
+int tip_jpeg_inc_copy_rows(tip_jpeg_inc *dec, uint8_t *dst, size_t pitch);
+/// The current state.
+void tip_jpeg_inc_get_info(tip_jpeg_inc *dec, tip_jpeg_inc_info *info);
+/// The last libjpeg error (or first warning) message; never NULL.
+const char *tip_jpeg_inc_error_message(tip_jpeg_inc *dec);
+
+/// Whether `bytes` (the queued input right after a completed scan; `pending_marker` is libjpeg's
+/// already-read marker code or 0) holds a whole next scan, or the EOI. Exposed for tests.
+int tip_jpeg_next_scan_available(const uint8_t *bytes, size_t count, int pending_marker);
 
 #endif

@@ -1,19 +1,21 @@
 import Foundation
 
-/// The JPEG codec. (Placeholder until the real implementation lands.)
+/// The default JPEG codec (`public.jpeg`): one-shot decoding on TurboJPEG with DCT scaling to the
+/// target size and EXIF orientation, incremental (progressive scan by scan, or row by row) decoding
+/// on libjpeg, and encoding on TurboJPEG.
+///
+/// ```swift
+/// CodecCatalogue.shared.setCodec(JPEGCodec(), for: .jpeg)
+/// ```
+///
+/// Stateless and safe to use from any thread.
 public struct JPEGCodec: ImageCodec {
     /// Makes the codec.
     public init() {}
-    /// The decoder.
-    public var decoder: any ImageDecoder { PlaceholderJPEGDecoder() }
-}
-
-struct PlaceholderJPEGDecoder: ImageDecoder {
-    func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection { .noMatch }
-    func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
-        throw .unsupported("not implemented")
-    }
-    func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
-        fatalError("not implemented")
-    }
+    /// The decoder (supports progressive decoding).
+    public var decoder: any ImageDecoder { JPEGDecoder() }
+    /// The encoder.
+    public var encoder: (any ImageEncoder)? { JPEGEncoder() }
+    /// Always false: JPEG has no animation.
+    public var isAnimated: Bool { false }
 }
