@@ -1,6 +1,5 @@
 import CTurboJPEG
 import Foundation
-import Synchronization
 import Testing
 @testable import TIP
 
@@ -80,7 +79,7 @@ struct JPEGCodecTests {
         let (_, good) = try JPEGTestSupport.jpeg(width: 32, height: 24)
         for length in [3, 10, 40, 100] { _ = try? decoder.decode(good.prefix(length), options: .init()) }
         #expect(try decoder.decode(good, options: .init()).image.width == 32)
-        let failures = Mutex(0)
+        let failures = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 32) { i in
             do {
                 let (_, data) = try JPEGTestSupport.jpeg(width: 40 + i, height: 30, progressive: i % 2 == 0, gray: i % 3 == 0)

@@ -1,5 +1,4 @@
 import CTurboJPEG
-import Synchronization
 
 /// Reuses TurboJPEG handles instead of creating one per call (`tjInitDecompress` costs a few
 /// allocations). Thread-safe: the idle list is guarded by a `Mutex`.
@@ -16,7 +15,7 @@ final class TurboJPEGHandlePool: Sendable {
     static let progressiveCompressors = TurboJPEGHandlePool(kind: .compress)
 
     private let kind: Kind
-    private let idle = Mutex<[TurboJPEGHandle]>([])
+    private let idle = Locked<[TurboJPEGHandle]>([])
     /// Handles kept for reuse at most; extras are destroyed.
     private let capacity = 8
 
