@@ -295,7 +295,7 @@ struct JPEGCodecTests {
             let expected = TargetSizing.pixelDimensions(width: full.image.width, height: full.image.height, targetDimensions: target, contentMode: .scaleAspectFit)
             #expect(thumb.image.width == expected.width && thumb.image.height == expected.height, "\(name)")
             let reference = Resampler.resample(full.image, width: expected.width, height: expected.height)
-            #expect(ImageComparison.psnr(thumb.image, reference) > 20, "\(name)")
+            #expect(ImageComparison.psnr(thumb.image, reference) > 27, "\(name)")  // DCT scaling at 1/4 differs from a Lanczos shrink of the full image by design
             if name.hasPrefix("carnival") {
                 #expect(full.image.width == 1880 && full.image.height == 1253)
             }

@@ -73,4 +73,25 @@ struct JPEGRestartSplitterTests {
             _ = JPEGRestartSplitter.split(copy, parts: 2)
         }
     }
+
+    @Test("The codec's parallel decode equals one sequential TurboJPEG decode; damaged data falls back", arguments: [1, 2, 4, 8] as [Int32])
+    func codecUsesParallelBands(denom: Int32) throws {
+        guard let data = Fixtures.data("carnival.jpg") else {
+            print(Fixtures.skipMessage)
+            return
+        }
+        let whole = try #require(decode(data, denom: denom))
+        // A target that makes the codec pick exactly 1/denom, with no resampling afterwards.
+        let options = ImageDecodingOptions(targetDimensions: CGSize(width: whole.width, height: whole.height), targetContentMode: .scaleToFill)
+        let image = try JPEGCodec().decoder.decode(data, options: options).image
+        #expect(image.width == whole.width && image.height == whole.height)
+        var pixels: [UInt8] = []
+        image.withUnsafeBytes { raw in
+            for y in 0..<image.height { pixels += UnsafeRawBufferPointer(rebasing: raw[(y * image.bytesPerRow)..<(y * image.bytesPerRow + image.width * 4)]) }
+        }
+        #expect(pixels == whole.pixels)
+        // Truncated: the bands report a warning, the sequential path returns a partial image.
+        let truncated = try JPEGCodec().decoder.decode(data.prefix(data.count * 2 / 3), options: options)
+        #expect(truncated.isPartial && truncated.image.width == whole.width)
+    }
 }

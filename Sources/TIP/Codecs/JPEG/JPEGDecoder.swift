@@ -72,8 +72,11 @@ struct JPEGDecoder: ImageDecoder {
         }
         let pitch = bitmap.bytesPerRow
         let sw = Int32(scale.scaledWidth), sh = Int32(scale.scaledHeight)
-        let status = bitmap.withUnsafeMutableBytes { dst in
-            tjDecompress2(handle, base, UInt(bytes.count), dst.baseAddress!.assumingMemoryBound(to: UInt8.self), sw, Int32(pitch), sh, pixelFormat, 0)
+        let status = bitmap.withUnsafeMutableBytes { dst -> Int32 in
+            if decodeInParallel(base, count: bytes.count, scale: scale, pixelFormat: pixelFormat, destination: dst.baseAddress!, pitch: pitch) {
+                return 0
+            }
+            return tjDecompress2(handle, base, UInt(bytes.count), dst.baseAddress!.assumingMemoryBound(to: UInt8.self), sw, Int32(pitch), sh, pixelFormat, 0)
         }
         var isPartial = false
         if status != 0 {

@@ -43,7 +43,8 @@ struct JPEGRestartSplitter {
         var entropyStart = -1       // first byte after the SOS header
     }
 
-    private static func split(_ bytes: UnsafePointer<UInt8>, count: Int, parts: Int) -> [Part]? {
+    /// ``split(_:parts:)`` over raw bytes.
+    static func split(_ bytes: UnsafePointer<UInt8>, count: Int, parts: Int) -> [Part]? {
         guard count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         guard let frame = parseHeaders(bytes, count: count) else { return nil }
         guard frame.restartInterval > 0, frame.sofOffset > 0, frame.entropyStart > 0,
