@@ -26,7 +26,7 @@ final class DiskCache: BudgetedCache, @unchecked Sendable {
     enum MetadataStorage: Sendable, Equatable {
         /// `user.` extended attributes on each file.
         case extendedAttributes
-        /// A `<file>.meta` sidecar next to each file.
+        /// A `<file>#meta` sidecar next to each file.
         case sidecar
     }
 

@@ -135,14 +135,14 @@ enum DiskCacheFiles {
     /// Sets every metadata value as a `user.` attribute on the open file, and removes optional keys
     /// that are absent so a rewrite never keeps a stale value.
     static func writeAttributes(_ metadata: DiskCacheMetadata, to fd: Int32) throws(POSIXError) {
-        let values = metadata.encodedValues
+        let values = metadata.encodedValues(maximumIdentifierLength: DiskCacheMetadata.maximumAttributeIdentifierLength)
         for (key, bytes) in values {
             let name = ExtendedAttributes.namespace + key
             let result = bytes.withUnsafeBytes { fsetxattr(fd, name, $0.baseAddress, $0.count, 0) }
             if result != 0 { throw lastError() }
         }
         let present = Set(values.map(\.key))
-        for key in [DiskCacheMetadata.Key.isPlaceholder, DiskCacheMetadata.Key.eTag, DiskCacheMetadata.Key.imageType] where !present.contains(key) {
+        for key in [DiskCacheMetadata.Key.identifier, DiskCacheMetadata.Key.isPlaceholder, DiskCacheMetadata.Key.eTag, DiskCacheMetadata.Key.imageType] where !present.contains(key) {
             if fremovexattr(fd, ExtendedAttributes.namespace + key) != 0 && errno != ENODATA { throw lastError() }
         }
     }

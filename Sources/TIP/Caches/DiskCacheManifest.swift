@@ -38,7 +38,8 @@ extension DiskCache {
         var manifest = DiskCacheManifest()
         manifest.generation = domain.sync { directoryGeneration }
         manifest.names = DiskCache.listDirectory(directoryPath)
-        let candidates = manifest.names.filter { !$0.hasPrefix(DiskCacheFiles.temporaryPrefix) }
+        // Temporary files and sidecars contain `#`, which safe names never do.
+        let candidates = manifest.names.filter { !$0.contains("#") }
         let slots = Slots(count: candidates.count)
         defer { slots.deallocate() }
         let lanes = min(4, max(1, candidates.count / 64))
@@ -54,17 +55,21 @@ extension DiskCache {
             guard let part = found[index] else { continue }
             let safeName: String
             let isPartial: Bool
-            if DiskCache.isValid(part.metadata, size: part.size, safeName: name, partial: false) {
+            let metadata: DiskCacheMetadata
+            if let valid = DiskCache.validated(part.metadata, size: part.size, safeName: name, partial: false) {
                 safeName = name
                 isPartial = false
-            } else if name.hasSuffix(".tmp"), DiskCache.isValid(part.metadata, size: part.size, safeName: String(name.dropLast(4)), partial: true) {
+                metadata = valid
+            } else if name.hasSuffix(".tmp"),
+                      let valid = DiskCache.validated(part.metadata, size: part.size, safeName: String(name.dropLast(4)), partial: true) {
                 safeName = String(name.dropLast(4))
                 isPartial = true
+                metadata = valid
             } else {
                 continue
             }
-            let filePart = DiskCacheEntry.Part(metadata: part.metadata, fileURL: url(name), byteCount: part.size)
-            var entry = manifest.entries[safeName] ?? DiskCacheEntry(identifier: part.metadata.identifier)
+            let filePart = DiskCacheEntry.Part(metadata: metadata, fileURL: url(name), byteCount: part.size)
+            var entry = manifest.entries[safeName] ?? DiskCacheEntry(identifier: metadata.identifier)
             if isPartial { entry.partial = filePart } else { entry.complete = filePart }
             manifest.entries[safeName] = entry
             manifest.keep.insert(name)
@@ -111,7 +116,7 @@ extension DiskCache {
                 continue
             }
             var base = name
-            if metadataStorage == .sidecar && base.hasSuffix(DiskCacheSidecar.suffix) { base.removeLast(DiskCacheSidecar.suffix.count) }
+            if base.hasSuffix(DiskCacheSidecar.suffix) { base.removeLast(DiskCacheSidecar.suffix.count) }
             if base.hasSuffix(".tmp") { base.removeLast(4) }
             if touched.contains(base) || touched.contains(name) { continue }
             DiskCacheFiles.remove(path(name))

@@ -90,10 +90,16 @@ struct DiskCacheMetadata: Sendable, Equatable {
 
     /// The values in TIP's encodings: numbers and booleans as raw 8-byte doubles, dates as seconds since
     /// 2001, strings as UTF-8. `pl`, `ETag` and `type` are left out when false or absent.
-    var encodedValues: [(key: String, bytes: [UInt8])] {
+    var encodedValues: [(key: String, bytes: [UInt8])] { encodedValues(maximumIdentifierLength: Int.max) }
+
+    /// The largest identifier (UTF-8 bytes) written to an extended attribute; longer ones are left out
+    /// (file systems limit attribute sizes, ext4 to about one block for all of a file's attributes).
+    static let maximumAttributeIdentifierLength = 1_024
+
+    /// The encoded values, leaving `ID` out when longer than `maximumIdentifierLength`.
+    func encodedValues(maximumIdentifierLength: Int) -> [(key: String, bytes: [UInt8])] {
         func number(_ value: Double) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
         var values: [(key: String, bytes: [UInt8])] = [
-            (Key.identifier, Array(identifier.utf8)),
             (Key.url, Array(url.absoluteString.utf8)),
             (Key.lastAccess, number(lastAccess.timeIntervalSinceReferenceDate)),
             (Key.timeToLive, number(timeToLive)),
@@ -104,6 +110,7 @@ struct DiskCacheMetadata: Sendable, Equatable {
             (Key.lastModified, Array((lastModified ?? "!").utf8)),
             (Key.expectedLength, number(Double(expectedLength))),
         ]
+        if identifier.utf8.count <= maximumIdentifierLength { values.append((Key.identifier, Array(identifier.utf8))) }
         if isPlaceholder { values.append((Key.isPlaceholder, number(1))) }
         if let eTag { values.append((Key.eTag, Array(eTag.utf8))) }
         if let imageType { values.append((Key.imageType, Array(imageType.utf8))) }
@@ -111,7 +118,9 @@ struct DiskCacheMetadata: Sendable, Equatable {
     }
 
     /// Rebuilds a record from encoded values (`value(key)` returns the raw bytes or nil). Nil when a
-    /// required key (`ID`, `URL`, `LAD`, `TTL`, `dX`, `dY`, `clen`) is missing or malformed.
+    /// required key (`URL`, `LAD`, `TTL`, `dX`, `dY`, `clen`) is missing or malformed. A missing `ID`
+    /// (identifiers too long for an extended attribute) leaves `identifier` empty: the file name stands
+    /// for it (see ``DiskCache/validated(_:size:safeName:partial:)``).
     init?(decoding value: (String) -> [UInt8]?) {
         func string(_ key: String) -> String? { value(key).flatMap { String(validating: $0, as: UTF8.self) } }
         func number(_ key: String) -> Double? {
@@ -119,8 +128,8 @@ struct DiskCacheMetadata: Sendable, Equatable {
             let double = raw.withUnsafeBytes { $0.loadUnaligned(as: Double.self) }
             return double.isFinite ? double : nil
         }
-        guard let identifier = string(Key.identifier), !identifier.isEmpty,
-              let urlString = string(Key.url), let url = URL(string: urlString),
+        let identifier = string(Key.identifier) ?? ""
+        guard let urlString = string(Key.url), let url = URL(string: urlString),
               let lastAccess = number(Key.lastAccess), let ttl = number(Key.timeToLive),
               let width = number(Key.width), let height = number(Key.height),
               let expected = number(Key.expectedLength),

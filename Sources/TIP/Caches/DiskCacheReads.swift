@@ -15,8 +15,15 @@ extension DiskCache {
             let name = SafeIdentifier.fileName(for: identifier)
             guard var entry = currentEntry(name) else { return nil }
             if !isLoaded { entry.partial = nil }
-            let now = configuration.clock()
             var changed = false
+            if entry.identifier != identifier {
+                // A hashed name whose identifier was too long to store: re-attach the real one.
+                entry.identifier = identifier
+                entry.complete?.metadata.identifier = identifier
+                entry.partial?.metadata.identifier = identifier
+                if isLoaded { lru.updateValue(entry, for: name) }
+            }
+            let now = configuration.clock()
             var refreshed = false
             if let complete = entry.complete {
                 if complete.metadata.isExpired(at: now) {

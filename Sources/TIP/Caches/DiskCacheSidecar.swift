@@ -1,7 +1,8 @@
 import Foundation
 
-/// The metadata of one cache file kept in a sidecar file `<name>.meta`, for file systems without
-/// user extended attributes.
+/// The metadata of one cache file kept in a sidecar file `<name>#meta`, for file systems without
+/// user extended attributes. (`#` is always percent-encoded in safe names, so a sidecar name can never
+/// be an entry's file name.)
 ///
 /// Binary layout (little-endian): magic `TIPM1`, inode (8 bytes) and size (8 bytes) of the data file
 /// it describes, key count (2), then per key: length (1), key bytes, value length (4), value bytes;
@@ -17,7 +18,7 @@ struct DiskCacheSidecar: Equatable {
     var size: Int64
 
     /// Sidecar suffix appended to the data file name.
-    static let suffix = ".meta"
+    static let suffix = "#meta"
     private static let magic = Array("TIPM1".utf8)
 
     /// The encoded bytes.

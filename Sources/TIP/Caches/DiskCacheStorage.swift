@@ -29,14 +29,25 @@ extension DiskCache {
         }
     }
 
-    /// Whether `metadata` and `size` make a valid complete (`partial == false`) or partial file named
-    /// for `safeName`.
-    static func isValid(_ metadata: DiskCacheMetadata, size: Int64, safeName: String, partial: Bool) -> Bool {
-        guard SafeIdentifier.fileName(for: metadata.identifier) == safeName else { return false }
-        if partial {
-            return metadata.expectedLength > 0 && size > 0 && size <= metadata.expectedLength
+    /// `metadata` when it and `size` make a valid complete (`partial == false`) or partial file named
+    /// for `safeName`, else nil. The identifier must map to `safeName`; a missing identifier (too long
+    /// for an attribute) is accepted only for a hashed name and becomes the hash until the next access
+    /// re-attaches the real one (as TIP).
+    static func validated(_ metadata: DiskCacheMetadata, size: Int64, safeName: String, partial: Bool) -> DiskCacheMetadata? {
+        var metadata = metadata
+        if metadata.identifier.isEmpty {
+            let isHash = safeName.utf8.count == 40 && safeName.utf8.allSatisfy {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            }
+            guard isHash else { return nil }
+            metadata.identifier = safeName
+        } else if SafeIdentifier.fileName(for: metadata.identifier) != safeName {
+            return nil
         }
-        return metadata.expectedLength == 0
+        if partial {
+            return metadata.expectedLength > 0 && size > 0 && size <= metadata.expectedLength ? metadata : nil
+        }
+        return metadata.expectedLength == 0 ? metadata : nil
     }
 
     /// The entry for `safeName` read from its files; invalid files are deleted (on the queue).
@@ -45,29 +56,15 @@ extension DiskCache {
         for partial in [false, true] {
             let name = partial ? DiskCache.partialName(safeName) : safeName
             guard let found = readPart(fileName: name),
-                  DiskCache.isValid(found.metadata, size: found.size, safeName: safeName, partial: partial) else {
-                if (DiskCacheFiles.regularFileInfo(atPath: path(name)) != nil || isSymlink(name)) && !isLiveSidecar(name) {
-                    deleteFile(name)
-                }
+                  let metadata = DiskCache.validated(found.metadata, size: found.size, safeName: safeName, partial: partial) else {
+                if DiskCacheFiles.regularFileInfo(atPath: path(name)) != nil || isSymlink(name) { deleteFile(name) }
                 continue
             }
-            let part = DiskCacheEntry.Part(metadata: found.metadata, fileURL: url(name), byteCount: found.size)
-            entry.identifier = found.metadata.identifier
+            let part = DiskCacheEntry.Part(metadata: metadata, fileURL: url(name), byteCount: found.size)
+            entry.identifier = metadata.identifier
             if partial { entry.partial = part } else { entry.complete = part }
         }
         return entry.isEmpty ? nil : entry
-    }
-
-    /// With sidecars, whether `name` is the valid sidecar of another data file (a name such as
-    /// `a.meta` can be both an identifier's file name and the sidecar of `a`).
-    func isLiveSidecar(_ name: String) -> Bool {
-        guard metadataStorage == .sidecar, name.hasSuffix(DiskCacheSidecar.suffix) else { return false }
-        let dataName = String(name.dropLast(DiskCacheSidecar.suffix.count))
-        guard !dataName.isEmpty, let found = readPart(fileName: dataName) else { return false }
-        let partial = dataName.hasSuffix(".tmp")
-        let safeName = partial ? String(dataName.dropLast(4)) : dataName
-        return DiskCache.isValid(found.metadata, size: found.size, safeName: safeName, partial: partial)
-            || (partial && DiskCache.isValid(found.metadata, size: found.size, safeName: dataName, partial: false))
     }
 
     private func isSymlink(_ name: String) -> Bool {
@@ -90,7 +87,7 @@ extension DiskCache {
         return DiskCacheEntry.Part(metadata: metadata, fileURL: url(fileName), byteCount: info.size)
     }
 
-    /// Writes a sidecar through its own temporary file and renames it to `<fileName>.meta`.
+    /// Writes a sidecar through its own temporary file and renames it to `<fileName>#meta`.
     func writeSidecar(_ sidecar: DiskCacheSidecar, for fileName: String) throws(POSIXError) {
         let temporary = DiskCacheFiles.temporaryName()
         let fd = try DiskCacheFiles.create(path(temporary))
@@ -127,6 +124,22 @@ extension DiskCache {
         }
     }
 
+    /// Before a file is installed at `fileName`, forgets another entry's part with the same name (the
+    /// complete file of identifier `a.tmp` and the partial of `a` share a name, as in TIP), so the
+    /// totals stay exact and a later eviction of that entry cannot delete the new file.
+    func releaseFileName(_ fileName: String, installingPartial: Bool) {
+        if installingPartial {
+            guard var other = currentEntry(fileName), other.complete != nil else { return }
+            other.complete = nil
+            setEntry(other, forName: fileName, bump: false)
+        } else if fileName.hasSuffix(".tmp") {
+            let base = String(fileName.dropLast(4))
+            guard var other = currentEntry(base), other.partial != nil else { return }
+            other.partial = nil
+            setEntry(other, forName: base, bump: false)
+        }
+    }
+
     /// Deletes one file and its sidecar.
     func deleteFile(_ fileName: String) {
         DiskCacheFiles.remove(path(fileName))
@@ -135,8 +148,7 @@ extension DiskCache {
 
     /// Deletes both files of an entry.
     func deleteFiles(of entry: DiskCacheEntry) {
-        let safeName = SafeIdentifier.fileName(for: entry.identifier)
-        if entry.complete != nil { deleteFile(safeName) }
-        if entry.partial != nil { deleteFile(DiskCache.partialName(safeName)) }
+        if let complete = entry.complete { deleteFile(complete.fileURL.lastPathComponent) }
+        if let partial = entry.partial { deleteFile(partial.fileURL.lastPathComponent) }
     }
 }

@@ -62,6 +62,7 @@ extension DiskCache {
                     return false
                 }
                 try DiskCacheFiles.sync(fd)
+                releaseFileName(name, installingPartial: false)
                 part = try install(temporaryName: temporary, fd: fd, metadata: metadata, as: name)
             } catch {
                 DiskCacheFiles.remove(path(temporary))
@@ -158,6 +159,7 @@ extension DiskCache {
         let part: DiskCacheEntry.Part
         do throws(POSIXError) {
             try DiskCacheFiles.sync(fd)
+            releaseFileName(fileName, installingPartial: !complete)
             part = try install(temporaryName: temporaryName, fd: fd, metadata: metadata, as: fileName)
         } catch {
             DiskCacheFiles.remove(path(temporaryName))
@@ -205,6 +207,7 @@ extension DiskCache {
                 do throws(POSIXError) {
                     // The new identifier is written first: a crash before the rename leaves a file whose
                     // identifier does not match its name, which is dropped, never served as the old one.
+                    releaseFileName(to, installingPartial: isPartial)
                     try rewriteMetadataForRename(metadata, from: from, to: to)
                     try DiskCacheFiles.rename(path(from), path(to))
                     if metadataStorage == .sidecar { DiskCacheFiles.remove(path(from + DiskCacheSidecar.suffix)) }
@@ -241,8 +244,9 @@ extension DiskCache {
     func clearImage(withIdentifier identifier: String) {
         domain.sync {
             let name = SafeIdentifier.fileName(for: identifier)
-            deleteFile(name)
-            deleteFile(DiskCache.partialName(name))
+            // Only the files that are this identifier's ("a.tmp" may be another identifier's complete file).
+            guard let entry = currentEntry(name) else { return }
+            deleteFiles(of: entry)
             setEntry(nil, forName: name)
         }
     }

@@ -15,7 +15,7 @@ struct DiskCacheLayoutTests {
         try file.append(diskTestBytes(10))
         #expect(file.finalize(metadata: env.metadata("a b/c", width: 200, expectedLength: 50), complete: false))
         var expected = ["a%20b%2Fc", "a%20b%2Fc.tmp"]
-        if storage == .sidecar { expected += ["a%20b%2Fc.meta", "a%20b%2Fc.tmp.meta"] }
+        if storage == .sidecar { expected += ["a%20b%2Fc#meta", "a%20b%2Fc.tmp#meta"] }
         #expect(env.files() == expected.sorted())
         let directoryMode = try FileManager.default.attributesOfItem(atPath: env.directory().path)[.posixPermissions] as? NSNumber
         #expect(directoryMode?.intValue == 0o700)
@@ -88,7 +88,7 @@ struct DiskCacheLayoutTests {
         let sidecarCache = sidecarEnv.cache(storage: .sidecar)
         #expect(sidecarCache.updateImageEntry(metadata: sidecarEnv.metadata("k"), source: .data(diskTestBytes(5))))
         #expect(ExtendedAttributes(path: sidecarEnv.directory().appendingPathComponent("k").path).keys().isEmpty)
-        #expect(sidecarEnv.files() == ["k", "k.meta"])
+        #expect(sidecarEnv.files() == ["k", "k#meta"])
     }
 
     @Test("A long identifier is stored under its hash and found again with its real identifier", arguments: storages)

@@ -49,7 +49,7 @@ struct DiskCacheManifestTests {
         // e1's file renamed to another identifier's name: its ID no longer matches.
         try FileManager.default.moveItem(at: directory.appendingPathComponent("e1"), to: directory.appendingPathComponent("e99"))
         if storage == .sidecar {
-            try FileManager.default.moveItem(at: directory.appendingPathComponent("e1.meta"), to: directory.appendingPathComponent("e99.meta"))
+            try FileManager.default.moveItem(at: directory.appendingPathComponent("e1#meta"), to: directory.appendingPathComponent("e99#meta"))
             // e2's data replaced by a file of another size: the sidecar no longer matches.
             try Data("different".utf8).write(to: directory.appendingPathComponent("e2"))
         }
@@ -58,7 +58,7 @@ struct DiskCacheManifestTests {
         let expectedAlive = storage == .sidecar ? ["e0"] : ["e0", "e2"]
         #expect(cache.inspectionEntries().complete.map(\.identifier).sorted() == expectedAlive)
         var expectedFiles = expectedAlive + ["e0.tmp"]
-        if storage == .sidecar { expectedFiles += expectedFiles.map { $0 + ".meta" } }
+        if storage == .sidecar { expectedFiles += expectedFiles.map { $0 + "#meta" } }
         #expect(env.files() == expectedFiles.sorted())
         #expect(cache.totalBytes == env.dataBytes(storage: storage))
     }
