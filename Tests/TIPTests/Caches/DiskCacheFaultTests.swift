@@ -80,21 +80,39 @@ struct DiskCacheFaultTests {
 
     @Test("A read-only directory: writes fail with a problem, reads still work, totals stay consistent")
     func readOnlyDirectory() throws {
-        guard !DiskCacheTestEnvironment.permissionsAreIgnored else {
-            print("skipped: running as root, chmod 0500 does not stop writes")
-            return
-        }
         let env = DiskCacheTestEnvironment()
         let cache = env.cache()
         #expect(cache.updateImageEntry(metadata: env.metadata("a"), source: .data(diskTestBytes(10))))
-        #expect(chmod(env.directory().path, 0o500) == 0)
-        defer { _ = chmod(env.directory().path, 0o700) }
+        if DiskCacheTestEnvironment.permissionsAreIgnored {
+            // Root ignores chmod 0500; an immutable directory (chattr +i) stops it, where allowed.
+            guard Self.chattr("+i", env.directory().path) else {
+                print("skipped: running as root, chmod 0500 does not stop writes and chattr +i is not permitted")
+                return
+            }
+        } else {
+            #expect(chmod(env.directory().path, 0o500) == 0)
+        }
+        defer {
+            if DiskCacheTestEnvironment.permissionsAreIgnored { _ = Self.chattr("-i", env.directory().path) }
+            _ = chmod(env.directory().path, 0o700)
+        }
         #expect(!cache.updateImageEntry(metadata: env.metadata("b"), source: .data(diskTestBytes(10))))
         #expect(env.recorder.count(.diskCacheWriteFailed) >= 1)
         #expect(throws: POSIXError.self) { try cache.openTemporaryFile(forIdentifier: "c") }
         #expect(cache.completeData(withIdentifier: "a")?.data == diskTestBytes(10))
         #expect(cache.totalBytes == 10)
         #expect(cache.count == 1)
+    }
+
+    /// Runs `chattr <flag> <path>`; false when unavailable or refused.
+    static func chattr(_ flag: String, _ path: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+        process.arguments = [flag, path]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
     }
 
     @Test("A vanished directory is recreated with a problem; the totals drop to what is on disk")
