@@ -84,6 +84,38 @@ import Foundation
         }
     }
 
+    /// Opens a disk cache on `directory` and returns its entry count, bytes and the seconds its
+    /// manifest took to load (a benchmark of start-up).
+    public static func measureManifestLoad(directory: String, sidecar: Bool) -> (entries: Int, bytes: Int64, seconds: Double) {
+        let root = URL(fileURLWithPath: directory, isDirectory: true)
+        let configuration = GlobalConfiguration(cachesRootDirectory: root)
+        let domain = DiskCacheDomain(budget: CacheBudget(maxBytes: Int64.max / 4, maxCount: 0, maxRatioSizeOfCacheEntry: 0))
+        let start = DispatchTime.now()
+        let cache = DiskCache(directory: root, domain: domain, configuration: configuration,
+                              metadataStorage: sidecar ? .sidecar : .extendedAttributes)
+        cache.waitUntilManifestLoaded()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        defer { cache.tearDown() }
+        return (cache.count, cache.totalBytes, seconds)
+    }
+
+    /// Fills `directory` with `count` small complete entries (TTL one year) for ``measureManifestLoad(directory:sidecar:)``.
+    public static func populate(directory: String, sidecar: Bool, count: Int) {
+        let root = URL(fileURLWithPath: directory, isDirectory: true)
+        let configuration = GlobalConfiguration(cachesRootDirectory: root)
+        let domain = DiskCacheDomain(budget: CacheBudget(maxBytes: Int64.max / 4, maxCount: 0, maxRatioSizeOfCacheEntry: 0))
+        let cache = DiskCache(directory: root, domain: domain, configuration: configuration,
+                              metadataStorage: sidecar ? .sidecar : .extendedAttributes)
+        cache.waitUntilManifestLoaded()
+        for index in 0..<count {
+            let identifier = "https://pbs.example.com/media/image-\(index).jpg"
+            let metadata = DiskCacheMetadata(identifier: identifier, url: url(identifier: identifier, version: index), lastAccess: Date(),
+                                             timeToLive: 365 * 86_400, width: 640, height: 480, imageType: "public.jpeg")
+            cache.updateImageEntry(metadata: metadata, source: .data(Data(repeating: UInt8(truncatingIfNeeded: index), count: 2_000)))
+        }
+        cache.tearDown()
+    }
+
     private static func fnv(_ bytes: [UInt8]) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01b3 }

@@ -88,8 +88,8 @@ final class DiskCacheTemporaryFile: Sendable {
     /// Installs the file as `metadata.identifier`'s complete image (`complete`) or partial download,
     /// with the download tie-breaks of ``DiskCache/commitDownload(temporaryName:fd:metadata:complete:)``.
     /// For a partial, `metadata.expectedLength` is the full length. Returns whether it was kept; the
-    /// temporary file is gone either way. Blocks on the domain queue (do not call on it... it is allowed:
-    /// the domain runs it directly).
+    /// temporary file is gone either way. The file is flushed first, then installed on the domain queue
+    /// (callable on it too).
     @discardableResult
     func finalize(metadata: DiskCacheMetadata, complete: Bool) -> Bool {
         let taken: (fd: Int32, failed: Bool)? = state.withLock { state in
@@ -101,8 +101,16 @@ final class DiskCacheTemporaryFile: Sendable {
         defer { DiskCacheFiles.close(taken.fd) }
         let cache = self.cache
         let name = self.name
+        // Flushed before taking the shared queue; the queue only decides and renames.
+        var flushFailure: POSIXError?
+        if !taken.failed {
+            do throws(POSIXError) { try DiskCacheFiles.sync(taken.fd) } catch { flushFailure = error }
+        }
         return cache.domain.sync {
-            guard !taken.failed else {
+            if let flushFailure {
+                cache.reportWriteFailure(flushFailure, path: cache.path(name), identifier: metadata.identifier)
+            }
+            guard !taken.failed, flushFailure == nil else {
                 cache.liveTemporaryNames.remove(name)
                 DiskCacheFiles.remove(cache.path(name))
                 return false

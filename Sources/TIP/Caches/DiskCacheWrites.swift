@@ -13,60 +13,65 @@ extension DiskCache {
     /// is not kept (the replaced file is gone too) and `imageTooLargeToStoreInDiskCache` is posted.
     /// `metadata.lastAccess` is set to now and `expectedLength` to 0. A partial survives only when its
     /// area is strictly larger. Returns whether the image was stored.
+    ///
+    /// The bytes are written and fsynced to a temporary file off the domain queue (unless called on
+    /// it), between two short turns on the queue: one that decides and reserves the temporary name, one
+    /// that decides again (the entry may have changed meanwhile) and renames the file into place.
     @discardableResult
-    func updateImageEntry(metadata: DiskCacheMetadata, source: Source, forced: Bool = false) -> Bool {
-        domain.sync {
-            let name = SafeIdentifier.fileName(for: metadata.identifier)
-            var metadata = metadata
-            metadata.expectedLength = 0
-            metadata.lastAccess = configuration.clock()
-            var entry = currentEntry(name) ?? DiskCacheEntry(identifier: metadata.identifier)
-            if let old = entry.complete?.metadata {
-                let replace = forced
-                    || (old.isPlaceholder && !metadata.isPlaceholder)
-                    || (metadata.area >= old.area && (old.url != metadata.url || old.width != metadata.width || old.height != metadata.height))
-                guard replace else { return false }
-            }
-            guard domain.budget.maxBytes > 0 else { return false }
+    func updateImageEntry(metadata input: DiskCacheMetadata, source: Source, forced: Bool = false) -> Bool {
+        var metadata = input
+        metadata.expectedLength = 0
+        let name = SafeIdentifier.fileName(for: metadata.identifier)
+        let size: Int64
+        switch source {
+        case .data(let data): size = Int64(data.count)
+        case .file(let url):
+            guard let info = DiskCacheFiles.regularFileInfo(atPath: url.path) else { return false }
+            size = info.size
+        }
+        // Turn 1: decide, apply the cap, reserve a temporary name.
+        let reserved: String? = domain.sync {
+            guard decideStore(metadata, name: name, size: size, forced: forced) else { return nil }
             guard ensureDirectory() else {
                 reportWriteFailure(POSIXError(.ENOENT), path: directoryPath, identifier: metadata.identifier)
-                return false
+                return nil
             }
             let temporary = DiskCacheFiles.temporaryName()
+            liveTemporaryNames.insert(temporary)
+            return temporary
+        }
+        guard let temporary = reserved else { return false }
+        // Off the queue: write and flush the private temporary file.
+        let written = writeTemporaryFile(temporary, source: source)
+        // Turn 2: decide again and install.
+        return domain.sync {
+            liveTemporaryNames.remove(temporary)
+            let fd: Int32
+            switch written {
+            case .success(let descriptor):
+                fd = descriptor
+            case .failure(let error):
+                DiskCacheFiles.remove(path(temporary))
+                reportWriteFailure(error, path: path(name), identifier: metadata.identifier)
+                return false
+            }
+            defer { DiskCacheFiles.close(fd) }
+            guard let actualSize = DiskCacheFiles.regularFileInfo(fd)?.size,
+                  decideStore(metadata, name: name, size: actualSize, forced: forced) else {
+                DiskCacheFiles.remove(path(temporary))
+                return false
+            }
+            metadata.lastAccess = configuration.clock()
+            var entry = currentEntry(name) ?? DiskCacheEntry(identifier: metadata.identifier)
             let part: DiskCacheEntry.Part
             do throws(POSIXError) {
-                let fd = try DiskCacheFiles.create(path(temporary))
-                defer { DiskCacheFiles.close(fd) }
-                switch source {
-                case .data(let data):
-                    try DiskCacheFiles.writeAll(fd, data)
-                case .file(let url):
-                    let input = try DiskCacheFiles.open(url.path, O_RDONLY | O_NONBLOCK)
-                    defer { DiskCacheFiles.close(input) }
-                    guard DiskCacheFiles.regularFileInfo(input) != nil else { throw POSIXError(.EINVAL) }
-                    try DiskCacheFiles.copy(from: input, to: fd)
-                }
-                guard let size = DiskCacheFiles.regularFileInfo(fd)?.size else { throw POSIXError(.EIO) }
-                if size > domain.budget.maxBytesPerEntry {
-                    DiskCacheFiles.remove(path(temporary))
-                    if entry.complete != nil {
-                        deleteFile(name)
-                        entry.complete = nil
-                        setEntry(entry, forName: name, bump: false)
-                    }
-                    configuration.post(.imageTooLargeToStoreInDiskCache, userInfo: [
-                        ProblemInfoKey.imageIdentifier: metadata.identifier,
-                        ProblemInfoKey.imageURL: metadata.url,
-                        ProblemInfoKey.dimensions: CGSize(width: metadata.width, height: metadata.height),
-                    ])
-                    return false
-                }
-                try DiskCacheFiles.sync(fd)
                 releaseFileName(name, installingPartial: false)
                 part = try install(temporaryName: temporary, fd: fd, metadata: metadata, as: name)
             } catch {
                 DiskCacheFiles.remove(path(temporary))
-                reportWriteFailure(error, path: path(name), identifier: metadata.identifier)
+                if !(error.code == .ENOENT && ensureDirectory()) {
+                    reportWriteFailure(error, path: path(name), identifier: metadata.identifier)
+                }
                 return false
             }
             entry.identifier = metadata.identifier
@@ -78,6 +83,60 @@ extension DiskCache {
             setEntry(entry, forName: name)
             if !isTornDown { domain.budget.prune(priorityCache: self) }
             return true
+        }
+    }
+
+    /// TIP's `updateImageEntry` decision for a complete image of `size` bytes (on the queue). When the
+    /// image would replace the current one but is over the per-entry cap, the current complete file is
+    /// deleted (as TIP, which writes and then drops the oversize file) and the problem posted.
+    private func decideStore(_ metadata: DiskCacheMetadata, name: String, size: Int64, forced: Bool) -> Bool {
+        var entry = currentEntry(name)
+        if let old = entry?.complete?.metadata {
+            let replace = forced
+                || (old.isPlaceholder && !metadata.isPlaceholder)
+                || (metadata.area >= old.area && (old.url != metadata.url || old.width != metadata.width || old.height != metadata.height))
+            guard replace else { return false }
+        }
+        guard domain.budget.maxBytes > 0 else { return false }
+        guard size <= domain.budget.maxBytesPerEntry else {
+            if entry?.complete != nil {
+                deleteFile(name)
+                entry?.complete = nil
+                setEntry(entry, forName: name, bump: false)
+            }
+            configuration.post(.imageTooLargeToStoreInDiskCache, userInfo: [
+                ProblemInfoKey.imageIdentifier: metadata.identifier,
+                ProblemInfoKey.imageURL: metadata.url,
+                ProblemInfoKey.dimensions: CGSize(width: metadata.width, height: metadata.height),
+            ])
+            return false
+        }
+        return true
+    }
+
+    /// Creates, fills and fsyncs the reserved temporary file; returns its open descriptor.
+    private func writeTemporaryFile(_ temporary: String, source: Source) -> Result<Int32, POSIXError> {
+        let fd: Int32
+        do throws(POSIXError) {
+            fd = try DiskCacheFiles.create(path(temporary))
+        } catch {
+            return .failure(error)
+        }
+        do throws(POSIXError) {
+            switch source {
+            case .data(let data):
+                try DiskCacheFiles.writeAll(fd, data)
+            case .file(let url):
+                let input = try DiskCacheFiles.open(url.path, O_RDONLY | O_NONBLOCK)
+                defer { DiskCacheFiles.close(input) }
+                guard DiskCacheFiles.regularFileInfo(input) != nil else { throw POSIXError(.EINVAL) }
+                try DiskCacheFiles.copy(from: input, to: fd)
+            }
+            try DiskCacheFiles.sync(fd)
+            return .success(fd)
+        } catch {
+            DiskCacheFiles.close(fd)
+            return .failure(error)
         }
     }
 
@@ -158,7 +217,6 @@ extension DiskCache {
         let fileName = complete ? name : DiskCache.partialName(name)
         let part: DiskCacheEntry.Part
         do throws(POSIXError) {
-            try DiskCacheFiles.sync(fd)
             releaseFileName(fileName, installingPartial: !complete)
             part = try install(temporaryName: temporaryName, fd: fd, metadata: metadata, as: fileName)
         } catch {

@@ -10,11 +10,11 @@ struct DiskCacheManifestTests {
     private func populate(_ env: DiskCacheTestEnvironment, count: Int, storage: DiskCache.MetadataStorage) throws {
         let cache = env.cache(storage: storage)
         for index in 0..<count {
-            #expect(cache.updateImageEntry(metadata: env.metadata("e\(index)"), source: .data(diskTestBytes(10 + index % 7))))
+            #expect(cache.updateImageEntry(metadata: env.metadata("e\(index)", ttl: 1e9), source: .data(diskTestBytes(10 + index % 7))))
             if index % 10 == 0 {
                 let file = try cache.openTemporaryFile(forIdentifier: "e\(index)")
                 try file.append(diskTestBytes(3))
-                #expect(file.finalize(metadata: env.metadata("e\(index)", width: 300, expectedLength: 10), complete: false))
+                #expect(file.finalize(metadata: env.metadata("e\(index)", width: 300, ttl: 1e9, expectedLength: 10), complete: false))
             }
             env.advance(1)
         }
