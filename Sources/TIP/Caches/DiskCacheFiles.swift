@@ -79,9 +79,20 @@ enum DiskCacheFiles {
         if fsync(fd) != 0 && errno != EINVAL { throw lastError() }
     }
 
-    /// Reads an open regular file whole (nil on error or when it is not regular).
-    static func readAll(_ fd: Int32) -> Data? {
+    /// Files at least this large are memory-mapped by ``readAll(_:mapLargeFiles:)``.
+    static let mappingThreshold: Int64 = 64 * 1024
+
+    /// Reads an open regular file whole (nil on error or when it is not regular). With
+    /// `mapLargeFiles`, files of ``mappingThreshold`` bytes or more are mapped instead of copied: safe
+    /// for cache files, which are never modified in place (only replaced by rename or unlinked).
+    static func readAll(_ fd: Int32, mapLargeFiles: Bool = false) -> Data? {
         guard let info = regularFileInfo(fd), info.size >= 0, info.size < Int64(Int.max / 2) else { return nil }
+        if mapLargeFiles && info.size >= mappingThreshold {
+            let count = Int(info.size)
+            if let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED {
+                return Data(bytesNoCopy: base, count: count, deallocator: .custom { pointer, length in _ = munmap(pointer, length) })
+            }
+        }
         var data = Data(count: Int(info.size))
         var ok = true
         data.withUnsafeMutableBytes { buffer in

@@ -88,11 +88,12 @@ extension DiskCache {
         }
     }
 
-    /// The bytes of a part's file, or nil when it is gone or not a regular file. Any thread.
+    /// The bytes of a part's file (memory-mapped from 64 KiB), or nil when it is gone or not a regular
+    /// file. Any thread; the bytes stay valid after the file is replaced or evicted.
     func data(of part: DiskCacheEntry.Part) -> Data? {
         guard let fd = try? DiskCacheFiles.open(part.fileURL.path, O_RDONLY | O_NONBLOCK) else { return nil }
         defer { DiskCacheFiles.close(fd) }
-        return DiskCacheFiles.readAll(fd)
+        return DiskCacheFiles.readAll(fd, mapLargeFiles: true)
     }
 
     /// The complete image bytes for `identifier` (a lookup with access refresh, then the file read).

@@ -56,6 +56,18 @@ struct DiskCacheOperationTests {
         #expect(cache.copyPartialToTemporaryFile(withIdentifier: "id") == nil)
     }
 
+    @Test("Large files are mapped and stay readable after eviction")
+    func largeFileRead() throws {
+        let env = DiskCacheTestEnvironment()
+        let cache = env.cache()
+        let bytes = diskTestBytes(300_000, seed: 5)
+        #expect(cache.updateImageEntry(metadata: env.metadata("big"), source: .data(bytes)))
+        let read = try #require(cache.completeData(withIdentifier: "big"))
+        cache.clearImage(withIdentifier: "big")
+        #expect(env.files().isEmpty)
+        #expect(read.data == bytes)
+    }
+
     @Test("Clearing one image and everything", arguments: storages)
     func clearing(storage: DiskCache.MetadataStorage) throws {
         let env = DiskCacheTestEnvironment()
