@@ -104,6 +104,39 @@ struct DiskCacheFaultTests {
         #expect(cache.count == 1)
     }
 
+    @Test("A full disk (ENOSPC on a small tmpfs): writes fail with a problem, nothing torn is left, totals stay exact")
+    func fullDisk() throws {
+        let env = DiskCacheTestEnvironment()
+        let directory = env.directory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        guard mount("tmpfs", directory.path, "tmpfs", 0, "size=96k,mode=0700") == 0 else {
+            print("skipped: cannot mount a small tmpfs here (errno \(errno)); ENOSPC not exercised")
+            return
+        }
+        defer { _ = umount2(directory.path, Int32(MNT_DETACH)) }
+        do {
+            let cache = env.cache()   // storage chosen by probing: tmpfs may lack user xattrs
+            #expect(cache.updateImageEntry(metadata: env.metadata("a"), source: .data(diskTestBytes(30_000))))
+            #expect(cache.updateImageEntry(metadata: env.metadata("b"), source: .data(diskTestBytes(30_000))))
+            #expect(!cache.updateImageEntry(metadata: env.metadata("c"), source: .data(diskTestBytes(80_000))))
+            #expect(env.recorder.count(.diskCacheWriteFailed) >= 1)
+            let file = try cache.openTemporaryFile(forIdentifier: "d")
+            var appendFailed = false
+            for _ in 0..<10 {
+                do { try file.append(diskTestBytes(16_000)) } catch { appendFailed = true; break }
+            }
+            #expect(appendFailed)
+            #expect(!file.finalize(metadata: env.metadata("d"), complete: true))
+            #expect(!env.files().contains { $0.hasPrefix(DiskCacheFiles.temporaryPrefix) })
+            #expect(cache.completeData(withIdentifier: "a")?.data == diskTestBytes(30_000))
+            #expect(cache.entry(withIdentifier: "c") == nil)
+            #expect(cache.count == 2)
+            #expect(cache.totalBytes == env.dataBytes(storage: cache.metadataStorage))
+            #expect(env.domain.sync { env.domain.budget.totalBytes } == cache.totalBytes)
+            cache.tearDown()
+        }
+    }
+
     /// Runs `chattr <flag> <path>`; false when unavailable or refused.
     static func chattr(_ flag: String, _ path: String) -> Bool {
         let process = Process()
