@@ -82,11 +82,11 @@ enum DiskCacheFiles {
     /// Files at least this large are memory-mapped by ``readAll(_:mapLargeFiles:)``.
     static let mappingThreshold: Int64 = 64 * 1024
 
-    /// Reads an open regular file whole (nil on error or when it is not regular). With
+    /// Reads an open regular file whole (nil on error, when it is not regular or over `maximumSize`). With
     /// `mapLargeFiles`, files of ``mappingThreshold`` bytes or more are mapped instead of copied: safe
     /// for cache files, which are never modified in place (only replaced by rename or unlinked).
-    static func readAll(_ fd: Int32, mapLargeFiles: Bool = false) -> Data? {
-        guard let info = regularFileInfo(fd), info.size >= 0, info.size < Int64(Int.max / 2) else { return nil }
+    static func readAll(_ fd: Int32, mapLargeFiles: Bool = false, maximumSize: Int64 = Int64(Int.max / 2)) -> Data? {
+        guard let info = regularFileInfo(fd), info.size >= 0, info.size <= maximumSize else { return nil }
         if mapLargeFiles && info.size >= mappingThreshold {
             let count = Int(info.size)
             if let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED {

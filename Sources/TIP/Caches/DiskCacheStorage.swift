@@ -22,7 +22,7 @@ extension DiskCache {
         case .sidecar:
             guard let sidecarFD = try? DiskCacheFiles.open(dataPath + DiskCacheSidecar.suffix, O_RDONLY | O_NONBLOCK) else { return nil }
             defer { DiskCacheFiles.close(sidecarFD) }
-            guard let bytes = DiskCacheFiles.readAll(sidecarFD), bytes.count < 256 * 1024,
+            guard let bytes = DiskCacheFiles.readAll(sidecarFD, maximumSize: 256 * 1024),
                   let sidecar = DiskCacheSidecar(decoding: Array(bytes)),
                   sidecar.inode == info.inode, sidecar.size == info.size else { return nil }
             return (sidecar.metadata, info.size)
