@@ -12,6 +12,7 @@ extension DiskCache {
     /// served (read straight from disk).
     func entry(withIdentifier identifier: String, includeComplete: Bool = true, includePartial: Bool = true) -> DiskCacheEntry? {
         domain.sync {
+            guard !identifier.isEmpty else { return nil }
             let name = SafeIdentifier.fileName(for: identifier)
             guard var entry = currentEntry(name) else { return nil }
             if !isLoaded { entry.partial = nil }
@@ -109,6 +110,7 @@ extension DiskCache {
     /// Drops a part whose file disappeared behind our back, so the totals match the files.
     func forgetVanishedPart(identifier: String, partial: Bool) {
         domain.sync {
+            guard !identifier.isEmpty else { return }
             let name = SafeIdentifier.fileName(for: identifier)
             guard var entry = currentEntry(name) else { return }
             let fileName = partial ? DiskCache.partialName(name) : name

@@ -19,6 +19,8 @@ extension DiskCache {
     /// that decides again (the entry may have changed meanwhile) and renames the file into place.
     @discardableResult
     func updateImageEntry(metadata input: DiskCacheMetadata, source: Source, forced: Bool = false) -> Bool {
+        // The empty identifier has no file name (it would name the directory itself).
+        guard !input.identifier.isEmpty else { return false }
         var metadata = input
         metadata.expectedLength = 0
         let name = SafeIdentifier.fileName(for: metadata.identifier)
@@ -191,6 +193,10 @@ extension DiskCache {
         liveTemporaryNames.remove(temporaryName)
         var metadata = input
         metadata.lastAccess = configuration.clock()
+        guard !metadata.identifier.isEmpty else {
+            DiskCacheFiles.remove(path(temporaryName))
+            return false
+        }
         let name = SafeIdentifier.fileName(for: metadata.identifier)
         var entry = currentEntry(name) ?? DiskCacheEntry(identifier: metadata.identifier)
         guard let size = DiskCacheFiles.regularFileInfo(fd)?.size else {
@@ -246,6 +252,8 @@ extension DiskCache {
     /// the new identifier had. Missing ⇒ `POSIXError(.ENOENT)`.
     func changeIdentifier(from oldIdentifier: String, to newIdentifier: String) throws(POSIXError) {
         let result: Result<Void, POSIXError> = domain.sync {
+            guard !oldIdentifier.isEmpty else { return .failure(POSIXError(.ENOENT)) }
+            guard !newIdentifier.isEmpty else { return .failure(POSIXError(.EINVAL)) }
             let oldName = SafeIdentifier.fileName(for: oldIdentifier)
             let newName = SafeIdentifier.fileName(for: newIdentifier)
             guard let old = currentEntry(oldName) else { return .failure(POSIXError(.ENOENT)) }
@@ -301,6 +309,7 @@ extension DiskCache {
     /// Deletes `identifier`'s complete and partial files.
     func clearImage(withIdentifier identifier: String) {
         domain.sync {
+            guard !identifier.isEmpty else { return }
             let name = SafeIdentifier.fileName(for: identifier)
             // Only the files that are this identifier's ("a.tmp" may be another identifier's complete file).
             guard let entry = currentEntry(name) else { return }

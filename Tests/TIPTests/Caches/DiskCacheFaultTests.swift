@@ -10,6 +10,10 @@ struct DiskCacheFaultTests {
         let cache = env.cache(storage: storage)
         let identifiers = ["../escape", "/etc/passwd", "a/../../b", "nul\u{0}byte", String(repeating: "x", count: 10_240),
                            ".", "..", "", "\u{FFFF}\u{1}\u{7F}\u{10FFFF}", "a", "a.meta", "a#meta", "#tip-tmp-1"]
+        #expect(!cache.updateImageEntry(metadata: env.metadata(""), source: .data(diskTestBytes(3))))
+        #expect(cache.entry(withIdentifier: "") == nil)
+        cache.clearImage(withIdentifier: "")
+        #expect(throws: POSIXError.self) { try cache.changeIdentifier(from: "../escape", to: "") }
         for (index, identifier) in identifiers.enumerated() where !identifier.isEmpty {
             #expect(cache.updateImageEntry(metadata: env.metadata(identifier), source: .data(diskTestBytes(10 + index))), "\(identifier.prefix(20))")
         }
