@@ -124,4 +124,43 @@ struct DiskCacheBudgetTests {
         #expect(!cache.updateImageEntry(metadata: env.metadata("b"), source: .data(diskTestBytes(10))))
         #expect(env.files().isEmpty)
     }
+
+    @Test("Concurrent stores, downloads, reads, renames and clears on two caches keep every total exact")
+    func concurrentAccounting() throws {
+        let env = DiskCacheTestEnvironment(maxBytes: 40_000, maxCount: 25)
+        let caches = [env.cache("a"), env.cache("b")]
+        DispatchQueue.concurrentPerform(iterations: 4) { lane in
+            var random = SplitMix64(seed: UInt64(lane + 1))
+            for step in 0..<120 {
+                let cache = caches[Int(random.next() % 2)]
+                let identifier = "id\(random.next() % 20)"
+                let size = 100 + Int(random.next() % 3_000)
+                let width = 10 + Int(random.next() % 100)
+                switch random.next() % 6 {
+                case 0, 1:
+                    cache.updateImageEntry(metadata: env.metadata(identifier, url: "https://x/\(step)", width: width),
+                                           source: .data(diskTestBytes(size)), forced: random.next() % 2 == 0)
+                case 2:
+                    guard let file = try? cache.openTemporaryFile(forIdentifier: identifier) else { continue }
+                    try? file.append(diskTestBytes(size))
+                    let partial = random.next() % 2 == 0
+                    file.finalize(metadata: env.metadata(identifier, width: width, expectedLength: partial ? Int64(size * 2) : 0), complete: !partial)
+                case 3:
+                    _ = cache.completeData(withIdentifier: identifier)
+                case 4:
+                    try? cache.changeIdentifier(from: identifier, to: "id\(random.next() % 20)")
+                default:
+                    cache.clearImage(withIdentifier: identifier)
+                }
+            }
+        }
+        let bytes = caches.map(\.totalBytes).reduce(0, +)
+        #expect(caches[0].totalBytes == env.dataBytes("a", storage: .extendedAttributes))
+        #expect(caches[1].totalBytes == env.dataBytes("b", storage: .extendedAttributes))
+        #expect(env.domain.sync { env.domain.budget.totalBytes } == bytes)
+        #expect(env.domain.sync { env.domain.budget.totalCount } == caches.map(\.count).reduce(0, +))
+        #expect(bytes <= 40_000)
+        #expect(caches.map(\.count).reduce(0, +) <= 25)
+        #expect(!(env.files("a") + env.files("b")).contains { $0.hasPrefix(DiskCacheFiles.temporaryPrefix) })
+    }
 }
