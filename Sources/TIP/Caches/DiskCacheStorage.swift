@@ -55,9 +55,15 @@ extension DiskCache {
         var entry = DiskCacheEntry(identifier: "", complete: nil, partial: nil)
         for partial in [false, true] {
             let name = partial ? DiskCache.partialName(safeName) : safeName
-            guard let found = readPart(fileName: name),
-                  let metadata = DiskCache.validated(found.metadata, size: found.size, safeName: safeName, partial: partial) else {
-                if DiskCacheFiles.regularFileInfo(atPath: path(name)) != nil || isSymlink(name) { deleteFile(name) }
+            let found = readPart(fileName: name)
+            guard let found, let metadata = DiskCache.validated(found.metadata, size: found.size, safeName: safeName, partial: partial) else {
+                // "a.tmp" is both the partial of "a" and the complete file of identifier "a.tmp": a file
+                // valid under the other reading belongs to the other entry and stays.
+                let belongsToOther = found.map { found in
+                    partial ? DiskCache.validated(found.metadata, size: found.size, safeName: name, partial: false) != nil
+                        : name.hasSuffix(".tmp") && DiskCache.validated(found.metadata, size: found.size, safeName: String(name.dropLast(4)), partial: true) != nil
+                } ?? false
+                if !belongsToOther && (DiskCacheFiles.regularFileInfo(atPath: path(name)) != nil || isSymlink(name)) { deleteFile(name) }
                 continue
             }
             let part = DiskCacheEntry.Part(metadata: metadata, fileURL: url(name), byteCount: found.size)
@@ -127,17 +133,29 @@ extension DiskCache {
     /// Before a file is installed at `fileName`, forgets another entry's part with the same name (the
     /// complete file of identifier `a.tmp` and the partial of `a` share a name, as in TIP), so the
     /// totals stay exact and a later eviction of that entry cannot delete the new file.
-    func releaseFileName(_ fileName: String, installingPartial: Bool) {
+    /// Returns what to restore with ``restoreFileName(_:)`` if the install then fails.
+    func releaseFileName(_ fileName: String, installingPartial: Bool) -> (name: String, entry: DiskCacheEntry)? {
         if installingPartial {
-            guard var other = currentEntry(fileName), other.complete != nil else { return }
+            guard let before = currentEntry(fileName), before.complete != nil else { return nil }
+            var other = before
             other.complete = nil
             setEntry(other, forName: fileName, bump: false)
+            return (fileName, before)
         } else if fileName.hasSuffix(".tmp") {
             let base = String(fileName.dropLast(4))
-            guard var other = currentEntry(base), other.partial != nil else { return }
+            guard let before = currentEntry(base), before.partial != nil else { return nil }
+            var other = before
             other.partial = nil
             setEntry(other, forName: base, bump: false)
+            return (base, before)
         }
+        return nil
+    }
+
+    /// Undoes ``releaseFileName(_:installingPartial:)`` after a failed install (the file stayed).
+    func restoreFileName(_ released: (name: String, entry: DiskCacheEntry)?) {
+        guard let released else { return }
+        setEntry(released.entry, forName: released.name, bump: false)
     }
 
     /// Deletes one file and its sidecar.

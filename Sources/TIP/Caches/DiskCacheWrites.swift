@@ -66,10 +66,11 @@ extension DiskCache {
             metadata.lastAccess = configuration.clock()
             var entry = currentEntry(name) ?? DiskCacheEntry(identifier: metadata.identifier)
             let part: DiskCacheEntry.Part
+            let released = releaseFileName(name, installingPartial: false)
             do throws(POSIXError) {
-                releaseFileName(name, installingPartial: false)
                 part = try install(temporaryName: temporary, fd: fd, metadata: metadata, as: name)
             } catch {
+                restoreFileName(released)
                 DiskCacheFiles.remove(path(temporary))
                 if !(error.code == .ENOENT && ensureDirectory()) {
                     reportWriteFailure(error, path: path(name), identifier: metadata.identifier)
@@ -188,7 +189,8 @@ extension DiskCache {
     /// Complete: replaces an existing complete file only when strictly larger in area or the old one is
     /// a placeholder, else discarded; a partial survives only when strictly larger. Partial: discarded
     /// when a placeholder, without a validator (Last-Modified or ETag), or when a complete file of
-    /// larger or equal area exists; else it replaces any previous partial. No per-entry cap (as TIP).
+    /// larger or equal area exists; else it replaces any previous partial. A partial whose full length
+    /// is unknown (`expectedLength` 0) is recorded with `size + 1`. No per-entry cap (as TIP).
     func commitDownload(temporaryName: String, fd: Int32, metadata input: DiskCacheMetadata, complete: Bool) -> Bool {
         liveTemporaryNames.remove(temporaryName)
         var metadata = input
@@ -222,10 +224,11 @@ extension DiskCache {
         }
         let fileName = complete ? name : DiskCache.partialName(name)
         let part: DiskCacheEntry.Part
+        let released = releaseFileName(fileName, installingPartial: !complete)
         do throws(POSIXError) {
-            releaseFileName(fileName, installingPartial: !complete)
             part = try install(temporaryName: temporaryName, fd: fd, metadata: metadata, as: fileName)
         } catch {
+            restoreFileName(released)
             DiskCacheFiles.remove(path(temporaryName))
             // A temporary file removed by clearAll is not a fault.
             if !(error.code == .ENOENT && DiskCacheFiles.regularFileInfo(atPath: path(temporaryName)) == nil && ensureDirectory()) {
@@ -273,7 +276,7 @@ extension DiskCache {
                 do throws(POSIXError) {
                     // The new identifier is written first: a crash before the rename leaves a file whose
                     // identifier does not match its name, which is dropped, never served as the old one.
-                    releaseFileName(to, installingPartial: isPartial)
+                    _ = releaseFileName(to, installingPartial: isPartial)
                     try rewriteMetadataForRename(metadata, from: from, to: to)
                     try DiskCacheFiles.rename(path(from), path(to))
                     if metadataStorage == .sidecar { DiskCacheFiles.remove(path(from + DiskCacheSidecar.suffix)) }

@@ -54,6 +54,20 @@ struct DiskCacheFaultTests {
         let reopened = env.cache()
         #expect(reopened.totalBytes == 6)
         #expect(reopened.entry(withIdentifier: "a")?.partial?.byteCount == 6)
+        reopened.tearDown()
+
+        // The same while the manifest loads: looking up "a" must not delete identifier "a.tmp"'s file.
+        let gate = DispatchSemaphore(value: 0)
+        let loading = DiskCache(directory: env.directory(), domain: env.domain, configuration: env.configuration,
+                                metadataStorage: nil, manifestLoadHook: { gate.wait() })
+        #expect(loading.updateImageEntry(metadata: env.metadata("a.tmp"), source: .data(diskTestBytes(30))))
+        #expect(loading.entry(withIdentifier: "a") == nil)
+        #expect(loading.completeData(withIdentifier: "a.tmp")?.data == diskTestBytes(30))
+        gate.signal()
+        loading.waitUntilManifestLoaded()
+        #expect(loading.completeData(withIdentifier: "a.tmp")?.data == diskTestBytes(30))
+        #expect(loading.totalBytes == 30)
+        #expect(loading.count == 1)
     }
 
     @Test("A symlink planted in the directory is never followed", arguments: [DiskCache.MetadataStorage.extendedAttributes, .sidecar])
