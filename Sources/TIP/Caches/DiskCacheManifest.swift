@@ -73,7 +73,7 @@ extension DiskCache {
             if isPartial { entry.partial = filePart } else { entry.complete = filePart }
             manifest.entries[safeName] = entry
             manifest.keep.insert(name)
-            if metadataStorage == .sidecar { manifest.keep.insert(name + DiskCacheSidecar.suffix) }
+            if metadataStorage == .sidecar { manifest.keep.insert(DiskCacheSidecar.name(for: name)) }
         }
         return manifest
     }
@@ -106,19 +106,18 @@ extension DiskCache {
             // The directory was emptied or recreated meanwhile: scan again (we are on the queue).
             manifest = scanDirectory()
         }
-        let touched = touchedWhileLoading
-        for name in touched {
-            manifest.entries[name] = readEntryFromFiles(name)
+        // Entries changed meanwhile are read again; their current files are kept.
+        for name in touchedWhileLoading {
+            let entry = readEntryFromFiles(name)
+            manifest.entries[name] = entry
+            for part in [entry?.complete, entry?.partial].compactMap({ $0 }) {
+                let fileName = part.fileURL.lastPathComponent
+                manifest.keep.insert(fileName)
+                if metadataStorage == .sidecar { manifest.keep.insert(DiskCacheSidecar.name(for: fileName)) }
+            }
         }
         for name in manifest.names where !manifest.keep.contains(name) {
-            if name.hasPrefix(DiskCacheFiles.temporaryPrefix) {
-                if !liveTemporaryNames.contains(name) { DiskCacheFiles.remove(path(name)) }
-                continue
-            }
-            var base = name
-            if base.hasSuffix(DiskCacheSidecar.suffix) { base.removeLast(DiskCacheSidecar.suffix.count) }
-            if base.hasSuffix(".tmp") { base.removeLast(4) }
-            if touched.contains(base) || touched.contains(name) { continue }
+            if name.hasPrefix(DiskCacheFiles.temporaryPrefix) && liveTemporaryNames.contains(name) { continue }
             DiskCacheFiles.remove(path(name))
         }
         let now = configuration.clock()

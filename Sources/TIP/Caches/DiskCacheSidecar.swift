@@ -19,6 +19,13 @@ struct DiskCacheSidecar: Equatable {
 
     /// Sidecar suffix appended to the data file name.
     static let suffix = "#meta"
+
+    /// The sidecar's file name for data file `fileName`: `<fileName>#meta`, or `#meta-<SHA-1 of the
+    /// name>` when that would exceed `NAME_MAX` (255 bytes; safe names reach 251 plus `.tmp`).
+    static func name(for fileName: String) -> String {
+        let plain = fileName + suffix
+        return plain.utf8.count <= 255 ? plain : suffix + "-" + SHA1.hexDigest(of: Array(fileName.utf8))
+    }
     private static let magic = Array("TIPM1".utf8)
 
     /// The encoded bytes.

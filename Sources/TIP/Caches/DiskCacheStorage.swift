@@ -20,7 +20,7 @@ extension DiskCache {
             guard let metadata = DiskCacheFiles.readAttributes(from: fd) else { return nil }
             return (metadata, info.size)
         case .sidecar:
-            guard let sidecarFD = try? DiskCacheFiles.open(dataPath + DiskCacheSidecar.suffix, O_RDONLY | O_NONBLOCK) else { return nil }
+            guard let sidecarFD = try? DiskCacheFiles.open(path(DiskCacheSidecar.name(for: fileName)), O_RDONLY | O_NONBLOCK) else { return nil }
             defer { DiskCacheFiles.close(sidecarFD) }
             guard let bytes = DiskCacheFiles.readAll(sidecarFD, maximumSize: 256 * 1024),
                   let sidecar = DiskCacheSidecar(decoding: Array(bytes)),
@@ -93,7 +93,7 @@ extension DiskCache {
         return DiskCacheEntry.Part(metadata: metadata, fileURL: url(fileName), byteCount: info.size)
     }
 
-    /// Writes a sidecar through its own temporary file and renames it to `<fileName>#meta`.
+    /// Writes a sidecar through its own temporary file and renames it to ``DiskCacheSidecar/name(for:)``.
     func writeSidecar(_ sidecar: DiskCacheSidecar, for fileName: String) throws(POSIXError) {
         let temporary = DiskCacheFiles.temporaryName()
         let fd = try DiskCacheFiles.create(path(temporary))
@@ -101,7 +101,7 @@ extension DiskCache {
             try DiskCacheFiles.writeAll(fd, Data(sidecar.encoded))
             try DiskCacheFiles.sync(fd)
             DiskCacheFiles.close(fd)
-            try DiskCacheFiles.rename(path(temporary), path(fileName + DiskCacheSidecar.suffix))
+            try DiskCacheFiles.rename(path(temporary), path(DiskCacheSidecar.name(for: fileName)))
         } catch {
             DiskCacheFiles.close(fd)
             DiskCacheFiles.remove(path(temporary))
@@ -161,7 +161,7 @@ extension DiskCache {
     /// Deletes one file and its sidecar.
     func deleteFile(_ fileName: String) {
         DiskCacheFiles.remove(path(fileName))
-        if metadataStorage == .sidecar { DiskCacheFiles.remove(path(fileName + DiskCacheSidecar.suffix)) }
+        if metadataStorage == .sidecar { DiskCacheFiles.remove(path(DiskCacheSidecar.name(for: fileName))) }
     }
 
     /// Deletes both files of an entry.

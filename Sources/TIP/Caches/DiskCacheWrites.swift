@@ -279,7 +279,7 @@ extension DiskCache {
                     _ = releaseFileName(to, installingPartial: isPartial)
                     try rewriteMetadataForRename(metadata, from: from, to: to)
                     try DiskCacheFiles.rename(path(from), path(to))
-                    if metadataStorage == .sidecar { DiskCacheFiles.remove(path(from + DiskCacheSidecar.suffix)) }
+                    if metadataStorage == .sidecar { DiskCacheFiles.remove(path(DiskCacheSidecar.name(for: from))) }
                     let newPart = DiskCacheEntry.Part(metadata: metadata, fileURL: url(to), byteCount: part.byteCount)
                     if isPartial { moved.partial = newPart } else { moved.complete = newPart }
                 } catch {

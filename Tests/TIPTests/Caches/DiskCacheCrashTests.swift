@@ -78,7 +78,7 @@ struct DiskCacheCrashTests {
         let dataFiles = files.filter { !$0.contains("#") }
         #expect(dataFiles.count == entries.reduce(0) { $0 + ($1.complete == nil ? 0 : 1) + ($1.partial == nil ? 0 : 1) })
         if storage == .sidecar {
-            #expect(files.filter { $0.hasSuffix(DiskCacheSidecar.suffix) }.count == dataFiles.count)
+            #expect(files.filter { $0.contains(DiskCacheSidecar.suffix) }.count == dataFiles.count)
         }
         return checked
     }

@@ -106,6 +106,26 @@ struct DiskCacheLayoutTests {
         #expect(reopened.inspectionEntries().complete.first?.identifier == identifier)
     }
 
+    @Test("Names near NAME_MAX keep their sidecars (hashed sidecar names) and survive a restart", arguments: [246, 249, 250, 251])
+    func longNamesWithSidecars(length: Int) throws {
+        let env = DiskCacheTestEnvironment()
+        let identifier = String(repeating: "n", count: length)
+        let cache = env.cache(storage: .sidecar)
+        #expect(cache.updateImageEntry(metadata: env.metadata(identifier), source: .data(diskTestBytes(20))))
+        let file = try cache.openTemporaryFile(forIdentifier: identifier)
+        try file.append(diskTestBytes(4))
+        #expect(file.finalize(metadata: env.metadata(identifier, width: 500, expectedLength: 40), complete: false))
+        #expect(env.recorder.count(.diskCacheWriteFailed) == 0)
+        #expect(env.files().count == 4)
+        cache.tearDown()
+        let reopened = env.cache(storage: .sidecar)
+        #expect(reopened.totalBytes == 24)
+        #expect(reopened.entry(withIdentifier: identifier)?.partial?.byteCount == 4)
+        #expect(reopened.completeData(withIdentifier: identifier)?.data == diskTestBytes(20))
+        reopened.clearImage(withIdentifier: identifier)
+        #expect(env.files().isEmpty)
+    }
+
     @Test("Sidecar encoding round trips and rejects corruption")
     func sidecarEncoding() throws {
         let env = DiskCacheTestEnvironment()
