@@ -1,6 +1,23 @@
-// Child process for the disk-cache crash-consistency tests: it writes cache entries in a loop until
-// the test kills it with SIGKILL. Implemented with the disk cache (see DiskCacheCrashTests).
+// Child process for the disk-cache crash-consistency tests (DiskCacheCrashTests): writes cache entries
+// in a loop into the directory given on the command line until the test kills it with SIGKILL.
+// Usage: TIPCacheCrashHarness <directory> <xattr|sidecar> <seed>
+// Benchmark: TIPCacheCrashHarness --populate <directory> <xattr|sidecar> <count>
+//            TIPCacheCrashHarness --measure-load <directory> <xattr|sidecar>
 import Foundation
+@_spi(Testing) import TIP
 
-FileHandle.standardError.write(Data("tip-cache-crash-harness: not implemented yet\n".utf8))
-exit(2)
+let arguments = CommandLine.arguments
+if arguments.count == 5, arguments[1] == "--populate", let count = Int(arguments[4]) {
+    DiskCacheCrashHarnessSupport.populate(directory: arguments[2], sidecar: arguments[3] == "sidecar", count: count)
+    exit(0)
+}
+if arguments.count == 4, arguments[1] == "--measure-load" {
+    let result = DiskCacheCrashHarnessSupport.measureManifestLoad(directory: arguments[2], sidecar: arguments[3] == "sidecar")
+    print("manifest: \(result.entries) entries, \(result.bytes) bytes, loaded in \(Int(result.seconds * 1000)) ms")
+    exit(0)
+}
+guard arguments.count == 4, let seed = UInt64(arguments[3]) else {
+    FileHandle.standardError.write(Data("usage: TIPCacheCrashHarness <directory> <xattr|sidecar> <seed>\n".utf8))
+    exit(2)
+}
+DiskCacheCrashHarnessSupport.run(directory: arguments[1], sidecar: arguments[2] == "sidecar", seed: seed)

@@ -1,28 +1,229 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// SKELETON — being implemented on the `caches-disk` branch. The on-disk cache of one pipeline.
+/// The on-disk cache of one pipeline, in `<root>/TIPImagePipeline/<identifier>/` (TIP's
+/// `TIPImageDiskCache`).
+///
+/// Per identifier a complete file `<safeId>` and a partial download `<safeId>.tmp`
+/// (``SafeIdentifier``), each with ``DiskCacheMetadata`` in `user.` extended attributes, or in a
+/// ``DiskCacheSidecar`` where the file system has none. Every write goes to a uniquely named
+/// temporary file that is fsynced, gets its metadata and is renamed into place, so a process killed
+/// at any moment never leaves an entry that is later served wrong.
+///
+/// The manifest (LRU order, byte totals) loads in the background at start-up; until then reads go
+/// straight to the files (complete files only) and changes are reconciled when loading ends, so the
+/// totals stay exact.
+///
+/// Thread contract: every member may be called from any thread; state and file changes run on the
+/// ``DiskCacheDomain`` queue (directly when already on it). ``waitUntilManifestLoaded()`` must not be
+/// called on that queue.
 final class DiskCache: BudgetedCache, @unchecked Sendable {
-    // All state is guarded by `domain.queue`.
-    let domain: DiskCacheDomain
-    let configuration: GlobalConfiguration
-    let directory: URL
+    // Every `var` below is guarded by `domain.queue`; `loadGroup` is thread-safe.
 
+    /// Where metadata is kept.
+    enum MetadataStorage: Sendable, Equatable {
+        /// `user.` extended attributes on each file.
+        case extendedAttributes
+        /// A `<file>#meta` sidecar next to each file.
+        case sidecar
+    }
+
+    /// Where a stored image's bytes come from.
+    enum Source: Sendable {
+        /// Bytes in memory.
+        case data(Data)
+        /// An existing file (copied; e.g. another pipeline's cache file).
+        case file(URL)
+    }
+
+    /// The serial domain every disk cache of the configuration shares.
+    let domain: DiskCacheDomain
+    /// Clock, logging, problems.
+    let configuration: GlobalConfiguration
+    /// The cache directory.
+    let directory: URL
+    /// `directory.path` without a trailing slash.
+    let directoryPath: String
+    /// Extended attributes or sidecars, chosen once at start-up.
+    let metadataStorage: MetadataStorage
+
+    var lru = LRUList<String, DiskCacheEntry>()
+    var bytesHeld: Int64 = 0
+    var isLoaded = false
+    var isTornDown = false
+    /// Safe names changed while the manifest loads; re-read from disk when it finishes.
+    var touchedWhileLoading: Set<String> = []
+    /// Bumped when the directory is emptied or recreated during loading (the scan is then stale).
+    var directoryGeneration = 0
+    /// Temporary files open for downloads (never deleted as strays).
+    var liveTemporaryNames: Set<String> = []
+    let loadGroup = DispatchGroup()
+    let manifestLoadHook: (@Sendable () -> Void)?
+
+    /// A cache in `directory` (created 0700 if needed) whose manifest starts loading at once.
     init(directory: URL, domain: DiskCacheDomain, configuration: GlobalConfiguration) {
         self.directory = directory
         self.domain = domain
         self.configuration = configuration
-        domain.sync { domain.budget.register(self) }
+        self.directoryPath = DiskCache.normalizedPath(directory)
+        self.manifestLoadHook = nil
+        DiskCache.createDirectory(directoryPath)
+        self.metadataStorage = ExtendedAttributes.isSupported(inDirectory: directoryPath) ? .extendedAttributes : .sidecar
+        start()
     }
 
-    var _budgetedEntryCount: Int { 0 }
-    func _evictLeastRecentlyUsedEntry() -> Bool { false }
+    /// For tests: forces the metadata storage and runs `manifestLoadHook` on the loading thread after
+    /// the directory was scanned and before the manifest is applied.
+    init(directory: URL, domain: DiskCacheDomain, configuration: GlobalConfiguration,
+         metadataStorage: MetadataStorage?, manifestLoadHook: (@Sendable () -> Void)? = nil) {
+        self.directory = directory
+        self.domain = domain
+        self.configuration = configuration
+        self.directoryPath = DiskCache.normalizedPath(directory)
+        self.manifestLoadHook = manifestLoadHook
+        DiskCache.createDirectory(directoryPath)
+        self.metadataStorage = metadataStorage
+            ?? (ExtendedAttributes.isSupported(inDirectory: directoryPath) ? .extendedAttributes : .sidecar)
+        start()
+    }
 
-    func clearImage(withIdentifier identifier: String) {}
-    func clearAll(completion: (@Sendable () -> Void)? = nil) { completion?() }
-    func changeIdentifier(from oldIdentifier: String, to newIdentifier: String) throws(POSIXError) { throw POSIXError(.ENOENT) }
-    func copyCompleteFile(withIdentifier identifier: String) throws(POSIXError) -> URL { throw POSIXError(.ENOENT) }
-    func inspectionEntries() -> (complete: [ImagePipelineInspectionResult.Entry], partial: [ImagePipelineInspectionResult.Entry]) { ([], []) }
-    var totalBytes: Int64 { 0 }
-    var count: Int { 0 }
-    func tearDown() { domain.sync { domain.budget.unregister(self, bytes: 0, count: 0) } }
+    private func start() {
+        loadGroup.enter()
+        domain.sync { domain.budget.register(self) }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            let scan = scanDirectory()
+            manifestLoadHook?()
+            domain.async { [self] in finishLoading(scan) }
+        }
+    }
+
+    private static func normalizedPath(_ url: URL) -> String {
+        var path = url.path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
+    @discardableResult
+    static func createDirectory(_ path: String) -> Bool {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    // MARK: Manifest state
+
+    /// Whether the manifest finished loading.
+    var isManifestLoaded: Bool { domain.sync { isLoaded } }
+
+    /// Blocks until the manifest is loaded (tests, benchmarks). Not on the domain queue.
+    func waitUntilManifestLoaded() {
+        loadGroup.wait()
+    }
+
+    /// Entries held (identifiers with a complete and/or partial file); 0 while loading.
+    var count: Int { domain.sync { lru.count } }
+    /// Bytes of all files held; 0 while loading.
+    var totalBytes: Int64 { domain.sync { bytesHeld } }
+
+    var _budgetedEntryCount: Int { lru.count }
+
+    func _evictLeastRecentlyUsedEntry() -> Bool {
+        guard let (_, entry) = lru.removeTail() else { return false }
+        deleteFiles(of: entry)
+        bytesHeld -= entry.byteCount
+        if !isTornDown { domain.budget.subtract(bytes: entry.byteCount, count: 1) }
+        return true
+    }
+
+    /// Leaves the shared budget, subtracting exactly what this cache holds. Files stay.
+    func tearDown() {
+        domain.sync {
+            guard !isTornDown else { return }
+            isTornDown = true
+            domain.budget.unregister(self, bytes: bytesHeld, count: lru.count)
+        }
+    }
+
+    // MARK: Paths
+
+    func path(_ name: String) -> String { directoryPath + "/" + name }
+
+    static func partialName(_ safeName: String) -> String { safeName + ".tmp" }
+
+    func url(_ name: String) -> URL { URL(fileURLWithPath: path(name), isDirectory: false) }
+
+    // MARK: Entry bookkeeping (on the queue)
+
+    /// The entry for a safe name: the manifest's when loaded, else read from the files.
+    func currentEntry(_ name: String) -> DiskCacheEntry? {
+        isLoaded ? lru.peek(name) : readEntryFromFiles(name)
+    }
+
+    /// Records `entry` (nil or empty: removed) for `name`, keeping the totals exact. While loading only
+    /// the name is noted (reconciled from the files when loading ends).
+    func setEntry(_ entry: DiskCacheEntry?, forName name: String, bump: Bool = true) {
+        guard isLoaded else {
+            touchedWhileLoading.insert(name)
+            return
+        }
+        let old = lru.peek(name)
+        let new = (entry?.isEmpty ?? true) ? nil : entry
+        let byteDelta = (new?.byteCount ?? 0) - (old?.byteCount ?? 0)
+        let countDelta = (new == nil ? 0 : 1) - (old == nil ? 0 : 1)
+        if let new {
+            if bump || old == nil { lru.insertAtHead(name, new) } else { lru.updateValue(new, for: name) }
+        } else {
+            lru.remove(name)
+        }
+        bytesHeld += byteDelta
+        guard !isTornDown else { return }
+        if byteDelta > 0 || countDelta > 0 {
+            domain.budget.add(bytes: max(byteDelta, 0), count: max(countDelta, 0))
+        }
+        if byteDelta < 0 || countDelta < 0 {
+            domain.budget.subtract(bytes: max(-byteDelta, 0), count: max(-countDelta, 0))
+        }
+    }
+
+    /// Drops every entry from the manifest (directory emptied or vanished).
+    func forgetAllEntries() {
+        if isLoaded {
+            if !isTornDown { domain.budget.subtract(bytes: bytesHeld, count: lru.count) }
+            lru.removeAll()
+            bytesHeld = 0
+        } else {
+            directoryGeneration += 1
+            touchedWhileLoading.removeAll()
+        }
+    }
+
+    // MARK: Faults
+
+    /// Recreates the directory when it vanished (dropping the manifest). Returns whether it exists.
+    @discardableResult
+    func ensureDirectory() -> Bool {
+        var info = stat()
+        if lstat(directoryPath, &info) == 0 { return (info.st_mode & S_IFMT) == S_IFDIR }
+        guard errno == ENOENT else { return false }
+        forgetAllEntries()
+        guard DiskCache.createDirectory(directoryPath) else { return false }
+        configuration.log(.warning, "disk cache directory \(directoryPath) vanished; recreated")
+        configuration.post(.diskCacheDirectoryRecreated, userInfo: [ProblemInfoKey.path: directoryPath])
+        return true
+    }
+
+    /// Reports a failed write (full disk, read-only or vanished directory).
+    func reportWriteFailure(_ error: POSIXError, path: String, identifier: String?) {
+        var info: [String: any Sendable] = [ProblemInfoKey.path: path, ProblemInfoKey.error: "\(error.code) (\(error.code.rawValue))"]
+        if let identifier { info[ProblemInfoKey.imageIdentifier] = identifier }
+        configuration.log(.error, "disk cache write failed at \(path): \(error.code)")
+        configuration.post(.diskCacheWriteFailed, userInfo: info)
+        ensureDirectory()
+    }
 }

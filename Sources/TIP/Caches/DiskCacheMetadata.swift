@@ -1,0 +1,146 @@
+import Foundation
+
+/// What the disk cache records about one file (a complete image or a partial download), with TIP's
+/// keys. Stored in `user.` extended attributes (see ``DiskCacheFiles``) or in a sidecar file
+/// (``DiskCacheSidecar``).
+///
+/// Keys: `ID` identifier, `URL`, `LAD` last access, `TTL`, `uTTL` update expiry on access, `dX`/`dY`
+/// dimensions, `ANI` animated, `pl` placeholder (only written when true), `LMD` Last-Modified (`"!"`
+/// when none; values under 4 characters read as nil), `clen` expected length (0 for a complete file),
+/// `ETag`, `type` image type string.
+struct DiskCacheMetadata: Sendable, Equatable {
+    /// The image identifier (the file name may be a hash of it).
+    var identifier: String
+    /// The URL of the variant stored.
+    var url: URL
+    /// When the file was last written or read.
+    var lastAccess: Date
+    /// Seconds the entry lives after `lastAccess`.
+    var timeToLive: TimeInterval
+    /// Whether reads slide `lastAccess` and bump the LRU (false: TIP's `doNotResetExpiryOnAccess`).
+    var updatesExpiryOnAccess: Bool
+    /// Pixel width.
+    var width: Int
+    /// Pixel height.
+    var height: Int
+    /// Whether the image is animated.
+    var isAnimated: Bool
+    /// Whether the image is a placeholder (any real image beats it).
+    var isPlaceholder: Bool
+    /// The server's Last-Modified validator, if any.
+    var lastModified: String?
+    /// The server's ETag validator, if any (beyond TIP).
+    var eTag: String?
+    /// Expected full length of a partial download; 0 for a complete file.
+    var expectedLength: Int64
+    /// The image type string (e.g. `public.jpeg`), if known.
+    var imageType: String?
+
+    /// A record with TIP's defaults for the optional parts.
+    init(identifier: String, url: URL, lastAccess: Date, timeToLive: TimeInterval, updatesExpiryOnAccess: Bool = true,
+         width: Int, height: Int, isAnimated: Bool = false, isPlaceholder: Bool = false,
+         lastModified: String? = nil, eTag: String? = nil, expectedLength: Int64 = 0, imageType: String? = nil) {
+        self.identifier = identifier
+        self.url = url
+        self.lastAccess = lastAccess
+        self.timeToLive = timeToLive
+        self.updatesExpiryOnAccess = updatesExpiryOnAccess
+        self.width = width
+        self.height = height
+        self.isAnimated = isAnimated
+        self.isPlaceholder = isPlaceholder
+        self.lastModified = lastModified
+        self.eTag = eTag
+        self.expectedLength = expectedLength
+        self.imageType = imageType
+    }
+
+    /// Width × height, the measure TIP's tie-breaks compare.
+    var area: Int64 { Int64(max(width, 0)) * Int64(max(height, 0)) }
+
+    /// Whether the entry expired at `now` (TIP: now − lastAccess > TTL).
+    func isExpired(at now: Date) -> Bool {
+        now.timeIntervalSince(lastAccess) > timeToLive
+    }
+
+    /// Whether a resumed download can be validated (Last-Modified or ETag).
+    var hasValidator: Bool { lastModified != nil || eTag != nil }
+
+    // MARK: Key/value form
+
+    /// TIP's key names.
+    enum Key {
+        static let identifier = "ID"
+        static let url = "URL"
+        static let lastAccess = "LAD"
+        static let timeToLive = "TTL"
+        static let updatesExpiryOnAccess = "uTTL"
+        static let width = "dX"
+        static let height = "dY"
+        static let isAnimated = "ANI"
+        static let isPlaceholder = "pl"
+        static let lastModified = "LMD"
+        static let expectedLength = "clen"
+        static let eTag = "ETag"
+        static let imageType = "type"
+        /// Every key, in the order they are written.
+        static let all = [identifier, url, lastAccess, timeToLive, updatesExpiryOnAccess, width, height,
+                          isAnimated, isPlaceholder, lastModified, expectedLength, eTag, imageType]
+    }
+
+    /// The values in TIP's encodings: numbers and booleans as raw 8-byte doubles, dates as seconds since
+    /// 2001, strings as UTF-8. `pl`, `ETag` and `type` are left out when false or absent.
+    var encodedValues: [(key: String, bytes: [UInt8])] { encodedValues(maximumIdentifierLength: Int.max) }
+
+    /// The largest identifier (UTF-8 bytes) written to an extended attribute; longer ones are left out
+    /// (file systems limit attribute sizes, ext4 to about one block for all of a file's attributes).
+    static let maximumAttributeIdentifierLength = 1_024
+
+    /// The encoded values, leaving `ID` out when longer than `maximumIdentifierLength`.
+    func encodedValues(maximumIdentifierLength: Int) -> [(key: String, bytes: [UInt8])] {
+        func number(_ value: Double) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
+        var values: [(key: String, bytes: [UInt8])] = [
+            (Key.url, Array(url.absoluteString.utf8)),
+            (Key.lastAccess, number(lastAccess.timeIntervalSinceReferenceDate)),
+            (Key.timeToLive, number(timeToLive)),
+            (Key.updatesExpiryOnAccess, number(updatesExpiryOnAccess ? 1 : 0)),
+            (Key.width, number(Double(width))),
+            (Key.height, number(Double(height))),
+            (Key.isAnimated, number(isAnimated ? 1 : 0)),
+            (Key.lastModified, Array((lastModified ?? "!").utf8)),
+            (Key.expectedLength, number(Double(expectedLength))),
+        ]
+        if identifier.utf8.count <= maximumIdentifierLength { values.append((Key.identifier, Array(identifier.utf8))) }
+        if isPlaceholder { values.append((Key.isPlaceholder, number(1))) }
+        if let eTag { values.append((Key.eTag, Array(eTag.utf8))) }
+        if let imageType { values.append((Key.imageType, Array(imageType.utf8))) }
+        return values
+    }
+
+    /// Rebuilds a record from encoded values (`value(key)` returns the raw bytes or nil). Nil when a
+    /// required key (`URL`, `LAD`, `TTL`, `dX`, `dY`, `clen`) is missing or malformed. A missing `ID`
+    /// (identifiers too long for an extended attribute) leaves `identifier` empty: the file name stands
+    /// for it (see ``DiskCache/validated(_:size:safeName:partial:)``).
+    init?(decoding value: (String) -> [UInt8]?) {
+        func string(_ key: String) -> String? { value(key).flatMap { String(validating: $0, as: UTF8.self) } }
+        func number(_ key: String) -> Double? {
+            guard let raw = value(key), raw.count == 8 else { return nil }
+            let double = raw.withUnsafeBytes { $0.loadUnaligned(as: Double.self) }
+            return double.isFinite ? double : nil
+        }
+        let identifier = string(Key.identifier) ?? ""
+        guard let urlString = string(Key.url), let url = URL(string: urlString),
+              let lastAccess = number(Key.lastAccess), let ttl = number(Key.timeToLive),
+              let width = number(Key.width), let height = number(Key.height),
+              let expected = number(Key.expectedLength),
+              (0...Double(Int32.max)).contains(width), (0...Double(Int32.max)).contains(height),
+              (0...Double(Int64.max / 2)).contains(expected) else { return nil }
+        let lastModified = string(Key.lastModified).flatMap { $0.utf8.count < 4 ? nil : $0 }
+        self.init(identifier: identifier, url: url, lastAccess: Date(timeIntervalSinceReferenceDate: lastAccess),
+                  timeToLive: ttl, updatesExpiryOnAccess: (number(Key.updatesExpiryOnAccess) ?? 1) != 0,
+                  width: Int(width), height: Int(height), isAnimated: (number(Key.isAnimated) ?? 0) != 0,
+                  isPlaceholder: (number(Key.isPlaceholder) ?? 0) != 0, lastModified: lastModified,
+                  eTag: string(Key.eTag).flatMap { $0.isEmpty ? nil : $0 }, expectedLength: Int64(expected),
+                  imageType: string(Key.imageType))
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading the disk cache: lookups with lazy TTL expiry and access refresh, file contents, copies out.
+extension DiskCache {
+    /// The entry for `identifier`, or nil on a miss. Expired parts (now − last access > TTL, on the
+    /// configuration's clock) are deleted and missed. A hit refreshes each part's last access (metadata
+    /// rewritten) and moves the entry to the head of the LRU — unless the part was stored with
+    /// `updatesExpiryOnAccess == false`, then neither. While the manifest loads only complete files are
+    /// served (read straight from disk).
+    func entry(withIdentifier identifier: String, includeComplete: Bool = true, includePartial: Bool = true) -> DiskCacheEntry? {
+        domain.sync {
+            guard !identifier.isEmpty else { return nil }
+            let name = SafeIdentifier.fileName(for: identifier)
+            guard var entry = currentEntry(name) else { return nil }
+            if !isLoaded { entry.partial = nil }
+            var changed = false
+            if entry.identifier != identifier {
+                // A hashed name whose identifier was too long to store: re-attach the real one.
+                entry.identifier = identifier
+                entry.complete?.metadata.identifier = identifier
+                entry.partial?.metadata.identifier = identifier
+                if isLoaded { lru.updateValue(entry, for: name) }
+            }
+            let now = configuration.clock()
+            var refreshed = false
+            if let complete = entry.complete {
+                if complete.metadata.isExpired(at: now) {
+                    deleteFile(name)
+                    entry.complete = nil
+                    changed = true
+                } else if complete.metadata.updatesExpiryOnAccess && includeComplete {
+                    var metadata = complete.metadata
+                    metadata.lastAccess = now
+                    if refresh(metadata, fileName: name) {
+                        entry.complete?.metadata = metadata
+                        refreshed = true
+                    } else {
+                        entry.complete = nil
+                    }
+                    changed = true
+                }
+            }
+            if let partial = entry.partial {
+                let partialName = DiskCache.partialName(name)
+                if partial.metadata.isExpired(at: now) {
+                    deleteFile(partialName)
+                    entry.partial = nil
+                    changed = true
+                } else if partial.metadata.updatesExpiryOnAccess && includePartial {
+                    var metadata = partial.metadata
+                    metadata.lastAccess = now
+                    if refresh(metadata, fileName: partialName) {
+                        entry.partial?.metadata = metadata
+                        refreshed = true
+                    } else {
+                        entry.partial = nil
+                    }
+                    changed = true
+                }
+            }
+            if isLoaded {
+                // While loading, a partial we did not look at stays as it is on disk.
+                if changed || refreshed { setEntry(entry, forName: name, bump: refreshed) }
+            } else if changed {
+                setEntry(entry, forName: name)
+            }
+            if !includeComplete { entry.complete = nil }
+            if !includePartial { entry.partial = nil }
+            return entry.isEmpty ? nil : entry
+        }
+    }
+
+    /// Rewrites the last access of an installed file; false when the file is gone (then it is forgotten).
+    private func refresh(_ metadata: DiskCacheMetadata, fileName: String) -> Bool {
+        do {
+            try rewriteMetadata(metadata, of: fileName, onlyLastAccess: true)
+            return true
+        } catch {
+            if error.code == .ENOENT || error.code == .ELOOP {
+                deleteFile(fileName)
+                return false
+            }
+            // The file is still there and served; only the refresh was lost (read-only directory, full disk).
+            configuration.log(.warning, "disk cache could not refresh \(fileName): \(error.code)")
+            return true
+        }
+    }
+
+    /// The bytes of a part's file (memory-mapped from 64 KiB), or nil when it is gone or not a regular
+    /// file. Any thread; the bytes stay valid after the file is replaced or evicted.
+    func data(of part: DiskCacheEntry.Part) -> Data? {
+        guard let fd = try? DiskCacheFiles.open(part.fileURL.path, O_RDONLY | O_NONBLOCK) else { return nil }
+        defer { DiskCacheFiles.close(fd) }
+        return DiskCacheFiles.readAll(fd, mapLargeFiles: true)
+    }
+
+    /// The complete image bytes for `identifier` (a lookup with access refresh, then the file read).
+    func completeData(withIdentifier identifier: String) -> (metadata: DiskCacheMetadata, data: Data)? {
+        guard let part = entry(withIdentifier: identifier, includePartial: false)?.complete else { return nil }
+        guard let bytes = data(of: part) else {
+            forgetVanishedPart(identifier: identifier, partial: false)
+            return nil
+        }
+        return (part.metadata, bytes)
+    }
+
+    /// Drops a part whose file disappeared behind our back, so the totals match the files.
+    func forgetVanishedPart(identifier: String, partial: Bool) {
+        domain.sync {
+            guard !identifier.isEmpty else { return }
+            let name = SafeIdentifier.fileName(for: identifier)
+            guard var entry = currentEntry(name) else { return }
+            let fileName = partial ? DiskCache.partialName(name) : name
+            guard DiskCacheFiles.regularFileInfo(atPath: path(fileName)) == nil else { return }
+            deleteFile(fileName)
+            if partial { entry.partial = nil } else { entry.complete = nil }
+            setEntry(entry, forName: name, bump: false)
+        }
+    }
+
+    /// Copies `identifier`'s complete file to a new temporary file outside the cache (the caller
+    /// deletes it). Missing ⇒ `POSIXError(.ENOENT)`.
+    func copyCompleteFile(withIdentifier identifier: String) throws(POSIXError) -> URL {
+        guard let part = entry(withIdentifier: identifier, includePartial: false)?.complete else { throw POSIXError(.ENOENT) }
+        let source = try DiskCacheFiles.open(part.fileURL.path, O_RDONLY | O_NONBLOCK)
+        defer { DiskCacheFiles.close(source) }
+        guard DiskCacheFiles.regularFileInfo(source) != nil else { throw POSIXError(.ENOENT) }
+        let temporaryDirectory = DiskCache.normalizedTemporaryDirectory()
+        let target = temporaryDirectory + "/tip-disk-copy-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let fd = try DiskCacheFiles.create(target)
+        defer { DiskCacheFiles.close(fd) }
+        do throws(POSIXError) {
+            try DiskCacheFiles.copy(from: source, to: fd)
+        } catch {
+            DiskCacheFiles.remove(target)
+            throw error
+        }
+        return URL(fileURLWithPath: target, isDirectory: false)
+    }
+
+    private static func normalizedTemporaryDirectory() -> String {
+        var path = FileManager.default.temporaryDirectory.path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
+    /// What the cache holds, for ``ImagePipeline/inspect(_:)`` (empty while the manifest loads).
+    func inspectionEntries() -> (complete: [ImagePipelineInspectionResult.Entry], partial: [ImagePipelineInspectionResult.Entry]) {
+        domain.sync {
+            var complete: [ImagePipelineInspectionResult.Entry] = []
+            var partial: [ImagePipelineInspectionResult.Entry] = []
+            for (_, entry) in lru.entriesNewestFirst {
+                if let part = entry.complete {
+                    complete.append(inspection(entry.identifier, part, progress: 1))
+                }
+                if let part = entry.partial {
+                    let expected = max(part.metadata.expectedLength, 1)
+                    partial.append(inspection(entry.identifier, part, progress: min(0.999, Float(Double(part.byteCount) / Double(expected)))))
+                }
+            }
+            return (complete, partial)
+        }
+    }
+
+    private func inspection(_ identifier: String, _ part: DiskCacheEntry.Part, progress: Float) -> ImagePipelineInspectionResult.Entry {
+        ImagePipelineInspectionResult.Entry(identifier: identifier, url: part.metadata.url,
+                                            dimensions: CGSize(width: part.metadata.width, height: part.metadata.height),
+                                            bytesUsed: part.byteCount, progress: progress,
+                                            timeToLive: part.metadata.timeToLive, lastAccess: part.metadata.lastAccess)
+    }
+}

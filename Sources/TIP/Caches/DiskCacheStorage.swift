@@ -1,0 +1,172 @@
+import CXattr
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// File-level storage of the disk cache: reading a file's metadata, installing a written temporary
+/// file with its metadata, rewriting metadata and deleting. All on the domain queue, except
+/// ``DiskCache/readPart(fileName:)`` which only reads.
+extension DiskCache {
+    /// A data file's metadata and size, or nil when it is missing, not a regular file, or its metadata
+    /// is absent, malformed or (sidecars) describes another file.
+    func readPart(fileName: String) -> (metadata: DiskCacheMetadata, size: Int64)? {
+        let dataPath = path(fileName)
+        guard let fd = try? DiskCacheFiles.open(dataPath, O_RDONLY | O_NONBLOCK) else { return nil }
+        defer { DiskCacheFiles.close(fd) }
+        guard let info = DiskCacheFiles.regularFileInfo(fd) else { return nil }
+        switch metadataStorage {
+        case .extendedAttributes:
+            guard let metadata = DiskCacheFiles.readAttributes(from: fd) else { return nil }
+            return (metadata, info.size)
+        case .sidecar:
+            guard let sidecarFD = try? DiskCacheFiles.open(path(DiskCacheSidecar.name(for: fileName)), O_RDONLY | O_NONBLOCK) else { return nil }
+            defer { DiskCacheFiles.close(sidecarFD) }
+            guard let bytes = DiskCacheFiles.readAll(sidecarFD, maximumSize: 256 * 1024),
+                  let sidecar = DiskCacheSidecar(decoding: Array(bytes)),
+                  sidecar.inode == info.inode, sidecar.size == info.size else { return nil }
+            return (sidecar.metadata, info.size)
+        }
+    }
+
+    /// `metadata` when it and `size` make a valid complete (`partial == false`) or partial file named
+    /// for `safeName`, else nil. The identifier must map to `safeName`; a missing identifier (too long
+    /// for an attribute) is accepted only for a hashed name and becomes the hash until the next access
+    /// re-attaches the real one (as TIP).
+    static func validated(_ metadata: DiskCacheMetadata, size: Int64, safeName: String, partial: Bool) -> DiskCacheMetadata? {
+        var metadata = metadata
+        if metadata.identifier.isEmpty {
+            let isHash = safeName.utf8.count == 40 && safeName.utf8.allSatisfy {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            }
+            guard isHash else { return nil }
+            metadata.identifier = safeName
+        } else if SafeIdentifier.fileName(for: metadata.identifier) != safeName {
+            return nil
+        }
+        if partial {
+            return metadata.expectedLength > 0 && size > 0 && size <= metadata.expectedLength ? metadata : nil
+        }
+        return metadata.expectedLength == 0 ? metadata : nil
+    }
+
+    /// The entry for `safeName` read from its files; invalid files are deleted (on the queue).
+    func readEntryFromFiles(_ safeName: String) -> DiskCacheEntry? {
+        var entry = DiskCacheEntry(identifier: "", complete: nil, partial: nil)
+        for partial in [false, true] {
+            let name = partial ? DiskCache.partialName(safeName) : safeName
+            let found = readPart(fileName: name)
+            guard let found, let metadata = DiskCache.validated(found.metadata, size: found.size, safeName: safeName, partial: partial) else {
+                // "a.tmp" is both the partial of "a" and the complete file of identifier "a.tmp": a file
+                // valid under the other reading belongs to the other entry and stays.
+                let belongsToOther = found.map { found in
+                    partial ? DiskCache.validated(found.metadata, size: found.size, safeName: name, partial: false) != nil
+                        : name.hasSuffix(".tmp") && DiskCache.validated(found.metadata, size: found.size, safeName: String(name.dropLast(4)), partial: true) != nil
+                } ?? false
+                if !belongsToOther && (DiskCacheFiles.regularFileInfo(atPath: path(name)) != nil || isSymlink(name)) { deleteFile(name) }
+                continue
+            }
+            let part = DiskCacheEntry.Part(metadata: metadata, fileURL: url(name), byteCount: found.size)
+            entry.identifier = metadata.identifier
+            if partial { entry.partial = part } else { entry.complete = part }
+        }
+        return entry.isEmpty ? nil : entry
+    }
+
+    private func isSymlink(_ name: String) -> Bool {
+        var info = stat()
+        return lstat(path(name), &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// Writes `metadata` for the open temporary file `temporaryName` and renames it to `fileName`.
+    /// With sidecars the sidecar (naming the file's inode and size) is renamed into place first.
+    /// Returns the installed part. On failure the temporary file is left for the caller to remove.
+    func install(temporaryName: String, fd: Int32, metadata: DiskCacheMetadata, as fileName: String) throws(POSIXError) -> DiskCacheEntry.Part {
+        guard let info = DiskCacheFiles.regularFileInfo(fd) else { throw POSIXError(.EIO) }
+        switch metadataStorage {
+        case .extendedAttributes:
+            try DiskCacheFiles.writeAttributes(metadata, to: fd)
+        case .sidecar:
+            try writeSidecar(DiskCacheSidecar(metadata: metadata, inode: info.inode, size: info.size), for: fileName)
+        }
+        try DiskCacheFiles.rename(path(temporaryName), path(fileName))
+        return DiskCacheEntry.Part(metadata: metadata, fileURL: url(fileName), byteCount: info.size)
+    }
+
+    /// Writes a sidecar through its own temporary file and renames it to ``DiskCacheSidecar/name(for:)``.
+    func writeSidecar(_ sidecar: DiskCacheSidecar, for fileName: String) throws(POSIXError) {
+        let temporary = DiskCacheFiles.temporaryName()
+        let fd = try DiskCacheFiles.create(path(temporary))
+        do throws(POSIXError) {
+            try DiskCacheFiles.writeAll(fd, Data(sidecar.encoded))
+            try DiskCacheFiles.sync(fd)
+            DiskCacheFiles.close(fd)
+            try DiskCacheFiles.rename(path(temporary), path(DiskCacheSidecar.name(for: fileName)))
+        } catch {
+            DiskCacheFiles.close(fd)
+            DiskCacheFiles.remove(path(temporary))
+            throw error
+        }
+    }
+
+    /// Rewrites the metadata of the installed file `fileName` (last access, identifier).
+    func rewriteMetadata(_ metadata: DiskCacheMetadata, of fileName: String, onlyLastAccess: Bool = false) throws(POSIXError) {
+        let fd = try DiskCacheFiles.open(path(fileName), O_RDONLY | O_NONBLOCK)
+        defer { DiskCacheFiles.close(fd) }
+        guard let info = DiskCacheFiles.regularFileInfo(fd) else { throw POSIXError(.ENOENT) }
+        switch metadataStorage {
+        case .extendedAttributes:
+            if onlyLastAccess {
+                let value = withUnsafeBytes(of: metadata.lastAccess.timeIntervalSinceReferenceDate) { Array($0) }
+                let result = value.withUnsafeBytes {
+                    fsetxattr(fd, ExtendedAttributes.namespace + DiskCacheMetadata.Key.lastAccess, $0.baseAddress, $0.count, 0)
+                }
+                if result != 0 { throw DiskCacheFiles.lastError() }
+            } else {
+                try DiskCacheFiles.writeAttributes(metadata, to: fd)
+            }
+        case .sidecar:
+            try writeSidecar(DiskCacheSidecar(metadata: metadata, inode: info.inode, size: info.size), for: fileName)
+        }
+    }
+
+    /// Before a file is installed at `fileName`, forgets another entry's part with the same name (the
+    /// complete file of identifier `a.tmp` and the partial of `a` share a name, as in TIP), so the
+    /// totals stay exact and a later eviction of that entry cannot delete the new file.
+    /// Returns what to restore with ``restoreFileName(_:)`` if the install then fails.
+    func releaseFileName(_ fileName: String, installingPartial: Bool) -> (name: String, entry: DiskCacheEntry)? {
+        if installingPartial {
+            guard let before = currentEntry(fileName), before.complete != nil else { return nil }
+            var other = before
+            other.complete = nil
+            setEntry(other, forName: fileName, bump: false)
+            return (fileName, before)
+        } else if fileName.hasSuffix(".tmp") {
+            let base = String(fileName.dropLast(4))
+            guard let before = currentEntry(base), before.partial != nil else { return nil }
+            var other = before
+            other.partial = nil
+            setEntry(other, forName: base, bump: false)
+            return (base, before)
+        }
+        return nil
+    }
+
+    /// Undoes ``releaseFileName(_:installingPartial:)`` after a failed install (the file stayed).
+    func restoreFileName(_ released: (name: String, entry: DiskCacheEntry)?) {
+        guard let released else { return }
+        setEntry(released.entry, forName: released.name, bump: false)
+    }
+
+    /// Deletes one file and its sidecar.
+    func deleteFile(_ fileName: String) {
+        DiskCacheFiles.remove(path(fileName))
+        if metadataStorage == .sidecar { DiskCacheFiles.remove(path(DiskCacheSidecar.name(for: fileName))) }
+    }
+
+    /// Deletes both files of an entry.
+    func deleteFiles(of entry: DiskCacheEntry) {
+        if let complete = entry.complete { deleteFile(complete.fileURL.lastPathComponent) }
+        if let partial = entry.partial { deleteFile(partial.fileURL.lastPathComponent) }
+    }
+}

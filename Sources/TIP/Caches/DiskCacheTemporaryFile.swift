@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+
+/// A download being written into the disk cache: a uniquely named temporary file in the cache
+/// directory (ignored and, after a crash, deleted by the manifest). Append bytes from any queue, then
+/// ``finalize(metadata:complete:)`` once; dropping it without finalizing deletes the file.
+///
+/// ```swift
+/// let file = try cache.openTemporaryFile(forIdentifier: id)
+/// try file.append(chunk)
+/// file.finalize(metadata: metadata, complete: true)
+/// ```
+///
+/// Thread-safe: the descriptor and counters are guarded by a mutex; finalizing runs on the cache's
+/// domain queue.
+final class DiskCacheTemporaryFile: Sendable {
+    private struct State {
+        var fd: Int32
+        var byteCount: Int64
+        var failed: Bool
+    }
+
+    /// The cache that installs the file.
+    let cache: DiskCache
+    /// The image identifier the download is for.
+    let identifier: String
+    /// The file name in the cache directory.
+    let name: String
+    private let state: Mutex<State>
+
+    init(cache: DiskCache, identifier: String, name: String, fd: Int32, byteCount: Int64) {
+        self.cache = cache
+        self.identifier = identifier
+        self.name = name
+        self.state = Mutex(State(fd: fd, byteCount: byteCount, failed: false))
+    }
+
+    deinit {
+        discard()
+    }
+
+    /// The file's path.
+    var fileURL: URL { cache.url(name) }
+
+    /// Bytes written so far.
+    var byteCount: Int64 { state.withLock { $0.byteCount } }
+
+    /// Whether the file is still open (not finalized or discarded).
+    var isOpen: Bool { state.withLock { $0.fd >= 0 } }
+
+    /// Appends `data`. A write error (e.g. a full disk) is reported as `diskCacheWriteFailed`, makes
+    /// the file unusable (finalizing then discards it) and is rethrown.
+    func append(_ data: Data) throws(POSIXError) {
+        let failure: POSIXError? = state.withLock { state in
+            guard state.fd >= 0, !state.failed else { return POSIXError(.EBADF) }
+            do throws(POSIXError) {
+                try DiskCacheFiles.writeAll(state.fd, data)
+                state.byteCount += Int64(data.count)
+                return nil
+            } catch {
+                state.failed = true
+                return error
+            }
+        }
+        if let failure {
+            if failure.code != .EBADF {
+                let cache = self.cache
+                let path = cache.path(name)
+                let identifier = self.identifier
+                cache.domain.sync { cache.reportWriteFailure(failure, path: path, identifier: identifier) }
+            }
+            throw failure
+        }
+    }
+
+    /// Runs `body` with the open descriptor (seeding the file).
+    func withDescriptor<R>(_ body: (Int32) throws(POSIXError) -> R) throws(POSIXError) -> R {
+        let fd = state.withLock { $0.fd }
+        guard fd >= 0 else { throw POSIXError(.EBADF) }
+        return try body(fd)
+    }
+
+    /// Sets the byte count after seeding through ``withDescriptor(_:)``.
+    func setByteCount(_ count: Int64) {
+        state.withLock { $0.byteCount = count }
+    }
+
+    /// Installs the file as `metadata.identifier`'s complete image (`complete`) or partial download,
+    /// with the download tie-breaks of ``DiskCache/commitDownload(temporaryName:fd:metadata:complete:)``.
+    /// For a partial, `metadata.expectedLength` is the full length. Returns whether it was kept; the
+    /// temporary file is gone either way. The file is flushed first, then installed on the domain queue
+    /// (callable on it too).
+    @discardableResult
+    func finalize(metadata: DiskCacheMetadata, complete: Bool) -> Bool {
+        let taken: (fd: Int32, failed: Bool)? = state.withLock { state in
+            guard state.fd >= 0 else { return nil }
+            defer { state.fd = -1 }
+            return (state.fd, state.failed)
+        }
+        guard let taken else { return false }
+        defer { DiskCacheFiles.close(taken.fd) }
+        let cache = self.cache
+        let name = self.name
+        // Flushed before taking the shared queue; the queue only decides and renames.
+        var flushFailure: POSIXError?
+        if !taken.failed {
+            do throws(POSIXError) { try DiskCacheFiles.sync(taken.fd) } catch { flushFailure = error }
+        }
+        return cache.domain.sync {
+            if let flushFailure {
+                cache.reportWriteFailure(flushFailure, path: cache.path(name), identifier: metadata.identifier)
+            }
+            guard !taken.failed, flushFailure == nil else {
+                cache.liveTemporaryNames.remove(name)
+                DiskCacheFiles.remove(cache.path(name))
+                return false
+            }
+            return cache.commitDownload(temporaryName: name, fd: taken.fd, metadata: metadata, complete: complete)
+        }
+    }
+
+    /// Deletes the file without installing it (no-op once finalized).
+    func discard() {
+        let fd: Int32 = state.withLock { state in
+            defer { state.fd = -1 }
+            return state.fd
+        }
+        guard fd >= 0 else { return }
+        DiskCacheFiles.close(fd)
+        let cache = self.cache
+        let name = self.name
+        cache.domain.sync {
+            cache.liveTemporaryNames.remove(name)
+            DiskCacheFiles.remove(cache.path(name))
+        }
+    }
+}
