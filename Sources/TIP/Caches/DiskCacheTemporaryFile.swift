@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A download being written into the disk cache: a uniquely named temporary file in the cache
 /// directory (ignored and, after a crash, deleted by the manifest). Append bytes from any queue, then
@@ -26,13 +25,13 @@ final class DiskCacheTemporaryFile: Sendable {
     let identifier: String
     /// The file name in the cache directory.
     let name: String
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(cache: DiskCache, identifier: String, name: String, fd: Int32, byteCount: Int64) {
         self.cache = cache
         self.identifier = identifier
         self.name = name
-        self.state = Mutex(State(fd: fd, byteCount: byteCount, failed: false))
+        self.state = Locked(State(fd: fd, byteCount: byteCount, failed: false))
     }
 
     deinit {

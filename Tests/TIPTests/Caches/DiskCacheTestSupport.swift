@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import TIP
 
 /// A private caches root, injected clock, problem recorder and disk domain for one disk-cache test.
@@ -68,7 +67,7 @@ final class DiskCacheTestEnvironment: Sendable {
 
 /// Records problems posted through a configuration.
 final class DiskCacheProblemRecorder: ProblemObserver {
-    private let problems = Mutex<[Problem]>([])
+    private let problems = Locked<[Problem]>([])
     func problemWasEncountered(_ problem: Problem, userInfo: [String: any Sendable]) {
         problems.withLock { $0.append(problem) }
     }
@@ -83,7 +82,7 @@ func diskTestBytes(_ count: Int, seed: UInt8 = 1) -> Data {
 
 /// An injectable clock.
 final class DiskTestClock: Sendable {
-    private let date = Mutex(Date(timeIntervalSinceReferenceDate: 700_000_000))
+    private let date = Locked(Date(timeIntervalSinceReferenceDate: 700_000_000))
     var now: Date { date.withLock { $0 } }
     func advance(_ seconds: TimeInterval) { date.withLock { $0 += seconds } }
 }

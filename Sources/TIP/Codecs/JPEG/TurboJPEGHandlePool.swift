@@ -1,7 +1,7 @@
 import CTurboJPEG
 
 /// Reuses TurboJPEG handles instead of creating one per call (`tjInitDecompress` costs a few
-/// allocations). Thread-safe: the idle list is guarded by a `Mutex`.
+/// allocations). Thread-safe: the idle list is guarded by a `Locked`.
 final class TurboJPEGHandlePool: Sendable {
     /// Which kind of handle a pool holds.
     enum Kind: Sendable { case decompress, compress }
