@@ -31,10 +31,11 @@ let package = Package(
             name: "CJPEGIncremental",
             linkerSettings: [.linkedLibrary("jpeg")]
         ),
-        // Our C shim over libpng's classic API (interlaced encode, setjmp error handling kept in C).
+        // Our C shim over libpng (setjmp error handling kept in C), with a libdeflate fast path for
+        // whole PNGs already in memory.
         .target(
             name: "CPNG",
-            linkerSettings: [.linkedLibrary("png16")]
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("deflate")]
         ),
         .target(
             name: "TIP",
@@ -53,7 +54,8 @@ let package = Package(
         ),
         .testTarget(
             name: "TIPTests",
-            dependencies: ["TIP"]
+            // The crash-consistency tests run the harness executable as a child process.
+            dependencies: ["TIP", "TIPCacheCrashHarness"]
         ),
         // A child process the crash-consistency tests kill with SIGKILL in the middle of cache writes.
         .executableTarget(
