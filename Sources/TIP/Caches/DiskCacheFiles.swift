@@ -143,34 +143,27 @@ enum DiskCacheFiles {
 
     // MARK: Extended attributes through a descriptor
 
-    /// Sets every metadata value as a `user.` attribute on the open file, and removes optional keys
-    /// that are absent so a rewrite never keeps a stale value.
+    /// Writes the metadata as one packed `user.TIP` attribute (see ``DiskCacheMetadata/packed``).
     static func writeAttributes(_ metadata: DiskCacheMetadata, to fd: Int32) throws(POSIXError) {
-        let values = metadata.encodedValues(maximumIdentifierLength: DiskCacheMetadata.maximumAttributeIdentifierLength)
-        for (key, bytes) in values {
-            let name = ExtendedAttributes.namespace + key
-            let result = bytes.withUnsafeBytes { fsetxattr(fd, name, $0.baseAddress, $0.count, 0) }
-            if result != 0 { throw lastError() }
-        }
-        let present = Set(values.map(\.key))
-        for key in [DiskCacheMetadata.Key.identifier, DiskCacheMetadata.Key.isPlaceholder, DiskCacheMetadata.Key.eTag, DiskCacheMetadata.Key.imageType] where !present.contains(key) {
-            if fremovexattr(fd, ExtendedAttributes.namespace + key) != 0 && errno != ENODATA { throw lastError() }
-        }
+        let bytes = metadata.packed
+        let name = ExtendedAttributes.namespace + DiskCacheMetadata.packedAttributeName
+        let result = bytes.withUnsafeBytes { fsetxattr(fd, name, $0.baseAddress, $0.count, 0) }
+        if result != 0 { throw lastError() }
     }
 
-    /// Reads the metadata attributes of the open file; nil when absent or malformed.
+    /// Reads the packed metadata attribute of the open file; nil when absent or malformed.
     static func readAttributes(from fd: Int32) -> DiskCacheMetadata? {
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        return DiskCacheMetadata { key in
-            let name = ExtendedAttributes.namespace + key
-            let got = buffer.withUnsafeMutableBytes { fgetxattr(fd, name, $0.baseAddress, $0.count) }
-            if got >= 0 { return Array(buffer.prefix(got)) }
+        let name = ExtendedAttributes.namespace + DiskCacheMetadata.packedAttributeName
+        return withUnsafeTemporaryAllocation(byteCount: 1024, alignment: 8) { buffer -> DiskCacheMetadata? in
+            let got = fgetxattr(fd, name, buffer.baseAddress, buffer.count)
+            if got >= 0 { return DiskCacheMetadata(packed: UnsafeRawBufferPointer(rebasing: buffer[0..<got])) }
             guard errno == ERANGE else { return nil }
             let size = fgetxattr(fd, name, nil, 0)
             guard size > 0, size <= 64 * 1024 else { return nil }
             var large = [UInt8](repeating: 0, count: size)
             let read = large.withUnsafeMutableBytes { fgetxattr(fd, name, $0.baseAddress, $0.count) }
-            return read >= 0 ? Array(large.prefix(read)) : nil
+            guard read >= 0 else { return nil }
+            return large.withUnsafeBytes { DiskCacheMetadata(packed: UnsafeRawBufferPointer(rebasing: $0[0..<read])) }
         }
     }
 }

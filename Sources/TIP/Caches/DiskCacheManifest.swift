@@ -39,10 +39,13 @@ extension DiskCache {
         manifest.generation = domain.sync { directoryGeneration }
         manifest.names = DiskCache.listDirectory(directoryPath)
         // Temporary files and sidecars contain `#`, which safe names never do.
-        let candidates = manifest.names.filter { !$0.contains("#") }
+        let candidates = manifest.names.filter { !$0.utf8.contains(UInt8(ascii: "#")) }
+        manifest.entries.reserveCapacity(candidates.count)
+        manifest.keep.reserveCapacity(candidates.count * (metadataStorage == .sidecar ? 2 : 1))
         let slots = Slots(count: candidates.count)
         defer { slots.deallocate() }
-        let lanes = min(4, max(1, candidates.count / 64))
+        // One lane per core (2 to 4): the reads are system calls, and extra lanes only contend in the kernel.
+        let lanes = min(max(2, ProcessInfo.processInfo.activeProcessorCount), 4, max(1, candidates.count / 64))
         DispatchQueue.concurrentPerform(iterations: lanes) { lane in
             var index = lane
             while index < candidates.count {

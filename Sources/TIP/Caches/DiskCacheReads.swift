@@ -76,7 +76,7 @@ extension DiskCache {
     /// Rewrites the last access of an installed file; false when the file is gone (then it is forgotten).
     private func refresh(_ metadata: DiskCacheMetadata, fileName: String) -> Bool {
         do {
-            try rewriteMetadata(metadata, of: fileName, onlyLastAccess: true)
+            try rewriteMetadata(metadata, of: fileName)
             return true
         } catch {
             if error.code == .ENOENT || error.code == .ELOOP {

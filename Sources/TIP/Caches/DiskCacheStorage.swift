@@ -110,21 +110,14 @@ extension DiskCache {
     }
 
     /// Rewrites the metadata of the installed file `fileName` (last access, identifier).
-    func rewriteMetadata(_ metadata: DiskCacheMetadata, of fileName: String, onlyLastAccess: Bool = false) throws(POSIXError) {
+    func rewriteMetadata(_ metadata: DiskCacheMetadata, of fileName: String) throws(POSIXError) {
         let fd = try DiskCacheFiles.open(path(fileName), O_RDONLY | O_NONBLOCK)
         defer { DiskCacheFiles.close(fd) }
         guard let info = DiskCacheFiles.regularFileInfo(fd) else { throw POSIXError(.ENOENT) }
         switch metadataStorage {
         case .extendedAttributes:
-            if onlyLastAccess {
-                let value = withUnsafeBytes(of: metadata.lastAccess.timeIntervalSinceReferenceDate) { Array($0) }
-                let result = value.withUnsafeBytes {
-                    fsetxattr(fd, ExtendedAttributes.namespace + DiskCacheMetadata.Key.lastAccess, $0.baseAddress, $0.count, 0)
-                }
-                if result != 0 { throw DiskCacheFiles.lastError() }
-            } else {
-                try DiskCacheFiles.writeAttributes(metadata, to: fd)
-            }
+            // One packed attribute holds everything: a last-access update rewrites it whole.
+            try DiskCacheFiles.writeAttributes(metadata, to: fd)
         case .sidecar:
             try writeSidecar(DiskCacheSidecar(metadata: metadata, inode: info.inode, size: info.size), for: fileName)
         }

@@ -56,7 +56,7 @@ struct DiskCacheLayoutTests {
         #expect(reopened.completeData(withIdentifier: "img")?.data == diskTestBytes(300))
     }
 
-    @Test("Extended attributes use TIP's keys and encodings; sidecar mode writes none")
+    @Test("Extended attributes pack TIP's keys and encodings into one attribute; sidecar mode writes none")
     func attributeEncodings() throws {
         let env = DiskCacheTestEnvironment()
         guard ExtendedAttributes.isSupported(inDirectory: env.root.path) else {
@@ -66,20 +66,29 @@ struct DiskCacheLayoutTests {
         let cache = env.cache(storage: .extendedAttributes)
         #expect(cache.updateImageEntry(metadata: env.metadata("k", width: 3, height: 4, ttl: 60, lastModified: nil), source: .data(diskTestBytes(5))))
         let attributes = ExtendedAttributes(path: env.directory().appendingPathComponent("k").path)
-        #expect(attributes.string("ID") == "k")
-        #expect(attributes.string("URL") == "https://example.com/1/img.jpg")
-        #expect(attributes.double("TTL") == 60)
-        #expect(attributes.double("dX") == 3)
-        #expect(attributes.double("dY") == 4)
-        #expect(attributes.double("clen") == 0)
-        #expect(attributes.double("uTTL") == 1)
-        #expect(attributes.double("ANI") == 0)
-        #expect(attributes.string("LMD") == "!")
-        #expect(attributes.bytes("pl") == nil)
-        #expect(attributes.date("LAD") == env.date)
-        #expect(attributes.string("type") == "public.jpeg")
+        #expect(attributes.keys() == [DiskCacheMetadata.packedAttributeName])
+        let packed = try #require(attributes.bytes(DiskCacheMetadata.packedAttributeName))
+        let values = try #require(packed.withUnsafeBytes { DiskCacheMetadata.unpackValues($0) })
+        func string(_ key: String) -> String? { values[key].map { String(decoding: $0, as: UTF8.self) } }
+        func double(_ key: String) -> Double? { values[key].flatMap { $0.count == 8 ? $0.withUnsafeBytes { $0.loadUnaligned(as: Double.self) } : nil } }
+        #expect(string("ID") == "k")
+        #expect(string("URL") == "https://example.com/1/img.jpg")
+        #expect(double("TTL") == 60)
+        #expect(double("dX") == 3)
+        #expect(double("dY") == 4)
+        #expect(double("clen") == 0)
+        #expect(double("uTTL") == 1)
+        #expect(double("ANI") == 0)
+        #expect(string("LMD") == "!")
+        #expect(values["pl"] == nil)
+        #expect(double("LAD") == env.date.timeIntervalSinceReferenceDate)
+        #expect(string("type") == "public.jpeg")
         // A Last-Modified shorter than 4 characters reads as none.
-        try attributes.set("LMD", string: "abc")
+        var short = try #require(cache.entry(withIdentifier: "k")?.complete?.metadata)
+        short.lastModified = "abc"
+        let fd = open(env.directory().appendingPathComponent("k").path, O_RDONLY)
+        try DiskCacheFiles.writeAttributes(short, to: fd)
+        close(fd)
         cache.tearDown()
         let reopened = env.cache(storage: .extendedAttributes)
         #expect(reopened.entry(withIdentifier: "k")?.complete?.metadata.lastModified == nil)
