@@ -79,33 +79,27 @@ static inline __m128i abs16(__m128i v) {
     return _mm_max_epi16(v, _mm_sub_epi16(_mm_setzero_si128(), v));
 }
 
-// Paeth and Average for 3 or 4 bytes per pixel, one pixel per step in 16-bit lanes. Each step reads
+// Paeth for 3 or 4 bytes per pixel, one pixel per step in 16-bit lanes. Each step reads
 // and writes 4 bytes; for 3-byte pixels the fourth lane's prediction is masked to zero, so the byte
 // after the pixel is written back unchanged. The next pixel is loaded before the current one is
 // stored (the loads would otherwise wait on partly overlapping stores). The caller guarantees 8
 // readable and 1 writable byte past the row, and 4 readable bytes past `prev`.
 static inline __attribute__((always_inline))
-void unfilter_sse2(uint8_t *restrict row, const uint8_t *restrict prev, size_t n, const size_t bpp, const int paeth) {
+void unfilter_paeth_sse2(uint8_t *restrict row, const uint8_t *restrict prev, size_t n, const size_t bpp) {
     const __m128i zero = _mm_setzero_si128();
     const __m128i mask = bpp == 3 ? _mm_set_epi32(0, 0, 0x0000FFFF, -1) : _mm_set_epi32(0, 0, -1, -1);
     __m128i a = zero, c = zero;
     __m128i x = load4(row);
     for (size_t i = 0; i < n; i += bpp) {
         __m128i b = _mm_unpacklo_epi8(load4(prev + i), zero);
-        __m128i pred;
-        if (paeth) {
-            __m128i bc = _mm_sub_epi16(b, c), ac = _mm_sub_epi16(a, c);
-            __m128i pa = abs16(bc), pb = abs16(ac), pc = abs16(_mm_add_epi16(bc, ac));
-            __m128i smallest = _mm_min_epi16(_mm_min_epi16(pa, pb), pc);
-            __m128i use_a = _mm_cmpeq_epi16(pa, smallest);
-            __m128i use_b = _mm_cmpeq_epi16(pb, smallest);
-            __m128i b_or_c = _mm_or_si128(_mm_and_si128(use_b, b), _mm_andnot_si128(use_b, c));
-            pred = _mm_or_si128(_mm_and_si128(use_a, a), _mm_andnot_si128(use_a, b_or_c));
-            c = b;
-        } else {
-            pred = _mm_srli_epi16(_mm_add_epi16(a, b), 1);
-        }
-        pred = _mm_and_si128(pred, mask);
+        __m128i bc = _mm_sub_epi16(b, c), ac = _mm_sub_epi16(a, c);
+        __m128i pa = abs16(bc), pb = abs16(ac), pc = abs16(_mm_add_epi16(bc, ac));
+        __m128i smallest = _mm_min_epi16(_mm_min_epi16(pa, pb), pc);
+        __m128i use_a = _mm_cmpeq_epi16(pa, smallest);
+        __m128i use_b = _mm_cmpeq_epi16(pb, smallest);
+        __m128i b_or_c = _mm_or_si128(_mm_and_si128(use_b, b), _mm_andnot_si128(use_b, c));
+        __m128i pred = _mm_and_si128(_mm_or_si128(_mm_and_si128(use_a, a), _mm_andnot_si128(use_a, b_or_c)), mask);
+        c = b;
         __m128i out = _mm_add_epi8(x, _mm_packus_epi16(pred, pred));
         x = load4(row + i + bpp);
         int32_t v = _mm_cvtsi128_si32(out);
@@ -114,10 +108,29 @@ void unfilter_sse2(uint8_t *restrict row, const uint8_t *restrict prev, size_t n
     }
 }
 
-static void unfilter_paeth3_sse2(uint8_t *restrict row, const uint8_t *restrict prev, size_t n) { unfilter_sse2(row, prev, n, 3, 1); }
-static void unfilter_paeth4_sse2(uint8_t *restrict row, const uint8_t *restrict prev, size_t n) { unfilter_sse2(row, prev, n, 4, 1); }
-static void unfilter_average3_sse2(uint8_t *restrict row, const uint8_t *restrict prev, size_t n) { unfilter_sse2(row, prev, n, 3, 0); }
-static void unfilter_average4_sse2(uint8_t *restrict row, const uint8_t *restrict prev, size_t n) { unfilter_sse2(row, prev, n, 4, 0); }
+// Average in the byte domain: floor((a + b) / 2) = pavgb(a, b) - ((a ^ b) & 1), both terms masked
+// off the fourth byte for 3-byte pixels (same access pattern and guarantees as unfilter_paeth_sse2).
+static inline __attribute__((always_inline))
+void unfilter_average_bytes_sse2(uint8_t *restrict row, const uint8_t *restrict prev, size_t n, const size_t bpp) {
+    const __m128i mask = bpp == 3 ? _mm_cvtsi32_si128(0x00FFFFFF) : _mm_cvtsi32_si128(-1);
+    const __m128i ones = bpp == 3 ? _mm_cvtsi32_si128(0x00010101) : _mm_cvtsi32_si128(0x01010101);
+    __m128i a = _mm_setzero_si128();
+    __m128i x = load4(row);
+    for (size_t i = 0; i < n; i += bpp) {
+        __m128i b = load4(prev + i);
+        __m128i pred = _mm_sub_epi8(_mm_and_si128(_mm_avg_epu8(a, b), mask), _mm_and_si128(_mm_xor_si128(a, b), ones));
+        __m128i out = _mm_add_epi8(x, pred);
+        x = load4(row + i + bpp);
+        int32_t v = _mm_cvtsi128_si32(out);
+        memcpy(row + i, &v, 4);
+        a = out;
+    }
+}
+
+static void unfilter_paeth3_sse2(uint8_t *restrict row, const uint8_t *restrict prev, size_t n) { unfilter_paeth_sse2(row, prev, n, 3); }
+static void unfilter_paeth4_sse2(uint8_t *restrict row, const uint8_t *restrict prev, size_t n) { unfilter_paeth_sse2(row, prev, n, 4); }
+static void unfilter_average3_sse2(uint8_t *restrict row, const uint8_t *restrict prev, size_t n) { unfilter_average_bytes_sse2(row, prev, n, 3); }
+static void unfilter_average4_sse2(uint8_t *restrict row, const uint8_t *restrict prev, size_t n) { unfilter_average_bytes_sse2(row, prev, n, 4); }
 #endif
 
 static int unfilter_row(uint8_t filter, uint8_t *restrict row, const uint8_t *restrict prev, size_t n, size_t bpp) {
