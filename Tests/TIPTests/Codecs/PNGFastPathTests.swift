@@ -105,6 +105,8 @@ struct PNGFastPathTests {
         var writer = PNGFlavour(colorType: 6, bitDepth: 8, withTransparency: false, interlaced: false).writer(width: 23, height: 19)
         writer.filters = [0, 1, 2, 3, 4]
         writer.idatChunkSize = 300
+        writer.extraChunks = [("tEXt", Array("Comment\0fast path".utf8))]
+        writer.trailingChunks = [("tIME", [7, 234, 11, 21, 23, 0, 0])]
         return writer
     }
 
@@ -190,13 +192,16 @@ struct PNGFastPathTests {
             #expect(fast == slow, "\(label): \(fast) vs \(slow)")
         }
         // Streams the fast path must refuse: a bad Adler-32 (libpng ignores it) and a small window.
-        var stream = [UInt8](base.encoded())
+        var plain = base
+        plain.extraChunks = []
+        plain.trailingChunks = []
+        var stream = [UInt8](plain.encoded())
         let iend = stream.count - 12
         stream[iend - 5] ^= 0x40  // last byte of the Adler-32 in the last IDAT
         let badAdler = PNGTestWriter.fixingCRCs(of: Data(stream))
         #expect(!PNGFastPathTests.fastPathTakes(badAdler))
         #expect(PNGFastPathTests.outcome(badAdler, fastPath: true) == PNGFastPathTests.outcome(badAdler, fastPath: false))
-        var small = [UInt8](base.encoded())
+        var small = [UInt8](plain.encoded())
         let firstIDAT = 8 + 25 + 8
         #expect(small[firstIDAT] == 0x78)
         small[firstIDAT] = 0x28
