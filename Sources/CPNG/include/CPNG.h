@@ -59,6 +59,25 @@ int tip_png_reader_feed(tip_png_reader *reader, const uint8_t *bytes, size_t cou
 /// The reader's progress.
 void tip_png_reader_get_status(const tip_png_reader *reader, tip_png_reader_status *status);
 
+// MARK: - One-shot fast path (libdeflate)
+
+/// Results of `tip_png_fast_decode`.
+enum {
+    /// Every row of the canvas was written.
+    TIP_PNG_FAST_OK = 0,
+    /// The data is not one this path decodes exactly as the libpng reader would (damage, other bit
+    /// depths, interlacing, unusual chunk layouts, out of memory): decode it with the reader instead.
+    TIP_PNG_FAST_UNSUPPORTED = -1,
+};
+
+/// Decodes a complete, non-interlaced, 8-bit PNG (`size` bytes up to and including IEND) whose header
+/// says `width` x `height`, writing `output_format` rows into `canvas` (`height` rows of `stride`
+/// bytes). The pixels are byte-identical to what the libpng reader writes for the same data; every
+/// chunk CRC that the reader would act on is checked. Returns `TIP_PNG_FAST_OK`, or
+/// `TIP_PNG_FAST_UNSUPPORTED` with the canvas partly written. Thread-safe (no shared state).
+int tip_png_fast_decode(const uint8_t *data, size_t size, uint32_t width, uint32_t height, int output_format,
+                        uint8_t *canvas, size_t stride);
+
 // MARK: - Encoding
 
 /// Pixel layouts the encoder reads.

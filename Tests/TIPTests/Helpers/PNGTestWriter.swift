@@ -58,19 +58,62 @@ struct PNGTestWriter {
         return png
     }
 
-    /// Filter-type-0 scanlines of the whole image, or of each Adam7 pass in order.
+    /// Filter type of each scanline, cycled (row `i` of a pass uses `filters[i % count]`): 0 None,
+    /// 1 Sub, 2 Up, 3 Average, 4 Paeth; any other value is written as is over unfiltered bytes.
+    var filters: [UInt8] = [0]
+
+    /// Filtered scanlines of the whole image, or of each Adam7 pass in order.
     func scanlines() -> [UInt8] {
         var out = [UInt8]()
         let passes = interlaced ? PNGTestWriter.adam7 : [(0, 0, 1, 1)]
+        let bpp = max(1, channels * bitDepth / 8)
         for (xs, ys, dx, dy) in passes {
             let xs_ = Array(stride(from: xs, to: width, by: dx))
             guard !xs_.isEmpty else { continue }
-            for y in stride(from: ys, to: height, by: dy) {
-                out.append(0)
-                out += packRow(y: y, columns: xs_)
+            var previous: [UInt8]? = nil
+            for (index, y) in stride(from: ys, to: height, by: dy).enumerated() {
+                let filter = filters.isEmpty ? 0 : filters[index % filters.count]
+                let raw = packRow(y: y, columns: xs_)
+                out.append(filter)
+                out += PNGTestWriter.filter(raw, previous: previous ?? [UInt8](repeating: 0, count: raw.count), type: filter, bpp: bpp)
+                previous = raw
             }
         }
         return out
+    }
+
+    /// `raw` filtered with `type` against the previous raw scanline.
+    static func filter(_ raw: [UInt8], previous: [UInt8], type: UInt8, bpp: Int) -> [UInt8] {
+        var out = raw
+        for i in 0..<raw.count {
+            let a = i >= bpp ? Int(raw[i - bpp]) : 0, b = Int(previous[i]), c = i >= bpp ? Int(previous[i - bpp]) : 0
+            let predictor: Int
+            switch type {
+            case 1: predictor = a
+            case 2: predictor = b
+            case 3: predictor = (a + b) / 2
+            case 4:
+                let pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c)
+                predictor = pa <= pb && pa <= pc ? a : (pb <= pc ? b : c)
+            default: predictor = 0
+            }
+            out[i] = UInt8(truncatingIfNeeded: Int(raw[i]) - predictor)
+        }
+        return out
+    }
+
+    /// `png` with every chunk's CRC recomputed (damage made past the CRC check).
+    static func fixingCRCs(of png: Data) -> Data {
+        var bytes = [UInt8](png)
+        var pos = 8
+        while pos + 12 <= bytes.count {
+            let length = Int(UInt32(bytes[pos]) << 24 | UInt32(bytes[pos + 1]) << 16 | UInt32(bytes[pos + 2]) << 8 | UInt32(bytes[pos + 3]))
+            let end = pos + 8 + length
+            guard length >= 0, end + 4 <= bytes.count else { break }
+            bytes.replaceSubrange(end..<end + 4, with: be32(crc32(Array(bytes[pos + 4..<end]))))
+            pos = end + 4
+        }
+        return Data(bytes)
     }
 
     private func packRow(y: Int, columns: [Int]) -> [UInt8] {

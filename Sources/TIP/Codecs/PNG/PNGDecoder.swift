@@ -44,7 +44,10 @@ public struct PNGDecoder: ImageDecoder {
         PNGDecoderContext(options: options)
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+    /// Decodes a whole PNG in memory. `allowFastPath` false forces libpng's reader even where the
+    /// one-shot ``PNGFastDecoder`` applies (tests compare the two).
+    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions,
+                       allowFastPath: Bool = true) throws(ImageDecodingError) -> ImageContainer {
         var scanner = PNGChunkScanner()
         do {
             try scanner.scan(bytes)
@@ -55,6 +58,12 @@ public struct PNGDecoder: ImageDecoder {
         guard let header = scanner.header else { throw .truncatedData }
         try options.checkDimensions(width: header.width, height: header.height)
         let format = header.outputFormat(hasTransparencyChunk: scanner.hasTransparencyChunk)
+        if allowFastPath, let end = scanner.endOffset, end <= bytes.count,
+           let bitmap = PNGFastDecoder.decode(UnsafeRawBufferPointer(rebasing: bytes[0..<end]), header: header, format: format) {
+            return finish(bitmap, orientation: scanner.orientation, isPartial: false,
+                          targetDimensions: options.targetDimensions, contentMode: options.targetContentMode,
+                          quality: options.interpolationQuality)
+        }
         guard let reader = PNGRowReader(header: header, format: format, initializeCanvas: false) else {
             throw .unsupported("out of memory for \(header.width)x\(header.height)")
         }

@@ -54,8 +54,12 @@ final class PNGRowReader {
         let message = withUnsafeBytes(of: raw.message) { bytes in
             String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         }
+        // libpng reaches IEND without an error even when the image data ran out early: a
+        // non-interlaced image is whole only once its last row arrived (the rows below would
+        // otherwise be handed out unwritten).
+        let finishedWhole = raw.finished != 0 && (header.isInterlaced || Int(raw.rows_written) == header.height)
         return Status(failed: raw.failed != 0, isFinished: raw.finished != 0,
-                      pixelsComplete: raw.pixels_complete != 0 || raw.finished != 0,
+                      pixelsComplete: raw.pixels_complete != 0 || finishedWhole,
                       rowsWritten: Int(raw.rows_written), message: message)
     }
 
