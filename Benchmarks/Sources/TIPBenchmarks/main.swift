@@ -11,8 +11,6 @@ do {
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     if only == nil || only == "codecs" { try CodecBenchmarks.run() }
     if only == nil || only == "caches" { try CacheBenchmarks.run() }
-    if only == "startup" { try CacheBenchmarks.diskStartUp() }
-    if only == "probe" { StartupProbe.run(directory: URL(fileURLWithPath: arguments.last!)) }
 } catch {
     print("benchmark failed: \(error)")
     exit(1)
