@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+import TIP
+
+/// The code samples of README.md, kept compiling (and running) here. Only the public API is used.
+@Suite("README examples")
+struct ReadmeExamplesTests {
+    @Test("Using the codecs")
+    func codecs() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).jpg").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var bitmap = Bitmap(width: 1880, height: 1253, format: .rgbx8)!
+        bitmap.setPixel(x: 0, y: 0, SIMD4(255, 0, 0, 255))
+        try CodecCatalogue.shared.encodeImage(ImageContainer(image: bitmap), toFilePath: path, type: .jpeg, quality: 0.85)
+
+        // From the README:
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let options = ImageDecodingOptions(targetDimensions: CGSize(width: 400, height: 400),
+                                           targetContentMode: .scaleAspectFit)
+        let (image, type) = try CodecCatalogue.shared.decodeImage(data, options: options)
+        print(type, image.dimensions, image.frameCount)            // public.jpeg (400.0, 267.0) 1
+
+        let png = try CodecCatalogue.shared.encodeImage(image, type: .png, quality: 1)
+
+        #expect(type == .jpeg && image.dimensions == CGSize(width: 400, height: 267) && image.frameCount == 1)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+
+    @Test("Pipelines, caches and budgets")
+    func pipelines() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+
+        // From the README (with a temporary root and restored settings):
+        let config = GlobalConfiguration.shared
+        let saved = (config.cachesRootDirectory, config.maxBytesForAllMemoryCaches, config.callbackQueue, config.logger)
+        defer { (config.cachesRootDirectory, config.maxBytesForAllMemoryCaches, config.callbackQueue, config.logger) = saved }
+        config.cachesRootDirectory = root                         // default: $XDG_CACHE_HOME or ~/.cache
+        config.maxBytesForAllMemoryCaches = 64 * 1024 * 1024      // shared by every live pipeline
+        config.callbackQueue = DispatchQueue(label: "images")     // servers: not the main queue
+        config.logger = SwiftLogPipelineLogger(label: "tip")
+
+        let avatars = ImagePipeline(identifier: "readme-avatars")!  // nil if the identifier is invalid or already live
+        let result = await withCheckedContinuation { continuation in
+            avatars.inspect { result in
+                print(result.completeDiskEntries.count, result.onDiskBytesUsed)
+                continuation.resume(returning: result)
+            }
+        }
+        #expect(result.imagePipelineIdentifier == "readme-avatars" && result.onDiskBytesUsed == 0)
+    }
+}
