@@ -1,5 +1,6 @@
 import CTurboJPEGDirect
 import Foundation
+import TIP
 
 /// TurboJPEG called directly, with nothing around it: the physical limit for JPEG decoding.
 final class TurboJPEGDirect {
@@ -34,5 +35,22 @@ final class TurboJPEGDirect {
                           Int32(TJPF_RGBX.rawValue), 0)
         }
         return (sw, sh)
+    }
+
+    /// Decodes to RGBX at `num/denom` scale into a ``Bitmap`` (for rows that then resample).
+    func decodeBitmap(_ data: Data, num: Int32, denom: Int32) -> Bitmap {
+        let (w, h) = dimensions(data)
+        let sw = (w * Int(num) + Int(denom) - 1) / Int(denom)
+        let sh = (h * Int(num) + Int(denom) - 1) / Int(denom)
+        var bitmap = Bitmap(width: sw, height: sh, format: .rgbx8)!
+        let pitch = bitmap.bytesPerRow
+        bitmap.withUnsafeMutableBytes { dst in
+            _ = data.withUnsafeBytes {
+                tjDecompress2(handle, $0.bindMemory(to: UInt8.self).baseAddress, UInt(data.count),
+                              dst.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(sw), Int32(pitch), Int32(sh),
+                              Int32(TJPF_RGBX.rawValue), 0)
+            }
+        }
+        return bitmap
     }
 }
