@@ -13,9 +13,12 @@ extension DiskCacheMetadata {
     private static let packedMagic = Array("TIPK1".utf8)
 
     /// The packed bytes, leaving `ID` out when longer than ``maximumAttributeIdentifierLength``.
-    var packed: [UInt8] {
+    var packed: [UInt8] { packed(maximumIdentifierLength: Self.maximumAttributeIdentifierLength) }
+
+    /// The packed bytes, leaving `ID` out when longer than `maximumIdentifierLength` UTF-8 bytes.
+    func packed(maximumIdentifierLength: Int) -> [UInt8] {
         var out = Self.packedMagic
-        let values = encodedValues(maximumIdentifierLength: Self.maximumAttributeIdentifierLength)
+        let values = encodedValues(maximumIdentifierLength: maximumIdentifierLength)
         func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { out += $0 } }
         append(UInt16(values.count))
         for (key, bytes) in values {

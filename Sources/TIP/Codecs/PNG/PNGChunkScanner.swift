@@ -59,7 +59,7 @@ struct PNGChunkScanner: Sendable {
                     hasTransparencyChunk = true
                 case PNGChunkScanner.exif:
                     guard bytes.count >= dataStart + length else { return }
-                    if let found = PNGExifOrientation.orientation(inTIFF: UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataStart + length])) {
+                    if let found = EXIFOrientationParser.orientation(fromTIFF: UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataStart + length])) {
                         orientation = found
                     }
                 case PNGChunkScanner.iend:

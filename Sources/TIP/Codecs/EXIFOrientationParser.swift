@@ -1,5 +1,5 @@
-/// Reads the orientation (tag 0x0112) from EXIF TIFF data (the APP1 payload after "Exif\0\0"),
-/// with every read bounds-checked; both byte orders.
+/// Reads the orientation (tag 0x0112) from EXIF TIFF data (a JPEG APP1 payload after "Exif\0\0", or a
+/// PNG eXIf chunk), with every read bounds-checked; both byte orders.
 enum EXIFOrientationParser {
     /// The orientation in `tiff`, or nil when absent, invalid or out of bounds.
     static func orientation(fromTIFF tiff: UnsafeRawBufferPointer) -> ImageOrientation? {
