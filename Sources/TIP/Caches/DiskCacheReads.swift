@@ -26,41 +26,9 @@ extension DiskCache {
             }
             let now = configuration.clock()
             var refreshed = false
-            if let complete = entry.complete {
-                if complete.metadata.isExpired(at: now) {
-                    deleteFile(name)
-                    entry.complete = nil
-                    changed = true
-                } else if complete.metadata.updatesExpiryOnAccess && includeComplete {
-                    var metadata = complete.metadata
-                    metadata.lastAccess = now
-                    if refresh(metadata, fileName: name) {
-                        entry.complete?.metadata = metadata
-                        refreshed = true
-                    } else {
-                        entry.complete = nil
-                    }
-                    changed = true
-                }
-            }
-            if let partial = entry.partial {
-                let partialName = DiskCache.partialName(name)
-                if partial.metadata.isExpired(at: now) {
-                    deleteFile(partialName)
-                    entry.partial = nil
-                    changed = true
-                } else if partial.metadata.updatesExpiryOnAccess && includePartial {
-                    var metadata = partial.metadata
-                    metadata.lastAccess = now
-                    if refresh(metadata, fileName: partialName) {
-                        entry.partial?.metadata = metadata
-                        refreshed = true
-                    } else {
-                        entry.partial = nil
-                    }
-                    changed = true
-                }
-            }
+            touchPart(&entry.complete, fileName: name, refreshing: includeComplete, now: now, changed: &changed, refreshed: &refreshed)
+            touchPart(&entry.partial, fileName: DiskCache.partialName(name), refreshing: includePartial, now: now,
+                      changed: &changed, refreshed: &refreshed)
             if isLoaded {
                 // While loading, a partial we did not look at stays as it is on disk.
                 if changed || refreshed { setEntry(entry, forName: name, bump: refreshed) }
@@ -170,5 +138,28 @@ extension DiskCache {
                                             dimensions: CGSize(width: part.metadata.width, height: part.metadata.height),
                                             bytesUsed: part.byteCount, progress: progress,
                                             timeToLive: part.metadata.timeToLive, lastAccess: part.metadata.lastAccess)
+    }
+
+    /// Lazy TTL and access refresh for one part of an entry (on the queue): an expired part's file is
+    /// deleted and the part dropped; otherwise, when `refreshing` and the part slides its expiry, its
+    /// last access becomes `now` (the part is dropped if its metadata cannot be rewritten).
+    private func touchPart(_ part: inout DiskCacheEntry.Part?, fileName: String, refreshing: Bool, now: Date,
+                           changed: inout Bool, refreshed: inout Bool) {
+        guard let current = part else { return }
+        if current.metadata.isExpired(at: now) {
+            deleteFile(fileName)
+            part = nil
+            changed = true
+        } else if current.metadata.updatesExpiryOnAccess && refreshing {
+            var metadata = current.metadata
+            metadata.lastAccess = now
+            if refresh(metadata, fileName: fileName) {
+                part?.metadata = metadata
+                refreshed = true
+            } else {
+                part = nil
+            }
+            changed = true
+        }
     }
 }
