@@ -103,3 +103,71 @@ struct CacheBudgetScenarioTests {
         #expect((fileAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
     }
 }
+
+@Suite("Pipeline disk operations")
+struct PipelineDiskOperationTests {
+    private func store(_ pipeline: ImagePipeline, _ identifier: String, bytes: [UInt8]) {
+        let metadata = DiskCacheMetadata(identifier: identifier, url: URL(string: "https://example.com/\(identifier)")!,
+                                         lastAccess: Date(), timeToLive: 3_600, width: 10, height: 10)
+        #expect(pipeline.diskCache.updateImageEntry(metadata: metadata, source: .data(Data(bytes))))
+    }
+
+    @Test("Change identifier renames the disk entry and drops the old identifier from memory; missing is ENOENT")
+    func changeIdentifier() async throws {
+        let (configuration, root) = try makeTestConfiguration()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let pipeline = try #require(ImagePipeline(identifier: "rename", configuration: configuration))
+        pipeline.diskCache.waitUntilManifestLoaded()
+        store(pipeline, "old", bytes: [1, 2, 3])
+        _ = pipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: "old", complete: MemoryCacheCompleteImage(
+            data: Data([1, 2, 3]), url: URL(string: "https://example.com/old")!, dimensions: CGSize(width: 10, height: 10))))
+        let error = await withCheckedContinuation { continuation in
+            pipeline.changeIdentifierForImage(withIdentifier: "old", toIdentifier: "new") { continuation.resume(returning: $0.map { $0 as NSError }) }
+        }
+        #expect(error == nil)
+        #expect(pipeline.diskCache.completeData(withIdentifier: "new")?.data == Data([1, 2, 3]))
+        #expect(pipeline.diskCache.completeData(withIdentifier: "old") == nil)
+        #expect(pipeline.memoryCache.entry(withIdentifier: "old") == nil)
+        let missing = await withCheckedContinuation { continuation in
+            pipeline.changeIdentifierForImage(withIdentifier: "absent", toIdentifier: "x") { continuation.resume(returning: $0.map { $0 as NSError }) }
+        }
+        #expect(missing?.domain == NSPOSIXErrorDomain && missing?.code == Int(ENOENT))
+    }
+
+    @Test("Copying a disk file out gives a temporary copy that is deleted after the completion")
+    func copyOut() async throws {
+        let (configuration, root) = try makeTestConfiguration()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let pipeline = try #require(ImagePipeline(identifier: "copy", configuration: configuration))
+        pipeline.diskCache.waitUntilManifestLoaded()
+        store(pipeline, "img", bytes: [9, 8, 7, 6])
+        let (path, contents) = await withCheckedContinuation { continuation in
+            pipeline.copyDiskCacheFile(withIdentifier: "img") { path, _ in
+                continuation.resume(returning: (path, path.flatMap { FileManager.default.contents(atPath: $0) }))
+            }
+        }
+        #expect(contents == Data([9, 8, 7, 6]))
+        let copy = try #require(path)
+        #expect(!copy.hasPrefix(pipeline.directory.path))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!FileManager.default.fileExists(atPath: copy))
+        let failure = await withCheckedContinuation { continuation in
+            pipeline.copyDiskCacheFile(withIdentifier: "absent") { path, error in continuation.resume(returning: (path, error.map { $0 as NSError })) }
+        }
+        #expect(failure.0 == nil && failure.1?.code == Int(ENOENT))
+    }
+
+    @Test("Clearing the disk cache empties it and the totals")
+    func clearDisk() async throws {
+        let (configuration, root) = try makeTestConfiguration()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let pipeline = try #require(ImagePipeline(identifier: "clear", configuration: configuration))
+        pipeline.diskCache.waitUntilManifestLoaded()
+        store(pipeline, "a", bytes: [1])
+        store(pipeline, "b", bytes: [2, 2])
+        #expect(configuration.totalCountForAllDiskCaches == 2)
+        await withCheckedContinuation { continuation in configuration.clearAllDiskCaches { continuation.resume() } }
+        #expect(configuration.totalCountForAllDiskCaches == 0 && configuration.totalBytesForAllDiskCaches == 0)
+        #expect(pipeline.diskCache.completeData(withIdentifier: "a") == nil)
+    }
+}
