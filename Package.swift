@@ -6,11 +6,13 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "TIP", targets: ["TIP"]),
+        .library(name: "TIPImageServer", targets: ["TIPImageServer"]),
         .executable(name: "tip-sample", targets: ["TIPSample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
     ],
     targets: [
         // TurboJPEG: one-shot decode with DCT scaling, encode, header parsing.
@@ -56,6 +58,19 @@ let package = Package(
             name: "TIPTests",
             // The crash-consistency tests run the harness executable as a child process.
             dependencies: ["TIP", "TIPCacheCrashHarness"]
+        ),
+        // The embedded HTTP/1.1 image server (loopback only) behind the sample, the tests and the benchmarks.
+        .target(
+            name: "TIPImageServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "TIPImageServerTests",
+            dependencies: ["TIPImageServer"]
         ),
         // A child process the crash-consistency tests kill with SIGKILL in the middle of cache writes.
         .executableTarget(
