@@ -109,7 +109,11 @@ public enum Resampler {
         let rows = destination.height, bpp = source.format.bytesPerPixel
         withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: weights.count * rows * weights.maxTaps / 4, threshold: threshold) { band in
-                ResamplerPasses.horizontal(buffers, rows: band, weights: weights, bytesPerPixel: bpp, finish: finish)
+                if bpp == 4 && weights.pairsFit {
+                    ResamplerPairedPasses.horizontal4(buffers, rows: band, weights: weights, finish: finish)
+                } else {
+                    ResamplerPasses.horizontal(buffers, rows: band, weights: weights, bytesPerPixel: bpp, finish: finish)
+                }
             }
         }
     }
@@ -118,7 +122,11 @@ public enum Resampler {
         let rows = destination.height, rowBytes = destination.width * destination.format.bytesPerPixel
         withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: rowBytes * rows * weights.maxTaps / 16, threshold: threshold) { band in
-                ResamplerPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
+                if weights.pairsFit {
+                    ResamplerPairedPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
+                } else {
+                    ResamplerPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
+                }
             }
         }
     }
