@@ -58,9 +58,9 @@ public enum Resampler {
             ? ResamplerBoxReduction.reduce(bitmap, factorX: factorX, factorY: factorY, parallelThreshold: parallelThreshold)
             : bitmap
         let columns = width == bitmap.width ? nil
-            : ResamplerWeights(filter: filter, sourceCount: bitmap.width, count: width, sourceExtent: extentX)
+            : ResamplerWeightsCache.weights(filter: filter, sourceCount: bitmap.width, count: width, sourceExtent: extentX)
         let lines = height == bitmap.height ? nil
-            : ResamplerWeights(filter: filter, sourceCount: bitmap.height, count: height, sourceExtent: extentY)
+            : ResamplerWeightsCache.weights(filter: filter, sourceCount: bitmap.height, count: height, sourceExtent: extentY)
         let finish: ResamplerPasses.Finish
         switch bitmap.format {
         case .rgba8Premultiplied: finish = .premultiplied

@@ -13,43 +13,46 @@ enum ResamplerPairedPasses {
     /// Filters rows `rows` of `source` (4-byte pixels) horizontally into `destination`.
     static func horizontal4(_ buffers: Buffers, rows: Range<Int>, weights: ResamplerWeights, finish: Finish) {
         let sourceCount = weights.sourceCount
-        // One 16-byte entry per source pixel i: the channels of pixels i and i + 1, interleaved.
-        let pairsBytes = (sourceCount + 3) / 4 * 64
-        let pairs = UnsafeMutableRawPointer.allocate(byteCount: pairsBytes, alignment: 64)
+        // Every coordinate runs the same number of pairs (the extra weights are zero), so the loop
+        // branches the same way every time.
+        let pairCount = (weights.maxTaps + 1) / 2
+        // One 16-byte entry per source pixel i: the channels of pixels i and i + 1, interleaved; then
+        // zero entries for the pairs read past the last pixel.
+        let filled = (sourceCount + 3) / 4 * 4, tail = 2 * pairCount
+        let pairs = UnsafeMutableRawPointer.allocate(byteCount: (filled + tail) * 16, alignment: 64)
         defer { pairs.deallocate() }
+        (pairs + filled * 16).initializeMemory(as: UInt8.self, repeating: 0, count: tail * 16)
         weights.starts.withUnsafeBufferPointer { starts in
-            weights.tapCounts.withUnsafeBufferPointer { counts in
-                weights.pairWeights.withUnsafeBufferPointer { table in
-                    guard let starts = starts.baseAddress, let counts = counts.baseAddress, let table = table.baseAddress else { return }
-                    let width = weights.count, pairStride = weights.pairStride
-                    for y in rows {
-                        let row = buffers.source + y * buffers.sourceStride
-                        interleaveNeighbours(row, count: sourceCount, stride: buffers.sourceStride, into: pairs)
-                        let d = buffers.destination + y * buffers.destinationStride
-                        @inline(__always)
-                        func sum(_ x: Int) -> SIMD4<Int32> {
-                            var p = UnsafeRawPointer(pairs) + Int(starts[x]) &* 16
-                            var w = table + x &* pairStride
-                            var acc = SIMD4<Int32>(repeating: half)
-                            for _ in 0..<((Int(counts[x]) &+ 1) &>> 1) {
-                                acc &+= multiplyAdd(p.load(as: SIMD8<Int16>.self), splat(w.pointee))
-                                p += 32
-                                w += 1
-                            }
-                            return acc
+            weights.pairWeights.withUnsafeBufferPointer { table in
+                guard let starts = starts.baseAddress, let table = table.baseAddress else { return }
+                let width = weights.count, pairStride = weights.pairStride
+                for y in rows {
+                    let row = buffers.source + y * buffers.sourceStride
+                    interleaveNeighbours(row, count: sourceCount, stride: buffers.sourceStride, into: pairs)
+                    let d = buffers.destination + y * buffers.destinationStride
+                    @inline(__always)
+                    func sum(_ x: Int) -> SIMD4<Int32> {
+                        var p = UnsafeRawPointer(pairs) + Int(starts[x]) &* 16
+                        var w = table + x &* pairStride
+                        var acc = SIMD4<Int32>(repeating: half)
+                        for _ in 0..<pairCount {
+                            acc &+= multiplyAdd(p.load(as: SIMD8<Int16>.self), unsafeBitCast(w.pointee, to: SIMD8<Int16>.self))
+                            p += 32
+                            w += 1
                         }
-                        var x = 0
-                        while x &+ 4 <= width {
-                            let bytes = packed(sum(x), sum(x &+ 1), sum(x &+ 2), sum(x &+ 3), finish)
-                            (d + x &* 4).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
-                            x &+= 4
-                        }
-                        while x < width {
-                            let a = sum(x)
-                            let bytes = packed(a, a, a, a, finish)
-                            (d + x &* 4).storeBytes(of: unsafeBitCast(bytes, to: SIMD4<UInt32>.self)[0], as: UInt32.self)
-                            x &+= 1
-                        }
+                        return acc
+                    }
+                    var x = 0
+                    while x &+ 4 <= width {
+                        let bytes = packed(sum(x), sum(x &+ 1), sum(x &+ 2), sum(x &+ 3), finish)
+                        (d + x &* 4).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+                        x &+= 4
+                    }
+                    while x < width {
+                        let a = sum(x)
+                        let bytes = packed(a, a, a, a, finish)
+                        (d + x &* 4).storeBytes(of: unsafeBitCast(bytes, to: SIMD4<UInt32>.self)[0], as: UInt32.self)
+                        x &+= 1
                     }
                 }
             }
@@ -103,7 +106,7 @@ enum ResamplerPairedPasses {
                             var k = 0
                             @inline(__always)
                             func add(_ upper: SIMD16<UInt8>, _ lower: SIMD16<UInt8>) {
-                                let weight = splat(w[k])
+                                let weight = unsafeBitCast(w[k], to: SIMD8<Int16>.self)
                                 let low = interleave(upper.lowHalf, lower.lowHalf), high = interleave(upper.highHalf, lower.highHalf)
                                 a0 &+= multiplyAdd(SIMD8<Int16>(truncatingIfNeeded: low.lowHalf), weight)
                                 a1 &+= multiplyAdd(SIMD8<Int16>(truncatingIfNeeded: low.highHalf), weight)
@@ -139,12 +142,6 @@ enum ResamplerPairedPasses {
     private static func multiplyAdd(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> SIMD4<Int32> {
         let products = SIMD8<Int32>(truncatingIfNeeded: a) &* SIMD8<Int32>(truncatingIfNeeded: b)
         return products.evenHalf &+ products.oddHalf
-    }
-
-    /// A packed weight pair repeated in every 32-bit lane: `movd` + `pshufd`.
-    @inline(__always)
-    private static func splat(_ pair: Int32) -> SIMD8<Int16> {
-        unsafeBitCast(SIMD4<Int32>(repeating: pair), to: SIMD8<Int16>.self)
     }
 
     /// `(a0, b0, a1, b1, ...)`: `punpcklbw`.

@@ -38,9 +38,10 @@ struct ResamplerWeights: Sendable {
     /// Source pixels the block layout may read: ``sourceCount``, or ``stride`` when the source is
     /// narrower than that (the reader then pads the source with zero pixels, which get zero weights).
     let blockSourceCount: Int
-    /// The taps in pairs for 16-bit multiply-adds: entry `x * pairStride + k` packs the weights of taps
-    /// `2k` (low 16 bits) and `2k + 1` (high 16 bits) of coordinate x; a missing odd tap is zero.
-    let pairWeights: [Int32]
+    /// The taps in pairs for 16-bit multiply-adds: entry `x * pairStride + k` holds, in each of its 4
+    /// lanes, the weights of taps `2k` (low 16 bits) and `2k + 1` (high 16 bits) of coordinate x; a
+    /// missing odd tap and the pairs past the last are zero.
+    let pairWeights: [SIMD4<Int32>]
     /// Distance between the pairs of consecutive destination coordinates in ``pairWeights``.
     var pairStride: Int { stride / 2 }
     /// Whether the paired passes may be used: every coordinate's absolute weights add up to little
@@ -135,14 +136,15 @@ struct ResamplerWeights: Sendable {
                 blockWeights[x * stride + shift + i] = weights[x * stride + i]
             }
         }
-        var pairWeights = [Int32](repeating: 0, count: count * stride / 2)
+        var pairWeights = [SIMD4<Int32>](repeating: SIMD4(repeating: 0), count: count * stride / 2)
         var largestAbsoluteSum = 0
         for x in 0..<count {
             var absoluteSum = 0
             for k in 0..<(stride / 2) {
                 let low = weights[x * stride + 2 * k], high = weights[x * stride + 2 * k + 1]
                 absoluteSum += abs(Int(low)) + abs(Int(high))
-                pairWeights[x * stride / 2 + k] = Int32(bitPattern: UInt32(UInt16(bitPattern: low)) | UInt32(UInt16(bitPattern: high)) << 16)
+                let pair = Int32(bitPattern: UInt32(UInt16(bitPattern: low)) | UInt32(UInt16(bitPattern: high)) << 16)
+                pairWeights[x * stride / 2 + k] = SIMD4(repeating: pair)
             }
             largestAbsoluteSum = max(largestAbsoluteSum, absoluteSum)
         }
