@@ -111,6 +111,8 @@ public enum Resampler {
             forEachBand(rows: rows, work: weights.count * rows * weights.maxTaps / 4, threshold: threshold) { band in
                 if bpp == 4 && weights.pairsFit {
                     ResamplerPairedPasses.horizontal4(buffers, rows: band, weights: weights, finish: finish)
+                } else if bpp == 1 {
+                    ResamplerPairedPasses.horizontal1(buffers, rows: band, weights: weights)
                 } else {
                     ResamplerPasses.horizontal(buffers, rows: band, weights: weights, bytesPerPixel: bpp, finish: finish)
                 }

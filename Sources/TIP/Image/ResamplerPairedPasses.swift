@@ -84,6 +84,47 @@ enum ResamplerPairedPasses {
         }
     }
 
+    /// Filters rows `rows` of `source` (1-byte pixels) horizontally into `destination`: the row is
+    /// widened to 16 bits once, then each destination pixel multiplies 8 neighbouring samples at a time
+    /// by 8 weights of ``ResamplerWeights/octetWeights``.
+    static func horizontal1(_ buffers: Buffers, rows: Range<Int>, weights: ResamplerWeights) {
+        let sourceCount = weights.sourceCount, groups = weights.octetStride
+        // Samples past the row's 16-byte chunks are zero, for the groups read past the last pixel.
+        let filled = (sourceCount + 15) / 16 * 16, tail = groups * 8
+        let samples = UnsafeMutableRawPointer.allocate(byteCount: (filled + tail) * 2, alignment: 64)
+        defer { samples.deallocate() }
+        (samples + filled * 2).initializeMemory(as: UInt8.self, repeating: 0, count: tail * 2)
+        let shift = Int32(ResamplerWeights.precision)
+        weights.starts.withUnsafeBufferPointer { starts in
+            weights.octetWeights.withUnsafeBufferPointer { table in
+                guard let starts = starts.baseAddress, let table = table.baseAddress else { return }
+                let width = weights.count
+                for y in rows {
+                    let row = buffers.source + y * buffers.sourceStride
+                    var i = 0
+                    while i < sourceCount {
+                        let bytes = (row + i).load(as: SIMD16<UInt8>.self)
+                        (samples + i &* 2).storeBytes(of: SIMD16<Int16>(truncatingIfNeeded: bytes), as: SIMD16<Int16>.self)
+                        i &+= 16
+                    }
+                    let d = (buffers.destination + y * buffers.destinationStride).assumingMemoryBound(to: UInt8.self)
+                    for x in 0..<width {
+                        var p = UnsafeRawPointer(samples) + Int(starts[x]) &* 2
+                        var w = table + x &* groups
+                        var acc = SIMD4<Int32>(repeating: 0)
+                        for _ in 0..<groups {
+                            acc &+= multiplyAdd(p.loadUnaligned(as: SIMD8<Int16>.self), w.pointee)
+                            p += 16
+                            w += 1
+                        }
+                        let value = (acc.wrappedSum() &+ half) &>> shift
+                        d[x] = UInt8(truncatingIfNeeded: Swift.min(255, Swift.max(0, value)))
+                    }
+                }
+            }
+        }
+    }
+
     /// Filters `source` vertically into rows `rows` of `destination`, `rowBytes` used bytes per row,
     /// 16 bytes at a time, two source rows per multiply-add.
     static func vertical(_ buffers: Buffers, rows: Range<Int>, rowBytes: Int, weights: ResamplerWeights, finish: Finish) {

@@ -44,6 +44,11 @@ struct ResamplerWeights: Sendable {
     let pairWeights: [SIMD4<Int32>]
     /// Distance between the pairs of consecutive destination coordinates in ``pairWeights``.
     var pairStride: Int { stride / 2 }
+    /// The taps in groups of 8 for the 1-byte horizontal pass: entry `x * octetStride + g` holds the
+    /// weights of taps `8g ..< 8g + 8` of coordinate x, zero past the last.
+    let octetWeights: [SIMD8<Int16>]
+    /// Groups of 8 taps per destination coordinate in ``octetWeights``.
+    let octetStride: Int
     /// Whether the paired passes may be used: every coordinate's absolute weights add up to little
     /// enough that a sum of 8-bit samples, scaled down, fits in 16 bits (always true in practice; kernels
     /// cut at an edge could in theory renormalise to huge weights).
@@ -149,6 +154,15 @@ struct ResamplerWeights: Sendable {
             largestAbsoluteSum = max(largestAbsoluteSum, absoluteSum)
         }
         self.pairWeights = pairWeights
+        let octetStride = (maxTaps + 7) / 8
+        var octetWeights = [SIMD8<Int16>](repeating: SIMD8(repeating: 0), count: count * octetStride)
+        for x in 0..<count {
+            for i in 0..<Int(tapCounts[x]) {
+                octetWeights[x * octetStride + i / 8][i % 8] = weights[x * stride + i]
+            }
+        }
+        self.octetWeights = octetWeights
+        self.octetStride = octetStride
         // 255 * sum >> precision stays below 2^15.
         self.pairsFit = largestAbsoluteSum * 255 < 1 << (15 + Self.precision)
         self.blockSourceCount = blockSourceCount

@@ -32,9 +32,11 @@ struct ResamplerPairedPassesTests {
         source.withUnsafeBytes { src in
             out.withUnsafeMutableBytes { dst in
                 let buffers = ResamplerPasses.Buffers(source: src.baseAddress!, sourceStride: srcStride, destination: dst.baseAddress!, destinationStride: dstStride)
+                let bpp = source.format.bytesPerPixel
                 switch (horizontal, paired) {
+                case (true, true) where bpp == 1: ResamplerPairedPasses.horizontal1(buffers, rows: 0..<rows, weights: weights)
                 case (true, true): ResamplerPairedPasses.horizontal4(buffers, rows: 0..<rows, weights: weights, finish: finish)
-                case (true, false): ResamplerPasses.horizontal(buffers, rows: 0..<rows, weights: weights, bytesPerPixel: 4, finish: finish)
+                case (true, false): ResamplerPasses.horizontal(buffers, rows: 0..<rows, weights: weights, bytesPerPixel: bpp, finish: finish)
                 case (false, true): ResamplerPairedPasses.vertical(buffers, rows: 0..<rows, rowBytes: rowBytes, weights: weights, finish: finish)
                 case (false, false): ResamplerPasses.vertical(buffers, rows: 0..<rows, rowBytes: rowBytes, weights: weights, finish: finish)
                 }
@@ -47,7 +49,7 @@ struct ResamplerPairedPassesTests {
     func horizontalMatches(filter: ResamplingFilter) {
         // Widths around multiples of 4 and of 16 hit every tail of the row interleaving and of the output.
         for (width, counts) in [(1, [3, 2]), (2, [1, 7]), (5, [3, 4, 9]), (15, [4, 16, 5]), (16, [15, 17]), (17, [3, 40]), (64, [63, 23, 130]), (131, [100, 7, 29])] {
-            for (finish, format) in Self.finishes {
+            for (finish, format) in Self.finishes + [(.none, .gray8)] {
                 let source = Self.noise(width: width, height: 5, format: format, seed: UInt64(width))
                 for count in counts {
                     let plain = Self.pass(source, count: count, filter: filter, horizontal: true, paired: false, finish: finish)
@@ -74,7 +76,7 @@ struct ResamplerPairedPassesTests {
         }
     }
 
-    @Test("Pair weights hold each coordinate's taps two by two")
+    @Test("Pair and octet weights hold each coordinate's taps two and eight at a time")
     func pairWeightsLayout() {
         for (source, count) in [(10, 3), (3, 10), (470, 400), (1880, 400), (1, 4)] {
             let weights = ResamplerWeights(filter: .lanczos3, sourceCount: source, count: count)
@@ -85,6 +87,10 @@ struct ResamplerPairedPassesTests {
                     #expect(lanes == SIMD4(repeating: lanes[0]))
                     let low = Int16(truncatingIfNeeded: lanes[0]), high = Int16(truncatingIfNeeded: lanes[0] >> 16)
                     #expect(low == weights.weights[x * weights.stride + 2 * k] && high == weights.weights[x * weights.stride + 2 * k + 1])
+                }
+                for i in 0..<(weights.octetStride * 8) {
+                    let expected = i < weights.stride ? weights.weights[x * weights.stride + i] : 0
+                    #expect(weights.octetWeights[x * weights.octetStride + i / 8][i % 8] == expected)
                 }
             }
         }
