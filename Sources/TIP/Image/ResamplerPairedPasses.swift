@@ -1,9 +1,10 @@
-/// The 4-byte-pixel horizontal pass and the vertical pass of ``Resampler`` written so that two taps
-/// share one 16-bit multiply-add (SSE2 `pmaddwd`): samples of two neighbouring taps sit side by side in
-/// 16-bit lanes and meet a pair of weights from ``ResamplerWeights/pairWeights``. The integer sums, and
-/// so the output bytes, are exactly those of ``ResamplerPasses``; only the order of the additions
-/// differs. Callers check ``ResamplerWeights/pairsFit`` first. Same buffer contract as
-/// ``ResamplerPasses``.
+/// The passes of ``Resampler`` written around the 16-bit multiply-add of baseline x86-64 (SSE2
+/// `pmaddwd`, 8 products summed in pairs into 4 32-bit lanes): for 4-byte pixels and for the vertical
+/// pass, samples of two neighbouring taps sit side by side in 16-bit lanes and meet a pair of weights
+/// from ``ResamplerWeights/pairWeights``; for 1-byte pixels, 8 neighbouring samples meet 8 weights of
+/// ``ResamplerWeights/octetWeights``. The integer sums, and so the output bytes, are exactly those of
+/// ``ResamplerPasses``; only the order of the additions differs. The 4-byte horizontal pass and the
+/// vertical pass need ``ResamplerWeights/pairsFit``. Same buffer contract as ``ResamplerPasses``.
 enum ResamplerPairedPasses {
     typealias Buffers = ResamplerPasses.Buffers
     typealias Finish = ResamplerPasses.Finish

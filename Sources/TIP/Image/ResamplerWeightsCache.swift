@@ -12,8 +12,9 @@ enum ResamplerWeightsCache {
     /// Most recently used last.
     private static let entries = Locked<[(key: Key, weights: ResamplerWeights)]>([])
     private static let capacity = 8
-    /// Tables larger than this many weights are rebuilt every time rather than kept.
-    private static let largestKept = 1 << 16
+    /// Tables of more weights than this (each kept in several layouts, about 14 bytes per weight) are
+    /// rebuilt every time rather than kept; a large resize hardly notices the cost.
+    private static let largestKept = 1 << 14
 
     /// `ResamplerWeights(filter:sourceCount:count:sourceExtent:)`, from the cache when it was built recently.
     static func weights(filter: ResamplingFilter, sourceCount: Int, count: Int, sourceExtent: Double? = nil) -> ResamplerWeights {
