@@ -21,10 +21,10 @@ public enum Resampler {
         resample(bitmap, width: width, height: height, quality: quality, parallelThreshold: defaultParallelThreshold, boxReduction: true)
     }
 
-    /// Work units above which a pass is split across threads. A unit is about 2-4 ns of one core
-    /// (4 horizontal taps of a pixel, or one vertical tap of 16 bytes), so only passes of roughly 10 ms
-    /// and more pay for waking a second core; smaller ones stay on the caller's thread, which also
-    /// suits servers running many resizes at once.
+    /// Work units above which a pass is split across threads. A unit (4 horizontal taps of a pixel, or
+    /// one vertical tap of 16 bytes) is about 1-2 ns of one core with the paired passes, so only passes
+    /// of several milliseconds pay for waking a second core; smaller ones stay on the caller's thread,
+    /// which also suits servers running many resizes at once.
     static let defaultParallelThreshold = 1 << 22
 
     /// ``resample(_:width:height:quality:)`` splitting passes whose work exceeds `parallelThreshold`
