@@ -21,10 +21,10 @@ public enum Resampler {
         resample(bitmap, width: width, height: height, quality: quality, parallelThreshold: defaultParallelThreshold, boxReduction: true)
     }
 
-    /// Work units above which a pass is split across threads. A unit is about 2-4 ns of one core
-    /// (4 horizontal taps of a pixel, or one vertical tap of 16 bytes), so only passes of roughly 10 ms
-    /// and more pay for waking a second core; smaller ones stay on the caller's thread, which also
-    /// suits servers running many resizes at once.
+    /// Work units above which a pass is split across threads. A unit (4 horizontal taps of a pixel, or
+    /// one vertical tap of 16 bytes) is about 1-2 ns of one core with the paired passes, so only passes
+    /// of several milliseconds pay for waking a second core; smaller ones stay on the caller's thread,
+    /// which also suits servers running many resizes at once.
     static let defaultParallelThreshold = 1 << 22
 
     /// ``resample(_:width:height:quality:)`` splitting passes whose work exceeds `parallelThreshold`
@@ -58,9 +58,9 @@ public enum Resampler {
             ? ResamplerBoxReduction.reduce(bitmap, factorX: factorX, factorY: factorY, parallelThreshold: parallelThreshold)
             : bitmap
         let columns = width == bitmap.width ? nil
-            : ResamplerWeights(filter: filter, sourceCount: bitmap.width, count: width, sourceExtent: extentX)
+            : ResamplerWeightsCache.weights(filter: filter, sourceCount: bitmap.width, count: width, sourceExtent: extentX)
         let lines = height == bitmap.height ? nil
-            : ResamplerWeights(filter: filter, sourceCount: bitmap.height, count: height, sourceExtent: extentY)
+            : ResamplerWeightsCache.weights(filter: filter, sourceCount: bitmap.height, count: height, sourceExtent: extentY)
         let finish: ResamplerPasses.Finish
         switch bitmap.format {
         case .rgba8Premultiplied: finish = .premultiplied
@@ -109,7 +109,13 @@ public enum Resampler {
         let rows = destination.height, bpp = source.format.bytesPerPixel
         withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: weights.count * rows * weights.maxTaps / 4, threshold: threshold) { band in
-                ResamplerPasses.horizontal(buffers, rows: band, weights: weights, bytesPerPixel: bpp, finish: finish)
+                if bpp == 4 && weights.pairsFit {
+                    ResamplerPairedPasses.horizontal4(buffers, rows: band, weights: weights, finish: finish)
+                } else if bpp == 1 {
+                    ResamplerPairedPasses.horizontal1(buffers, rows: band, weights: weights)
+                } else {
+                    ResamplerPasses.horizontal(buffers, rows: band, weights: weights, bytesPerPixel: bpp, finish: finish)
+                }
             }
         }
     }
@@ -118,7 +124,11 @@ public enum Resampler {
         let rows = destination.height, rowBytes = destination.width * destination.format.bytesPerPixel
         withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: rowBytes * rows * weights.maxTaps / 16, threshold: threshold) { band in
-                ResamplerPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
+                if weights.pairsFit {
+                    ResamplerPairedPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
+                } else {
+                    ResamplerPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
+                }
             }
         }
     }

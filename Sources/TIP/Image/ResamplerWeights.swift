@@ -38,6 +38,21 @@ struct ResamplerWeights: Sendable {
     /// Source pixels the block layout may read: ``sourceCount``, or ``stride`` when the source is
     /// narrower than that (the reader then pads the source with zero pixels, which get zero weights).
     let blockSourceCount: Int
+    /// The taps in pairs for 16-bit multiply-adds: entry `x * pairStride + k` holds, in each of its 4
+    /// lanes, the weights of taps `2k` (low 16 bits) and `2k + 1` (high 16 bits) of coordinate x; a
+    /// missing odd tap and the pairs past the last are zero.
+    let pairWeights: [SIMD4<Int32>]
+    /// Distance between the pairs of consecutive destination coordinates in ``pairWeights``.
+    var pairStride: Int { stride / 2 }
+    /// The taps in groups of 8 for the 1-byte horizontal pass: entry `x * octetStride + g` holds the
+    /// weights of taps `8g ..< 8g + 8` of coordinate x, zero past the last.
+    let octetWeights: [SIMD8<Int16>]
+    /// Groups of 8 taps per destination coordinate in ``octetWeights``.
+    let octetStride: Int
+    /// Whether the paired passes may be used: every coordinate's absolute weights add up to little
+    /// enough that a sum of 8-bit samples, scaled down, fits in 16 bits (always true in practice; kernels
+    /// cut at an edge could in theory renormalise to huge weights).
+    let pairsFit: Bool
 
     /// The taps of `filter` mapping `sourceCount` pixels onto `count` (both > 0). Pixel centres sit at
     /// +0.5; when shrinking, the kernel is widened by the scale factor so that it also low-passes.
@@ -126,6 +141,30 @@ struct ResamplerWeights: Sendable {
                 blockWeights[x * stride + shift + i] = weights[x * stride + i]
             }
         }
+        var pairWeights = [SIMD4<Int32>](repeating: SIMD4(repeating: 0), count: count * stride / 2)
+        var largestAbsoluteSum = 0
+        for x in 0..<count {
+            var absoluteSum = 0
+            for k in 0..<(stride / 2) {
+                let low = weights[x * stride + 2 * k], high = weights[x * stride + 2 * k + 1]
+                absoluteSum += abs(Int(low)) + abs(Int(high))
+                let pair = Int32(bitPattern: UInt32(UInt16(bitPattern: low)) | UInt32(UInt16(bitPattern: high)) << 16)
+                pairWeights[x * stride / 2 + k] = SIMD4(repeating: pair)
+            }
+            largestAbsoluteSum = max(largestAbsoluteSum, absoluteSum)
+        }
+        self.pairWeights = pairWeights
+        let octetStride = (maxTaps + 7) / 8
+        var octetWeights = [SIMD8<Int16>](repeating: SIMD8(repeating: 0), count: count * octetStride)
+        for x in 0..<count {
+            for i in 0..<Int(tapCounts[x]) {
+                octetWeights[x * octetStride + i / 8][i % 8] = weights[x * stride + i]
+            }
+        }
+        self.octetWeights = octetWeights
+        self.octetStride = octetStride
+        // 255 * sum >> precision stays below 2^15.
+        self.pairsFit = largestAbsoluteSum * 255 < 1 << (15 + Self.precision)
         self.blockSourceCount = blockSourceCount
         self.blockStarts = blockStarts
         self.blockCounts = blockCounts

@@ -1,0 +1,112 @@
+import Testing
+@testable import TIP
+
+@Suite("Resampler: paired passes")
+struct ResamplerPairedPassesTests {
+    static let finishes: [(ResamplerPasses.Finish, PixelFormat)] = [
+        (.none, .rgba8Premultiplied), (.premultiplied, .rgba8Premultiplied), (.opaque, .rgbx8),
+    ]
+
+    /// Noise with runs of 0 and 255, so that ringing overshoots both ends and alpha varies.
+    static func noise(width: Int, height: Int, format: PixelFormat, seed: UInt64) -> Bitmap {
+        var rng = SplitMix64(seed: seed)
+        var image = Bitmap(width: width, height: height, format: format)!
+        for y in 0..<height {
+            for x in 0..<width {
+                let r = rng.next()
+                let extreme = (x / 3 + y / 2) % 3 == 0
+                let bytes = SIMD4<UInt8>(truncatingIfNeeded: SIMD4<UInt64>(r, r >> 8, r >> 16, r >> 24))
+                let value = extreme ? (bytes & SIMD4(repeating: 1)) &* 255 : bytes
+                image.setPixel(x: x, y: y, format == .rgbx8 ? SIMD4(value[0], value[1], value[2], 255) : value)
+            }
+        }
+        return image
+    }
+
+    /// Runs one pass (`horizontal` or not) with the paired code or the plain code into a fresh bitmap.
+    static func pass(_ source: Bitmap, count: Int, filter: ResamplingFilter, horizontal: Bool, paired: Bool, finish: ResamplerPasses.Finish) -> Bitmap {
+        let weights = ResamplerWeights(filter: filter, sourceCount: horizontal ? source.width : source.height, count: count)
+        #expect(weights.pairsFit)
+        var out = Bitmap(width: horizontal ? count : source.width, height: horizontal ? source.height : count, format: source.format)!
+        let (srcStride, dstStride, rows, rowBytes) = (source.bytesPerRow, out.bytesPerRow, out.height, out.width * out.format.bytesPerPixel)
+        source.withUnsafeBytes { src in
+            out.withUnsafeMutableBytes { dst in
+                let buffers = ResamplerPasses.Buffers(source: src.baseAddress!, sourceStride: srcStride, destination: dst.baseAddress!, destinationStride: dstStride)
+                let bpp = source.format.bytesPerPixel
+                switch (horizontal, paired) {
+                case (true, true) where bpp == 1: ResamplerPairedPasses.horizontal1(buffers, rows: 0..<rows, weights: weights)
+                case (true, true): ResamplerPairedPasses.horizontal4(buffers, rows: 0..<rows, weights: weights, finish: finish)
+                case (true, false): ResamplerPasses.horizontal(buffers, rows: 0..<rows, weights: weights, bytesPerPixel: bpp, finish: finish)
+                case (false, true): ResamplerPairedPasses.vertical(buffers, rows: 0..<rows, rowBytes: rowBytes, weights: weights, finish: finish)
+                case (false, false): ResamplerPasses.vertical(buffers, rows: 0..<rows, rowBytes: rowBytes, weights: weights, finish: finish)
+                }
+            }
+        }
+        return out
+    }
+
+    @Test("The paired horizontal pass writes the same bytes as the plain one", arguments: [ResamplingFilter.triangle, .catmullRom, .lanczos3])
+    func horizontalMatches(filter: ResamplingFilter) {
+        // Widths around multiples of 4 and of 16 hit every tail of the row interleaving and of the output.
+        for (width, counts) in [(1, [3, 2]), (2, [1, 7]), (5, [3, 4, 9]), (15, [4, 16, 5]), (16, [15, 17]), (17, [3, 40]), (64, [63, 23, 130]), (131, [100, 7, 29])] {
+            for (finish, format) in Self.finishes + [(.none, .gray8)] {
+                let source = Self.noise(width: width, height: 5, format: format, seed: UInt64(width))
+                for count in counts {
+                    let plain = Self.pass(source, count: count, filter: filter, horizontal: true, paired: false, finish: finish)
+                    let paired = Self.pass(source, count: count, filter: filter, horizontal: true, paired: true, finish: finish)
+                    #expect(plain == paired, "\(filter) \(finish) \(width) -> \(count)")
+                }
+            }
+        }
+    }
+
+    @Test("The paired vertical pass writes the same bytes as the plain one", arguments: [ResamplingFilter.triangle, .catmullRom, .lanczos3])
+    func verticalMatches(filter: ResamplingFilter) {
+        for (height, counts) in [(1, [3, 2]), (2, [1, 5]), (7, [3, 4, 11]), (30, [29, 8, 61]), (97, [40, 13])] {
+            for (finish, format) in Self.finishes + [(.none, .gray8)] {
+                for width in [1, 5, 8, 13] {
+                    let source = Self.noise(width: width, height: height, format: format, seed: UInt64(height * 31 + width))
+                    for count in counts {
+                        let plain = Self.pass(source, count: count, filter: filter, horizontal: false, paired: false, finish: finish)
+                        let paired = Self.pass(source, count: count, filter: filter, horizontal: false, paired: true, finish: finish)
+                        #expect(plain == paired, "\(filter) \(finish) \(format) \(width)x\(height) -> \(count) rows")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("Pair and octet weights hold each coordinate's taps two and eight at a time")
+    func pairWeightsLayout() {
+        for (source, count) in [(10, 3), (3, 10), (470, 400), (1880, 400), (1, 4)] {
+            let weights = ResamplerWeights(filter: .lanczos3, sourceCount: source, count: count)
+            #expect(weights.pairWeights.count == count * weights.pairStride)
+            for x in 0..<count {
+                for k in 0..<weights.pairStride {
+                    let lanes = weights.pairWeights[x * weights.pairStride + k]
+                    #expect(lanes == SIMD4(repeating: lanes[0]))
+                    let low = Int16(truncatingIfNeeded: lanes[0]), high = Int16(truncatingIfNeeded: lanes[0] >> 16)
+                    #expect(low == weights.weights[x * weights.stride + 2 * k] && high == weights.weights[x * weights.stride + 2 * k + 1])
+                }
+                for i in 0..<(weights.octetStride * 8) {
+                    let expected = i < weights.stride ? weights.weights[x * weights.stride + i] : 0
+                    #expect(weights.octetWeights[x * weights.octetStride + i / 8][i % 8] == expected)
+                }
+            }
+        }
+    }
+
+    @Test("Cached weights equal freshly built ones")
+    func cachedWeights() {
+        for _ in 0..<2 {
+            for (source, count, extent) in [(512, 400, nil), (288, 225, 288.0), (1253, 267, 417.6666), (100, 9, nil)] as [(Int, Int, Double?)] {
+                let cached = ResamplerWeightsCache.weights(filter: .lanczos3, sourceCount: source, count: count, sourceExtent: extent)
+                let fresh = ResamplerWeights(filter: .lanczos3, sourceCount: source, count: count, sourceExtent: extent)
+                #expect(cached.starts == fresh.starts && cached.tapCounts == fresh.tapCounts && cached.weights == fresh.weights)
+                #expect(cached.pairWeights == fresh.pairWeights && cached.sourceCount == source && cached.count == count)
+            }
+        }
+        let triangle = ResamplerWeightsCache.weights(filter: .triangle, sourceCount: 512, count: 400)
+        #expect(triangle.weights == ResamplerWeights(filter: .triangle, sourceCount: 512, count: 400).weights)
+    }
+}
