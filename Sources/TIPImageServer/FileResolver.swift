@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// Maps request paths onto regular files inside a directory, refusing anything that could leave it.
 enum FileResolver {
@@ -21,6 +22,28 @@ enum FileResolver {
         var info = stat()
         guard stat(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return real
+    }
+
+    /// The contents of the regular file at `path` and its modification time (seconds since 1970), or `nil`
+    /// when it cannot be opened, is not a regular file, or changes size while being read.
+    static func read(_ path: String) -> (ByteBuffer, Int)? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let size = Int(info.st_size)
+        var buffer = ByteBufferAllocator().buffer(capacity: size)
+        while buffer.readableBytes < size {
+            let remaining = size - buffer.readableBytes
+            let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: remaining) { raw in
+                let wanted = min(raw.count, remaining)
+                let result = Glibc.read(descriptor, raw.baseAddress, wanted)
+                return max(result, 0)
+            }
+            if count == 0 { return nil }
+        }
+        return (buffer, Int(info.st_mtim.tv_sec))
     }
 
     /// The canonical absolute path of `path` with every symbolic link resolved, or `nil`.

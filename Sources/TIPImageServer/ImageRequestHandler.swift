@@ -59,10 +59,8 @@ final class ImageRequestHandler: ChannelInboundHandler {
             headers: head.headers.map { (name: $0.name, value: $0.value) })
         let plan = ResponsePlan.make(for: head, path: path, ticket: ticket, store: store)
         let throttle = ticket.throttle
-        var body = context.channel.allocator.buffer(capacity: plan.body.count)
-        body.writeBytes(plan.body)
         let next = Stream(
-            buffer: body, plan: plan, recordID: ticket.recordID,
+            buffer: plan.body, plan: plan, recordID: ticket.recordID,
             chunkSize: max(1, throttle?.chunkSize ?? Int.max),
             bytesPerSecond: throttle?.bytesPerSecond.flatMap { $0 > 0 ? $0 : nil },
             start: .now(), keepAlive: head.isKeepAlive)

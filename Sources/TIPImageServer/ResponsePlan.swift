@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOHTTP1
 
 /// One response, decided before anything is written.
@@ -17,8 +18,8 @@ struct ResponsePlan {
 
     var status: HTTPResponseStatus
     var headers: HTTPHeaders
-    /// The body bytes to send (empty for HEAD).
-    var body: Data
+    /// The body bytes to send (empty for HEAD); shares storage with the resource.
+    var body: ByteBuffer
     var ending: Ending = .complete
 
     /// A response with no resource behind it (errors, redirects, injected statuses).
@@ -27,7 +28,8 @@ struct ResponsePlan {
         var headers = HTTPHeaders(extraHeaders)
         headers.add(name: "Content-Length", value: String(body.count))
         if !body.isEmpty { headers.add(name: "Content-Type", value: "application/octet-stream") }
-        return ResponsePlan(status: status, headers: headers, body: isHead ? Data() : body)
+        let buffer = isHead ? ByteBuffer() : ByteBuffer(bytes: body)
+        return ResponsePlan(status: status, headers: headers, body: buffer)
     }
 
     /// Decides the response to `head` (already logged as `ticket`).
@@ -48,7 +50,7 @@ struct ResponsePlan {
         guard let resource = store.resource(for: path) else {
             return .plain(.notFound, isHead: isHead)
         }
-        let length = resource.body.count
+        let length = resource.body.readableBytes
         let (lastModified, etag) = resource.validators(generation: ticket.generation)
         var range = ByteRange.whole
         if ticket.fault != .ignoreRange {
@@ -64,32 +66,33 @@ struct ResponsePlan {
         headers.add(name: "Last-Modified", value: lastModified)
         headers.add(name: "ETag", value: etag)
         let status: HTTPResponseStatus
-        var body: Data
+        var body: ByteBuffer
         switch range {
         case .unsatisfiable:
             headers.add(name: "Content-Range", value: "bytes */\(length)")
             headers.add(name: "Content-Length", value: "0")
-            return ResponsePlan(status: .rangeNotSatisfiable, headers: headers, body: Data())
+            return ResponsePlan(status: .rangeNotSatisfiable, headers: headers, body: ByteBuffer())
         case .whole:
             status = .ok
             body = resource.body
         case .partial(let lower, let upper):
             status = .partialContent
             headers.add(name: "Content-Range", value: "bytes \(lower)-\(upper)/\(length)")
-            body = resource.body.subdata(in: lower..<(upper + 1))
+            body = resource.body.getSlice(at: resource.body.readerIndex + lower, length: upper - lower + 1)
+                ?? ByteBuffer()
         }
         var ending = Ending.complete
-        var declared = body.count
+        var declared = body.readableBytes
         switch ticket.fault {
         case .dropConnection(let count): ending = .drop(after: max(0, count))
         case .stall(let count): ending = .stall(after: max(0, count))
         case .wrongContentLength(let delta):
             ending = .closeAfterBody
-            declared = max(0, body.count + delta)
+            declared = max(0, body.readableBytes + delta)
         default: break
         }
         headers.add(name: "Content-Length", value: String(declared))
-        if isHead { body = Data() }
+        if isHead { body = ByteBuffer() }
         return ResponsePlan(status: status, headers: headers, body: body, ending: ending)
     }
 

@@ -1,9 +1,10 @@
 import Foundation
+import NIOCore
 
 /// A body the server can send, with the validators it is sent with.
 struct ServedResource: Sendable {
-    /// The whole body.
-    var body: Data
+    /// The whole body (readable bytes); responses share its storage.
+    var body: ByteBuffer
     /// The `Content-Type` value.
     var contentType: String
     /// The base `Last-Modified` date (before validator changes).
@@ -19,11 +20,11 @@ struct ServedResource: Sendable {
         return (HTTPDate.string(from: date), etag)
     }
 
-    /// A 64-bit FNV-1a style hash of `data`, eight bytes at a time.
-    static func hash(_ data: Data) -> UInt64 {
+    /// A 64-bit FNV-1a style hash of the readable bytes of `buffer`, eight bytes at a time.
+    static func hash(_ buffer: ByteBuffer) -> UInt64 {
         let prime: UInt64 = 0x0000_0100_0000_01B3
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(data.count)
-        data.withUnsafeBytes { raw in
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(buffer.readableBytes)
+        buffer.withUnsafeReadableBytes { raw in
             let count = raw.count
             var offset = 0
             while offset + 8 <= count {

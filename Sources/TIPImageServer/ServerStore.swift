@@ -74,18 +74,18 @@ final class ServerStore: Sendable {
         let (image, directory) = state.withLock { ($0.images[path], $0.directory) }
         if let image { return image }
         guard let directory, let file = FileResolver.resolve(rawPath: path, root: directory),
-              let body = FileManager.default.contents(atPath: file)
+              let (body, modified) = FileResolver.read(file)
         else { return nil }
-        let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date)
-            ?? defaultLastModified
-        let whole = Date(timeIntervalSince1970: modified.timeIntervalSince1970.rounded(.down))
+        let whole = Date(timeIntervalSince1970: TimeInterval(modified))
         let cached = state.withLock { $0.fileHashes[file] }
         let hash: UInt64
-        if let cached, cached.size == body.count, cached.modified == whole {
+        if let cached, cached.size == body.readableBytes, cached.modified == whole {
             hash = cached.hash
         } else {
             hash = ServedResource.hash(body)
-            state.withLock { $0.fileHashes[file] = CachedHash(size: body.count, modified: whole, hash: hash) }
+            state.withLock {
+                $0.fileHashes[file] = CachedHash(size: body.readableBytes, modified: whole, hash: hash)
+            }
         }
         return ServedResource(body: body, contentType: ContentType.forPath(file), lastModified: whole, bodyHash: hash)
     }

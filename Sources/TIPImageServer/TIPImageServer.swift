@@ -170,11 +170,12 @@ public final class TIPImageServer: Sendable {
     public func setImage(_ data: Data, at path: String, contentType: String? = nil, lastModified: Date? = nil) {
         let path = Self.normalized(path)
         let date = lastModified ?? store.defaultLastModified
+        let body = ByteBuffer(bytes: data)
         let resource = ServedResource(
-            body: data,
+            body: body,
             contentType: contentType ?? ContentType.forPath(path),
             lastModified: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)),
-            bodyHash: ServedResource.hash(data))
+            bodyHash: ServedResource.hash(body))
         store.setImage(resource, at: path)
     }
 

@@ -96,6 +96,36 @@ struct ImageServerContentTests {
         #expect(gone.statusCode == 404)
     }
 
+    @Test("Empty bodies and a large file")
+    func emptyAndLarge() async throws {
+        let directory = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let large = TestData.bytes(3 * 1024 * 1024 + 17)
+        try large.write(to: directory.appendingPathComponent("large.jpg"))
+        try Data().write(to: directory.appendingPathComponent("empty.jpg"))
+        let server = try await TestData.startedServer()
+        defer { server.stop() }
+        server.serveDirectory(directory)
+        server.setImage(Data(), at: "/empty.png")
+
+        let (largeResponse, largeBody) = try await HTTPTestClient.fetch(server.url(for: "/large.jpg"))
+        #expect(largeResponse.statusCode == 200)
+        #expect(largeBody == large)
+        let (tail, tailBody) = try await HTTPTestClient.fetch(
+            server.url(for: "/large.jpg"), headers: ["Range": "bytes=-17"])
+        #expect(tail.statusCode == 206)
+        #expect(tailBody == large.suffix(17))
+        for path in ["/empty.jpg", "/empty.png"] {
+            let (response, body) = try await HTTPTestClient.fetch(server.url(for: path))
+            #expect(response.statusCode == 200)
+            #expect(body.isEmpty)
+            #expect(response.header("Content-Length") == "0")
+            let (ranged, _) = try await HTTPTestClient.fetch(server.url(for: path), headers: ["Range": "bytes=0-"])
+            #expect(ranged.statusCode == 416)
+            #expect(ranged.header("Content-Range") == "bytes */0")
+        }
+    }
+
     @Test("HEAD sends the headers of GET and no body, and the connection stays usable")
     func head() async throws {
         let server = try await TestData.startedServer()
