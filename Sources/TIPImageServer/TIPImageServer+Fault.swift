@@ -9,7 +9,7 @@ extension TIPImageServer {
         case dropConnection(afterBodyBytes: Int)
         /// Answer with this status code and body (empty when `nil`) instead of the resource; works for paths
         /// that have no resource too.
-        case status(Int, body: Data?)
+        case status(Int, body: Data? = nil)
         /// Ignore `Range` and `If-Range`: always answer 200 with the whole body.
         case ignoreRange
         /// Give the resource new validators (`Last-Modified` one second later, a new `ETag`) before every

@@ -12,6 +12,20 @@ import Synchronization
 /// `If-Range` by date or entity tag; keeps connections alive; paces bodies with `Throttle`s; injects `Fault`s
 /// per path; and logs every request for assertions.
 ///
+/// ```swift
+/// let server = TIPImageServer()
+/// try await server.start()
+/// server.setImage(jpegData, at: "/photo.jpg")
+/// server.setThrottle(.init(bytesPerSecond: 256 * 1024), for: "/photo.jpg")
+/// server.setFault(.dropConnection(afterBodyBytes: 10_000), for: "/photo.jpg")
+/// let url = server.url(for: "/photo.jpg")   // http://127.0.0.1:<port>/photo.jpg
+/// // … fetch, then assert with server.requests(for: "/photo.jpg") …
+/// await server.stop()
+/// ```
+///
+/// `start()` and `stop()` come in a blocking and an `async` form; in an async context Swift picks the `async`
+/// one (write `await`), except inside `defer`, where the blocking one runs.
+///
 /// Thread contract: every method may be called from any thread at any time, also while requests are being
 /// served; changes apply to requests that begin afterwards. Call `stop()` when done (deinit also stops the
 /// server, without waiting).
