@@ -72,6 +72,15 @@ struct ImageServerLifecycleTests {
         for index in 0..<5 {
             server.setImage(TestData.bytes(30_000 + index, seed: UInt64(index + 100)), at: "/m\(index).png")
         }
+        // Settings change on another path while the requests run.
+        let churn = Task.detached {
+            for round in 0..<200 {
+                server.setImage(TestData.bytes(round + 1), at: "/churn.jpg")
+                server.setFault(round % 2 == 0 ? .ignoreRange : nil, for: "/churn.jpg")
+                server.setThrottle(round % 3 == 0 ? .init(chunkSize: 100) : nil, for: "/churn.jpg")
+                _ = server.requestCount(for: "/m0.png")
+            }
+        }
         let results = try await withThrowingTaskGroup(of: Bool.self) { group in
             for request in 0..<50 {
                 group.addTask {
@@ -88,6 +97,7 @@ struct ImageServerLifecycleTests {
             for try await result in group { all.append(result) }
             return all
         }
+        await churn.value
         #expect(results.count == 50)
         #expect(results.allSatisfy { $0 })
         #expect(server.allRequests.count == 50)
