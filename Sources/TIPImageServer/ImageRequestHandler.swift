@@ -86,7 +86,9 @@ final class ImageRequestHandler: ChannelInboundHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         switch current.plan.ending {
         case .drop(let limit), .stall(let limit):
-            if current.buffer.readableBytes > limit { current.buffer.moveWriterIndex(to: current.buffer.readerIndex + limit) }
+            if current.buffer.readableBytes > limit {
+                current.buffer.moveWriterIndex(to: current.buffer.readerIndex + limit)
+            }
         case .complete, .closeAfterBody:
             break
         }

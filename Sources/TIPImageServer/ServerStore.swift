@@ -1,9 +1,8 @@
 import Foundation
 import NIOCore
-import Synchronization
 
 /// Everything the connections share: resources, throttles, faults, the request log and the open connections.
-/// Thread-safe: all of it lives in one `Mutex`; file reads and hashing happen outside the lock.
+/// Thread-safe: all of it lives in one `LockedValue`; file reads and hashing happen outside the lock.
 final class ServerStore: Sendable {
     /// What a request learns when it begins.
     struct Ticket {
@@ -17,13 +16,13 @@ final class ServerStore: Sendable {
         var generation: Int
     }
 
-    private struct CachedHash {
+    private struct CachedHash: Sendable {
         var size: Int
         var modified: Date
         var hash: UInt64
     }
 
-    private struct State {
+    private struct State: Sendable {
         var images: [String: ServedResource] = [:]
         var directory: String?
         var fileHashes: [String: CachedHash] = [:]
@@ -37,14 +36,14 @@ final class ServerStore: Sendable {
         var channels: [ObjectIdentifier: any Channel] = [:]
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     /// `Last-Modified` for in-memory images set without a date.
     let defaultLastModified: Date
 
     init(configuration: TIPImageServer.Configuration) {
         var initial = State()
         initial.defaultThrottle = configuration.throttle
-        state = Mutex(initial)
+        state = LockedValue(initial)
         defaultLastModified = configuration.defaultLastModified
     }
 

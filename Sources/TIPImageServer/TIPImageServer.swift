@@ -2,7 +2,6 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 /// An embedded HTTP/1.1 image server on loopback (127.0.0.1) for the sample, the tests and the benchmarks.
 ///
@@ -30,7 +29,7 @@ import Synchronization
 /// served; changes apply to requests that begin afterwards. Call `stop()` when done (deinit also stops the
 /// server, without waiting).
 public final class TIPImageServer: Sendable {
-    private enum Lifecycle {
+    private enum Lifecycle: Sendable {
         case idle
         case starting
         case running(group: MultiThreadedEventLoopGroup, channel: any Channel, port: Int)
@@ -40,7 +39,7 @@ public final class TIPImageServer: Sendable {
     /// The configuration the server was made with.
     public let configuration: Configuration
     private let store: ServerStore
-    private let lifecycle = Mutex<Lifecycle>(.idle)
+    private let lifecycle = LockedValue<Lifecycle>(.idle)
 
     /// Makes a server (not listening yet; call `start()`).
     public init(configuration: Configuration = Configuration()) {

@@ -4,7 +4,9 @@ import TIPImageServer
 
 /// Runs the curl command-line tool (skipped when it is not installed).
 private enum Curl {
-    static let path = ["/usr/bin/curl", "/usr/local/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let path = ["/usr/bin/curl", "/usr/local/bin/curl"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// Runs curl with `arguments` (plus a 10 s time limit) and returns its exit status and standard output.
     static func run(_ arguments: [String]) throws -> (status: Int32, output: Data) {

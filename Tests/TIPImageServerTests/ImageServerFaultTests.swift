@@ -60,7 +60,8 @@ struct ImageServerFaultTests {
         let bytes = TestData.bytes(300)
         server.setImage(bytes, at: "/g.jpg")
         server.setFault(.ignoreRange, for: "/g.jpg")
-        let (response, body) = try await HTTPTestClient.fetch(server.url(for: "/g.jpg"), headers: ["Range": "bytes=100-"])
+        let (response, body) = try await HTTPTestClient.fetch(
+            server.url(for: "/g.jpg"), headers: ["Range": "bytes=100-"])
         #expect(response.statusCode == 200)
         #expect(body == bytes)
         let (unsatisfiable, _) = try await HTTPTestClient.fetch(

@@ -9,11 +9,13 @@ struct ImageServerTraversalTests {
         let base = try TestData.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: base) }
         let root = base.appendingPathComponent("root")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
         try Data("secret".utf8).write(to: base.appendingPathComponent("secret.txt"))
         try Data("public".utf8).write(to: root.appendingPathComponent("sub/ok.txt"))
         try FileManager.default.createSymbolicLink(
-            atPath: root.appendingPathComponent("out.txt").path, withDestinationPath: base.appendingPathComponent("secret.txt").path)
+            atPath: root.appendingPathComponent("out.txt").path,
+            withDestinationPath: base.appendingPathComponent("secret.txt").path)
         try FileManager.default.createSymbolicLink(
             atPath: root.appendingPathComponent("outdir").path, withDestinationPath: base.path)
         try FileManager.default.createSymbolicLink(
@@ -35,7 +37,8 @@ struct ImageServerTraversalTests {
         let attempts = [
             "/missing.jpg", "/sub", "/sub/", "/", "/../secret.txt", "/sub/../../secret.txt", "/%2e%2e/secret.txt",
             "/..%2fsecret.txt", "/sub%2f..%2f..%2fsecret.txt", "/sub%2Fok.txt", "/..%5csecret.txt", "/sub/./ok.txt",
-            "/out.txt", "/outdir/secret.txt", "//etc/passwd", "/etc/passwd", base.appendingPathComponent("secret.txt").path,
+            "/out.txt", "/outdir/secret.txt", "//etc/passwd", "/etc/passwd",
+            base.appendingPathComponent("secret.txt").path,
             "http://127.0.0.1/etc/passwd", "*", "/sub/ok.txt%00", "/%zz", "/sub/ok.txt/",
         ]
         for target in attempts {
