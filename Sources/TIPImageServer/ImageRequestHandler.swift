@@ -125,11 +125,13 @@ final class ImageRequestHandler: ChannelInboundHandler {
         let channel = context.channel
         switch finished.plan.ending {
         case .complete:
+            store.markComplete(record: finished.recordID)
             let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
             if !finished.keepAlive {
                 written.whenComplete { _ in channel.close(promise: nil) }
             }
         case .closeAfterBody:
+            store.markComplete(record: finished.recordID)
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
         case .drop:
             // An empty write completes only after every earlier write reached the socket.

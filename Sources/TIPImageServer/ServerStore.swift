@@ -123,7 +123,8 @@ final class ServerStore: Sendable {
                 break
             }
             let record = TIPImageServer.RequestRecord(
-                method: method, path: path, uri: uri, headers: headers, status: 0, bytesSent: 0)
+                method: method, path: path, uri: uri, headers: headers, status: 0, bytesSent: 0,
+                isComplete: false)
             state.log.append(record)
             return Ticket(
                 recordID: state.logBase + state.log.count - 1,
@@ -146,6 +147,14 @@ final class ServerStore: Sendable {
         state.withLock { state in
             let index = id - state.logBase
             if index >= 0, index < state.log.count { state.log[index].bytesSent += count }
+        }
+    }
+
+    /// Marks a record complete (ignored when the log was reset since).
+    func markComplete(record id: Int) {
+        state.withLock { state in
+            let index = id - state.logBase
+            if index >= 0, index < state.log.count { state.log[index].isComplete = true }
         }
     }
 

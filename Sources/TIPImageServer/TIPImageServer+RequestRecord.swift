@@ -16,6 +16,9 @@ extension TIPImageServer {
         public var status: Int
         /// Body bytes handed to the connection so far (headers not counted).
         public var bytesSent: Int
+        /// Whether the whole response (head, every body byte and its end) was handed to the connection; stays
+        /// false for dropped and stalled responses and for connections that closed mid-response.
+        public var isComplete: Bool
 
         /// The first value of the header named `name` (case-insensitive), or `nil`.
         public func header(_ name: String) -> String? {

@@ -247,6 +247,22 @@ public final class TIPImageServer: Sendable {
         store.requestCount(for: Self.normalized(path))
     }
 
+    /// Polls `condition` (every 5 ms) until it holds or `timeout` passes; returns whether it held. For tests
+    /// that must wait for the server side to catch up, e.g.
+    /// `await server.waitUntil { $0.requestCount(for: "/a.jpg") == 2 }` or
+    /// `await server.waitUntil { $0.openConnectionCount == 0 }`.
+    public func waitUntil(
+        timeout: Duration = .seconds(5), _ condition: @Sendable (TIPImageServer) -> Bool
+    ) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while !condition(self) {
+            if clock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
     /// Forgets every logged request (responses still in flight stop updating their old records).
     public func resetLog() {
         store.resetLog()

@@ -170,6 +170,7 @@ struct ImageServerFaultTests {
         let stalled = connection.readToEnd()
         #expect(!stalled.closed)
         #expect(stalled.data == bytes.prefix(100))
+        #expect(server.requests(for: "/st.jpg").first?.isComplete == false)
 
         await #expect(throws: (any Error).self) {
             _ = try await HTTPTestClient.fetch(server.url(for: "/st.jpg"), timeout: 1)
