@@ -43,6 +43,28 @@ struct ImageServerLifecycleTests {
         server.stop()
     }
 
+    @Test("A client that goes away mid-response stops the stream; the server keeps serving")
+    func clientCancels() async throws {
+        let server = try await TestData.startedServer()
+        defer { server.stop() }
+        server.setImage(TestData.bytes(100_000), at: "/long.jpg")
+        server.setThrottle(.init(bytesPerSecond: 20_000, chunkSize: 1000), for: "/long.jpg")
+        do {
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.sendRequest("GET", "/long.jpg")
+            #expect(try connection.readHead().status == 200)
+            _ = try connection.readBytes(1000)
+        }
+        #expect(await server.waitUntil { $0.openConnectionCount == 0 })
+        let record = try #require(server.requests(for: "/long.jpg").first)
+        #expect(!record.isComplete)
+        #expect(record.bytesSent < 100_000)
+        server.setThrottle(nil, for: "/long.jpg")
+        let (response, body) = try await HTTPTestClient.fetch(server.url(for: "/long.jpg"))
+        #expect(response.statusCode == 200)
+        #expect(body == TestData.bytes(100_000))
+    }
+
     @Test("Dropping a running server does not hang")
     func deinitStops() throws {
         var port = 0
