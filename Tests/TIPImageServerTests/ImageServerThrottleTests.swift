@@ -1,0 +1,102 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import TIPImageServer
+
+@Suite("Image server throttling")
+struct ImageServerThrottleTests {
+    private static func seconds(_ body: () async throws -> Void) async rethrows -> Double {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await body()
+        let elapsed = clock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    @Test("A per-path rate slows the body; other paths stay fast")
+    func perPathRate() async throws {
+        let server = try await TestData.startedServer()
+        defer { server.stop() }
+        let bytes = TestData.bytes(64 * 1024)
+        server.setImage(bytes, at: "/slow.jpg")
+        server.setImage(bytes, at: "/fast.jpg")
+        server.setThrottle(.init(bytesPerSecond: 256 * 1024, chunkSize: 8 * 1024), for: "/slow.jpg")
+
+        // Timed on a raw socket, free of client overhead: 64 KiB at 256 KiB/s takes at least 0.25 s.
+        func timedGet(_ path: String) throws -> Double {
+            let connection = try RawHTTPConnection(port: server.port)
+            let clock = ContinuousClock()
+            let start = clock.now
+            try connection.sendRequest("GET", path)
+            let response = try connection.readResponse()
+            let elapsed = clock.now - start
+            #expect(response.body == bytes)
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        let slow = try timedGet("/slow.jpg")
+        let fast = try timedGet("/fast.jpg")
+        #expect(slow >= 0.2)
+        #expect(slow < 5)
+        #expect(fast < slow)
+
+        // The same through URLSession.
+        var body = Data()
+        let viaSession = try await Self.seconds {
+            body = try await HTTPTestClient.fetch(server.url(for: "/slow.jpg")).body
+        }
+        #expect(body == bytes)
+        #expect(viaSession >= 0.2)
+    }
+
+    @Test("The server-wide throttle and its latency; a path throttle overrides it")
+    func serverRateAndLatency() async throws {
+        let server = try await TestData.startedServer(
+            .init(throttle: .init(bytesPerSecond: 1024 * 1024, chunkSize: 4096, latency: .milliseconds(600))))
+        defer { server.stop() }
+        let bytes = TestData.bytes(1000)
+        server.setImage(bytes, at: "/a.png")
+        server.setImage(bytes, at: "/b.png")
+        server.setThrottle(.init(), for: "/b.png")
+        var slowBody = Data()
+        let slow = try await Self.seconds {
+            slowBody = try await HTTPTestClient.fetch(server.url(for: "/a.png")).body
+        }
+        #expect(slowBody == bytes)
+        #expect(slow >= 0.55)
+        var fastBody = Data()
+        let fast = try await Self.seconds {
+            fastBody = try await HTTPTestClient.fetch(server.url(for: "/b.png")).body
+        }
+        #expect(fastBody == bytes)
+        #expect(fast < slow)
+        server.setDefaultThrottle(nil)
+        var unthrottledBody = Data()
+        let unthrottled = try await Self.seconds {
+            unthrottledBody = try await HTTPTestClient.fetch(server.url(for: "/a.png")).body
+        }
+        #expect(unthrottledBody == bytes)
+        #expect(unthrottled < slow)
+    }
+
+    @Test("Chunks arrive one at a time at the rate")
+    func chunks() async throws {
+        let server = try await TestData.startedServer()
+        defer { server.stop() }
+        server.setImage(TestData.bytes(3000), at: "/c.gif")
+        // 1000-byte chunks at 2000 B/s: the first chunk is due at 0.5 s, the second at 1 s, the last at 1.5 s.
+        server.setThrottle(.init(bytesPerSecond: 2000, chunkSize: 1000), for: "/c.gif")
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendRequest("GET", "/c.gif")
+        let head = try connection.readHead()
+        #expect(head.status == 200)
+        _ = try connection.readBytes(1000)
+        let records = server.requests(for: "/c.gif")
+        #expect(records.count == 1)
+        #expect((records.first?.bytesSent ?? 0) < 3000)
+        let rest = try connection.readBytes(2000)
+        #expect(rest == TestData.bytes(3000).subdata(in: 1000..<3000))
+        #expect(server.requests(for: "/c.gif").first?.bytesSent == 3000)
+    }
+}
