@@ -77,10 +77,10 @@ enum ResamplerPairedPasses {
             }
             let low = interleave(a.lowHalf, b.lowHalf), high = interleave(a.highHalf, b.highHalf)
             let out = pairs + i &* 16
-            out.storeBytes(of: SIMD8<Int16>(truncatingIfNeeded: low.lowHalf), as: SIMD8<Int16>.self)
-            (out + 16).storeBytes(of: SIMD8<Int16>(truncatingIfNeeded: low.highHalf), as: SIMD8<Int16>.self)
-            (out + 32).storeBytes(of: SIMD8<Int16>(truncatingIfNeeded: high.lowHalf), as: SIMD8<Int16>.self)
-            (out + 48).storeBytes(of: SIMD8<Int16>(truncatingIfNeeded: high.highHalf), as: SIMD8<Int16>.self)
+            out.storeBytes(of: ResamplerLanes.widen(low.lowHalf), as: SIMD8<Int16>.self)
+            (out + 16).storeBytes(of: ResamplerLanes.widen(low.highHalf), as: SIMD8<Int16>.self)
+            (out + 32).storeBytes(of: ResamplerLanes.widen(high.lowHalf), as: SIMD8<Int16>.self)
+            (out + 48).storeBytes(of: ResamplerLanes.widen(high.highHalf), as: SIMD8<Int16>.self)
             i &+= 4
         }
     }
@@ -105,7 +105,7 @@ enum ResamplerPairedPasses {
                     var i = 0
                     while i < sourceCount {
                         let bytes = (row + i).load(as: SIMD16<UInt8>.self)
-                        (samples + i &* 2).storeBytes(of: SIMD16<Int16>(truncatingIfNeeded: bytes), as: SIMD16<Int16>.self)
+                        (samples + i &* 2).storeBytes(of: ResamplerLanes.widen(bytes), as: SIMD16<Int16>.self)
                         i &+= 16
                     }
                     let d = (buffers.destination + y * buffers.destinationStride).assumingMemoryBound(to: UInt8.self)
@@ -150,10 +150,10 @@ enum ResamplerPairedPasses {
                             func add(_ upper: SIMD16<UInt8>, _ lower: SIMD16<UInt8>) {
                                 let weight = unsafeBitCast(w[k], to: SIMD8<Int16>.self)
                                 let low = interleave(upper.lowHalf, lower.lowHalf), high = interleave(upper.highHalf, lower.highHalf)
-                                a0 &+= multiplyAdd(SIMD8<Int16>(truncatingIfNeeded: low.lowHalf), weight)
-                                a1 &+= multiplyAdd(SIMD8<Int16>(truncatingIfNeeded: low.highHalf), weight)
-                                a2 &+= multiplyAdd(SIMD8<Int16>(truncatingIfNeeded: high.lowHalf), weight)
-                                a3 &+= multiplyAdd(SIMD8<Int16>(truncatingIfNeeded: high.highHalf), weight)
+                                a0 &+= multiplyAdd(ResamplerLanes.widen(low.lowHalf), weight)
+                                a1 &+= multiplyAdd(ResamplerLanes.widen(low.highHalf), weight)
+                                a2 &+= multiplyAdd(ResamplerLanes.widen(high.lowHalf), weight)
+                                a3 &+= multiplyAdd(ResamplerLanes.widen(high.highHalf), weight)
                             }
                             while k &* 2 &+ 2 <= n {
                                 add(r.load(as: SIMD16<UInt8>.self), (r + sourceStride).load(as: SIMD16<UInt8>.self))
@@ -182,7 +182,7 @@ enum ResamplerPairedPasses {
     /// `(a0*b0 + a1*b1, a2*b2 + a3*b3, ...)`: `pmaddwd`.
     @inline(__always)
     private static func multiplyAdd(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> SIMD4<Int32> {
-        let products = SIMD8<Int32>(truncatingIfNeeded: a) &* SIMD8<Int32>(truncatingIfNeeded: b)
+        let products = ResamplerLanes.widen(a) &* ResamplerLanes.widen(b)
         return products.evenHalf &+ products.oddHalf
     }
 
@@ -197,13 +197,13 @@ enum ResamplerPairedPasses {
     @inline(__always)
     private static func packed(_ a0: SIMD4<Int32>, _ a1: SIMD4<Int32>, _ a2: SIMD4<Int32>, _ a3: SIMD4<Int32>, _ finish: Finish) -> SIMD16<UInt8> {
         let shift = Int32(ResamplerWeights.precision)
-        var low = clamp(SIMD8<Int16>(truncatingIfNeeded: SIMD8(lowHalf: a0 &>> shift, highHalf: a1 &>> shift)))
-        var high = clamp(SIMD8<Int16>(truncatingIfNeeded: SIMD8(lowHalf: a2 &>> shift, highHalf: a3 &>> shift)))
+        var low = clamp(ResamplerLanes.narrow(SIMD8(lowHalf: a0 &>> shift, highHalf: a1 &>> shift)))
+        var high = clamp(ResamplerLanes.narrow(SIMD8(lowHalf: a2 &>> shift, highHalf: a3 &>> shift)))
         if case .premultiplied = finish {
             low = minimum(low, alphas(low))
             high = minimum(high, alphas(high))
         }
-        let bytes = SIMD16<UInt8>(truncatingIfNeeded: SIMD16(lowHalf: low, highHalf: high))
+        let bytes = ResamplerLanes.narrow(SIMD16(lowHalf: low, highHalf: high))
         if case .opaque = finish {
             return unsafeBitCast(unsafeBitCast(bytes, to: SIMD4<UInt32>.self) | SIMD4(repeating: 0xFF00_0000), to: SIMD16<UInt8>.self)
         }
