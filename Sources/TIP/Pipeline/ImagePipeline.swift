@@ -47,6 +47,11 @@ public final class ImagePipeline: Sendable {
             configuration.log(.error, "invalid image pipeline identifier '\(identifier)'")
             return nil
         }
+        // Claim the identifier first: a duplicate must not open a disk cache on the live one's directory.
+        guard configuration.registry.claim(identifier) else {
+            configuration.log(.error, "an image pipeline with identifier '\(identifier)' is already live")
+            return nil
+        }
         self.identifier = identifier
         self.configuration = configuration
         self.directory = configuration.cachesRootDirectory
@@ -55,13 +60,7 @@ public final class ImagePipeline: Sendable {
         self.renderedCache = RenderedCache(domain: configuration.renderedDomain, configuration: configuration)
         self.memoryCache = MemoryCache(domain: configuration.memoryDomain, configuration: configuration)
         self.diskCache = DiskCache(directory: directory, domain: configuration.diskDomain, configuration: configuration)
-        guard configuration.registry.register(self) else {
-            configuration.log(.error, "an image pipeline with identifier '\(identifier)' is already live")
-            renderedCache.tearDown()
-            memoryCache.tearDown()
-            diskCache.tearDown()
-            return nil
-        }
+        configuration.registry.register(self)
         for observer in configuration.imagePipelineObservers {
             observer.imagePipelineDidStandUp(self)
         }

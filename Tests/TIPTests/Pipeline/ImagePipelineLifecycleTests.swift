@@ -126,4 +126,21 @@ struct ImagePipelineLifecycleTests {
         #expect(recorder.lines.withLock { $0.count } == 1)
         #expect(SwiftLogPipelineLogger.swiftLogLevel(.alert) == .critical && SwiftLogPipelineLogger.swiftLogLevel(.information) == .info)
     }
+
+    @Test("A refused duplicate never touches the live pipeline's directory (an in-flight write survives)")
+    func duplicateLeavesDirectoryAlone() throws {
+        let (configuration, root) = try makeTestConfiguration()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let live = try #require(ImagePipeline(identifier: "busy", configuration: configuration))
+        live.diskCache.waitUntilManifestLoaded()
+        let file = try live.diskCache.openTemporaryFile(forIdentifier: "in-flight")
+        try file.append(Data(repeating: 5, count: 1_000))
+        for _ in 0..<5 {
+            #expect(ImagePipeline(identifier: "busy", configuration: configuration) == nil)
+        }
+        let metadata = DiskCacheMetadata(identifier: "in-flight", url: URL(string: "https://example.com/f")!, lastAccess: Date(),
+                                         timeToLive: 3_600, width: 10, height: 10)
+        #expect(file.finalize(metadata: metadata, complete: true))
+        #expect(live.diskCache.completeData(withIdentifier: "in-flight")?.data.count == 1_000)
+    }
 }
