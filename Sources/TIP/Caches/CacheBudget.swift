@@ -28,6 +28,11 @@ final class CacheBudget: @unchecked Sendable {
     /// Entries all live caches of this kind hold.
     private(set) var totalCount: Int = 0
 
+    /// Told when the accounting goes wrong (a subtraction below zero); the totals are clamped to zero
+    /// either way. ``GlobalConfiguration`` routes this to its logger and, with `assertsEnabled`, to an
+    /// assertion in debug builds.
+    var inconsistencyHandler: (@Sendable (String) -> Void)?
+
     private var members: [ObjectIdentifier: WeakCache] = [:]
     private var memberOrder: [ObjectIdentifier] = []
 
@@ -76,6 +81,9 @@ final class CacheBudget: @unchecked Sendable {
 
     /// Records bytes and entries removed; totals never go below zero.
     func subtract(bytes: Int64, count: Int) {
+        if bytes > totalBytes || count > totalCount {
+            inconsistencyHandler?("cache totals would go negative: \(totalBytes) - \(bytes) bytes, \(totalCount) - \(count) entries")
+        }
         totalBytes = max(0, totalBytes - bytes)
         totalCount = max(0, totalCount - count)
     }

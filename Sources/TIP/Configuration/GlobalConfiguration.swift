@@ -90,6 +90,10 @@ public final class GlobalConfiguration: Sendable {
         memoryDomain = LockedCacheDomain(kind: .memory, budget: budget(.memory))
         diskDomain = DiskCacheDomain(budget: budget(.disk))
         self.clock = clock
+        let report: @Sendable (String) -> Void = { [weak self] message in self?.reportInconsistency(message) }
+        renderedDomain.withLock { $0.inconsistencyHandler = report }
+        memoryDomain.withLock { $0.inconsistencyHandler = report }
+        diskDomain.sync { diskDomain.budget.inconsistencyHandler = report }
     }
 
     /// `$XDG_CACHE_HOME`, else `~/.cache` (FoundationEssentials' caches directory on Linux).
@@ -243,8 +247,9 @@ public final class GlobalConfiguration: Sendable {
         set { settings.withLock { $0.problemObserver = newValue } }
     }
 
-    /// Whether internal consistency checks stop a debug build (`assertionFailure`). Default true.
-    /// Release builds only log.
+    /// Whether internal consistency checks (such as cache accounting going below zero) stop a debug
+    /// build with `assertionFailure`. Default true. They are always logged at error level; release
+    /// builds only log.
     public var assertsEnabled: Bool {
         get { settings.withLock { $0.assertsEnabled } }
         set { settings.withLock { $0.assertsEnabled = newValue } }

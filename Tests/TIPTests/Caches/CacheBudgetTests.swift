@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TIP
 
@@ -124,5 +125,34 @@ struct CacheBudgetTests {
                 #expect(!budget.isOverBudget)
             }
         }
+    }
+}
+
+@Suite("Cache budget consistency")
+struct CacheBudgetConsistencyTests {
+    @Test("A subtraction below zero is reported and clamped; the configuration logs it")
+    func negativeTotalsReported() throws {
+        let budget = CacheBudget(maxBytes: 100, maxCount: 0, maxRatioSizeOfCacheEntry: 0)
+        let reports = Locked<[String]>([])
+        budget.inconsistencyHandler = { message in reports.withLock { $0.append(message) } }
+        budget.add(bytes: 10, count: 1)
+        budget.subtract(bytes: 30, count: 2)
+        #expect(budget.totalBytes == 0 && budget.totalCount == 0)
+        #expect(reports.withLock { $0.count } == 1)
+        budget.subtract(bytes: 0, count: 0)
+        #expect(reports.withLock { $0.count } == 1)
+
+        // Through a configuration with asserts off: logged at error level, no assertion.
+        final class Recorder: PipelineLogger {
+            let levels = Locked<[PipelineLogLevel]>([])
+            func log(_ level: PipelineLogLevel, file: String, function: String, line: Int, message: String) { levels.withLock { $0.append(level) } }
+        }
+        let (configuration, root) = try makeTestConfiguration()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let recorder = Recorder()
+        configuration.logger = recorder
+        configuration.assertsEnabled = false
+        configuration.memoryDomain.withLock { $0.subtract(bytes: 1, count: 1) }
+        #expect(recorder.levels.withLock { $0 } == [.error])
     }
 }
