@@ -189,9 +189,10 @@ final class URLSessionImageFetchDownload: ImageFetchDownload, @unchecked Sendabl
         }
     }
 
-    func taskRefusedRedirect(status: Int, task: URLSessionTask) {
+    /// The redirect was refused: the task then ends with the redirect response itself, which stays unreported.
+    /// (Cancelling the task inside the redirect callback crashes FoundationNetworking.)
+    func taskRefusedRedirect(status: Int) {
         state.withLock { $0.refusedRedirectStatus = status }
-        task.cancel()
     }
 
     func taskDidComplete(error: (any Error)?, response: URLResponse?) {

@@ -39,7 +39,7 @@ final class URLSessionImageFetchDownloadRouter: NSObject, URLSessionDataDelegate
         if Self.isAllowedRedirect(response: response, newRequest: request) {
             completionHandler(request)
         } else {
-            download(for: task)?.taskRefusedRedirect(status: response.statusCode, task: task)
+            download(for: task)?.taskRefusedRedirect(status: response.statusCode)
             completionHandler(nil)
         }
     }
