@@ -121,15 +121,16 @@ struct ImageFetchDownloadContractCheckerTests {
         return (client.events.withLock { $0 }, download.cancels.withLock { $0 })
     }
 
-    @Test("every sequence of up to 5 calls matches the reference contract")
+    /// Six calls are the shortest path to a retry after data (1009).
+    @Test("every sequence of up to 6 calls matches the reference contract")
     func exhaustive() {
         var sequences: [[Call]] = [[]]
         var frontier: [[Call]] = [[]]
-        for _ in 1...5 {
+        for _ in 1...6 {
             frontier = frontier.flatMap { prefix in Call.allCases.map { prefix + [$0] } }
             sequences += frontier
         }
-        #expect(sequences.count == 1 + 8 + 64 + 512 + 4096 + 32768)
+        #expect(sequences.count == 1 + 8 + 64 + 512 + 4096 + 32768 + 262_144)
         var mismatches = 0
         for calls in sequences {
             var reference = ReferenceContract()
@@ -154,6 +155,13 @@ struct ImageFetchDownloadContractCheckerTests {
         #expect(events == ["start", "hydrate", "authorize", "response", "retry", "hydrate", "authorize",
                            "response", "data", "data", "completeOK"])
         #expect(cancels == 0)
+    }
+
+    @Test("a retry after data is refused with 1009 and cancels the download")
+    func retryAfterData() {
+        let (events, cancels) = Self.run([.start, .hydrate, .authorize, .response, .data, .retry, .data])
+        #expect(events == ["start", "hydrate", "authorize", "response", "data", "violation 1009"])
+        #expect(cancels == 1)
     }
 
     @Test("contract errors carry TIP's domain, code and an actionable message")
