@@ -231,6 +231,50 @@ struct URLSessionImageFetchDownloadProviderTests {
         }
     }
 
+    @Test("concurrent downloads through one provider each get their own bytes")
+    func concurrentDownloads() throws {
+        let server = try LoopbackHTTPServer(handler: Self.serve)
+        defer { server.stop() }
+        let provider = URLSessionImageFetchDownloadProvider()
+        let contexts = (0..<12).map { index in
+            TestDownloadContext(url: server.baseURL.appendingPathComponent(index % 3 == 2 ? "missing" : "image"))
+        }
+        let downloads = contexts.map { provider.imageFetchDownload(with: $0) }
+        downloads.forEach { $0.start() }
+        for (index, context) in contexts.enumerated() {
+            #expect(context.recorder.done.wait(timeout: .now() + 20) == .success)
+            context.downloadQueue.sync {
+                #expect(context.recorder.error == nil)
+                #expect(context.recorder.completions == 1)
+                if index % 3 == 2 {
+                    #expect(context.recorder.response?.statusCode == 404)
+                } else {
+                    #expect(context.recorder.body == Data(Self.payload))
+                }
+            }
+        }
+    }
+
+    @Test("a cancel racing with start or the load always ends in exactly one completion")
+    func cancelRaces() throws {
+        let server = try LoopbackHTTPServer(handler: Self.serve)
+        defer { server.stop() }
+        let provider = URLSessionImageFetchDownloadProvider()
+        for round in 0..<40 {
+            let context = TestDownloadContext(url: server.baseURL.appendingPathComponent("slow"))
+            let download = provider.imageFetchDownload(with: context)
+            download.start()
+            if round % 2 == 1 { Thread.sleep(forTimeInterval: 0.002) }
+            download.cancel(description: "race \(round)")
+            #expect(context.recorder.done.wait(timeout: .now() + 20) == .success)
+            context.downloadQueue.sync {
+                Thread.sleep(forTimeInterval: 0.01)
+                #expect(context.recorder.completions == 1)
+                #expect((context.recorder.error as? ImageFetchError)?.code == .cancelled)
+            }
+        }
+    }
+
     @Test("priority maps TIP's -8...8 onto 0...1")
     func priorityMapping() {
         #expect(URLSessionImageFetchDownload.taskPriority(.veryLow) == 0)
