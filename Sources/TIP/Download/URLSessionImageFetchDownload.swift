@@ -26,14 +26,13 @@ final class URLSessionImageFetchDownload: ImageFetchDownload, @unchecked Sendabl
     // All mutable state lives in `state` (its own lock); the lets are immutable.
     private let state: Locked<State>
     private let queue: DispatchQueue
-    private let session: URLSession
-    private let router: URLSessionImageFetchDownloadRouter
+    /// Kept alive by its downloads: the provider invalidates its session when it goes away.
+    private let provider: URLSessionImageFetchDownloadProvider
 
-    init(context: any ImageFetchDownloadContext, session: URLSession, router: URLSessionImageFetchDownloadRouter) {
+    init(context: any ImageFetchDownloadContext, provider: URLSessionImageFetchDownloadProvider) {
         state = Locked(State(context: context))
         queue = context.downloadQueue
-        self.session = session
-        self.router = router
+        self.provider = provider
     }
 
     var context: (any ImageFetchDownloadContext)? { state.withLock { $0.context } }
@@ -134,8 +133,8 @@ final class URLSessionImageFetchDownload: ImageFetchDownload, @unchecked Sendabl
             return finish(error: ImageFetchError(
                 .invalidRequest, "Cannot download \(url): only http and https URLs can be downloaded."))
         }
-        let task = session.dataTask(with: request)
-        router.register(task, for: self)
+        let task = provider.session.dataTask(with: request)
+        provider.router.register(task, for: self)
         let started = state.withLock { state -> Bool in
             guard case .preparing = state.phase, state.cancelReason == nil else { return false }
             state.phase = .loading(task)

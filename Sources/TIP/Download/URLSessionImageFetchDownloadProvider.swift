@@ -40,6 +40,6 @@ public final class URLSessionImageFetchDownloadProvider: ImageFetchDownloadProvi
 
     /// A new download for `context`; it does nothing until `start()`.
     public func imageFetchDownload(with context: any ImageFetchDownloadContext) -> any ImageFetchDownload {
-        URLSessionImageFetchDownload(context: context, session: session, router: router)
+        URLSessionImageFetchDownload(context: context, provider: self)
     }
 }

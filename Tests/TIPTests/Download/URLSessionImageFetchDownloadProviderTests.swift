@@ -275,6 +275,20 @@ struct URLSessionImageFetchDownloadProviderTests {
         }
     }
 
+    @Test("a download keeps working after its provider is released")
+    func outlivesProvider() throws {
+        let server = try LoopbackHTTPServer(handler: Self.serve)
+        defer { server.stop() }
+        let context = TestDownloadContext(url: server.baseURL.appendingPathComponent("image"))
+        let download = URLSessionImageFetchDownloadProvider().imageFetchDownload(with: context)
+        download.start()
+        #expect(context.recorder.done.wait(timeout: .now() + 20) == .success)
+        context.downloadQueue.sync {
+            #expect(context.recorder.error == nil)
+            #expect(context.recorder.body == Data(Self.payload))
+        }
+    }
+
     @Test("priority maps TIP's -8...8 onto 0...1")
     func priorityMapping() {
         #expect(URLSessionImageFetchDownload.taskPriority(.veryLow) == 0)
