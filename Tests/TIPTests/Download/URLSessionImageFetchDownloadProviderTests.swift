@@ -38,6 +38,7 @@ private final class TestDownloadClient: ImageFetchDownloadClient, @unchecked Sen
     // Everything below is touched on the download queue only (set up before the download starts).
     var hydrate: (URLRequest) -> Void = { _ in }
     var authorize: (URLRequest) -> Void = { _ in }
+    var hydrationError: (any Error)?
     let onData: @Sendable (any ImageFetchDownload, Int) -> Void
     var response: HTTPURLResponse?
     var body = Data()
@@ -52,7 +53,7 @@ private final class TestDownloadClient: ImageFetchDownloadClient, @unchecked Sen
     func download(
         _ download: any ImageFetchDownload, hydrateRequest request: URLRequest,
         completion: @escaping @Sendable ((any Error)?) -> Void
-    ) { hydrate(request); completion(nil) }
+    ) { hydrate(request); completion(hydrationError) }
     func download(
         _ download: any ImageFetchDownload, authorizeRequest request: URLRequest,
         completion: @escaping @Sendable ((any Error)?) -> Void
@@ -286,6 +287,40 @@ struct URLSessionImageFetchDownloadProviderTests {
         context.downloadQueue.sync {
             #expect(context.recorder.error == nil)
             #expect(context.recorder.body == Data(Self.payload))
+        }
+    }
+
+    @Test("a hydration failure ends the download with that error and loads nothing")
+    func hydrationFailure() throws {
+        let server = try LoopbackHTTPServer(handler: Self.serve)
+        defer { server.stop() }
+        let context = TestDownloadContext(url: server.baseURL.appendingPathComponent("image"))
+        context.recorder.hydrationError = ImageFetchError.illegalModification(
+            originalHTTPMethod: "GET", modifiedHTTPMethod: "POST")
+        let download = URLSessionImageFetchDownloadProvider().imageFetchDownload(with: context)
+        download.start()
+        #expect(context.recorder.done.wait(timeout: .now() + 20) == .success)
+        context.downloadQueue.sync {
+            #expect((context.recorder.error as? ImageFetchError)?.code == .illegalModificationByHydrationBlock)
+            #expect(context.recorder.response == nil)
+        }
+        #expect(server.requests.withLock { $0.isEmpty })
+    }
+
+    @Test("after discardContext a running download tells nobody anything")
+    func discardWhileRunning() throws {
+        let server = try LoopbackHTTPServer(handler: Self.serve)
+        defer { server.stop() }
+        let context = TestDownloadContext(url: server.baseURL.appendingPathComponent("slow"), onData: { download, _ in
+            download.discardContext()
+        })
+        let download = URLSessionImageFetchDownloadProvider().imageFetchDownload(with: context)
+        download.start()
+        #expect(context.recorder.done.wait(timeout: .now() + 1) == .timedOut)
+        #expect(download.context == nil)
+        context.downloadQueue.sync {
+            #expect(context.recorder.completions == 0)
+            #expect(context.recorder.chunks == 1)
         }
     }
 
