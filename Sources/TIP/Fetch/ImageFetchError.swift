@@ -1,0 +1,152 @@
+import Foundation
+
+/// An image fetch error in TIP's `TIPImageFetchErrorDomain` (`TIPImageFetchErrorCode`), with a message that says
+/// what happened and what to do about it.
+///
+/// HTTP failures carry the status under the user-info key `httpStatusCode`; hydration-block violations carry
+/// `originalURL`/`modifiedURL` or `originalHTTPMethod`/`modifiedHTTPMethod`.
+public struct ImageFetchError: Error, Sendable, CustomNSError, CustomStringConvertible, Equatable {
+    /// TIP's fetch error codes.
+    public enum Code: Int, Sendable, CaseIterable {
+        /// Unknown failure.
+        case unknown = 0
+        /// The request had no URL or an empty identifier.
+        case invalidRequest = 1
+        /// The server answered with a failing HTTP status (see `httpStatusCode`).
+        case httpTransactionError = 2
+        /// The downloaded bytes could not be decoded into an image.
+        case couldNotDecodeImage = 3
+        /// The hydration block changed the request's URL or HTTP method.
+        case illegalModificationByHydrationBlock = 4
+        /// No download provider was available.
+        case couldNotDownloadImage = 5
+        /// Every allowed source was tried (or a full load was forbidden) and none produced the image.
+        case couldNotLoadImage = 6
+        /// Contract: the download reported `didStart` more than once.
+        case downloadEncounteredToStartMoreThanOnce = 1001
+        /// Contract: the download asked to hydrate its request more than once.
+        case downloadAttemptedToHydrateRequestMoreThanOnce = 1002
+        /// Contract: the download reported a response more than once.
+        case downloadReceivedResponseMoreThanOnce = 1003
+        /// Contract: the download sent events without reporting `didStart` first.
+        case downloadNeverStarted = 1004
+        /// Contract: the download went on without asking to hydrate its request.
+        case downloadNeverAttemptedToHydrateRequest = 1005
+        /// Contract: the download delivered data or succeeded without reporting a response.
+        case downloadNeverReceivedResponse = 1006
+        /// Contract: the download asked to authorize its request more than once.
+        case downloadAttemptedToAuthorizeRequestMoreThanOnce = 1007
+        /// Contract: the download went on without asking to authorize its request.
+        case downloadNeverAttemptedToAuthorizeRequest = 1008
+        /// Contract: the download wanted to retry after it had already delivered data.
+        case downloadWantedToRetryAfterAlreadyLoadingData = 1009
+        /// The fetch was cancelled.
+        case cancelled = -1
+        /// The fetch was cancelled after a preview had been loaded.
+        case cancelledAfterLoadingPreview = -2
+
+        /// Whether the code is one of the download contract violations (1001-1009).
+        public var isDownloadContractViolation: Bool { (1001...1009).contains(rawValue) }
+    }
+
+    /// User-info key of the HTTP status of an `httpTransactionError` (an `Int`).
+    public static let httpStatusCodeKey = "httpStatusCode"
+    /// User-info key of the URL before hydration (`illegalModificationByHydrationBlock`).
+    public static let originalURLKey = "originalURL"
+    /// User-info key of the URL after hydration (`illegalModificationByHydrationBlock`).
+    public static let modifiedURLKey = "modifiedURL"
+    /// User-info key of the HTTP method before hydration (`illegalModificationByHydrationBlock`).
+    public static let originalHTTPMethodKey = "originalHTTPMethod"
+    /// User-info key of the HTTP method after hydration (`illegalModificationByHydrationBlock`).
+    public static let modifiedHTTPMethodKey = "modifiedHTTPMethod"
+
+    /// The TIP error code.
+    public let code: Code
+    /// What happened and what to do, for people.
+    public let message: String
+    /// The HTTP status, for `httpTransactionError`; nil otherwise.
+    public let httpStatusCode: Int?
+    /// Extra string values for the user info (URLs and methods of a hydration violation).
+    public let details: [String: String]
+
+    /// An error with `code` and `message`, optionally an HTTP status and extra string details for the user info.
+    public init(_ code: Code, _ message: String, httpStatusCode: Int? = nil, details: [String: String] = [:]) {
+        self.code = code
+        self.message = message
+        self.httpStatusCode = httpStatusCode
+        self.details = details
+    }
+
+    /// `TIPImageFetchErrorDomain`.
+    public static var errorDomain: String { "TIPImageFetchErrorDomain" }
+    /// The raw TIP code.
+    public var errorCode: Int { code.rawValue }
+    /// The message under `NSLocalizedDescriptionKey`, the status under `httpStatusCode`, plus `details`.
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: message]
+        if let httpStatusCode { info[Self.httpStatusCodeKey] = httpStatusCode }
+        for (key, value) in details { info[key] = value }
+        return info
+    }
+    /// The message.
+    public var description: String { message }
+}
+
+extension ImageFetchError {
+    /// `httpTransactionError` for a failing HTTP `status`.
+    public static func httpTransaction(status: Int, url: URL? = nil) -> ImageFetchError {
+        let target = url.map { " for \($0.absoluteString)" } ?? ""
+        return ImageFetchError(
+            .httpTransactionError,
+            "The server answered HTTP \(status)\(target); check the URL and the server, or the request's authorization.",
+            httpStatusCode: status)
+    }
+
+    /// `illegalModificationByHydrationBlock`: the hydration block changed the URL.
+    public static func illegalModification(originalURL: URL, modifiedURL: URL?) -> ImageFetchError {
+        let modified = modifiedURL?.absoluteString ?? "(none)"
+        return ImageFetchError(
+            .illegalModificationByHydrationBlock,
+            "The hydration block changed the URL from \(originalURL.absoluteString) to \(modified); "
+                + "hydration may add headers but must keep the URL.",
+            details: [originalURLKey: originalURL.absoluteString, modifiedURLKey: modified])
+    }
+
+    /// `illegalModificationByHydrationBlock`: the hydration block changed the HTTP method.
+    public static func illegalModification(originalHTTPMethod: String, modifiedHTTPMethod: String?) -> ImageFetchError {
+        let modified = modifiedHTTPMethod ?? "(none)"
+        return ImageFetchError(
+            .illegalModificationByHydrationBlock,
+            "The hydration block changed the HTTP method from \(originalHTTPMethod) to \(modified); "
+                + "hydration may add headers but must keep the method.",
+            details: [originalHTTPMethodKey: originalHTTPMethod, modifiedHTTPMethodKey: modified])
+    }
+
+    /// `cancelled`, with the reason given to `cancel`.
+    public static func cancelled(_ reason: String) -> ImageFetchError {
+        ImageFetchError(.cancelled, "The fetch was cancelled (\(reason)); fetch again if the image is still needed.")
+    }
+
+    /// A download contract violation (1001-1009) with a message naming the provider's mistake.
+    /// Any other code gives an `unknown` error.
+    static func downloadContractViolation(_ code: Code) -> ImageFetchError {
+        let what: String
+        switch code {
+        case .downloadEncounteredToStartMoreThanOnce: what = "reported didStart more than once"
+        case .downloadAttemptedToHydrateRequestMoreThanOnce: what = "asked to hydrate its request more than once"
+        case .downloadReceivedResponseMoreThanOnce: what = "reported a response more than once (call willRetry first)"
+        case .downloadNeverStarted: what = "sent an event before didStart"
+        case .downloadNeverAttemptedToHydrateRequest: what = "went on without asking to hydrate its request"
+        case .downloadNeverReceivedResponse: what = "delivered data or succeeded without reporting a response"
+        case .downloadAttemptedToAuthorizeRequestMoreThanOnce: what = "asked to authorize its request more than once"
+        case .downloadNeverAttemptedToAuthorizeRequest: what = "went on without asking to authorize its request"
+        case .downloadWantedToRetryAfterAlreadyLoadingData: what = "wanted to retry after it had delivered data"
+        default:
+            return ImageFetchError(.unknown, "The download failed for an unknown reason; try again.")
+        }
+        return ImageFetchError(
+            code,
+            "The download provider broke the download contract: it \(what). The download was cancelled; "
+                + "fix the provider to call didStart, hydrate, authorize, response, data, complete in that order.")
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import TIP
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 for download tests: one thread per connection, `Connection: close`.
+final class LoopbackHTTPServer: @unchecked Sendable {
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        /// Header names lowercased.
+        var headers: [String: String]
+    }
+
+    struct Response: Sendable {
+        var status: Int
+        var headers: [(String, String)] = []
+        var body: [UInt8] = []
+        /// Send only this many body bytes, then wait for the client to hang up.
+        var stallAfter: Int?
+    }
+
+    let port: UInt16
+    /// Every request received, in order.
+    let requests = Locked([Request]())
+    // `listener` is set once in init; the handler is immutable.
+    private let listener: Int32
+    private let handler: @Sendable (Request) -> Response
+
+    init(handler: @escaping @Sendable (Request) -> Response) throws {
+        self.handler = handler
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
+                bind(fd, raw, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        guard bound else { close(fd); throw POSIXError(.EADDRINUSE) }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 { return }
+            Thread.detachNewThread { [self] in serve(client) }
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var head = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !head.suffix(4).elementsEqual([13, 10, 13, 10]) {
+            let n = recv(fd, &buffer, 1, 0)
+            if n <= 0 { return }
+            head.append(buffer[0])
+        }
+        let lines = String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n")
+        let parts = lines[0].split(separator: " ")
+        guard parts.count >= 2 else { return }
+        var headers = [String: String]()
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = value
+        }
+        let request = Request(method: String(parts[0]), path: String(parts[1]), headers: headers)
+        requests.withLock { $0.append(request) }
+        let response = handler(request)
+        var text = "HTTP/1.1 \(response.status) Test\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
+        for (name, value) in response.headers { text += "\(name): \(value)\r\n" }
+        text += "\r\n"
+        let sent = min(response.body.count, response.stallAfter ?? response.body.count)
+        guard sendAll(fd, Array(text.utf8)), sendAll(fd, Array(response.body[..<sent])) else { return }
+        if response.stallAfter != nil {
+            // Wait for the client to hang up (or the receive timeout).
+            while recv(fd, &buffer, buffer.count, 0) > 0 {}
+        }
+    }
+
+    private func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+}
