@@ -63,6 +63,7 @@ let package = Package(
         .target(
             name: "TIPImageServer",
             dependencies: [
+                "TIP",  // for its `Locked` (package access)
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,8 +1,9 @@
 import Foundation
+import TIP
 import NIOCore
 
 /// Everything the connections share: resources, throttles, faults, the request log and the open connections.
-/// Thread-safe: all of it lives in one `LockedValue`; file reads and hashing happen outside the lock.
+/// Thread-safe: all of it lives in one `Locked`; file reads and hashing happen outside the lock.
 final class ServerStore: Sendable {
     /// What a request learns when it begins.
     struct Ticket {
@@ -36,14 +37,14 @@ final class ServerStore: Sendable {
         var channels: [ObjectIdentifier: any Channel] = [:]
     }
 
-    private let state: LockedValue<State>
+    private let state: Locked<State>
     /// `Last-Modified` for in-memory images set without a date.
     let defaultLastModified: Date
 
     init(configuration: TIPImageServer.Configuration) {
         var initial = State()
         initial.defaultThrottle = configuration.throttle
-        state = LockedValue(initial)
+        state = Locked(initial)
         defaultLastModified = configuration.defaultLastModified
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TIP
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -39,7 +40,7 @@ public final class TIPImageServer: Sendable {
     /// The configuration the server was made with.
     public let configuration: Configuration
     private let store: ServerStore
-    private let lifecycle = LockedValue<Lifecycle>(.idle)
+    private let lifecycle = Locked<Lifecycle>(.idle)
 
     /// Makes a server (not listening yet; call `start()`).
     public init(configuration: Configuration = Configuration()) {

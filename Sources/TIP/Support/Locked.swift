@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A value guarded by a pthread mutex.
+/// A value guarded by a pthread mutex. Package-visible: `TIPImageServer` uses it too.
 ///
 /// ```swift
 /// let counter = Locked(0)
@@ -15,13 +15,13 @@ import Darwin
 /// that ThreadSanitizer cannot see: every access under it is reported as a race, which hides real
 /// ones. pthread mutexes are intercepted by the sanitizer. Not recursive: `body` must not take the
 /// same lock again.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     // `value` is only touched between pthread_mutex_lock and pthread_mutex_unlock.
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// Guards `value`.
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -35,7 +35,7 @@ final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
