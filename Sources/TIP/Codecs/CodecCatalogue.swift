@@ -105,25 +105,30 @@ public final class CodecCatalogue: Sendable {
                             imageType: ImageType? = nil) throws(ImageDecodingError) -> (container: ImageContainer, type: ImageType) {
         guard !data.isEmpty else { throw .emptyData }
         let snapshot = allCodecs
-        var candidates: [ImageType] = []
-        if let imageType, snapshot[imageType] != nil { candidates.append(imageType) }
-        if case .match(let guessed) = ImageType.detect(fromMagicNumbers: data), snapshot[guessed] != nil, !candidates.contains(guessed) {
-            candidates.append(guessed)
-        }
-        for (type, codec) in snapshot.sorted(by: { $0.key.rawValue < $1.key.rawValue })
-        where !candidates.contains(type) && codec.decoder.detect(data, isComplete: true) == .match {
-            candidates.append(type)
-        }
+        var tried: [ImageType] = []
         var firstError: ImageDecodingError?
-        for type in candidates {
-            guard let codec = snapshot[type] else { continue }
+        func attempt(_ type: ImageType) -> ImageContainer? {
+            guard let codec = snapshot[type], !tried.contains(type) else { return nil }
+            tried.append(type)
             var typeOptions = options
             if let config = decoderConfigMap?[type] { typeOptions.configuration = config }
             do {
-                return (try codec.decoder.decode(data, options: typeOptions), type)
+                return try codec.decoder.decode(data, options: typeOptions)
             } catch {
                 if firstError == nil { firstError = error }
+                return nil
             }
+        }
+        // The likely codecs first; the others' detection runs only when those fail.
+        var likely: [ImageType] = []
+        if let imageType { likely.append(imageType) }
+        if case .match(let guessed) = ImageType.detect(fromMagicNumbers: data) { likely.append(guessed) }
+        for type in likely {
+            if let image = attempt(type) { return (image, type) }
+        }
+        for (type, codec) in snapshot.sorted(by: { $0.key.rawValue < $1.key.rawValue })
+        where !tried.contains(type) && codec.decoder.detect(data, isComplete: true) == .match {
+            if let image = attempt(type) { return (image, type) }
         }
         throw firstError ?? .unrecognizedFormat
     }
