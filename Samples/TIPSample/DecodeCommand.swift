@@ -78,7 +78,13 @@ struct DecodeCommand: ParsableCommand {
     static func originalDimensions(of data: Data, type: ImageType, catalogue: CodecCatalogue) -> CGSize? {
         guard let codec = catalogue.codec(for: type) else { return nil }
         let context = codec.decoder.makeContext(expectedLength: data.count, options: ImageDecodingOptions())
-        _ = try? context.append(data)
+        // Only until the header is read: streaming contexts decode rows and frames as bytes arrive.
+        var offset = 0
+        while offset < data.count && context.dimensions.width <= 0 {
+            let end = min(offset + 16 * 1024, data.count)
+            guard (try? context.append(data.subdata(in: offset..<end))) != nil else { return nil }
+            offset = end
+        }
         return context.dimensions.width > 0 ? context.dimensions : nil
     }
 }
