@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(
             name: "TIPTests",
             // The crash-consistency tests run the harness executable as a child process.
-            dependencies: ["TIP", "TIPCacheCrashHarness"]
+            dependencies: ["TIP", "TIPImageServer", "TIPCacheCrashHarness"]
         ),
         // The embedded HTTP/1.1 image server (loopback only) behind the sample, the tests and the benchmarks.
         .target(

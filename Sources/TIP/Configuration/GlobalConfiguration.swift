@@ -52,6 +52,9 @@ public final class GlobalConfiguration: Sendable {
         var assertsEnabled = true
         var clearMemoryCachesOnApplicationBackgroundEnabled = false
         var defaultInterpolationQuality: InterpolationQuality = .default
+        var imageFetchDownloadProvider: (any ImageFetchDownloadProvider)?
+        var maxConcurrentImagePipelineDownloadCount = GlobalConfiguration.defaultMaxConcurrentImagePipelineDownloadCount
+        var maxImageDownloadByteCount = GlobalConfiguration.defaultMaxImageDownloadByteCount
         var observers: [WeakObserver] = []
         var isInBackground = false
     }
@@ -65,6 +68,16 @@ public final class GlobalConfiguration: Sendable {
     let memoryDomain: LockedCacheDomain
     let diskDomain: DiskCacheDomain
     let registry = ImagePipelineRegistry()
+    private let downloaderStorage = Locked<ImageDownloader?>(nil)
+    /// The downloader every pipeline of this configuration shares (made on first use).
+    var downloader: ImageDownloader {
+        downloaderStorage.withLock { stored in
+            if let stored { return stored }
+            let made = ImageDownloader(configuration: self)
+            stored = made
+            return made
+        }
+    }
     /// The clock TTLs and last-access times use; tests inject their own.
     let clock: @Sendable () -> Date
 
@@ -284,6 +297,44 @@ public final class GlobalConfiguration: Sendable {
             settings.observers.removeAll { $0.observer == nil || $0.observer === observer }
         }
     }
+
+    // MARK: Downloads
+
+    /// TIP's default for ``maxConcurrentImagePipelineDownloadCount``: 4.
+    public static let defaultMaxConcurrentImagePipelineDownloadCount = 4
+    /// The default for ``maxImageDownloadByteCount``: 64 MiB.
+    public static let defaultMaxImageDownloadByteCount: Int64 = 64 * 1024 * 1024
+
+    /// Downloads that may run at once across all pipelines; the others wait in arrival order. Negative: no
+    /// limit; 0: nothing starts until it is raised. Default 4.
+    public var maxConcurrentImagePipelineDownloadCount: Int {
+        get { settings.withLock { $0.maxConcurrentImagePipelineDownloadCount } }
+        set {
+            settings.withLock { $0.maxConcurrentImagePipelineDownloadCount = newValue }
+            downloader.concurrencyLimitDidChange()
+        }
+    }
+
+    /// Makes the network downloads. Default (and after setting nil): a shared
+    /// ``URLSessionImageFetchDownloadProvider``. Downloads already running keep their provider.
+    public var imageFetchDownloadProvider: (any ImageFetchDownloadProvider)! {
+        get {
+            let provider: (any ImageFetchDownloadProvider)? = settings.withLock { $0.imageFetchDownloadProvider }
+            return provider ?? Self.defaultDownloadProvider
+        }
+        set { settings.withLock { $0.imageFetchDownloadProvider = newValue } }
+    }
+
+    /// Beyond TIP: the largest response body a download accepts, in bytes; a larger one (announced or
+    /// arriving) fails with `ImageFetchError.Code.downloadTooLarge` as soon as it is known. 0 or
+    /// negative: no limit. Default 64 MiB.
+    public var maxImageDownloadByteCount: Int64 {
+        get { settings.withLock { $0.maxImageDownloadByteCount } }
+        set { settings.withLock { $0.maxImageDownloadByteCount = newValue } }
+    }
+
+    /// The provider used when none is set (made on first use).
+    private static let defaultDownloadProvider = URLSessionImageFetchDownloadProvider()
 
     /// The live global observers.
     var imagePipelineObservers: [any ImagePipelineObserver] {

@@ -11,6 +11,12 @@ public protocol ImagePipelineObserver: AnyObject, Sendable {
     func imagePipelineDidTearDown(identifier: String)
     /// An image was stored in a pipeline's caches (a download finished or a manual store).
     func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize, wasManuallyStored: Bool)
+    /// A network download for the pipeline began (once per shared download).
+    func imagePipeline(_ pipeline: ImagePipeline, didStartDownloadingImageAt url: URL)
+    /// A network download for the pipeline delivered a whole image of `byteCount` bytes; `wasResumed` when it
+    /// completed a cached partial.
+    func imagePipeline(_ pipeline: ImagePipeline, didFinishDownloadingImageAt url: URL, imageType: ImageType?,
+                       byteCount: Int, dimensions: CGSize, wasResumed: Bool)
 }
 
 extension ImagePipelineObserver {
@@ -20,4 +26,9 @@ extension ImagePipelineObserver {
     public func imagePipelineDidTearDown(identifier: String) {}
     /// Default: nothing.
     public func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize, wasManuallyStored: Bool) {}
+    /// Default: nothing.
+    public func imagePipeline(_ pipeline: ImagePipeline, didStartDownloadingImageAt url: URL) {}
+    /// Default: nothing.
+    public func imagePipeline(_ pipeline: ImagePipeline, didFinishDownloadingImageAt url: URL, imageType: ImageType?,
+                              byteCount: Int, dimensions: CGSize, wasResumed: Bool) {}
 }

@@ -22,6 +22,8 @@ public struct ImageFetchError: Error, Sendable, CustomNSError, CustomStringConve
         case couldNotDownloadImage = 5
         /// Every allowed source was tried (or a full load was forbidden) and none produced the image.
         case couldNotLoadImage = 6
+        /// Beyond TIP: the response was larger than `GlobalConfiguration.maxImageDownloadByteCount`.
+        case downloadTooLarge = 7
         /// Contract: the download reported `didStart` more than once.
         case downloadEncounteredToStartMoreThanOnce = 1001
         /// Contract: the download asked to hydrate its request more than once.
@@ -120,6 +122,22 @@ extension ImageFetchError {
             "The hydration block changed the HTTP method from \(originalHTTPMethod) to \(modified); "
                 + "hydration may add headers but must keep the method.",
             details: [originalHTTPMethodKey: originalHTTPMethod, modifiedHTTPMethodKey: modified])
+    }
+
+    /// `downloadTooLarge`: the body (or its announced length) passed `limit` bytes.
+    public static func downloadTooLarge(byteCount: Int64, limit: Int64, url: URL) -> ImageFetchError {
+        ImageFetchError(
+            .downloadTooLarge,
+            "The response for \(url.absoluteString) is larger than the limit (\(byteCount) bytes, limit \(limit)); "
+                + "raise GlobalConfiguration.maxImageDownloadByteCount to load it.")
+    }
+
+    /// TIP's error for a successful response without a body (code 1006, as TIP reports it).
+    static func emptyResponse(status: Int, url: URL) -> ImageFetchError {
+        ImageFetchError(
+            .downloadNeverReceivedResponse,
+            "The server answered \(status == 0 ? "" : "HTTP \(status) ")without any image bytes for \(url.absoluteString); "
+                + "check the URL and the server.")
     }
 
     /// `cancelled`, with the reason given to `cancel`.

@@ -93,6 +93,11 @@ public final class ImagePipeline: Sendable {
         }
     }
 
+    /// This pipeline's observer followed by the global ones.
+    var allObservers: [any ImagePipelineObserver] {
+        (observer.map { [$0] } ?? []) + configuration.imagePipelineObservers
+    }
+
     /// This pipeline's own observer, besides the global ones. Held strongly. Default nil.
     public var observer: (any ImagePipelineObserver)? {
         get { state.withLock { $0 } }

@@ -1,0 +1,90 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A member of a shared download: what the fetch operation implements to take part in one
+/// (TIP's `TIPImageDownloadDelegate`).
+///
+/// The downloader reads `imageDownloadRequest` once, when the member joins, and `imageDownloadPriority`
+/// whenever told it changed. Every callback runs on `imageDownloadQueue` (serial), in this order:
+/// `didStart` once, then `didReset` / `didUpdate` any number of times, then exactly one `didComplete`;
+/// nothing follows the completion. A member that joins late gets `didStart` and one update carrying every
+/// byte received so far.
+protocol ImageDownloadDelegate: ImageFetchOperationUnderlyingContext {
+    /// What to download.
+    var imageDownloadRequest: ImageDownloadRequest { get }
+    /// The member's current priority.
+    var imageDownloadPriority: ImageFetchPriority { get }
+    /// The serial queue the callbacks run on.
+    var imageDownloadQueue: DispatchQueue { get }
+
+    /// The download started (or, for a late joiner, had started). `resumedByteCount` is the size of the
+    /// cached partial the download resumes from (0 for a whole download).
+    func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedByteCount: Int?)
+    /// The download starts over from byte 0 (the server ignored the range, or refused it): drop what
+    /// the earlier updates delivered. Progress is 0 again.
+    func imageDownloadDidReset(_ download: ImageDownloadHandle)
+    /// Bytes arrived.
+    func imageDownload(_ download: ImageDownloadHandle, didUpdate update: ImageDownloadUpdate)
+    /// The download ended (for this member): the whole image, or why not.
+    func imageDownload(_ download: ImageDownloadHandle, didCompleteWith result: Result<ImageDownloadResult, any Error>)
+}
+
+/// The member-facing identity of a shared download.
+final class ImageDownloadHandle: Sendable {
+    /// The URL.
+    let url: URL
+    /// The cache identifier.
+    let identifier: String
+
+    init(url: URL, identifier: String) {
+        self.url = url
+        self.identifier = identifier
+    }
+}
+
+/// Bytes that arrived for a shared download.
+struct ImageDownloadUpdate: Sendable {
+    /// The new bytes (for a late joiner: every byte so far, including a resumed partial).
+    var data: Data
+    /// Bytes of the image held so far (resumed partial included).
+    var totalByteCount: Int
+    /// The image's full length, when the server said.
+    var expectedByteCount: Int?
+    /// The image type, once the first bytes told it.
+    var imageType: ImageType?
+    /// The image's dimensions, once its header arrived; zero before.
+    var dimensions: CGSize
+    /// Whether the download resumes a cached partial (the server answered 206).
+    var isResumed: Bool
+
+    /// Bytes held / full length, at most 0.999 (the last step belongs to the final image); 0 when the
+    /// length is unknown.
+    var progress: Float {
+        guard let expectedByteCount, expectedByteCount > 0 else { return 0 }
+        return min(0.999, Float(totalByteCount) / Float(expectedByteCount))
+    }
+}
+
+/// A finished download, as one member sees it.
+struct ImageDownloadResult: Sendable {
+    /// Every byte of the image (a resumed partial included).
+    var data: Data
+    /// The URL.
+    var url: URL
+    /// The type detected from the bytes, if any.
+    var imageType: ImageType?
+    /// The dimensions from the image's header (zero when no codec read it).
+    var dimensions: CGSize
+    /// Whether the image is an animation (as far as its header says).
+    var isAnimated: Bool
+    /// Whether the bytes completed a cached partial (the server answered 206).
+    var wasResumed: Bool
+    /// The final HTTP response.
+    var response: HTTPURLResponse?
+    /// Whether this member was the download's first (TIP hands the first member the raw bytes to cache).
+    var isFirstMember: Bool
+    /// Whether the complete image was written to the pipeline's disk cache.
+    var wasStoredOnDisk: Bool
+}

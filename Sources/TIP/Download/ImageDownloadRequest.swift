@@ -1,0 +1,54 @@
+import Foundation
+
+/// What a fetch asks the downloader for. Fetches whose URL, identifier, hydrator, authorizer (by identity)
+/// and pipeline match share one download (API map §22.5); the other fields come from the first fetch.
+struct ImageDownloadRequest: Sendable {
+    /// The image URL.
+    var url: URL
+    /// The cache identifier (defaults to the URL's string).
+    var identifier: String
+    /// The pipeline whose caches keep the bytes (partials and the complete file); nil caches nothing.
+    var pipeline: ImagePipeline?
+    /// Adds headers before the request is sent.
+    var hydrator: ImageRequestHydrator?
+    /// Gives the `Authorization` value.
+    var authorizer: ImageRequestAuthorizer?
+    /// Seconds the cached entries live after their last access.
+    var timeToLive: TimeInterval = MemoryCacheCompleteImage.defaultTimeToLive
+    /// Whether cache reads refresh the entries' expiry (false: TIP's `doNotResetExpiryOnAccess`).
+    var updatesExpiryOnAccess = true
+    /// Whether the image is a placeholder (its partials are never kept).
+    var isPlaceholder = false
+    /// Whether a cached partial may be resumed (TIP's `networkResumed` loading source).
+    var allowsResume = true
+    /// Whether a whole download is allowed (TIP's `network` loading source); without it only a resume may run.
+    var allowsFullDownload = true
+
+    /// A request for `url` (identifier: the URL's absolute string).
+    init(url: URL, identifier: String? = nil, pipeline: ImagePipeline? = nil,
+         hydrator: ImageRequestHydrator? = nil, authorizer: ImageRequestAuthorizer? = nil) {
+        self.url = url
+        self.identifier = identifier ?? url.absoluteString
+        self.pipeline = pipeline
+        self.hydrator = hydrator
+        self.authorizer = authorizer
+    }
+
+    /// The coalescing key.
+    var joinKey: ImageDownloadKey {
+        ImageDownloadKey(
+            url: url, identifier: identifier,
+            pipeline: pipeline.map(ObjectIdentifier.init),
+            hydrator: hydrator.map(ObjectIdentifier.init),
+            authorizer: authorizer.map(ObjectIdentifier.init))
+    }
+}
+
+/// Identifies downloads that fetches may share.
+struct ImageDownloadKey: Hashable, Sendable {
+    var url: URL
+    var identifier: String
+    var pipeline: ObjectIdentifier?
+    var hydrator: ObjectIdentifier?
+    var authorizer: ObjectIdentifier?
+}

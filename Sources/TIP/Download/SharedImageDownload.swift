@@ -1,0 +1,530 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One network download shared by every fetch that joined it (API map §22.5-22.6): its members, the
+/// body so far, the disk-cache temporary file, resumption and the final hand-over.
+///
+/// Confined to the downloader's serial queue (`queue`): every method but `init` runs there, which is
+/// what makes the `@unchecked Sendable` sound.
+final class SharedImageDownload: @unchecked Sendable {
+    /// A fetch taking part.
+    struct Member {
+        let delegate: any ImageDownloadDelegate
+        let request: ImageDownloadRequest
+        var priority: ImageFetchPriority
+        var hasStarted = false
+        var id: ObjectIdentifier { ObjectIdentifier(delegate) }
+    }
+
+    enum Phase { case waiting, running, finished }
+
+    /// A cached partial being resumed.
+    struct Resume {
+        var byteCount: Int
+        var expectedByteCount: Int?
+        var lastModified: String?
+        var eTag: String?
+        /// The `If-Range` value: the entity tag when there is one (stronger than a date), else Last-Modified.
+        var validator: String? { eTag ?? lastModified }
+    }
+
+    let key: ImageDownloadKey
+    let handle: ImageDownloadHandle
+    let queue: DispatchQueue
+    unowned let downloader: ImageDownloader
+    /// The first member's request: caching parameters, hydrator and authorizer.
+    let request: ImageDownloadRequest
+
+    private(set) var phase: Phase = .waiting
+    private(set) var members: [Member] = []
+    private var attempt: ImageDownloadAttempt?
+    private var resume: Resume?
+    private var rangeWasRefused = false
+    private var didStart = false
+
+    // The body and what the response said.
+    private var body = Data()
+    private var response: HTTPURLResponse?
+    private var expectedByteCount: Int?
+    private var isResumed = false
+    private var lastModified: String?
+    private var eTag: String?
+    private var acceptsRanges = false
+    private var temporaryFile: DiskCacheTemporaryFile?
+    private let header = ImageDownloadHeaderReader()
+    private var failure: (any Error)?
+
+    init(request: ImageDownloadRequest, downloader: ImageDownloader) {
+        self.key = request.joinKey
+        self.request = request
+        self.handle = ImageDownloadHandle(url: request.url, identifier: request.identifier)
+        self.queue = downloader.queue
+        self.downloader = downloader
+    }
+
+    /// The priority the download runs at: the highest of its members', at least `veryLow + 1`.
+    var priority: ImageFetchPriority {
+        max(members.map(\.priority).max() ?? .normal, ImageFetchPriority.downloadFloor)
+    }
+
+    private var configuration: GlobalConfiguration { downloader.configuration }
+    private var pipeline: ImagePipeline? { request.pipeline }
+
+    // MARK: Members
+
+    /// Adds a member, catching it up when bytes already arrived.
+    func add(_ delegate: any ImageDownloadDelegate, request: ImageDownloadRequest) {
+        var member = Member(delegate: delegate, request: request, priority: delegate.imageDownloadPriority)
+        if phase == .running && didStart {
+            member.hasStarted = true
+            let handle = self.handle
+            let start = (resume?.byteCount ?? 0, expectedByteCount ?? resume?.expectedByteCount)
+            let catchUp = body.isEmpty ? nil : makeUpdate(chunk: body)
+            delegate.imageDownloadQueue.async {
+                delegate.imageDownloadDidStart(handle, resumedByteCount: start.0, expectedByteCount: start.1)
+                if let catchUp { delegate.imageDownload(handle, didUpdate: catchUp) }
+            }
+        }
+        members.append(member)
+        if !request.allowsFullDownload && phase == .running && response != nil && !isResumed {
+            fail(member: member.id, ImageFetchError(.couldNotLoadImage,
+                "Only resuming was allowed, but this download is a whole one; allow the network source to load it."))
+        }
+        updatePriority()
+    }
+
+    /// Removes a member, which gets a `cancelled` completion. Returns whether none remain.
+    func remove(_ id: ObjectIdentifier, reason: String) -> Bool {
+        fail(member: id, ImageFetchError.cancelled(reason))
+        return members.isEmpty
+    }
+
+    /// Re-reads a member's priority.
+    func priorityDidChange(for id: ObjectIdentifier) {
+        guard let index = members.firstIndex(where: { $0.id == id }) else { return }
+        members[index].priority = members[index].delegate.imageDownloadPriority
+        updatePriority()
+    }
+
+    private func updatePriority() {
+        attempt?.download?.priority = priority.queuePriority
+    }
+
+    /// Completes one member with `error` and lets it go.
+    private func fail(member id: ObjectIdentifier, _ error: any Error) {
+        guard let index = members.firstIndex(where: { $0.id == id }) else { return }
+        let delegate = members.remove(at: index).delegate
+        downloader.memberDidLeave(id)
+        let handle = self.handle
+        delegate.imageDownloadQueue.async { delegate.imageDownload(handle, didCompleteWith: .failure(error)) }
+        updatePriority()
+    }
+
+    private func forEachMember(_ body: @escaping @Sendable (any ImageDownloadDelegate, ImageDownloadHandle) -> Void) {
+        let handle = self.handle
+        for member in members {
+            let delegate = member.delegate
+            delegate.imageDownloadQueue.async { body(delegate, handle) }
+        }
+    }
+
+    private func makeUpdate(chunk: Data) -> ImageDownloadUpdate {
+        ImageDownloadUpdate(
+            data: chunk, totalByteCount: body.count, expectedByteCount: expectedByteCount,
+            imageType: header.imageType, dimensions: header.dimensions, isResumed: isResumed)
+    }
+
+    // MARK: Starting
+
+    /// Starts the network work (the downloader granted a slot).
+    func start(provider: any ImageFetchDownloadProvider) {
+        guard phase == .waiting else { return }
+        phase = .running
+        if request.allowsResume { prepareResume() }
+        if resume == nil && !request.allowsFullDownload {
+            return finish(failing: ImageFetchError(.couldNotLoadImage,
+                "No partial download of \(request.url.absoluteString) is cached and whole downloads are not allowed; allow the network source to load it."))
+        }
+        if temporaryFile == nil { temporaryFile = openTemporaryFile() }
+        launchAttempt(provider: provider)
+    }
+
+    private func openTemporaryFile() -> DiskCacheTemporaryFile? {
+        guard let pipeline else { return nil }
+        return try? pipeline.diskCache.openTemporaryFile(forIdentifier: request.identifier)
+    }
+
+    /// Looks for a partial of the same URL with a validator: in the memory cache, then on disk.
+    private func prepareResume() {
+        guard let pipeline, !request.isPlaceholder else { return }
+        let url = request.url
+        if let partial = pipeline.memoryCache.entry(withIdentifier: request.identifier)?.partial,
+           partial.url == url, partial.hasValidator, !partial.data.isEmpty,
+           let file = openTemporaryFile() {
+            do {
+                try file.append(partial.data)
+                temporaryFile = file
+                seed(partial.data, expected: partial.expectedContentLength, lastModified: partial.lastModified, eTag: partial.entityTag)
+                return
+            } catch {
+                file.discard()
+            }
+        }
+        guard let entry = pipeline.diskCache.entry(withIdentifier: request.identifier, includeComplete: false)?.partial,
+              entry.metadata.url == url, entry.metadata.hasValidator,
+              let copy = pipeline.diskCache.copyPartialToTemporaryFile(withIdentifier: request.identifier),
+              copy.partial.metadata.url == url,
+              let data = try? Data(contentsOf: copy.file.fileURL), data.count == Int(copy.file.byteCount), !data.isEmpty
+        else { return }
+        temporaryFile = copy.file
+        let expected = Int(copy.partial.metadata.expectedLength)
+        seed(data, expected: expected, lastModified: copy.partial.metadata.lastModified, eTag: copy.partial.metadata.eTag)
+    }
+
+    private func seed(_ data: Data, expected: Int, lastModified: String?, eTag: String?) {
+        // A partial of unknown length is recorded with size + 1; only a real length is worth telling.
+        let known = expected > data.count ? expected : nil
+        resume = Resume(byteCount: data.count, expectedByteCount: known, lastModified: lastModified, eTag: eTag)
+        body = data
+        header.consume(all: data, chunk: data, expectedLength: known)
+    }
+
+    private func launchAttempt(provider: any ImageFetchDownloadProvider) {
+        let attempt = ImageDownloadAttempt(owner: self, url: request.url, queue: queue, isRangeRequest: resume != nil)
+        self.attempt = attempt
+        let download = provider.imageFetchDownload(with: attempt)
+        guard download.context === attempt else {
+            self.attempt = nil
+            attempt.detach()
+            return finish(failing: ImageFetchError(.couldNotDownloadImage,
+                "The download provider returned a download for another context; a provider must make each download with the context it was given."))
+        }
+        attempt.download = download
+        download.priority = priority.queuePriority
+        download.start()
+    }
+
+    // MARK: Provider events (on the queue)
+
+    func attemptDidStart(_ attempt: ImageDownloadAttempt) {
+        guard attempt === self.attempt, !didStart else { return }
+        didStart = true
+        let resumed = resume?.byteCount ?? 0
+        let expected = resume?.expectedByteCount
+        for index in members.indices { members[index].hasStarted = true }
+        forEachMember { delegate, handle in
+            delegate.imageDownloadDidStart(handle, resumedByteCount: resumed, expectedByteCount: expected)
+        }
+        if let pipeline {
+            let url = request.url
+            for observer in pipeline.allObservers { observer.imagePipeline(pipeline, didStartDownloadingImageAt: url) }
+        }
+    }
+
+    func hydrate(_ attempt: ImageDownloadAttempt, request original: URLRequest,
+                 completion: @escaping @Sendable ((any Error)?) -> Void) {
+        guard attempt === self.attempt, let first = members.first?.delegate else {
+            return completion(ImageFetchError.cancelled("every fetch left the download"))
+        }
+        let once = Locked(false)
+        let range = attempt.isRangeRequest ? resume : nil
+        let originalURL = self.request.url
+        let finish: ImageRequestHydrator.Completion = { [queue] hydrated, error in
+            guard once.withLock({ called in defer { called = true }; return !called }) else { return }
+            queue.async {
+                if let error { return completion(error) }
+                var request = hydrated ?? original
+                if request.url != original.url {
+                    return completion(ImageFetchError.illegalModification(originalURL: originalURL, modifiedURL: request.url))
+                }
+                if (request.httpMethod ?? "GET") != (original.httpMethod ?? "GET") {
+                    return completion(ImageFetchError.illegalModification(
+                        originalHTTPMethod: original.httpMethod ?? "GET", modifiedHTTPMethod: request.httpMethod))
+                }
+                if let range {
+                    request.setValue("bytes=\(range.byteCount)-", forHTTPHeaderField: "Range")
+                    request.setValue(range.validator, forHTTPHeaderField: "If-Range")
+                }
+                attempt.setHydratedRequest(request)
+                completion(nil)
+            }
+        }
+        if let hydrator = self.request.hydrator {
+            hydrator.block(original, first, finish)
+        } else {
+            finish(nil, nil)
+        }
+    }
+
+    func authorize(_ attempt: ImageDownloadAttempt, request hydrated: URLRequest,
+                   completion: @escaping @Sendable ((any Error)?) -> Void) {
+        guard attempt === self.attempt, let first = members.first?.delegate else {
+            return completion(ImageFetchError.cancelled("every fetch left the download"))
+        }
+        guard let authorizer = request.authorizer else { return completion(nil) }
+        let once = Locked(false)
+        authorizer.block(hydrated, first) { [queue] value, error in
+            guard once.withLock({ called in defer { called = true }; return !called }) else { return }
+            queue.async {
+                if let error { return completion(error) }
+                attempt.setAuthorization(value)
+                completion(nil)
+            }
+        }
+    }
+
+    func attemptWillRetry(_ attempt: ImageDownloadAttempt) {
+        guard attempt === self.attempt else { return }
+        attempt.setHydratedRequest(nil)
+        attempt.setAuthorization(nil)
+        response = nil
+    }
+
+    func attempt(_ attempt: ImageDownloadAttempt, didReceive response: HTTPURLResponse) {
+        guard attempt === self.attempt, phase == .running else { return }
+        let status = response.statusCode
+        if attempt.isRangeRequest && status == 416 && !rangeWasRefused {
+            // The server refused the range: drop the partial and load the whole image once.
+            rangeWasRefused = true
+            return restartWithoutRange()
+        }
+        guard (200..<300).contains(status) else {
+            return abandon(attempt, failing: ImageFetchError.httpTransaction(status: status, url: request.url))
+        }
+        self.response = response
+        let headers = ResponseHeaders(response)
+        let limit = configuration.maxImageDownloadByteCount
+        if attempt.isRangeRequest && status == 206,
+           let range = headers.contentRange, range.first == resume?.byteCount {
+            isResumed = true
+            expectedByteCount = range.total ?? resume?.expectedByteCount
+        } else {
+            if attempt.isRangeRequest {
+                // A whole body (200, or a 206 for other bytes): start again from byte 0.
+                guard status == 200 else {
+                    return abandon(attempt, failing: ImageFetchError.httpTransaction(status: status, url: request.url))
+                }
+                resetBody()
+                failMembersForbiddingWholeDownloads()
+                if members.isEmpty { return abandon(attempt, failing: nil) }
+            }
+            expectedByteCount = headers.contentLength
+        }
+        lastModified = headers.lastModified
+        eTag = headers.eTag
+        acceptsRanges = headers.acceptsByteRanges
+        if limit > 0, let expected = expectedByteCount, Int64(expected) > limit {
+            return abandon(attempt, failing: ImageFetchError.downloadTooLarge(byteCount: Int64(expected), limit: limit, url: request.url))
+        }
+    }
+
+    func attempt(_ attempt: ImageDownloadAttempt, didReceive data: Data) {
+        guard attempt === self.attempt, phase == .running, !data.isEmpty else { return }
+        if members.isEmpty {
+            return abandon(attempt, failing: ImageFetchError.cancelled("every fetch left the download"))
+        }
+        body.append(data)
+        let limit = configuration.maxImageDownloadByteCount
+        if limit > 0, Int64(body.count) > limit {
+            return abandon(attempt, failing: ImageFetchError.downloadTooLarge(byteCount: Int64(body.count), limit: limit, url: request.url))
+        }
+        if let file = temporaryFile {
+            do { try file.append(data) } catch {
+                file.discard()
+                temporaryFile = nil  // reported by the cache; the download goes on without it
+            }
+        }
+        header.consume(all: body, chunk: data, expectedLength: expectedByteCount)
+        let update = makeUpdate(chunk: data)
+        forEachMember { delegate, handle in delegate.imageDownload(handle, didUpdate: update) }
+    }
+
+    func attempt(_ attempt: ImageDownloadAttempt, didCompleteWith error: (any Error)?) {
+        guard attempt === self.attempt, phase == .running else { return }
+        self.attempt = nil
+        attempt.detach()
+        if let failure {
+            // Abandoned after a bad response: the error was chosen then.
+            return finish(failing: failure)
+        }
+        let whole = expectedByteCount.map { body.count >= $0 } ?? (error == nil)
+        let looksComplete = ImageDownloadHeaderReader.looksComplete(body, type: header.imageType)
+        if let error {
+            if response != nil, whole, expectedByteCount != nil, looksComplete, !body.isEmpty {
+                // Every byte arrived: the transport's late error does not matter (TIP forgives it too).
+                configuration.post(.imageDownloadedWithUnnecessaryError, userInfo: [
+                    ProblemInfoKey.imageURL: request.url.absoluteString,
+                    ProblemInfoKey.imageIdentifier: request.identifier,
+                    ProblemInfoKey.error: String(describing: error),
+                ])
+                return succeed()
+            }
+            return finish(failing: error)
+        }
+        guard response != nil, !body.isEmpty else {
+            return finish(failing: ImageFetchError.emptyResponse(status: response?.statusCode ?? 0, url: request.url))
+        }
+        guard whole, looksComplete else {
+            return finish(failing: ImageFetchError(.couldNotDecodeImage,
+                "The response for \(request.url.absoluteString) ended before the image did (\(body.count) bytes"
+                + (expectedByteCount.map { " of \($0)" } ?? "") + "); the server's Content-Length may be wrong. Fetch again."))
+        }
+        succeed()
+    }
+
+    // MARK: Restarts
+
+    private func resetBody() {
+        body = Data()
+        resume = nil
+        isResumed = false
+        header.reset()
+        temporaryFile?.discard()
+        temporaryFile = openTemporaryFile()
+        forEachMember { delegate, handle in delegate.imageDownloadDidReset(handle) }
+    }
+
+    private func failMembersForbiddingWholeDownloads() {
+        for member in members where !member.request.allowsFullDownload {
+            fail(member: member.id, ImageFetchError(.couldNotLoadImage,
+                "The server sent the whole image instead of the rest of the cached partial, and whole downloads are not allowed; allow the network source to load it."))
+        }
+    }
+
+    private func restartWithoutRange() {
+        guard let old = attempt else { return }
+        attempt = nil
+        old.download?.cancel(description: "the server refused the range; loading the whole image")
+        old.detach()
+        resetBody()
+        failMembersForbiddingWholeDownloads()
+        if members.isEmpty { return finish(failing: ImageFetchError.cancelled("every fetch left the download")) }
+        launchAttempt(provider: configuration.imageFetchDownloadProvider)
+    }
+
+    /// Stops the provider download; its completion then ends the shared download with `failure`
+    /// (nil: with the provider's own error).
+    private func abandon(_ attempt: ImageDownloadAttempt, failing failure: (any Error)?) {
+        if let failure { self.failure = failure }
+        attempt.download?.cancel(description: (failure as? ImageFetchError)?.message ?? "the download was abandoned")
+    }
+
+    /// Cancels the network work because no member is left.
+    func cancelForLackOfMembers() {
+        switch phase {
+        case .waiting:
+            phase = .finished
+            temporaryFile?.discard()
+            temporaryFile = nil
+            downloader.downloadDidFinish(self, wasRunning: false)
+        case .running:
+            if let attempt {
+                attempt.download?.cancel(description: "every fetch left the download")
+            } else {
+                finish(failing: ImageFetchError.cancelled("every fetch left the download"))
+            }
+        case .finished:
+            break
+        }
+    }
+
+    // MARK: Finishing
+
+    private func succeed() {
+        phase = .finished
+        downloader.downloadDidFinish(self, wasRunning: true)
+        let file = temporaryFile
+        temporaryFile = nil
+        let metadata = diskMetadata(expectedLength: 0)
+        let members = self.members
+        self.members = []
+        let body = self.body
+        let url = request.url
+        let type = header.imageType
+        let dimensions = header.dimensions
+        let isAnimated = header.isAnimated
+        let wasResumed = isResumed
+        let response = self.response
+        let pipeline = self.pipeline
+        let handle = self.handle
+        // Flushing the file can take milliseconds: off the downloader's queue.
+        DispatchQueue.global(qos: .utility).async {
+            let stored = file?.finalize(metadata: metadata, complete: true) ?? false
+            if let pipeline {
+                for observer in pipeline.allObservers {
+                    observer.imagePipeline(pipeline, didFinishDownloadingImageAt: url, imageType: type,
+                                           byteCount: body.count, dimensions: dimensions, wasResumed: wasResumed)
+                }
+            }
+            for (index, member) in members.enumerated() {
+                let result = ImageDownloadResult(
+                    data: body, url: url, imageType: type, dimensions: dimensions, isAnimated: isAnimated,
+                    wasResumed: wasResumed, response: response, isFirstMember: index == 0, wasStoredOnDisk: stored)
+                let delegate = member.delegate
+                delegate.imageDownloadQueue.async { delegate.imageDownload(handle, didCompleteWith: .success(result)) }
+            }
+        }
+    }
+
+    private func finish(failing error: any Error) {
+        let wasRunning = phase == .running
+        phase = .finished
+        downloader.downloadDidFinish(self, wasRunning: wasRunning)
+        let file = temporaryFile
+        temporaryFile = nil
+        let keepPartial = isResumable
+        let metadata = diskMetadata(expectedLength: expectedByteCount.map(Int64.init) ?? 0)
+        let partial = keepPartial ? memoryPartial() : nil
+        let members = self.members
+        self.members = []
+        let pipeline = self.pipeline
+        let identifier = request.identifier
+        let handle = self.handle
+        DispatchQueue.global(qos: .utility).async {
+            if let file {
+                if keepPartial { file.finalize(metadata: metadata, complete: false) } else { file.discard() }
+            }
+            if let partial, let pipeline {
+                pipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: identifier, partial: partial))
+            }
+            for member in members {
+                let delegate = member.delegate
+                delegate.imageDownloadQueue.async { delegate.imageDownload(handle, didCompleteWith: .failure(error)) }
+            }
+        }
+    }
+
+    /// Whether what arrived can be resumed later: the body began with a usable response carrying a
+    /// validator and `Accept-Ranges: bytes`, and the image's header arrived.
+    private var isResumable: Bool {
+        guard let response, [200, 206].contains(response.statusCode), failure == nil || isCancellation(failure),
+              acceptsRanges || isResumed, lastModified != nil || eTag != nil,
+              header.hasReadHeader, !request.isPlaceholder, !body.isEmpty else { return false }
+        if let expectedByteCount, body.count >= expectedByteCount { return false }
+        return true
+    }
+
+    private func isCancellation(_ error: (any Error)?) -> Bool {
+        (error as? ImageFetchError)?.code == .cancelled
+    }
+
+    private func diskMetadata(expectedLength: Int64) -> DiskCacheMetadata {
+        DiskCacheMetadata(
+            identifier: request.identifier, url: request.url, lastAccess: configuration.clock(),
+            timeToLive: request.timeToLive, updatesExpiryOnAccess: request.updatesExpiryOnAccess,
+            width: Int(header.dimensions.width), height: Int(header.dimensions.height),
+            isAnimated: header.isAnimated, isPlaceholder: request.isPlaceholder,
+            lastModified: lastModified, eTag: eTag, expectedLength: expectedLength,
+            imageType: header.imageType?.rawValue)
+    }
+
+    private func memoryPartial() -> MemoryCachePartialImage {
+        MemoryCachePartialImage(
+            data: body, url: request.url, dimensions: header.dimensions,
+            expectedContentLength: expectedByteCount ?? 0, lastModified: lastModified, entityTag: eTag,
+            imageType: header.imageType, isAnimated: header.isAnimated, isPlaceholder: request.isPlaceholder,
+            timeToLive: request.timeToLive, updateExpiryOnAccess: request.updatesExpiryOnAccess)
+    }
+}
