@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+@testable import TIP
+import TIPImageServer
+
+@Suite("Downloader: coalescing, limits and priorities")
+struct ImageDownloaderCoalescingTests {
+    @Test("identical concurrent downloads make exactly one request and all get the same bytes")
+    func coalescesIdenticalDownloads() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 800, height: 600)
+        env.server.setImage(image, at: "/a.jpg")
+        env.server.setThrottle(.init(bytesPerSecond: 2_000_000, chunkSize: 8 * 1024), for: "/a.jpg")
+        let members = (0..<8).map { _ in env.start(env.request("/a.jpg")) }
+        for member in members {
+            let result = try #require(await member.success())
+            #expect(result.data == image)
+            #expect(member.assembledBody == image)
+            #expect(result.dimensions == CGSize(width: 800, height: 600))
+            #expect(result.imageType == .jpeg)
+        }
+        #expect(members.filter { (try? $0.result?.get())?.isFirstMember == true }.count == 1)
+        #expect(env.server.requestCount(for: "/a.jpg") == 1)
+        await env.tearDown()
+    }
+
+    @Test("a late joiner is caught up on the bytes already received")
+    func lateJoinerIsCaughtUp() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 900, height: 700)
+        env.server.setImage(image, at: "/late.jpg")
+        env.server.setThrottle(.init(bytesPerSecond: 400_000, chunkSize: 8 * 1024), for: "/late.jpg")
+        let first = env.start(env.request("/late.jpg"))
+        #expect(await eventually { first.assembledBody.count >= 32 * 1024 })
+        let late = env.start(env.request("/late.jpg"))
+        let lateResult = try #require(await late.success())
+        #expect(lateResult.data == image)
+        #expect(late.assembledBody == image)
+        guard case .started = late.events.first else {
+            Issue.record("the late joiner's first event is not didStart: \(late.events)")
+            return
+        }
+        // The catch-up update carries everything received before joining.
+        if case .update(let total) = late.events.dropFirst().first { #expect(total >= 32 * 1024) }
+        #expect(try #require(await first.success()).data == image)
+        #expect(env.server.requestCount(for: "/late.jpg") == 1)
+        await env.tearDown()
+    }
+
+    @Test("a member that leaves gets Cancelled; the others finish; the last leaver cancels the request")
+    func membersLeave() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 900, height: 700)
+        env.server.setImage(image, at: "/leave.jpg")
+        env.server.setThrottle(.init(bytesPerSecond: 300_000, chunkSize: 8 * 1024), for: "/leave.jpg")
+        let staying = env.start(env.request("/leave.jpg"))
+        let leaving = env.start(env.request("/leave.jpg"))
+        #expect(await eventually { leaving.assembledBody.count >= 16 * 1024 })
+        env.downloader.remove(leaving)
+        let error = try #require(await leaving.failure() as? ImageFetchError)
+        #expect(error.code == .cancelled)
+        #expect(try #require(await staying.success()).data == image)
+        #expect(leaving.events.last == .completed(success: false))
+        #expect(leaving.events.filter { if case .completed = $0 { true } else { false } }.count == 1)
+
+        // Now everyone leaves: the network request is cancelled.
+        env.server.resetLog()
+        env.server.setImage(image, at: "/leave2.jpg")
+        env.server.setThrottle(.init(bytesPerSecond: 100_000, chunkSize: 4 * 1024), for: "/leave2.jpg")
+        let a = env.start(env.request("/leave2.jpg", cached: false))
+        let b = env.start(env.request("/leave2.jpg", cached: false))
+        #expect(await eventually { a.assembledBody.count >= 8 * 1024 })
+        env.downloader.remove(a)
+        env.downloader.remove(b)
+        #expect((await a.failure() as? ImageFetchError)?.code == .cancelled)
+        #expect((await b.failure() as? ImageFetchError)?.code == .cancelled)
+        #expect(await env.server.waitUntil { $0.openConnectionCount == 0 })
+        let record = try #require(env.server.requests(for: "/leave2.jpg").first)
+        #expect(!record.isComplete)
+        #expect(await eventually { env.downloader.counts == (0, 0) })
+        await env.tearDown()
+    }
+
+    @Test("different hydrators, authorizers, identifiers or pipelines do not share a download")
+    func keyPartsSeparateDownloads() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 300, height: 200)
+        env.server.setImage(image, at: "/k.jpg")
+        env.server.setThrottle(.init(bytesPerSecond: 1_000_000, chunkSize: 8 * 1024), for: "/k.jpg")
+        let hydrator = ImageRequestHydrator { _, _, done in done(nil, nil) }
+        let otherHydrator = ImageRequestHydrator { _, _, done in done(nil, nil) }
+        let authorizer = ImageRequestAuthorizer { _, _, done in done("Bearer x", nil) }
+        func request(_ change: (inout ImageDownloadRequest) -> Void) -> ImageDownloadRequest {
+            var request = env.request("/k.jpg")
+            change(&request)
+            return request
+        }
+        env.configuration.maxConcurrentImagePipelineDownloadCount = 8
+        let members = [
+            env.start(request { $0.hydrator = hydrator }),
+            env.start(request { $0.hydrator = hydrator }),  // shares with the first
+            env.start(request { $0.hydrator = otherHydrator }),
+            env.start(request { $0.authorizer = authorizer }),
+            env.start(request { $0.identifier = "other-identifier" }),
+            env.start(request { $0.pipeline = nil }),
+        ]
+        for member in members { #expect(try #require(await member.success()).data == image) }
+        #expect(env.server.requestCount(for: "/k.jpg") == 5)
+        await env.tearDown()
+    }
+
+    @Test("at most maxConcurrentImagePipelineDownloadCount run; the others wait in arrival order whatever their priority")
+    func fifoUnderTheLimit() async throws {
+        let env = try await DownloaderTestEnvironment()
+        env.configuration.maxConcurrentImagePipelineDownloadCount = 0
+        let paths = (0..<4).map { "/fifo\($0).jpg" }
+        for (index, path) in paths.enumerated() {
+            env.server.setImage(try DownloaderTestEnvironment.jpeg(width: 200, height: 150, seed: UInt64(index + 1)), at: path)
+            env.server.setThrottle(.init(bytesPerSecond: 200_000, chunkSize: 4 * 1024), for: path)
+        }
+        let priorities: [ImageFetchPriority] = [.veryLow, .low, .high, .veryHigh]
+        var members: [DownloadTestMember] = []
+        for (path, priority) in zip(paths, priorities) {
+            members.append(env.start(env.request(path, cached: false), priority: priority))
+            let expected = members.count
+            #expect(await eventually { env.downloader.counts.waiting == expected })
+        }
+        // Limit 0: nothing starts.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(env.server.allRequests.isEmpty)
+        #expect(env.downloader.counts == (0, 4))
+        env.configuration.maxConcurrentImagePipelineDownloadCount = 1
+        #expect(await eventually { env.downloader.counts == (1, 3) })
+        for member in members { #expect(await member.success() != nil) }
+        #expect(env.server.allRequests.map(\.path) == paths)
+        // With a limit of one, each request began after the previous one finished.
+        #expect(env.server.allRequests.allSatisfy { $0.isComplete })
+        await env.tearDown()
+    }
+
+    @Test("the limit holds under load: never more than N requests in flight")
+    func limitHolds() async throws {
+        let env = try await DownloaderTestEnvironment()
+        env.configuration.maxConcurrentImagePipelineDownloadCount = 2
+        let image = try DownloaderTestEnvironment.jpeg(width: 200, height: 150)
+        let peak = Locked((current: 0, max: 0))
+        var members: [DownloadTestMember] = []
+        for index in 0..<10 {
+            env.server.setImage(image, at: "/n\(index).jpg")
+            env.server.setThrottle(.init(bytesPerSecond: 500_000, chunkSize: 4 * 1024), for: "/n\(index).jpg")
+            members.append(env.start(env.request("/n\(index).jpg", cached: false)))
+        }
+        let sampler = Task {
+            while !Task.isCancelled {
+                let running = env.downloader.counts.running
+                peak.withLock { $0.max = max($0.max, running) }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        for member in members { #expect(await member.success()?.data == image) }
+        sampler.cancel()
+        #expect(peak.withLock { $0.max } == 2)
+        #expect(env.server.allRequests.count == 10)
+        await env.tearDown()
+    }
+
+    @Test("the download runs at the highest member priority (floor veryLow + 1) and follows changes")
+    func priorityFollowsMembers() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let provider = RecordingDownloadProvider()
+        env.configuration.imageFetchDownloadProvider = provider
+        let image = try DownloaderTestEnvironment.jpeg(width: 800, height: 600)
+        env.server.setImage(image, at: "/p.jpg")
+        env.server.setThrottle(.init(bytesPerSecond: 300_000, chunkSize: 4 * 1024), for: "/p.jpg")
+        let low = env.start(env.request("/p.jpg"), priority: .veryLow)
+        #expect(await eventually { low.assembledBody.count > 0 })
+        let download = try #require(provider.downloads.withLock { $0.first })
+        #expect(download.priorities.withLock { $0 }.last == .veryLow)  // -7 is still the veryLow bucket
+        let high = env.start(env.request("/p.jpg"), priority: .high)
+        #expect(await eventually { download.priorities.withLock { $0 }.last == .high })
+        high.imageDownloadPriority = .veryHigh
+        env.downloader.priorityDidChange(for: high)
+        #expect(await eventually { download.priorities.withLock { $0 }.last == .veryHigh })
+        env.downloader.remove(high)
+        #expect(await eventually { download.priorities.withLock { $0 }.last == .veryLow })
+        #expect(await low.success()?.data == image)
+        #expect(provider.downloads.withLock { $0.count } == 1)
+        await env.tearDown()
+    }
+
+    @Test("priority arithmetic: maximum of the members, floored at veryLow + 1")
+    func priorityArithmetic() {
+        #expect(ImageFetchPriority.downloadFloor.rawValue == -7)
+        #expect(ImageFetchPriority(rawValue: -8).queuePriority == .veryLow)
+        #expect(ImageFetchPriority(rawValue: -5).queuePriority == .low)
+        #expect(ImageFetchPriority(rawValue: 1).queuePriority == .normal)
+        #expect(ImageFetchPriority(rawValue: 3).queuePriority == .high)
+        #expect(ImageFetchPriority(rawValue: 100).queuePriority == .veryHigh)
+        #expect(ImageFetchPriority.low < .normal)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import TIP
+import TIPImageServer
+
+/// An isolated configuration, pipeline and embedded image server for downloader tests.
+final class DownloaderTestEnvironment: Sendable {
+    let configuration: GlobalConfiguration
+    let root: URL
+    let server: TIPImageServer
+    let pipeline: ImagePipeline
+
+    init(_ name: String = #function) async throws {
+        let (configuration, root) = try makeTestConfiguration(name)
+        self.configuration = configuration
+        self.root = root
+        server = TIPImageServer()
+        try await server.start()
+        let identifier = "dl-" + UUID().uuidString.prefix(8).lowercased()
+        guard let pipeline = ImagePipeline(identifier: identifier, configuration: configuration) else {
+            throw POSIXError(.EEXIST)
+        }
+        self.pipeline = pipeline
+        pipeline.diskCache.waitUntilManifestLoaded()
+    }
+
+    var downloader: ImageDownloader { configuration.downloader }
+
+    /// Stops the server and deletes the temporary directory.
+    func tearDown() async {
+        await server.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// A request for `path` on the server, cached in the pipeline unless `cached` is false.
+    func request(_ path: String, cached: Bool = true, identifier: String? = nil) -> ImageDownloadRequest {
+        ImageDownloadRequest(url: server.url(for: path), identifier: identifier, pipeline: cached ? pipeline : nil)
+    }
+
+    /// Adds a new member for `request` to the downloader.
+    @discardableResult
+    func start(_ request: ImageDownloadRequest, priority: ImageFetchPriority = .normal,
+               onUpdate: (@Sendable (DownloadTestMember, ImageDownloadUpdate) -> Void)? = nil) -> DownloadTestMember {
+        let member = DownloadTestMember(request, priority: priority, onUpdate: onUpdate)
+        downloader.add(member)
+        return member
+    }
+
+    /// The disk entry for `identifier` (complete and partial parts).
+    func diskEntry(_ identifier: String) -> DiskCacheEntry? {
+        pipeline.diskCache.entry(withIdentifier: identifier)
+    }
+
+    /// A generated JPEG of roughly `width` x `height` (distinct per `seed`).
+    static func jpeg(width: Int = 640, height: Int = 480, progressive: Bool = false, seed: UInt64 = 1) throws -> Data {
+        try JPEGTestSupport.jpeg(width: width, height: height, progressive: progressive, seed: seed).data
+    }
+}
+
+/// A provider that wraps the URLSession provider and records what the downloader asks of its downloads.
+final class RecordingDownloadProvider: ImageFetchDownloadProvider {
+    private let inner = URLSessionImageFetchDownloadProvider()
+    let downloads = Locked<[RecordingDownload]>([])
+
+    func imageFetchDownload(with context: any ImageFetchDownloadContext) -> any ImageFetchDownload {
+        let download = RecordingDownload(inner.imageFetchDownload(with: context))
+        downloads.withLock { $0.append(download) }
+        return download
+    }
+}
+
+/// Forwards to a real download, recording priority changes.
+final class RecordingDownload: ImageFetchDownload {
+    private let inner: any ImageFetchDownload
+    let priorities = Locked<[Operation.QueuePriority]>([])
+
+    init(_ inner: any ImageFetchDownload) { self.inner = inner }
+
+    var context: (any ImageFetchDownloadContext)? { inner.context }
+    var finalURLRequest: URLRequest? { inner.finalURLRequest }
+    var priority: Operation.QueuePriority {
+        get { inner.priority }
+        set {
+            priorities.withLock { $0.append(newValue) }
+            inner.priority = newValue
+        }
+    }
+    func start() { inner.start() }
+    func cancel(description: String) { inner.cancel(description: description) }
+    func discardContext() { inner.discardContext() }
+}
