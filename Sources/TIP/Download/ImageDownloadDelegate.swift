@@ -20,7 +20,8 @@ protocol ImageDownloadDelegate: ImageFetchOperationUnderlyingContext {
     var imageDownloadQueue: DispatchQueue { get }
 
     /// The download started (or, for a late joiner, had started). `resumedByteCount` is the size of the
-    /// cached partial the download resumes from (0 for a whole download).
+    /// cached partial the download resumes from (0 for a whole download); an update carrying those bytes
+    /// follows at once.
     func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedByteCount: Int?)
     /// The download starts over from byte 0 (the server ignored the range, or refused it): drop what
     /// the earlier updates delivered. Progress is 0 again.

@@ -214,8 +214,11 @@ final class SharedImageDownload: @unchecked Sendable {
         let resumed = resume?.byteCount ?? 0
         let expected = resume?.expectedByteCount
         for index in members.indices { members[index].hasStarted = true }
+        // A resumed partial's bytes come first, as one update, so members hold the whole prefix.
+        let seeded = body.isEmpty ? nil : makeUpdate(chunk: body)
         forEachMember { delegate, handle in
             delegate.imageDownloadDidStart(handle, resumedByteCount: resumed, expectedByteCount: expected)
+            if let seeded { delegate.imageDownload(handle, didUpdate: seeded) }
         }
         if let pipeline {
             let url = request.url
