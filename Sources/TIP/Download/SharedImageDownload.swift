@@ -202,6 +202,8 @@ final class SharedImageDownload: @unchecked Sendable {
                 "The download provider returned a download for another context; a provider must make each download with the context it was given."))
         }
         attempt.download = download
+        configuration.log(.debug, "download \(request.url.absoluteString) for \(members.count) fetch(es)"
+            + (resume.map { ", resuming from byte \($0.byteCount)" } ?? ""))
         download.priority = priority.queuePriority
         download.start()
     }
@@ -251,6 +253,9 @@ final class SharedImageDownload: @unchecked Sendable {
                     request.setValue(range.validator, forHTTPHeaderField: "If-Range")
                 }
                 attempt.setHydratedRequest(request)
+                // Header names only: values (cookies, tokens) stay out of the logs.
+                let names = (request.allHTTPHeaderFields ?? [:]).keys.sorted().joined(separator: ", ")
+                self.configuration.log(.debug, "hydrated \(originalURL.absoluteString), headers: [\(names)]")
                 completion(nil)
             }
         }
@@ -436,6 +441,8 @@ final class SharedImageDownload: @unchecked Sendable {
     // MARK: Finishing
 
     private func succeed() {
+        configuration.log(.debug, "downloaded \(request.url.absoluteString): \(body.count) bytes"
+            + (isResumed ? " (resumed)" : "") + ", HTTP \(response?.statusCode ?? 0)")
         phase = .finished
         downloader.downloadDidFinish(self, wasRunning: true)
         let file = temporaryFile
@@ -472,6 +479,8 @@ final class SharedImageDownload: @unchecked Sendable {
     }
 
     private func finish(failing error: any Error) {
+        configuration.log(.information, "download of \(request.url.absoluteString) failed after \(body.count) bytes"
+            + (isResumable ? " (partial kept)" : "") + ": \(error)")
         let wasRunning = phase == .running
         phase = .finished
         downloader.downloadDidFinish(self, wasRunning: wasRunning)
