@@ -11,10 +11,11 @@ import Foundation
 ///
 /// Thread-safe: the public entry points hop to `queue`, a serial queue that owns all the state.
 final class ImageDownloader: @unchecked Sendable {
+    // `configuration` is written once (init); everything else is confined to `queue`.
     /// The serial queue owning every download's state; providers' client calls arrive here too.
     let queue = DispatchQueue(label: "TIP.ImageDownloader", qos: .userInitiated)
-    /// Unowned: a configuration owns its downloader and outlives it.
-    unowned let configuration: GlobalConfiguration
+    /// Weak: the configuration owns its downloader. Running downloads hold it strongly until they end.
+    private weak var configuration: GlobalConfiguration?
 
     // Confined to `queue`.
     private var downloads: [ImageDownloadKey: SharedImageDownload] = [:]
@@ -36,7 +37,13 @@ final class ImageDownloader: @unchecked Sendable {
             if let existing = downloads[request.joinKey] {
                 download = existing
             } else {
-                download = SharedImageDownload(request: request, downloader: self)
+                guard let configuration else {
+                    let handle = ImageDownloadHandle(url: request.url, identifier: request.identifier)
+                    let error = ImageFetchError(.couldNotDownloadImage, "The pipeline's configuration is gone; nothing can be downloaded.")
+                    member.imageDownloadQueue.async { member.imageDownload(handle, didCompleteWith: .failure(error)) }
+                    return
+                }
+                download = SharedImageDownload(request: request, downloader: self, configuration: configuration)
                 downloads[request.joinKey] = download
                 waiting.append(download)
             }
@@ -89,6 +96,7 @@ final class ImageDownloader: @unchecked Sendable {
     }
 
     private func startWaitingDownloads() {
+        guard let configuration else { return }
         let limit = configuration.maxConcurrentImagePipelineDownloadCount
         while !waiting.isEmpty && (limit < 0 || runningCount < limit) {
             let next = waiting.removeFirst()

@@ -33,7 +33,9 @@ final class SharedImageDownload: @unchecked Sendable {
     let key: ImageDownloadKey
     let handle: ImageDownloadHandle
     let queue: DispatchQueue
-    unowned let downloader: ImageDownloader
+    /// Strong while the download lives (it ends, and is dropped, in bounded time).
+    let downloader: ImageDownloader
+    let configuration: GlobalConfiguration
     /// The first member's request: caching parameters, hydrator and authorizer.
     let request: ImageDownloadRequest
 
@@ -56,7 +58,8 @@ final class SharedImageDownload: @unchecked Sendable {
     private let header = ImageDownloadHeaderReader()
     private var failure: (any Error)?
 
-    init(request: ImageDownloadRequest, downloader: ImageDownloader) {
+    init(request: ImageDownloadRequest, downloader: ImageDownloader, configuration: GlobalConfiguration) {
+        self.configuration = configuration
         self.key = request.joinKey
         self.request = request
         self.handle = ImageDownloadHandle(url: request.url, identifier: request.identifier)
@@ -69,7 +72,6 @@ final class SharedImageDownload: @unchecked Sendable {
         max(members.map(\.priority).max() ?? .normal, ImageFetchPriority.downloadFloor)
     }
 
-    private var configuration: GlobalConfiguration { downloader.configuration }
     private var pipeline: ImagePipeline? { request.pipeline }
 
     // MARK: Members
