@@ -49,4 +49,31 @@ struct ReadmeExamplesTests {
         }
         #expect(result.imagePipelineIdentifier == "readme-avatars" && result.onDiskBytesUsed == 0)
     }
+
+    @Test("Downloads")
+    func downloads() {
+        let token = "t0k3n"
+        // From the README (with restored settings):
+        let config = GlobalConfiguration.shared
+        let saved = (config.maxConcurrentImagePipelineDownloadCount, config.maxImageDownloadByteCount)
+        defer {
+            (config.maxConcurrentImagePipelineDownloadCount, config.maxImageDownloadByteCount) = saved
+            config.imageFetchDownloadProvider = nil
+        }
+        config.maxConcurrentImagePipelineDownloadCount = 6           // default 4; the rest wait in arrival order
+        config.maxImageDownloadByteCount = 32 * 1024 * 1024          // beyond TIP; larger bodies fail early
+        config.imageFetchDownloadProvider = URLSessionImageFetchDownloadProvider(requestTimeout: 30)  // nil: default
+
+        let hydrator = ImageRequestHydrator { request, _, completion in
+            var request = request
+            request.setValue("my-service/1.0", forHTTPHeaderField: "User-Agent")
+            completion(request, nil)                                  // changing the URL or method is an error
+        }
+        let authorizer = ImageRequestAuthorizer { _, _, completion in completion("Bearer \(token)", nil) }
+
+        #expect(config.maxConcurrentImagePipelineDownloadCount == 6)
+        #expect(config.imageFetchDownloadProvider is URLSessionImageFetchDownloadProvider)
+        #expect(hydrator !== ImageRequestHydrator { _, _, done in done(nil, nil) })
+        _ = authorizer
+    }
 }
