@@ -22,6 +22,7 @@ final class ImageDownloader: @unchecked Sendable {
     private var memberships: [ObjectIdentifier: SharedImageDownload] = [:]
     private var waiting: [SharedImageDownload] = []
     private var runningCount = 0
+    private var peakRunning = 0
 
     init(configuration: GlobalConfiguration) {
         self.configuration = configuration
@@ -95,12 +96,18 @@ final class ImageDownloader: @unchecked Sendable {
         queue.sync { (runningCount, waiting.count) }
     }
 
+    /// The most downloads that ever ran at once (for tests and inspection).
+    var peakRunningCount: Int {
+        queue.sync { peakRunning }
+    }
+
     private func startWaitingDownloads() {
         guard let configuration else { return }
         let limit = configuration.maxConcurrentImagePipelineDownloadCount
         while !waiting.isEmpty && (limit < 0 || runningCount < limit) {
             let next = waiting.removeFirst()
             runningCount += 1
+            peakRunning = max(peakRunning, runningCount)
             next.start(provider: configuration.imageFetchDownloadProvider)
         }
     }

@@ -27,12 +27,17 @@ struct ImageDownloaderCoalescingTests {
     @Test("a late joiner is caught up on the bytes already received")
     func lateJoinerIsCaughtUp() async throws {
         let env = try await DownloaderTestEnvironment()
-        let image = try DownloaderTestEnvironment.jpeg(width: 900, height: 700)
+        let image = try DownloaderTestEnvironment.jpeg(width: 1400, height: 1000)
         env.server.setImage(image, at: "/late.jpg")
-        env.server.setThrottle(.init(bytesPerSecond: 400_000, chunkSize: 8 * 1024), for: "/late.jpg")
-        let first = env.start(env.request("/late.jpg"))
-        #expect(await eventually { first.assembledBody.count >= 32 * 1024 })
-        let late = env.start(env.request("/late.jpg"))
+        env.server.setThrottle(.init(bytesPerSecond: 300_000, chunkSize: 8 * 1024), for: "/late.jpg")
+        let late = DownloadTestMember(env.request("/late.jpg"))
+        let joined = Locked(false)
+        // Joins from the first member's callback once 32 KiB arrived, long before the end.
+        let first = env.start(env.request("/late.jpg")) { member, update in
+            guard update.totalByteCount >= 32 * 1024, !joined.withLock({ $0 }) else { return }
+            joined.withLock { $0 = true }
+            env.downloader.add(late)
+        }
         let lateResult = try #require(await late.success())
         #expect(lateResult.data == image)
         #expect(late.assembledBody == image)
@@ -50,23 +55,24 @@ struct ImageDownloaderCoalescingTests {
     @Test("a member that leaves gets Cancelled; the others finish; the last leaver cancels the request")
     func membersLeave() async throws {
         let env = try await DownloaderTestEnvironment()
-        let image = try DownloaderTestEnvironment.jpeg(width: 900, height: 700)
+        let image = try DownloaderTestEnvironment.jpeg(width: 1400, height: 1000)
         env.server.setImage(image, at: "/leave.jpg")
         env.server.setThrottle(.init(bytesPerSecond: 300_000, chunkSize: 8 * 1024), for: "/leave.jpg")
         let staying = env.start(env.request("/leave.jpg"))
-        let leaving = env.start(env.request("/leave.jpg"))
-        #expect(await eventually { leaving.assembledBody.count >= 16 * 1024 })
-        env.downloader.remove(leaving)
+        // Leaves from its own callback once 16 KiB arrived, long before the end.
+        let leaving = env.start(env.request("/leave.jpg")) { member, update in
+            if update.totalByteCount >= 16 * 1024 { env.downloader.remove(member) }
+        }
         let error = try #require(await leaving.failure() as? ImageFetchError)
         #expect(error.code == .cancelled)
         #expect(try #require(await staying.success()).data == image)
         #expect(leaving.events.last == .completed(success: false))
         #expect(leaving.events.filter { if case .completed = $0 { true } else { false } }.count == 1)
 
-        // Now everyone leaves: the network request is cancelled.
+        // Now everyone leaves a stalled download: the network request is cancelled.
         env.server.resetLog()
         env.server.setImage(image, at: "/leave2.jpg")
-        env.server.setThrottle(.init(bytesPerSecond: 100_000, chunkSize: 4 * 1024), for: "/leave2.jpg")
+        env.server.setFault(.stall(afterBodyBytes: 20_000), for: "/leave2.jpg")
         let a = env.start(env.request("/leave2.jpg", cached: false))
         let b = env.start(env.request("/leave2.jpg", cached: false))
         #expect(await eventually { a.assembledBody.count >= 8 * 1024 })
@@ -74,7 +80,7 @@ struct ImageDownloaderCoalescingTests {
         env.downloader.remove(b)
         #expect((await a.failure() as? ImageFetchError)?.code == .cancelled)
         #expect((await b.failure() as? ImageFetchError)?.code == .cancelled)
-        #expect(await env.server.waitUntil { $0.openConnectionCount == 0 })
+        #expect(await env.server.waitUntil(timeout: .seconds(30)) { $0.openConnectionCount == 0 })
         let record = try #require(env.server.requests(for: "/leave2.jpg").first)
         #expect(!record.isComplete)
         #expect(await eventually { env.downloader.counts == (0, 0) })
@@ -143,23 +149,14 @@ struct ImageDownloaderCoalescingTests {
         let env = try await DownloaderTestEnvironment()
         env.configuration.maxConcurrentImagePipelineDownloadCount = 2
         let image = try DownloaderTestEnvironment.jpeg(width: 200, height: 150)
-        let peak = Locked((current: 0, max: 0))
         var members: [DownloadTestMember] = []
         for index in 0..<10 {
             env.server.setImage(image, at: "/n\(index).jpg")
             env.server.setThrottle(.init(bytesPerSecond: 500_000, chunkSize: 4 * 1024), for: "/n\(index).jpg")
             members.append(env.start(env.request("/n\(index).jpg", cached: false)))
         }
-        let sampler = Task {
-            while !Task.isCancelled {
-                let running = env.downloader.counts.running
-                peak.withLock { $0.max = max($0.max, running) }
-                try? await Task.sleep(for: .milliseconds(1))
-            }
-        }
         for member in members { #expect(await member.success()?.data == image) }
-        sampler.cancel()
-        #expect(peak.withLock { $0.max } == 2)
+        #expect(env.downloader.peakRunningCount == 2)
         #expect(env.server.allRequests.count == 10)
         await env.tearDown()
     }
@@ -171,7 +168,7 @@ struct ImageDownloaderCoalescingTests {
         env.configuration.imageFetchDownloadProvider = provider
         let image = try DownloaderTestEnvironment.jpeg(width: 800, height: 600)
         env.server.setImage(image, at: "/p.jpg")
-        env.server.setThrottle(.init(bytesPerSecond: 300_000, chunkSize: 4 * 1024), for: "/p.jpg")
+        env.server.setFault(.stall(afterBodyBytes: 20_000), for: "/p.jpg")  // runs until everyone leaves
         let low = env.start(env.request("/p.jpg"), priority: .veryLow)
         #expect(await eventually { low.assembledBody.count > 0 })
         let download = try #require(provider.downloads.withLock { $0.first })
@@ -183,7 +180,8 @@ struct ImageDownloaderCoalescingTests {
         #expect(await eventually { download.priorities.withLock { $0 }.last == .veryHigh })
         env.downloader.remove(high)
         #expect(await eventually { download.priorities.withLock { $0 }.last == .veryLow })
-        #expect(await low.success()?.data == image)
+        env.downloader.remove(low)
+        #expect((await low.failure() as? ImageFetchError)?.code == .cancelled)
         #expect(provider.downloads.withLock { $0.count } == 1)
         await env.tearDown()
     }

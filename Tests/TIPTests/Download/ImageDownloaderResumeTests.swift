@@ -192,7 +192,7 @@ struct ImageDownloaderResumeTests {
         let env = try await DownloaderTestEnvironment()
         let image = try DownloaderTestEnvironment.jpeg(width: 1000, height: 800)
         env.server.setImage(image, at: "/cancel.jpg")
-        env.server.setThrottle(.init(bytesPerSecond: 400_000, chunkSize: 8 * 1024), for: "/cancel.jpg")
+        env.server.setFault(.stall(afterBodyBytes: 60 * 1024), for: "/cancel.jpg")
         let leaver = env.start(env.request("/cancel.jpg"))
         #expect(await eventually { leaver.assembledBody.count >= 40 * 1024 })
         env.downloader.remove(leaver)

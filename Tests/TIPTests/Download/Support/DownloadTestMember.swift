@@ -71,7 +71,7 @@ final class DownloadTestMember: ImageDownloadDelegate {
     }
 
     /// Waits for the completion (nil on timeout).
-    func completion(timeout: Duration = .seconds(20)) async -> Result<ImageDownloadResult, any Error>? {
+    func completion(timeout: Duration = .seconds(60)) async -> Result<ImageDownloadResult, any Error>? {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
@@ -82,20 +82,20 @@ final class DownloadTestMember: ImageDownloadDelegate {
     }
 
     /// The completion's error, if it failed.
-    func failure(timeout: Duration = .seconds(20)) async -> (any Error)? {
+    func failure(timeout: Duration = .seconds(60)) async -> (any Error)? {
         if case .failure(let error) = await completion(timeout: timeout) { return error }
         return nil
     }
 
     /// The completion's value, if it succeeded.
-    func success(timeout: Duration = .seconds(20)) async -> ImageDownloadResult? {
+    func success(timeout: Duration = .seconds(60)) async -> ImageDownloadResult? {
         if case .success(let value) = await completion(timeout: timeout) { return value }
         return nil
     }
 }
 
 /// Waits until `condition` holds (polling every 2 ms) or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool) async -> Bool {
+func eventually(timeout: Duration = .seconds(30), _ condition: @Sendable () -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while !condition() {
