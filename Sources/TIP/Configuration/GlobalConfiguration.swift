@@ -316,13 +316,28 @@ public final class GlobalConfiguration: Sendable {
     }
 
     /// Makes the network downloads. Default (and after setting nil): a shared
-    /// ``URLSessionImageFetchDownloadProvider``. Downloads already running keep their provider.
+    /// ``URLSessionImageFetchDownloadProvider``. Downloads already running keep their provider. As in TIP, a
+    /// provider with stubbing support gets its stubs cleared and stubbing enabled when set, and cleared and
+    /// disabled when replaced.
     public var imageFetchDownloadProvider: (any ImageFetchDownloadProvider)! {
         get {
             let provider: (any ImageFetchDownloadProvider)? = settings.withLock { $0.imageFetchDownloadProvider }
             return provider ?? Self.defaultDownloadProvider
         }
-        set { settings.withLock { $0.imageFetchDownloadProvider = newValue } }
+        set {
+            let old = settings.withLock { settings -> (any ImageFetchDownloadProvider)? in
+                defer { settings.imageFetchDownloadProvider = newValue }
+                return settings.imageFetchDownloadProvider
+            }
+            if let old, old !== newValue, let stubbing = old as? any ImageFetchDownloadProviderWithStubbingSupport {
+                stubbing.removeAllDownloadStubs()
+                stubbing.downloadStubbingEnabled = false
+            }
+            if let newValue, old !== newValue, let stubbing = newValue as? any ImageFetchDownloadProviderWithStubbingSupport {
+                stubbing.removeAllDownloadStubs()
+                stubbing.downloadStubbingEnabled = true
+            }
+        }
     }
 
     /// Beyond TIP: the largest response body a download accepts, in bytes; a larger one (announced or
