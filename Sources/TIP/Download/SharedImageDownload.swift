@@ -14,7 +14,6 @@ final class SharedImageDownload: @unchecked Sendable {
         let delegate: any ImageDownloadDelegate
         let request: ImageDownloadRequest
         var priority: ImageFetchPriority
-        var hasStarted = false
         var id: ObjectIdentifier { ObjectIdentifier(delegate) }
     }
 
@@ -78,9 +77,8 @@ final class SharedImageDownload: @unchecked Sendable {
 
     /// Adds a member, catching it up when bytes already arrived.
     func add(_ delegate: any ImageDownloadDelegate, request: ImageDownloadRequest) {
-        var member = Member(delegate: delegate, request: request, priority: delegate.imageDownloadPriority)
+        let member = Member(delegate: delegate, request: request, priority: delegate.imageDownloadPriority)
         if phase == .running && didStart {
-            member.hasStarted = true
             let handle = self.handle
             let start = (resume?.byteCount ?? 0, expectedByteCount ?? resume?.expectedByteCount)
             let catchUp = body.isEmpty ? nil : makeUpdate(chunk: body)
@@ -217,7 +215,6 @@ final class SharedImageDownload: @unchecked Sendable {
         didStart = true
         let resumed = resume?.byteCount ?? 0
         let expected = resume?.expectedByteCount
-        for index in members.indices { members[index].hasStarted = true }
         // A resumed partial's bytes come first, as one update, so members hold the whole prefix.
         let seeded = body.isEmpty ? nil : makeUpdate(chunk: body)
         forEachMember { delegate, handle in
