@@ -5,6 +5,16 @@ import FoundationNetworking
 import Testing
 @testable import TIP
 
+/// Where two byte strings first differ ("offset N", or the lengths), nil when equal. Compared this way
+/// because `#expect(data == other)` on failure makes Swift Testing diff two ~400 KB collections, which
+/// takes minutes in a debug build.
+private func mismatch<A: DataProtocol, B: DataProtocol>(_ actual: A, _ expected: B) -> String? {
+    let lhs = Array(actual), rhs = Array(expected)
+    if lhs == rhs { return nil }
+    let common = (0..<min(lhs.count, rhs.count)).first { lhs[$0] != rhs[$0] } ?? min(lhs.count, rhs.count)
+    return "\(lhs.count) bytes against \(rhs.count) expected; first difference at offset \(common)"
+}
+
 /// Resumable downloads against a real server: Debian's nginx on a loopback port (NginxTestServer),
 /// through the process-wide downloader and URLSession, with the pipeline's caches keeping the partial.
 ///
@@ -98,7 +108,7 @@ struct NginxResumeTests {
         #expect(partial.byteCount >= Int64(Self.cancelAfter) && partial.byteCount < Int64(image.count))
         let bytes = try Data(contentsOf: partial.fileURL)
         #expect(bytes.count == Int(partial.byteCount))
-        #expect(bytes == image.prefix(bytes.count), "the partial holds the first bytes of the image")
+        #expect(mismatch(bytes, image.prefix(bytes.count)) == nil, "the partial holds the first bytes of the image")
         return partial
     }
 
@@ -107,7 +117,7 @@ struct NginxResumeTests {
         let entry = try #require(fixture.pipeline.diskCache.entry(withIdentifier: fixture.identifier))
         #expect(entry.partial == nil, "the partial must be gone once the image is complete")
         let complete = try #require(entry.complete)
-        #expect(try Data(contentsOf: complete.fileURL) == expected)
+        #expect(mismatch(try Data(contentsOf: complete.fileURL), expected) == nil, "the complete file in the disk cache")
     }
 
     /// The access-log line of the resume request (the one that carried `Range`), once nginx wrote it.
@@ -169,10 +179,10 @@ struct NginxResumeTests {
         #expect(result.wasResumed)
         #expect(result.response?.statusCode == 206)
         #expect(result.wasStoredOnDisk)
-        #expect(result.data == image)
+        #expect(mismatch(result.data, image) == nil)
         #expect(b.events.first == .started(resumed: resumedCount, expected: image.count))
         #expect(!b.events.contains(.reset))
-        #expect(b.assembledBody == image.subdata(in: resumedCount..<image.count), "B's updates carry only the rest")
+        #expect(mismatch(b.assembledBody, image.subdata(in: resumedCount..<image.count)) == nil, "B's updates carry only the rest")
 
         let line = try await rangeRequest(fixture)
         #expect(line.status == 206)
@@ -200,10 +210,10 @@ struct NginxResumeTests {
         let result = try #require(await b.success(), "B failed: \(String(describing: b.result))")
         #expect(result.wasResumed)
         #expect(result.response?.statusCode == 206)
-        #expect(result.data == image)
+        #expect(mismatch(result.data, image) == nil)
         #expect(b.events.first == .started(resumed: resumedCount, expected: image.count))
         #expect(!b.events.contains(.reset))
-        #expect(b.assembledBody == image.subdata(in: resumedCount..<image.count))
+        #expect(mismatch(b.assembledBody, image.subdata(in: resumedCount..<image.count)) == nil)
 
         let line = try await rangeRequest(fixture)
         #expect(line.status == 206)
@@ -218,7 +228,7 @@ struct NginxResumeTests {
     func validatorChanged(location: Location) async throws {
         let images = try #require(Self.images)
         let (original, replacement) = images
-        #expect(original != replacement)
+        #expect(mismatch(original, replacement) != nil)
         let fixture = try makeFixture(location, pipelineIdentifier: "nginx-changed-\(location.rawValue)", image: original)
         defer { fixture.tearDown() }
 
@@ -237,10 +247,10 @@ struct NginxResumeTests {
         let result = try #require(await b.success(), "B failed: \(String(describing: b.result))")
         #expect(!result.wasResumed)
         #expect(result.response?.statusCode == 200)
-        #expect(result.data == replacement, "only the new file's bytes, none of the stale partial")
+        #expect(mismatch(result.data, replacement) == nil, "only the new file's bytes, none of the stale partial")
         #expect(b.events.first == .started(resumed: resumedCount, expected: original.count), "B tried to resume")
         #expect(b.events.contains(.reset), "the 200 restarts the body")
-        #expect(b.assembledBody == replacement)
+        #expect(mismatch(b.assembledBody, replacement) == nil)
 
         let line = try await rangeRequest(fixture)
         #expect(line.status == 200, "nginx ignores a Range whose If-Range is stale")
