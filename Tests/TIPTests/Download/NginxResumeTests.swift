@@ -6,7 +6,7 @@ import Testing
 @testable import TIP
 
 /// Where two byte strings first differ ("offset N", or the lengths), nil when equal. Compared this way
-/// because `#expect(data == other)` on failure makes Swift Testing diff two ~400 KB collections, which
+/// because `#expect(data == other)` on failure makes Swift Testing diff two ~340 KB collections, which
 /// takes minutes in a debug build.
 private func mismatch<A: DataProtocol, B: DataProtocol>(_ actual: A, _ expected: B) -> String? {
     let lhs = Array(actual), rhs = Array(expected)
@@ -40,7 +40,8 @@ struct NginxResumeTests {
     /// Bytes A receives before it leaves the download.
     static let cancelAfter = 64 * 1024
 
-    /// Two different photos of the same size class (~400 KB each): the original and the replacement.
+    /// Two different photos of the same size class (~340 KB each, ~1.7 s at the rate limit): the original
+    /// and the replacement.
     static let images: (original: Data, replacement: Data)? = {
         guard let original = try? JPEGTestSupport.jpeg(width: 1000, height: 750, quality: 0.9, seed: 11).data,
               let replacement = try? JPEGTestSupport.jpeg(width: 1000, height: 750, quality: 0.9, seed: 12).data
@@ -113,9 +114,10 @@ struct NginxResumeTests {
     }
 
     /// The disk cache holds `expected` as the complete file and no partial any more.
-    private func expectDiskHolds(_ expected: Data, _ fixture: Fixture) throws {
+    private func expectDiskHolds(_ expected: Data, _ fixture: Fixture, formerPartial: DiskCacheEntry.Part) throws {
         let entry = try #require(fixture.pipeline.diskCache.entry(withIdentifier: fixture.identifier))
         #expect(entry.partial == nil, "the partial must be gone once the image is complete")
+        #expect(!FileManager.default.fileExists(atPath: formerPartial.fileURL.path), "the partial's file is deleted")
         let complete = try #require(entry.complete)
         #expect(mismatch(try Data(contentsOf: complete.fileURL), expected) == nil, "the complete file in the disk cache")
     }
@@ -189,7 +191,7 @@ struct NginxResumeTests {
         #expect(line.range == "bytes=\(resumedCount)-")
         #expect(line.ifRange == lastModified)
         #expect(line.bodyBytesSent == image.count - resumedCount)
-        try expectDiskHolds(image, fixture)
+        try expectDiskHolds(image, fixture, formerPartial: partial)
     }
 
     @Test("Resume with ETag: 206 for Range + If-Range: <entity tag>", .timeLimit(.minutes(1)))
@@ -220,7 +222,7 @@ struct NginxResumeTests {
         #expect(line.range == "bytes=\(resumedCount)-")
         #expect(line.ifRange == eTag, "the entity tag is preferred over the date")
         #expect(line.bodyBytesSent == image.count - resumedCount)
-        try expectDiskHolds(image, fixture)
+        try expectDiskHolds(image, fixture, formerPartial: partial)
     }
 
     @Test("The file changed after the partial was left: nginx answers 200, B starts over with only the new bytes",
@@ -257,7 +259,7 @@ struct NginxResumeTests {
         #expect(line.range == "bytes=\(resumedCount)-")
         #expect(line.ifRange == staleValidator)
         #expect(line.bodyBytesSent == replacement.count)
-        try expectDiskHolds(replacement, fixture)
+        try expectDiskHolds(replacement, fixture, formerPartial: partial)
         let complete = try #require(fixture.pipeline.diskCache.entry(withIdentifier: fixture.identifier)?.complete)
         if location == .eTag {
             #expect(complete.metadata.eTag == NginxTestServer.eTag(modified: Self.rewritten, length: replacement.count))
