@@ -52,3 +52,16 @@ struct ImageDownloadKey: Hashable, Sendable {
     var hydrator: ObjectIdentifier?
     var authorizer: ObjectIdentifier?
 }
+
+extension ImageDownloadRequest {
+    /// The download a fetch `request` asks for, cached in `pipeline`.
+    init(fetchRequest request: any ImageFetchRequest, pipeline: ImagePipeline?) {
+        self.init(url: request.imageURL, identifier: request.resolvedImageIdentifier, pipeline: pipeline,
+                  hydrator: request.imageRequestHydrator, authorizer: request.imageRequestAuthorizer)
+        timeToLive = request.resolvedTimeToLive
+        updatesExpiryOnAccess = !request.options.contains(.doNotResetExpiryOnAccess)
+        isPlaceholder = request.options.contains(.treatAsPlaceholder)
+        allowsResume = request.loadingSources.allows(.networkResumed)
+        allowsFullDownload = request.loadingSources.allows(.network)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// What to fetch and how (TIP's `TIPImageFetchRequest`). Only `imageURL` is required; every other member
+/// has TIP's default.
+///
+/// ```swift
+/// var request = GenericImageFetchRequest(imageURL: url)
+/// request.targetDimensions = CGSize(width: 400, height: 400)
+/// request.targetContentMode = .scaleAspectFill
+/// ```
+public protocol ImageFetchRequest: Sendable {
+    /// The image URL.
+    var imageURL: URL { get }
+    /// The cache key shared by every variant (size) of the image. Default nil: `imageURL.absoluteString`.
+    var imageIdentifier: String? { get }
+    /// The pixel size to deliver at. Default zero (the image's own size).
+    var targetDimensions: CGSize { get }
+    /// How the image fits `targetDimensions`; only the three `scale*` modes resize. Default `.center`.
+    var targetContentMode: ContentMode { get }
+    /// Seconds the entries this fetch writes live after their last access; 0 or less: 30 days. Default 30 days.
+    var timeToLive: TimeInterval { get }
+    /// Cache behaviour. Default none.
+    var options: ImageFetchOptions { get }
+    /// The sources the fetch may use. Default all.
+    var loadingSources: ImageFetchLoadingSources { get }
+    /// Per-type decoder configuration (passed as `ImageDecodingOptions.configuration`). Default nil.
+    var decoderConfigMap: [ImageType: any Sendable]? { get }
+    /// Adds headers before the request is sent. Default nil.
+    var imageRequestHydrator: ImageRequestHydrator? { get }
+    /// Gives the `Authorization` header value. Default nil.
+    var imageRequestAuthorizer: ImageRequestAuthorizer? { get }
+}
+
+extension ImageFetchRequest {
+    /// Nil: the URL's absolute string.
+    public var imageIdentifier: String? { nil }
+    /// Zero.
+    public var targetDimensions: CGSize { .zero }
+    /// `.center`.
+    public var targetContentMode: ContentMode { .center }
+    /// 30 days.
+    public var timeToLive: TimeInterval { ImageFetchRequestDefaults.timeToLive }
+    /// None.
+    public var options: ImageFetchOptions { [] }
+    /// All.
+    public var loadingSources: ImageFetchLoadingSources { .all }
+    /// Nil.
+    public var decoderConfigMap: [ImageType: any Sendable]? { nil }
+    /// Nil.
+    public var imageRequestHydrator: ImageRequestHydrator? { nil }
+    /// Nil.
+    public var imageRequestAuthorizer: ImageRequestAuthorizer? { nil }
+
+    /// The identifier the caches use: `imageIdentifier`, else the URL's absolute string.
+    public var resolvedImageIdentifier: String { imageIdentifier ?? imageURL.absoluteString }
+    /// The time to live the caches use: `timeToLive` when positive, else 30 days.
+    public var resolvedTimeToLive: TimeInterval { timeToLive > 0 ? timeToLive : ImageFetchRequestDefaults.timeToLive }
+}
+
+/// A fetch request whose target sizing can be changed (TIP's `TIPMutableTargetSizingImageFetchRequest`).
+public protocol MutableTargetSizingImageFetchRequest: ImageFetchRequest {
+    /// The pixel size to deliver at.
+    var targetDimensions: CGSize { get set }
+    /// How the image fits `targetDimensions`.
+    var targetContentMode: ContentMode { get set }
+}
+
+/// TIP's request defaults.
+public enum ImageFetchRequestDefaults {
+    /// 30 days, in seconds (2,592,000).
+    public static let timeToLive: TimeInterval = 30 * 24 * 60 * 60
+}

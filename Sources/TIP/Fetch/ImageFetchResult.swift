@@ -1,0 +1,33 @@
+import Foundation
+
+/// An image a fetch delivered: a preview, a progressive scan or the final image (TIP's `TIPImageFetchResult`).
+public struct ImageFetchResult: Sendable {
+    /// The image.
+    public var imageContainer: ImageContainer
+    /// Where it came from.
+    public var imageSource: ImageLoadSource
+    /// The URL of the variant delivered (a preview's may differ from the request's).
+    public var imageURL: URL
+    /// The dimensions before the last scaling step (for cache hits: the decoded size, possibly already
+    /// target-sized).
+    public var imageOriginalDimensions: CGSize
+    /// Whether the image is a placeholder (always false for scans).
+    public var imageIsTreatedAsPlaceholder: Bool
+    /// Whether a transformer changed it (always false for scans, as in TIP).
+    public var imageWasTransformed: Bool
+    /// The cache identifier.
+    public var imageIdentifier: String
+
+    /// A result; every value is given.
+    public init(imageContainer: ImageContainer, imageSource: ImageLoadSource, imageURL: URL,
+                imageOriginalDimensions: CGSize, imageIsTreatedAsPlaceholder: Bool, imageWasTransformed: Bool,
+                imageIdentifier: String) {
+        self.imageContainer = imageContainer
+        self.imageSource = imageSource
+        self.imageURL = imageURL
+        self.imageOriginalDimensions = imageOriginalDimensions
+        self.imageIsTreatedAsPlaceholder = imageIsTreatedAsPlaceholder
+        self.imageWasTransformed = imageWasTransformed
+        self.imageIdentifier = imageIdentifier
+    }
+}
