@@ -1,0 +1,242 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import TIP
+import TIPImageServer
+
+/// The download rows of PERFORMANCE.md, over loopback from the embedded image server (in-memory images,
+/// no throttle): 1,000 distinct small images through the downloader vs a plain URLSession loop with the
+/// same concurrency (and curl as the limit), and 100 members sharing one download vs one member alone.
+/// Every run checks its bytes and the server's request log, so a broken run cannot report a good number.
+enum DownloadBenchmarks {
+    /// Downloads in flight, for the downloader (`maxConcurrentImagePipelineDownloadCount`) and every baseline.
+    static let concurrency = 4
+    static let smallImageCount = 1_000
+
+    static func run() throws {
+        let server = TIPImageServer()
+        try server.start()
+        defer { server.stop() }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-bench-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try manySmallImages(server: server, root: root)
+        try oneURLManyMembers(server: server, root: root)
+    }
+
+    // MARK: 1,000 small images
+
+    static func manySmallImages(server: TIPImageServer, root: URL) throws {
+        // Distinct images: the size changes with the index (40 widths x 25 heights).
+        var sizes: [Int] = []
+        var urls: [URL] = []
+        for index in 0..<smallImageCount {
+            let jpeg = try Inputs.generated(.jpeg, width: 200 + index % 40, height: 150 + index / 40, quality: 0.8)
+            let path = "/small/\(index).jpg"
+            server.setImage(jpeg, at: path)
+            sizes.append(jpeg.count)
+            urls.append(server.url(for: path))
+        }
+        let total = sizes.reduce(0, +)
+        print("note: \(smallImageCount) JPEGs, \(sizes.min() ?? 0)-\(sizes.max() ?? 0) bytes, \(total / 1024) KiB in all, \(concurrency) in flight")
+
+        let configuration = GlobalConfiguration(cachesRootDirectory: root.appendingPathComponent("many", isDirectory: true))
+        configuration.maxConcurrentImagePipelineDownloadCount = concurrency
+        configuration.maxBytesForAllDiskCaches = 1 << 36
+        configuration.maxCountForAllDiskCaches = 0
+        let memberQueue = DispatchQueue(label: "tip-bench.download-members")
+
+        /// One run through the downloader; `pipeline` nil caches nothing.
+        func downloader(pipeline: ImagePipeline?) throws {
+            let tally = DownloadTally()
+            let members = urls.indices.map { index in
+                BenchmarkDownloadMember(ImageDownloadRequest(url: urls[index], pipeline: pipeline),
+                                        expectedByteCount: sizes[index], queue: memberQueue, tally: tally)
+            }
+            for member in members { configuration.downloader.add(member) }
+            try tally.wait(expecting: members.count)
+        }
+
+        let loop = URLSessionLoop(concurrency: concurrency)
+        server.resetLog()
+        let baseline = try Harness.measure { try loop.run(urls: urls, expectedByteCounts: sizes) }
+        try checkRequestLog(server, expected: smallImageCount * (Harness.iterations + 1), what: "the URLSession loop")
+
+        server.resetLog()
+        let ours = try Harness.measure { try downloader(pipeline: nil) }
+        try checkRequestLog(server, expected: smallImageCount * (Harness.iterations + 1), what: "the downloader")
+
+        // With a pipeline: every download also streams into a disk-cache file, finalized before the completion.
+        // A fresh pipeline (its own directory) per run keeps the caches cold.
+        var pipelines: [ImagePipeline] = []
+        for run in 0...Harness.iterations {
+            guard let pipeline = ImagePipeline(identifier: "bench-many-\(run)", configuration: configuration) else {
+                throw BenchmarkFailure("could not make pipeline bench-many-\(run)")
+            }
+            pipeline.diskCache.waitUntilManifestLoaded()
+            pipelines.append(pipeline)
+        }
+        var next = 0
+        server.resetLog()
+        let withCache = try Harness.measure {
+            try downloader(pipeline: pipelines[next])
+            next += 1
+        }
+        try checkRequestLog(server, expected: smallImageCount * (Harness.iterations + 1), what: "the downloader with a pipeline")
+        let stored = pipelines.last.map { pipeline in
+            urls.filter { pipeline.diskCache.entry(withIdentifier: $0.absoluteString)?.complete != nil }.count
+        } ?? 0
+        guard stored == smallImageCount else {
+            throw BenchmarkFailure("the pipeline's disk cache holds \(stored) of \(smallImageCount) complete images")
+        }
+        pipelines.removeAll()
+
+        let curl = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root)
+        let limit = try curl.map { curl in try Harness.measure { try curl.run() } }
+
+        let name = "\(smallImageCount) small images over loopback, \(concurrency) in flight"
+        let baselineName = "plain URLSession loop, \(concurrency) in flight"
+        Harness.report("\(name): downloader, no pipeline", ours: ours, baselineName: baselineName, baseline: baseline, target: 1.0)
+        Harness.report("\(name): downloader + disk-cache writes", ours: withCache, baselineName: baselineName, baseline: baseline, target: nil,
+                       note: "information: each image also written to a pipeline's disk cache")
+        if let limit {
+            Harness.report("\(name): curl --parallel-max \(concurrency) (the limit)", ours: limit, baselineName: baselineName, baseline: baseline, target: nil,
+                           note: "the limit: one curl process, same URLs")
+            Harness.report("\(name): downloader, no pipeline", ours: ours, baselineName: "curl --parallel-max \(concurrency)", baseline: limit, target: nil)
+        }
+    }
+
+    // MARK: 100 members, one URL
+
+    static func oneURLManyMembers(server: TIPImageServer, root: URL) throws {
+        let jpeg = try Inputs.generated(.jpeg, width: 2_400, height: 1_600, quality: 0.9)
+        let path = "/large.jpg"
+        server.setImage(jpeg, at: path)
+        let url = server.url(for: path)
+        let memberCount = 100
+        print("note: one \(jpeg.count / 1024) KiB JPEG, \(memberCount) members at once")
+
+        let configuration = GlobalConfiguration(cachesRootDirectory: root.appendingPathComponent("one", isDirectory: true))
+        configuration.maxConcurrentImagePipelineDownloadCount = concurrency
+        let memberQueue = DispatchQueue(label: "tip-bench.shared-download-members")
+
+        /// `count` members for the same request (same URL, identifier, nil pipeline, hydrator and
+        /// authorizer); the server must see exactly one request.
+        func members(_ count: Int) throws {
+            server.resetLog()
+            let tally = DownloadTally()
+            let request = ImageDownloadRequest(url: url)
+            let members = (0..<count).map { _ in
+                BenchmarkDownloadMember(request, expectedByteCount: jpeg.count, queue: memberQueue, tally: tally)
+            }
+            for member in members { configuration.downloader.add(member) }
+            try tally.wait(expecting: count)
+            let requests = server.requestCount(for: path)
+            guard requests == 1 else {
+                throw BenchmarkFailure("\(count) members of one download made \(requests) requests; exactly 1 expected")
+            }
+        }
+
+        let ours = try Harness.measure { try members(memberCount) }
+        let baseline = try Harness.measure { try members(1) }
+        let loop = URLSessionLoop(concurrency: 1)
+        let plain = try Harness.measure { try loop.run(urls: [url], expectedByteCounts: [jpeg.count]) }
+        Harness.report("\(memberCount) concurrent members for one \(jpeg.count / 1024) KiB URL", ours: ours,
+                       baselineName: "one member alone", baseline: baseline, target: 1.2, note: "exactly 1 request per run (server log)")
+        Harness.report("one member for one \(jpeg.count / 1024) KiB URL", ours: baseline,
+                       baselineName: "one plain URLSession data task", baseline: plain, target: nil, note: "information")
+    }
+
+    private static func checkRequestLog(_ server: TIPImageServer, expected: Int, what: String) throws {
+        let requests = server.allRequests
+        let bad = requests.filter { $0.status != 200 }
+        guard requests.count == expected, bad.isEmpty else {
+            throw BenchmarkFailure("\(what) made \(requests.count) requests (expected \(expected)), \(bad.count) not answered 200")
+        }
+    }
+}
+
+/// The baseline: a plain URLSession (configured like TIP's provider: no cookies, no URL cache) running
+/// completion-handler data tasks, starting the next URL as each one ends so that `concurrency` are in flight.
+final class URLSessionLoop: Sendable {
+    private let session: URLSession
+    private let concurrency: Int
+
+    init(concurrency: Int) {
+        let configuration = URLSessionConfiguration.default
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        session = URLSession(configuration: configuration)
+        self.concurrency = concurrency
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// Downloads every URL once; throws unless each answered 200 with exactly its expected byte count.
+    func run(urls: [URL], expectedByteCounts: [Int]) throws {
+        let tally = DownloadTally()
+        for _ in urls { tally.enter() }
+        let next = Locked(0)
+        let session = self.session
+        @Sendable func startNext() {
+            let index = next.withLock { value in defer { value += 1 }; return value }
+            guard index < urls.count else { return }
+            session.dataTask(with: urls[index]) { data, response, error in
+                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                if error == nil, status == 200, data?.count == expectedByteCounts[index] {
+                    tally.succeeded()
+                } else {
+                    tally.failed("\(urls[index].path): status \(status), \(data?.count ?? 0) bytes, error \(String(describing: error))")
+                }
+                startNext()
+            }.resume()
+        }
+        for _ in 0..<min(concurrency, urls.count) { startNext() }
+        try tally.wait(expecting: urls.count)
+    }
+}
+
+/// The limit: one `curl --parallel` process fetching the same URLs to /dev/null with the same concurrency.
+struct CurlLoop {
+    let executable: String
+    let configFile: String
+    let expectedSizes: [Int]
+    let concurrency: Int
+
+    /// nil (with a note) when curl is not installed.
+    init?(urls: [URL], expectedByteCounts: [Int], concurrency: Int, directory: URL) throws {
+        guard let path = ["/usr/bin/curl", "/usr/local/bin/curl", "/bin/curl"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("note: curl not found; its row is skipped (Benchmarks/run installs it)")
+            return nil
+        }
+        executable = path
+        let config = directory.appendingPathComponent("curl-urls.txt")
+        try urls.map { "url = \"\($0.absoluteString)\"\noutput = \"/dev/null\"\n" }.joined().write(to: config, atomically: true, encoding: .utf8)
+        configFile = config.path
+        expectedSizes = expectedByteCounts.sorted()
+        self.concurrency = concurrency
+    }
+
+    /// One curl run; throws unless every transfer answered 200 with the expected sizes.
+    func run() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--silent", "--show-error", "--no-progress-meter", "--parallel", "--parallel-max", "\(concurrency)",
+                             "--write-out", "%{http_code} %{size_download}\\n", "--config", configFile]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchmarkFailure("curl exited with \(process.terminationStatus)") }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        let ok = lines.allSatisfy { $0.hasPrefix("200 ") }
+        let sizes = lines.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.sorted()
+        guard ok, sizes == expectedSizes else {
+            throw BenchmarkFailure("curl: \(lines.count) transfers, all 200: \(ok), sizes as expected: \(sizes == expectedSizes)")
+        }
+    }
+}
