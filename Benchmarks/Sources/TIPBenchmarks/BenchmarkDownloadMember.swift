@@ -5,6 +5,7 @@ import Foundation
 final class DownloadTally: Sendable {
     private struct State {
         var successes = 0
+        var updates = 0
         var failures: [String] = []
     }
 
@@ -14,8 +15,14 @@ final class DownloadTally: Sendable {
     /// Counts one download that has to complete before `wait` returns.
     func enter() { group.enter() }
 
-    func succeeded() {
-        state.withLock { $0.successes += 1 }
+    /// Update callbacks the successful members received, in all.
+    var updateCount: Int { state.withLock { $0.updates } }
+
+    func succeeded(updates: Int = 0) {
+        state.withLock {
+            $0.successes += 1
+            $0.updates += updates
+        }
         group.leave()
     }
 
@@ -51,8 +58,8 @@ final class BenchmarkDownloadMember: ImageDownloadDelegate {
 
     private let expectedByteCount: Int
     private let tally: DownloadTally
-    /// Bytes delivered by the updates (touched only on `imageDownloadQueue`, but the type must be Sendable).
-    private let received = Locked(0)
+    /// Bytes and update callbacks delivered (touched only on `imageDownloadQueue`, but the type must be Sendable).
+    private let received = Locked((bytes: 0, updates: 0))
 
     init(_ request: ImageDownloadRequest, expectedByteCount: Int, queue: DispatchQueue, tally: DownloadTally) {
         imageDownloadRequest = request
@@ -65,21 +72,24 @@ final class BenchmarkDownloadMember: ImageDownloadDelegate {
     func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedByteCount: Int?) {}
 
     func imageDownloadDidReset(_ download: ImageDownloadHandle) {
-        received.withLock { $0 = 0 }
+        received.withLock { $0.bytes = 0 }
     }
 
     func imageDownload(_ download: ImageDownloadHandle, didUpdate update: ImageDownloadUpdate) {
-        received.withLock { $0 += update.data.count }
+        received.withLock {
+            $0.bytes += update.data.count
+            $0.updates += 1
+        }
     }
 
     func imageDownload(_ download: ImageDownloadHandle, didCompleteWith result: Result<ImageDownloadResult, any Error>) {
         switch result {
         case .success(let value):
             let updates = received.withLock { $0 }
-            if value.data.count == expectedByteCount && updates == expectedByteCount {
-                tally.succeeded()
+            if value.data.count == expectedByteCount && updates.bytes == expectedByteCount {
+                tally.succeeded(updates: updates.updates)
             } else {
-                tally.failed("\(download.url.path): \(value.data.count) bytes in the result, \(updates) in the updates, expected \(expectedByteCount)")
+                tally.failed("\(download.url.path): \(value.data.count) bytes in the result, \(updates.bytes) in the updates, expected \(expectedByteCount)")
             }
         case .failure(let error):
             tally.failed("\(download.url.path): \(error)")

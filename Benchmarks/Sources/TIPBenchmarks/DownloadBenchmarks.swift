@@ -58,9 +58,14 @@ enum DownloadBenchmarks {
             try tally.wait(expecting: members.count)
         }
 
+        let streaming = URLSessionDelegateLoop(concurrency: concurrency)
+        server.resetLog()
+        let baseline = try Harness.measure { try streaming.run(urls: urls, expectedByteCounts: sizes) }
+        try checkRequestLog(server, expected: smallImageCount * (Harness.iterations + 1), what: "the URLSession delegate loop")
+
         let loop = URLSessionLoop(concurrency: concurrency)
         server.resetLog()
-        let baseline = try Harness.measure { try loop.run(urls: urls, expectedByteCounts: sizes) }
+        let completionHandlers = try Harness.measure { try loop.run(urls: urls, expectedByteCounts: sizes) }
         try checkRequestLog(server, expected: smallImageCount * (Harness.iterations + 1), what: "the URLSession loop")
 
         server.resetLog()
@@ -94,10 +99,13 @@ enum DownloadBenchmarks {
 
         let curl = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root)
         let limit = try curl.map { curl in try Harness.measure { try curl.run() } }
+        streaming.invalidate()
 
         let name = "\(smallImageCount) small images over loopback, \(concurrency) in flight"
-        let baselineName = "plain URLSession loop, \(concurrency) in flight"
+        let baselineName = "plain URLSession delegate loop, \(concurrency) in flight"
         Harness.report("\(name): downloader, no pipeline", ours: ours, baselineName: baselineName, baseline: baseline, target: 1.0)
+        Harness.report("\(name): downloader, no pipeline", ours: ours, baselineName: "URLSession completion-handler loop", baseline: completionHandlers, target: nil,
+                       note: "information: the same loop without streaming")
         Harness.report("\(name): downloader + disk-cache writes", ours: withCache, baselineName: baselineName, baseline: baseline, target: nil,
                        note: "information: each image also written to a pipeline's disk cache")
         if let limit {
@@ -123,6 +131,7 @@ enum DownloadBenchmarks {
 
         /// `count` members for the same request (same URL, identifier, nil pipeline, hydrator and
         /// authorizer); the server must see exactly one request.
+        var updatesPerMember = 0
         func members(_ count: Int) throws {
             server.resetLog()
             let tally = DownloadTally()
@@ -132,6 +141,7 @@ enum DownloadBenchmarks {
             }
             for member in members { configuration.downloader.add(member) }
             try tally.wait(expecting: count)
+            updatesPerMember = tally.updateCount / count
             let requests = server.requestCount(for: path)
             guard requests == 1 else {
                 throw BenchmarkFailure("\(count) members of one download made \(requests) requests; exactly 1 expected")
@@ -139,11 +149,13 @@ enum DownloadBenchmarks {
         }
 
         let ours = try Harness.measure { try members(memberCount) }
+        let fanOut = updatesPerMember
         let baseline = try Harness.measure { try members(1) }
         let loop = URLSessionLoop(concurrency: 1)
         let plain = try Harness.measure { try loop.run(urls: [url], expectedByteCounts: [jpeg.count]) }
         Harness.report("\(memberCount) concurrent members for one \(jpeg.count / 1024) KiB URL", ours: ours,
-                       baselineName: "one member alone", baseline: baseline, target: 1.2, note: "exactly 1 request per run (server log)")
+                       baselineName: "one member alone", baseline: baseline, target: 1.2,
+                       note: "exactly 1 request per run (server log); \(fanOut) updates per member, \(fanOut * memberCount) member callbacks")
         Harness.report("one member for one \(jpeg.count / 1024) KiB URL", ours: baseline,
                        baselineName: "one plain URLSession data task", baseline: plain, target: nil, note: "information")
     }
@@ -238,5 +250,83 @@ struct CurlLoop {
         guard ok, sizes == expectedSizes else {
             throw BenchmarkFailure("curl: \(lines.count) transfers, all 200: \(ok), sizes as expected: \(sizes == expectedSizes)")
         }
+    }
+}
+
+/// The main baseline: a plain URLSession streaming through a delegate, as TIP's provider does (no cookies, no
+/// URL cache, a serial delegate queue), assembling each body and starting the next URL as each one ends.
+final class URLSessionDelegateLoop: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Everything mutable is in `state`; `session` is set once in init.
+    private struct State {
+        var next = 0
+        var urls: [URL] = []
+        var expected: [Int] = []
+        var bodies: [Int: (index: Int, data: Data)] = [:]
+        var tally: DownloadTally?
+    }
+
+    private var session: URLSession?
+    private let concurrency: Int
+    private let state = Locked(State())
+
+    init(concurrency: Int) {
+        self.concurrency = concurrency
+        super.init()
+        let configuration = URLSessionConfiguration.default
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+    }
+
+    /// Breaks the session → delegate cycle.
+    func invalidate() { session?.finishTasksAndInvalidate() }
+
+    /// Downloads every URL once; throws unless each answered 200 with exactly its expected byte count.
+    func run(urls: [URL], expectedByteCounts: [Int]) throws {
+        let tally = DownloadTally()
+        for _ in urls { tally.enter() }
+        state.withLock { $0 = State(urls: urls, expected: expectedByteCounts, tally: tally) }
+        for _ in 0..<min(concurrency, urls.count) { startNext() }
+        try tally.wait(expecting: urls.count)
+    }
+
+    private func startNext() {
+        guard let session else { return }
+        let next: (index: Int, url: URL)? = state.withLock { state in
+            guard state.next < state.urls.count else { return nil }
+            defer { state.next += 1 }
+            return (state.next, state.urls[state.next])
+        }
+        guard let next else { return }
+        let task = session.dataTask(with: next.url)
+        state.withLock { $0.bodies[task.taskIdentifier] = (next.index, Data()) }
+        task.resume()
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        state.withLock { $0.bodies[dataTask.taskIdentifier]?.data.append(data) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let (entry, expected, tally) = state.withLock { state in
+            let entry = state.bodies.removeValue(forKey: task.taskIdentifier)
+            return (entry, entry.map { state.expected[$0.index] }, state.tally)
+        }
+        let status = (task.response as? HTTPURLResponse)?.statusCode ?? 0
+        if error == nil, status == 200, let entry, entry.data.count == expected {
+            tally?.succeeded()
+        } else {
+            tally?.failed("task \(entry?.index ?? -1): status \(status), \(entry?.data.count ?? 0) of \(expected ?? 0) bytes, error \(String(describing: error))")
+        }
+        startNext()
     }
 }
