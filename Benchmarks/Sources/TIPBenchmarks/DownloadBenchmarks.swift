@@ -73,7 +73,9 @@ enum DownloadBenchmarks {
         let streaming = URLSessionDelegateLoop(concurrency: concurrency)
         defer { streaming.invalidate() }
         let loop = URLSessionLoop(concurrency: concurrency)
-        let curl = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root)
+        let curl = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root, toFiles: false)
+        let curlToFiles = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root, toFiles: true)
+        var curlRun = 0
         // Every variant checks its bytes; each run must also make exactly one 200 request per image.
         func checked(_ what: String, _ body: @escaping () throws -> Void) -> () throws -> Void {
             {
@@ -92,13 +94,20 @@ enum DownloadBenchmarks {
             },
         ]
         var names = ["URLSession delegate loop", "URLSession completion-handler loop", "downloader", "downloader + disk cache"]
-        if let curl {
+        if let curl, let curlToFiles {
             variants.append(checked("curl") { try curl.run() })
             names.append("curl (server only; curl is another process)")
+            // Each run into a fresh directory, as the pipelines above.
+            variants.append(checked("curl to files") {
+                try curlToFiles.run(outputDirectory: root.appendingPathComponent("curl-files-\(curlRun)", isDirectory: true))
+                curlRun += 1
+            })
+            names.append("curl to files (server only)")
         }
         let samples = try interleaved(variants, names: names)
         let (streamingLoop, completionHandlers, ours, withCache) = (samples[0], samples[1], samples[2], samples[3])
         let limit = curl == nil ? nil : samples[4]
+        let limitToFiles = curl == nil ? nil : samples[5]
 
         let stored = pipelines.last.map { pipeline in
             urls.filter { pipeline.diskCache.entry(withIdentifier: $0.absoluteString)?.complete != nil }.count
@@ -125,6 +134,10 @@ enum DownloadBenchmarks {
             Harness.report("\(name): curl --parallel-max \(concurrency) (the limit)", ours: limit, baselineName: baselineName, baseline: baseline, target: nil,
                            note: "the limit: one curl process, same URLs")
             Harness.report("\(name): downloader, no pipeline", ours: ours, baselineName: "curl --parallel-max \(concurrency)", baseline: limit, target: nil)
+        }
+        if let limitToFiles {
+            Harness.report("\(name): downloader + disk-cache writes", ours: withCache, baselineName: "curl --parallel-max \(concurrency), one file per image", baseline: limitToFiles,
+                           target: nil, note: "information: curl neither fsyncs nor renames; the cache does both for crash safety")
         }
     }
 
@@ -261,26 +274,31 @@ struct CurlLoop {
     let expectedSizes: [Int]
     let concurrency: Int
 
-    /// nil (with a note) when curl is not installed.
-    init?(urls: [URL], expectedByteCounts: [Int], concurrency: Int, directory: URL) throws {
+    /// nil (with a note) when curl is not installed. `toFiles`: each image to its own file (`run(outputDirectory:)`)
+    /// instead of /dev/null.
+    init?(urls: [URL], expectedByteCounts: [Int], concurrency: Int, directory: URL, toFiles: Bool) throws {
         guard let path = ["/usr/bin/curl", "/usr/local/bin/curl", "/bin/curl"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             print("note: curl not found; its row is skipped (Benchmarks/run installs it)")
             return nil
         }
         executable = path
-        let config = directory.appendingPathComponent("curl-urls.txt")
-        try urls.map { "url = \"\($0.absoluteString)\"\noutput = \"/dev/null\"\n" }.joined().write(to: config, atomically: true, encoding: .utf8)
+        let config = directory.appendingPathComponent(toFiles ? "curl-urls-files.txt" : "curl-urls.txt")
+        try urls.enumerated().map { index, url in
+            "url = \"\(url.absoluteString)\"\noutput = \"\(toFiles ? "\(index).jpg" : "/dev/null")\"\n"
+        }.joined().write(to: config, atomically: true, encoding: .utf8)
         configFile = config.path
         expectedSizes = expectedByteCounts.sorted()
         self.concurrency = concurrency
     }
 
-    /// One curl run; throws unless every transfer answered 200 with the expected sizes.
-    func run() throws {
+    /// One curl run (files go to `outputDirectory`, made by curl); throws unless every transfer answered 200 with
+    /// the expected sizes.
+    func run(outputDirectory: URL? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--silent", "--show-error", "--no-progress-meter", "--parallel", "--parallel-max", "\(concurrency)",
                              "--write-out", "%{http_code} %{size_download}\\n", "--config", configFile]
+            + (outputDirectory.map { ["--create-dirs", "--output-dir", $0.path] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         try process.run()
