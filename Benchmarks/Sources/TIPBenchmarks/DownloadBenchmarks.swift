@@ -158,12 +158,13 @@ enum DownloadBenchmarks {
         /// `count` members for the same request (same URL, identifier, nil pipeline, hydrator and
         /// authorizer); the server must see exactly one request.
         var updatesPerMember = 0
-        func members(_ count: Int) throws {
+        func members(_ count: Int, ownQueues: Bool = false) throws {
             server.resetLog()
             let tally = DownloadTally()
             let request = ImageDownloadRequest(url: url)
-            let members = (0..<count).map { _ in
-                BenchmarkDownloadMember(request, expectedByteCount: jpeg.count, queue: memberQueue, tally: tally)
+            let members = (0..<count).map { index in
+                BenchmarkDownloadMember(request, expectedByteCount: jpeg.count,
+                                        queue: ownQueues ? DispatchQueue(label: "tip-bench.member-\(index)") : memberQueue, tally: tally)
             }
             for member in members { configuration.downloader.add(member) }
             try tally.wait(expecting: count)
@@ -183,11 +184,15 @@ enum DownloadBenchmarks {
             },
             { try members(1) },
             { try loop.run(urls: [url], expectedByteCounts: [jpeg.count]) },
-        ], names: ["\(memberCount) members", "one member", "one URLSession task"])
-        let (ours, baseline, plain) = (samples[0], samples[1], samples[2])
+            { try members(memberCount, ownQueues: true) },
+        ], names: ["\(memberCount) members", "one member", "one URLSession task", "\(memberCount) members, own queues"])
+        let (ours, baseline, plain, ownQueues) = (samples[0], samples[1], samples[2], samples[3])
         Harness.report("\(memberCount) concurrent members for one \(jpeg.count / 1024) KiB URL", ours: ours,
                        baselineName: "one member alone", baseline: baseline, target: 1.2,
                        note: "exactly 1 request per run (server log); \(fanOut) updates per member, \(fanOut * memberCount) member callbacks")
+        Harness.report("\(memberCount) concurrent members for one \(jpeg.count / 1024) KiB URL, each on its own queue", ours: ownQueues,
+                       baselineName: "one member alone", baseline: baseline, target: nil,
+                       note: "information: the members above share one serial queue")
         Harness.report("one member for one \(jpeg.count / 1024) KiB URL", ours: baseline,
                        baselineName: "one plain URLSession data task", baseline: plain, target: nil, note: "information")
     }
