@@ -16,6 +16,8 @@ let package = Package(
             name: "TIPBenchmarks",
             dependencies: [
                 .product(name: "TIP", package: "TIP"),
+                // The embedded loopback server the download benchmarks fetch from.
+                .product(name: "TIPImageServer", package: "TIP"),
                 "CTurboJPEGDirect",
             ]
         ),

@@ -1,0 +1,398 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import TIP
+import TIPImageServer
+
+/// The download rows of PERFORMANCE.md, over loopback from the embedded image server (in-memory images,
+/// no throttle): 1,000 distinct small images through the downloader vs a plain URLSession loop with the
+/// same concurrency (and curl as the limit), and 100 members sharing one download vs one member alone.
+/// Every run checks its bytes and the server's request log, so a broken run cannot report a good number.
+enum DownloadBenchmarks {
+    /// Downloads in flight, for the downloader (`maxConcurrentImagePipelineDownloadCount`) and every baseline.
+    static let concurrency = 4
+    static let smallImageCount = 1_000
+
+    static func run() throws {
+        let server = TIPImageServer()
+        try server.start()
+        defer { server.stop() }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-bench-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try manySmallImages(server: server, root: root)
+        try oneURLManyMembers(server: server, root: root)
+    }
+
+    // MARK: 1,000 small images
+
+    static func manySmallImages(server: TIPImageServer, root: URL) throws {
+        // Distinct images: the size changes with the index (40 widths x 25 heights).
+        var sizes: [Int] = []
+        var urls: [URL] = []
+        for index in 0..<smallImageCount {
+            let jpeg = try Inputs.generated(.jpeg, width: 200 + index % 40, height: 150 + index / 40, quality: 0.8)
+            let path = "/small/\(index).jpg"
+            server.setImage(jpeg, at: path)
+            sizes.append(jpeg.count)
+            urls.append(server.url(for: path))
+        }
+        let total = sizes.reduce(0, +)
+        print("note: \(smallImageCount) JPEGs, \(sizes.min() ?? 0)-\(sizes.max() ?? 0) bytes, \(total / 1024) KiB in all, \(concurrency) in flight")
+
+        let configuration = GlobalConfiguration(cachesRootDirectory: root.appendingPathComponent("many", isDirectory: true))
+        configuration.maxConcurrentImagePipelineDownloadCount = concurrency
+        configuration.maxBytesForAllDiskCaches = 1 << 36
+        configuration.maxCountForAllDiskCaches = 0
+        let memberQueue = DispatchQueue(label: "tip-bench.download-members")
+
+        /// One run through the downloader; `pipeline` nil caches nothing.
+        func downloader(pipeline: ImagePipeline?) throws {
+            let tally = DownloadTally()
+            let members = urls.indices.map { index in
+                BenchmarkDownloadMember(ImageDownloadRequest(url: urls[index], pipeline: pipeline),
+                                        expectedByteCount: sizes[index], queue: memberQueue, tally: tally)
+            }
+            for member in members { configuration.downloader.add(member) }
+            try tally.wait(expecting: members.count)
+        }
+
+        // With a pipeline: every download also streams into a disk-cache file, finalized before the completion.
+        // A fresh pipeline (its own directory) per run keeps the caches cold.
+        var pipelines: [ImagePipeline] = []
+        for run in 0...Harness.iterations {
+            guard let pipeline = ImagePipeline(identifier: "bench-many-\(run)", configuration: configuration) else {
+                throw BenchmarkFailure("could not make pipeline bench-many-\(run)")
+            }
+            pipeline.diskCache.waitUntilManifestLoaded()
+            pipelines.append(pipeline)
+        }
+        var nextPipeline = 0
+
+        let streaming = URLSessionDelegateLoop(concurrency: concurrency)
+        defer { streaming.invalidate() }
+        let loop = URLSessionLoop(concurrency: concurrency)
+        let curl = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root, toFiles: false)
+        let curlToFiles = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root, toFiles: true)
+        var curlRun = 0
+        // Every variant checks its bytes; each run must also make exactly one 200 request per image.
+        func checked(_ what: String, _ body: @escaping () throws -> Void) -> () throws -> Void {
+            {
+                server.resetLog()
+                try body()
+                try checkRequestLog(server, expected: smallImageCount, what: what)
+            }
+        }
+        var variants: [() throws -> Void] = [
+            checked("the URLSession delegate loop") { try streaming.run(urls: urls, expectedByteCounts: sizes) },
+            checked("the URLSession completion-handler loop") { try loop.run(urls: urls, expectedByteCounts: sizes) },
+            checked("the downloader") { try downloader(pipeline: nil) },
+            checked("the downloader with a pipeline") {
+                try downloader(pipeline: pipelines[nextPipeline])
+                nextPipeline += 1
+            },
+        ]
+        var names = ["URLSession delegate loop", "URLSession completion-handler loop", "downloader", "downloader + disk cache"]
+        if let curl, let curlToFiles {
+            variants.append(checked("curl") { try curl.run() })
+            names.append("curl (server only; curl is another process)")
+            // Each run into a fresh directory, as the pipelines above.
+            variants.append(checked("curl to files") {
+                try curlToFiles.run(outputDirectory: root.appendingPathComponent("curl-files-\(curlRun)", isDirectory: true))
+                curlRun += 1
+            })
+            names.append("curl to files (server only)")
+        }
+        let samples = try interleaved(variants, names: names)
+        let (streamingLoop, completionHandlers, ours, withCache) = (samples[0], samples[1], samples[2], samples[3])
+        let limit = curl == nil ? nil : samples[4]
+        let limitToFiles = curl == nil ? nil : samples[5]
+
+        let stored = pipelines.last.map { pipeline in
+            urls.filter { pipeline.diskCache.entry(withIdentifier: $0.absoluteString)?.complete != nil }.count
+        } ?? 0
+        guard stored == smallImageCount else {
+            throw BenchmarkFailure("the pipeline's disk cache holds \(stored) of \(smallImageCount) complete images")
+        }
+        pipelines.removeAll()
+
+        let name = "\(smallImageCount) small images over loopback, \(concurrency) in flight"
+        // The target is judged against the faster of the two plain URLSession loops of this run.
+        let streamingName = "URLSession delegate loop, \(concurrency) in flight"
+        let handlersName = "URLSession completion-handler loop, \(concurrency) in flight"
+        let streamingIsFaster = streamingLoop.median <= completionHandlers.median
+        let (baselineName, baseline) = streamingIsFaster ? (streamingName, streamingLoop) : (handlersName, completionHandlers)
+        let (otherName, other) = streamingIsFaster ? (handlersName, completionHandlers) : (streamingName, streamingLoop)
+        Harness.report("\(name): downloader, no pipeline", ours: ours, baselineName: baselineName, baseline: baseline, target: 1.0,
+                       note: "the faster plain URLSession loop of this run")
+        Harness.report("\(name): downloader, no pipeline", ours: ours, baselineName: otherName, baseline: other, target: nil,
+                       note: "information: the slower URLSession loop")
+        Harness.report("\(name): downloader + disk-cache writes", ours: withCache, baselineName: baselineName, baseline: baseline, target: nil,
+                       note: "information: each image also written to a pipeline's disk cache")
+        if let limit {
+            Harness.report("\(name): curl --parallel-max \(concurrency) (the limit)", ours: limit, baselineName: baselineName, baseline: baseline, target: nil,
+                           note: "the limit: one curl process, same URLs")
+            Harness.report("\(name): downloader, no pipeline", ours: ours, baselineName: "curl --parallel-max \(concurrency)", baseline: limit, target: nil)
+        }
+        if let limitToFiles {
+            Harness.report("\(name): downloader + disk-cache writes", ours: withCache, baselineName: "curl --parallel-max \(concurrency), one file per image", baseline: limitToFiles,
+                           target: nil, note: "information: curl neither fsyncs nor renames; the cache does both for crash safety")
+        }
+    }
+
+    // MARK: 100 members, one URL
+
+    static func oneURLManyMembers(server: TIPImageServer, root: URL) throws {
+        let jpeg = try Inputs.generated(.jpeg, width: 2_400, height: 1_600, quality: 0.9)
+        let path = "/large.jpg"
+        server.setImage(jpeg, at: path)
+        let url = server.url(for: path)
+        let memberCount = 100
+        print("note: one \(jpeg.count / 1024) KiB JPEG, \(memberCount) members at once")
+
+        let configuration = GlobalConfiguration(cachesRootDirectory: root.appendingPathComponent("one", isDirectory: true))
+        configuration.maxConcurrentImagePipelineDownloadCount = concurrency
+        let memberQueue = DispatchQueue(label: "tip-bench.shared-download-members")
+
+        /// `count` members for the same request (same URL, identifier, nil pipeline, hydrator and
+        /// authorizer); the server must see exactly one request.
+        var updatesPerMember = 0
+        func members(_ count: Int, ownQueues: Bool = false) throws {
+            server.resetLog()
+            let tally = DownloadTally()
+            let request = ImageDownloadRequest(url: url)
+            let members = (0..<count).map { index in
+                BenchmarkDownloadMember(request, expectedByteCount: jpeg.count,
+                                        queue: ownQueues ? DispatchQueue(label: "tip-bench.member-\(index)") : memberQueue, tally: tally)
+            }
+            for member in members { configuration.downloader.add(member) }
+            try tally.wait(expecting: count)
+            updatesPerMember = tally.updateCount / count
+            let requests = server.requestCount(for: path)
+            guard requests == 1 else {
+                throw BenchmarkFailure("\(count) members of one download made \(requests) requests; exactly 1 expected")
+            }
+        }
+
+        let loop = URLSessionLoop(concurrency: 1)
+        var fanOut = 0
+        let samples = try interleaved([
+            {
+                try members(memberCount)
+                fanOut = updatesPerMember
+            },
+            { try members(1) },
+            { try loop.run(urls: [url], expectedByteCounts: [jpeg.count]) },
+            { try members(memberCount, ownQueues: true) },
+        ], names: ["\(memberCount) members", "one member", "one URLSession task", "\(memberCount) members, own queues"])
+        let (ours, baseline, plain, ownQueues) = (samples[0], samples[1], samples[2], samples[3])
+        Harness.report("\(memberCount) concurrent members for one \(jpeg.count / 1024) KiB URL", ours: ours,
+                       baselineName: "one member alone", baseline: baseline, target: 1.2,
+                       note: "exactly 1 request per run (server log); \(fanOut) updates per member, \(fanOut * memberCount) member callbacks")
+        Harness.report("\(memberCount) concurrent members for one \(jpeg.count / 1024) KiB URL, each on its own queue", ours: ownQueues,
+                       baselineName: "one member alone", baseline: baseline, target: nil,
+                       note: "information: the members above share one serial queue")
+        Harness.report("one member for one \(jpeg.count / 1024) KiB URL", ours: baseline,
+                       baselineName: "one plain URLSession data task", baseline: plain, target: nil, note: "information")
+    }
+
+    /// Like `Harness.measure` (one warm-up each, then `Harness.iterations` measured runs), but the variants
+    /// take turns within each iteration, in a rotating order, so that the machine's drift hits them alike.
+    /// With `names`, also prints each variant's median process CPU time (server included) per run.
+    static func interleaved(_ bodies: [() throws -> Void], names: [String] = []) throws -> [Samples] {
+        for body in bodies { try body() }
+        var values = Array(repeating: [Double](), count: bodies.count)
+        var cpu = Array(repeating: [Double](), count: bodies.count)
+        for iteration in 0..<Harness.iterations {
+            for offset in bodies.indices {
+                let index = (iteration + offset) % bodies.count
+                let start = DispatchTime.now().uptimeNanoseconds
+                let cpuStart = Harness.cpuNanoseconds()
+                try bodies[index]()
+                values[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                cpu[index].append(Double(Harness.cpuNanoseconds() - cpuStart) / 1e6)
+            }
+        }
+        if names.count == bodies.count {
+            let medians = zip(names, cpu).map { "\($0) \(Harness.format(Samples($1).median)) ms" }
+            print("note: process CPU per run (all threads, the in-process server included): " + medians.joined(separator: ", "))
+        }
+        return values.map(Samples.init)
+    }
+
+    private static func checkRequestLog(_ server: TIPImageServer, expected: Int, what: String) throws {
+        let requests = server.allRequests
+        let bad = requests.filter { $0.status != 200 }
+        guard requests.count == expected, bad.isEmpty else {
+            throw BenchmarkFailure("\(what) made \(requests.count) requests (expected \(expected)), \(bad.count) not answered 200")
+        }
+    }
+}
+
+/// The baseline: a plain URLSession (configured like TIP's provider: no cookies, no URL cache) running
+/// completion-handler data tasks, starting the next URL as each one ends so that `concurrency` are in flight.
+final class URLSessionLoop: Sendable {
+    private let session: URLSession
+    private let concurrency: Int
+
+    init(concurrency: Int) {
+        let configuration = URLSessionConfiguration.default
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        session = URLSession(configuration: configuration)
+        self.concurrency = concurrency
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// Downloads every URL once; throws unless each answered 200 with exactly its expected byte count.
+    func run(urls: [URL], expectedByteCounts: [Int]) throws {
+        let tally = DownloadTally()
+        for _ in urls { tally.enter() }
+        let next = Locked(0)
+        let session = self.session
+        @Sendable func startNext() {
+            let index = next.withLock { value in defer { value += 1 }; return value }
+            guard index < urls.count else { return }
+            session.dataTask(with: urls[index]) { data, response, error in
+                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                if error == nil, status == 200, data?.count == expectedByteCounts[index] {
+                    tally.succeeded()
+                } else {
+                    tally.failed("\(urls[index].path): status \(status), \(data?.count ?? 0) bytes, error \(String(describing: error))")
+                }
+                startNext()
+            }.resume()
+        }
+        for _ in 0..<min(concurrency, urls.count) { startNext() }
+        try tally.wait(expecting: urls.count)
+    }
+}
+
+/// The limit: one `curl --parallel` process fetching the same URLs to /dev/null with the same concurrency.
+struct CurlLoop {
+    let executable: String
+    let configFile: String
+    let expectedSizes: [Int]
+    let concurrency: Int
+
+    /// nil (with a note) when curl is not installed. `toFiles`: each image to its own file (`run(outputDirectory:)`)
+    /// instead of /dev/null.
+    init?(urls: [URL], expectedByteCounts: [Int], concurrency: Int, directory: URL, toFiles: Bool) throws {
+        guard let path = ["/usr/bin/curl", "/usr/local/bin/curl", "/bin/curl"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("note: curl not found; its row is skipped (Benchmarks/run installs it)")
+            return nil
+        }
+        executable = path
+        let config = directory.appendingPathComponent(toFiles ? "curl-urls-files.txt" : "curl-urls.txt")
+        try urls.enumerated().map { index, url in
+            "url = \"\(url.absoluteString)\"\noutput = \"\(toFiles ? "\(index).jpg" : "/dev/null")\"\n"
+        }.joined().write(to: config, atomically: true, encoding: .utf8)
+        configFile = config.path
+        expectedSizes = expectedByteCounts.sorted()
+        self.concurrency = concurrency
+    }
+
+    /// One curl run (files go to `outputDirectory`, made by curl); throws unless every transfer answered 200 with
+    /// the expected sizes.
+    func run(outputDirectory: URL? = nil) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--silent", "--show-error", "--no-progress-meter", "--parallel", "--parallel-max", "\(concurrency)",
+                             "--write-out", "%{http_code} %{size_download}\\n", "--config", configFile]
+            + (outputDirectory.map { ["--create-dirs", "--output-dir", $0.path] } ?? [])
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchmarkFailure("curl exited with \(process.terminationStatus)") }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        let ok = lines.allSatisfy { $0.hasPrefix("200 ") }
+        let sizes = lines.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.sorted()
+        guard ok, sizes == expectedSizes else {
+            throw BenchmarkFailure("curl: \(lines.count) transfers, all 200: \(ok), sizes as expected: \(sizes == expectedSizes)")
+        }
+    }
+}
+
+/// The main baseline: a plain URLSession streaming through a delegate, as TIP's provider does (no cookies, no
+/// URL cache, a serial delegate queue), assembling each body and starting the next URL as each one ends.
+final class URLSessionDelegateLoop: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Everything mutable is in `state`; `session` is set once in init.
+    private struct State {
+        var next = 0
+        var urls: [URL] = []
+        var expected: [Int] = []
+        var bodies: [Int: (index: Int, data: Data)] = [:]
+        var tally: DownloadTally?
+    }
+
+    private var session: URLSession?
+    private let concurrency: Int
+    private let state = Locked(State())
+
+    init(concurrency: Int) {
+        self.concurrency = concurrency
+        super.init()
+        let configuration = URLSessionConfiguration.default
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+    }
+
+    /// Breaks the session → delegate cycle.
+    func invalidate() { session?.finishTasksAndInvalidate() }
+
+    /// Downloads every URL once; throws unless each answered 200 with exactly its expected byte count.
+    func run(urls: [URL], expectedByteCounts: [Int]) throws {
+        let tally = DownloadTally()
+        for _ in urls { tally.enter() }
+        state.withLock { $0 = State(urls: urls, expected: expectedByteCounts, tally: tally) }
+        for _ in 0..<min(concurrency, urls.count) { startNext() }
+        try tally.wait(expecting: urls.count)
+    }
+
+    private func startNext() {
+        guard let session else { return }
+        let next: (index: Int, url: URL)? = state.withLock { state in
+            guard state.next < state.urls.count else { return nil }
+            defer { state.next += 1 }
+            return (state.next, state.urls[state.next])
+        }
+        guard let next else { return }
+        let task = session.dataTask(with: next.url)
+        state.withLock { $0.bodies[task.taskIdentifier] = (next.index, Data()) }
+        task.resume()
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        state.withLock { $0.bodies[dataTask.taskIdentifier]?.data.append(data) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let (entry, expected, tally) = state.withLock { state in
+            let entry = state.bodies.removeValue(forKey: task.taskIdentifier)
+            return (entry, entry.map { state.expected[$0.index] }, state.tally)
+        }
+        let status = (task.response as? HTTPURLResponse)?.statusCode ?? 0
+        if error == nil, status == 200, let entry, entry.data.count == expected {
+            tally?.succeeded()
+        } else {
+            tally?.failed("task \(entry?.index ?? -1): status \(status), \(entry?.data.count ?? 0) of \(expected ?? 0) bytes, error \(String(describing: error))")
+        }
+        startNext()
+    }
+}
