@@ -14,6 +14,9 @@ final class SharedImageDownload: @unchecked Sendable {
         let delegate: any ImageDownloadDelegate
         let request: ImageDownloadRequest
         var priority: ImageFetchPriority
+        /// The update whose delivery is queued on the member's queue but has not run yet: new bytes join it
+        /// instead of queueing one more callback (a slow or busy member gets fewer, larger updates).
+        var openBatch: Locked<ImageDownloadUpdate?>?
         var id: ObjectIdentifier { ObjectIdentifier(delegate) }
     }
 
@@ -122,7 +125,43 @@ final class SharedImageDownload: @unchecked Sendable {
         updatePriority()
     }
 
+    /// Hands `update` to every member, joining a member's queued update when there is one.
+    private func deliver(_ update: ImageDownloadUpdate) {
+        let handle = self.handle
+        for index in members.indices {
+            if let batch = members[index].openBatch, batch.withLock({ pending -> Bool in
+                guard var joined = pending else { return false }  // already delivered
+                joined.data.append(update.data)
+                joined.totalByteCount = update.totalByteCount
+                joined.expectedByteCount = update.expectedByteCount
+                joined.imageType = update.imageType
+                joined.dimensions = update.dimensions
+                joined.isResumed = update.isResumed
+                pending = joined
+                return true
+            }) {
+                continue
+            }
+            let batch = Locked<ImageDownloadUpdate?>(update)
+            members[index].openBatch = batch
+            let delegate = members[index].delegate
+            delegate.imageDownloadQueue.async {
+                let pending = batch.withLock { pending -> ImageDownloadUpdate? in
+                    defer { pending = nil }
+                    return pending
+                }
+                if let pending { delegate.imageDownload(handle, didUpdate: pending) }
+            }
+        }
+    }
+
+    /// Stops bytes from joining updates already queued: whatever is sent next must come after them.
+    private func closeBatches() {
+        for index in members.indices { members[index].openBatch = nil }
+    }
+
     private func forEachMember(_ body: @escaping @Sendable (any ImageDownloadDelegate, ImageDownloadHandle) -> Void) {
+        closeBatches()
         let handle = self.handle
         for member in members {
             let delegate = member.delegate
@@ -344,8 +383,7 @@ final class SharedImageDownload: @unchecked Sendable {
             }
         }
         header.consume(all: body, chunk: data, expectedLength: expectedByteCount)
-        let update = makeUpdate(chunk: data)
-        forEachMember { delegate, handle in delegate.imageDownload(handle, didUpdate: update) }
+        deliver(makeUpdate(chunk: data))
     }
 
     func attempt(_ attempt: ImageDownloadAttempt, didCompleteWith error: (any Error)?) {
@@ -447,6 +485,7 @@ final class SharedImageDownload: @unchecked Sendable {
         let file = temporaryFile
         temporaryFile = nil
         let metadata = diskMetadata(expectedLength: 0)
+        closeBatches()
         let members = self.members
         self.members = []
         let body = self.body
@@ -458,8 +497,7 @@ final class SharedImageDownload: @unchecked Sendable {
         let response = self.response
         let pipeline = self.pipeline
         let handle = self.handle
-        // Flushing the file can take milliseconds: off the downloader's queue.
-        DispatchQueue.global(qos: .utility).async {
+        let handOver: @Sendable () -> Void = {
             let stored = file?.finalize(metadata: metadata, complete: true) ?? false
             if let pipeline {
                 for observer in pipeline.allObservers {
@@ -475,6 +513,8 @@ final class SharedImageDownload: @unchecked Sendable {
                 delegate.imageDownloadQueue.async { delegate.imageDownload(handle, didCompleteWith: .success(result)) }
             }
         }
+        // Flushing a file can take milliseconds: off the downloader's queue. Without one, no hop.
+        if file != nil { DispatchQueue.global(qos: .utility).async(execute: handOver) } else { handOver() }
     }
 
     private func finish(failing error: any Error) {
@@ -488,12 +528,13 @@ final class SharedImageDownload: @unchecked Sendable {
         let keepPartial = isResumable
         let metadata = diskMetadata(expectedLength: expectedByteCount.map(Int64.init) ?? 0)
         let partial = keepPartial ? memoryPartial() : nil
+        closeBatches()
         let members = self.members
         self.members = []
         let pipeline = self.pipeline
         let identifier = request.identifier
         let handle = self.handle
-        DispatchQueue.global(qos: .utility).async {
+        let handOver: @Sendable () -> Void = {
             if let file {
                 if keepPartial { file.finalize(metadata: metadata, complete: false) } else { file.discard() }
             }
@@ -505,6 +546,7 @@ final class SharedImageDownload: @unchecked Sendable {
                 delegate.imageDownloadQueue.async { delegate.imageDownload(handle, didCompleteWith: .failure(error)) }
             }
         }
+        if file != nil || partial != nil { DispatchQueue.global(qos: .utility).async(execute: handOver) } else { handOver() }
     }
 
     /// Whether what arrived can be resumed later: the body began with a usable response carrying a

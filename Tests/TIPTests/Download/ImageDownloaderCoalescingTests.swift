@@ -186,6 +186,32 @@ struct ImageDownloaderCoalescingTests {
         await env.tearDown()
     }
 
+    @Test("a busy member gets the bytes in fewer, larger updates, in order")
+    func busyMemberUpdatesAreJoined() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let stubs = StubbingImageFetchDownloadProvider()
+        env.configuration.imageFetchDownloadProvider = stubs
+        let image = try DownloaderTestEnvironment.jpeg(width: 1600, height: 1200)
+        stubs.addDownloadStub(forRequestURL: env.server.url(for: "/busy.jpg"), responseData: image,
+                              responseMIMEType: "image/jpeg", shouldSupportResuming: false, suggestedBitrate: 0)
+        let busy = DownloadTestMember(env.request("/busy.jpg"))
+        let free = DownloadTestMember(env.request("/busy.jpg"))
+        busy.imageDownloadQueue.suspend()  // busy until the download is over
+        env.downloader.add(busy)
+        env.downloader.add(free)
+        #expect(await free.success()?.data == image)
+        busy.imageDownloadQueue.resume()
+        #expect(await busy.success()?.data == image)
+        #expect(busy.assembledBody == image)
+        let chunks = (image.count + StubbedImageFetchDownload.chunkSize - 1) / StubbedImageFetchDownload.chunkSize
+        let updates = { (member: DownloadTestMember) in member.events.filter { if case .update = $0 { true } else { false } }.count }
+        #expect(updates(free) >= 1)
+        #expect(updates(busy) < chunks)
+        #expect(busy.events.first.map { if case .started = $0 { true } else { false } } == true)
+        #expect(busy.events.last == .completed(success: true))
+        await env.tearDown()
+    }
+
     @Test("priority arithmetic: maximum of the members, floored at veryLow + 1")
     func priorityArithmetic() {
         #expect(ImageFetchPriority.downloadFloor.rawValue == -7)
