@@ -35,7 +35,7 @@ final class ImageDownloader: @unchecked Sendable {
             let id = ObjectIdentifier(member)
             guard memberships[id] == nil else { return }
             let download: SharedImageDownload
-            if let existing = downloads[request.joinKey] {
+            if let existing = downloads[request.joinKey], existing.acceptsMembers {
                 download = existing
             } else {
                 guard let configuration else {

@@ -14,9 +14,10 @@ final class SharedImageDownload: @unchecked Sendable {
         let delegate: any ImageDownloadDelegate
         let request: ImageDownloadRequest
         var priority: ImageFetchPriority
-        /// The update whose delivery is queued on the member's queue but has not run yet: new bytes join it
-        /// instead of queueing one more callback (a slow or busy member gets fewer, larger updates).
-        var openBatch: Locked<ImageDownloadUpdate?>?
+        /// Updates whose delivery is queued on the member's queue but has not run yet: new updates join
+        /// them instead of queueing one more block (a busy member costs one queue hop per batch, not per
+        /// chunk). Nil inside once delivered.
+        var openBatch: Locked<[ImageDownloadUpdate]?>?
         var id: ObjectIdentifier { ObjectIdentifier(delegate) }
     }
 
@@ -68,6 +69,9 @@ final class SharedImageDownload: @unchecked Sendable {
         self.queue = downloader.queue
         self.downloader = downloader
     }
+
+    /// Whether a new fetch may join: not once it is failing or lost every member (it is being cancelled).
+    var acceptsMembers: Bool { phase != .finished && failure == nil && !members.isEmpty }
 
     /// The priority the download runs at: the highest of its members', at least `veryLow + 1`.
     var priority: ImageFetchPriority {
@@ -125,32 +129,26 @@ final class SharedImageDownload: @unchecked Sendable {
         updatePriority()
     }
 
-    /// Hands `update` to every member, joining a member's queued update when there is one.
+    /// Hands `update` to every member, joining a member's queued batch when there is one.
     private func deliver(_ update: ImageDownloadUpdate) {
         let handle = self.handle
         for index in members.indices {
             if let batch = members[index].openBatch, batch.withLock({ pending -> Bool in
-                guard var joined = pending else { return false }  // already delivered
-                joined.data.append(update.data)
-                joined.totalByteCount = update.totalByteCount
-                joined.expectedByteCount = update.expectedByteCount
-                joined.imageType = update.imageType
-                joined.dimensions = update.dimensions
-                joined.isResumed = update.isResumed
-                pending = joined
+                guard pending != nil else { return false }  // already delivered
+                pending?.append(update)
                 return true
             }) {
                 continue
             }
-            let batch = Locked<ImageDownloadUpdate?>(update)
+            let batch = Locked<[ImageDownloadUpdate]?>([update])
             members[index].openBatch = batch
             let delegate = members[index].delegate
             delegate.imageDownloadQueue.async {
-                let pending = batch.withLock { pending -> ImageDownloadUpdate? in
+                let updates = batch.withLock { pending -> [ImageDownloadUpdate] in
                     defer { pending = nil }
-                    return pending
+                    return pending ?? []
                 }
-                if let pending { delegate.imageDownload(handle, didUpdate: pending) }
+                for update in updates { delegate.imageDownload(handle, didUpdate: update) }
             }
         }
     }

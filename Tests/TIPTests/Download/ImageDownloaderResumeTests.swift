@@ -183,7 +183,9 @@ struct ImageDownloaderResumeTests {
         env.server.setFault(nil, for: path)
         _ = try #require(await waitForPartial(env, env.server.url(for: path).absoluteString))
         let resumed = env.start(request)
-        #expect(await resumed.success()?.data == image)
+        let outcome = await resumed.completion()
+        if case .failure(let error) = outcome { Issue.record("the resume failed: \(error); events \(resumed.events)") }
+        #expect((try? outcome?.get())?.data == image)
         await env.tearDown()
     }
 
