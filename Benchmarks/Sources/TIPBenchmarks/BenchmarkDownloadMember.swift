@@ -77,7 +77,7 @@ final class BenchmarkDownloadMember: ImageDownloadDelegate {
 
     func imageDownload(_ download: ImageDownloadHandle, didUpdate update: ImageDownloadUpdate) {
         received.withLock {
-            $0.bytes += update.data.count
+            $0.bytes += update.appendedByteCount
             $0.updates += 1
         }
     }

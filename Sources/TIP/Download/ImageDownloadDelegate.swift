@@ -45,10 +45,13 @@ final class ImageDownloadHandle: Sendable {
     }
 }
 
-/// Bytes that arrived for a shared download.
+/// Bytes that arrived for a shared download (TIP's members are told a byte count too, not the bytes).
 struct ImageDownloadUpdate: Sendable {
-    /// The new bytes (for a late joiner: every byte so far, including a resumed partial).
-    var data: Data
+    /// How many bytes arrived since the member's previous update (for a late joiner, and for the update
+    /// that follows a resumed start: every byte so far). Updates queued for a busy member are merged, so
+    /// this may span several network chunks; the bytes themselves come with the result (and, for
+    /// progressive rendering, through the shared partial image).
+    var appendedByteCount: Int
     /// Bytes of the image held so far (resumed partial included).
     var totalByteCount: Int
     /// The image's full length, when the server said.

@@ -14,10 +14,10 @@ final class SharedImageDownload: @unchecked Sendable {
         let delegate: any ImageDownloadDelegate
         let request: ImageDownloadRequest
         var priority: ImageFetchPriority
-        /// Updates whose delivery is queued on the member's queue but has not run yet: new updates join
-        /// them instead of queueing one more block (a busy member costs one queue hop per batch, not per
-        /// chunk). Nil inside once delivered.
-        var openBatch: Locked<[ImageDownloadUpdate]?>?
+        /// The update whose delivery is queued on the member's queue but has not run yet: later bytes are
+        /// merged into it instead of queueing one more block (a busy member gets one callback per hop, not
+        /// one per chunk). Nil inside once delivered.
+        var openBatch: Locked<ImageDownloadUpdate?>?
         var id: ObjectIdentifier { ObjectIdentifier(delegate) }
     }
 
@@ -88,7 +88,7 @@ final class SharedImageDownload: @unchecked Sendable {
         if phase == .running && didStart {
             let handle = self.handle
             let start = (resume?.byteCount ?? 0, expectedByteCount ?? resume?.expectedByteCount)
-            let catchUp = body.isEmpty ? nil : makeUpdate(chunk: body)
+            let catchUp = body.isEmpty ? nil : makeUpdate(appended: body.count)
             delegate.imageDownloadQueue.async {
                 delegate.imageDownloadDidStart(handle, resumedByteCount: start.0, expectedByteCount: start.1)
                 if let catchUp { delegate.imageDownload(handle, didUpdate: catchUp) }
@@ -129,26 +129,28 @@ final class SharedImageDownload: @unchecked Sendable {
         updatePriority()
     }
 
-    /// Hands `update` to every member, joining a member's queued batch when there is one.
+    /// Hands `update` to every member, merging it into a member's queued update when there is one.
     private func deliver(_ update: ImageDownloadUpdate) {
         let handle = self.handle
         for index in members.indices {
             if let batch = members[index].openBatch, batch.withLock({ pending -> Bool in
-                guard pending != nil else { return false }  // already delivered
-                pending?.append(update)
+                guard let queued = pending else { return false }  // already delivered
+                var merged = update
+                merged.appendedByteCount += queued.appendedByteCount
+                pending = merged
                 return true
             }) {
                 continue
             }
-            let batch = Locked<[ImageDownloadUpdate]?>([update])
+            let batch = Locked<ImageDownloadUpdate?>(update)
             members[index].openBatch = batch
             let delegate = members[index].delegate
             delegate.imageDownloadQueue.async {
-                let updates = batch.withLock { pending -> [ImageDownloadUpdate] in
+                let pending = batch.withLock { pending -> ImageDownloadUpdate? in
                     defer { pending = nil }
-                    return pending ?? []
+                    return pending
                 }
-                for update in updates { delegate.imageDownload(handle, didUpdate: update) }
+                if let pending { delegate.imageDownload(handle, didUpdate: pending) }
             }
         }
     }
@@ -167,9 +169,9 @@ final class SharedImageDownload: @unchecked Sendable {
         }
     }
 
-    private func makeUpdate(chunk: Data) -> ImageDownloadUpdate {
+    private func makeUpdate(appended: Int) -> ImageDownloadUpdate {
         ImageDownloadUpdate(
-            data: chunk, totalByteCount: body.count, expectedByteCount: expectedByteCount,
+            appendedByteCount: appended, totalByteCount: body.count, expectedByteCount: expectedByteCount,
             imageType: header.imageType, dimensions: header.dimensions, isResumed: isResumed)
     }
 
@@ -253,7 +255,7 @@ final class SharedImageDownload: @unchecked Sendable {
         let resumed = resume?.byteCount ?? 0
         let expected = resume?.expectedByteCount
         // A resumed partial's bytes come first, as one update, so members hold the whole prefix.
-        let seeded = body.isEmpty ? nil : makeUpdate(chunk: body)
+        let seeded = body.isEmpty ? nil : makeUpdate(appended: body.count)
         forEachMember { delegate, handle in
             delegate.imageDownloadDidStart(handle, resumedByteCount: resumed, expectedByteCount: expected)
             if let seeded { delegate.imageDownload(handle, didUpdate: seeded) }
@@ -381,7 +383,7 @@ final class SharedImageDownload: @unchecked Sendable {
             }
         }
         header.consume(all: body, chunk: data, expectedLength: expectedByteCount)
-        deliver(makeUpdate(chunk: data))
+        deliver(makeUpdate(appended: data.count))
     }
 
     func attempt(_ attempt: ImageDownloadAttempt, didCompleteWith error: (any Error)?) {

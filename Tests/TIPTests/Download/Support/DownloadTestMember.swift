@@ -16,7 +16,7 @@ final class DownloadTestMember: ImageDownloadDelegate {
     private struct State {
         var priority: ImageFetchPriority
         var events: [Event] = []
-        var body = Data()
+        var received = 0
         var result: Result<ImageDownloadResult, any Error>?
     }
 
@@ -39,8 +39,8 @@ final class DownloadTestMember: ImageDownloadDelegate {
     }
 
     var events: [Event] { state.withLock { $0.events } }
-    /// The bytes the updates delivered (cleared by a reset), as a fetch operation would assemble them.
-    var assembledBody: Data { state.withLock { $0.body } }
+    /// The bytes the updates announced (back to 0 on a reset).
+    var receivedByteCount: Int { state.withLock { $0.received } }
     var result: Result<ImageDownloadResult, any Error>? { state.withLock { $0.result } }
 
     func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedByteCount: Int?) {
@@ -50,14 +50,14 @@ final class DownloadTestMember: ImageDownloadDelegate {
     func imageDownloadDidReset(_ download: ImageDownloadHandle) {
         state.withLock {
             $0.events.append(.reset)
-            $0.body = Data()
+            $0.received = 0
         }
     }
 
     func imageDownload(_ download: ImageDownloadHandle, didUpdate update: ImageDownloadUpdate) {
         state.withLock {
             $0.events.append(.update(total: update.totalByteCount))
-            $0.body.append(update.data)
+            $0.received += update.appendedByteCount
         }
         onUpdate?(self, update)
     }
