@@ -14,11 +14,32 @@ final class SharedImageDownload: @unchecked Sendable {
         let delegate: any ImageDownloadDelegate
         let request: ImageDownloadRequest
         var priority: ImageFetchPriority
-        /// The update whose delivery is queued on the member's queue but has not run yet: later bytes are
-        /// merged into it instead of queueing one more block (a busy member gets one callback per hop, not
-        /// one per chunk). Nil inside once delivered.
-        var openBatch: Locked<ImageDownloadUpdate?>?
         var id: ObjectIdentifier { ObjectIdentifier(delegate) }
+    }
+
+    /// Updates waiting on one member queue: a single queued block delivers them all, in member order. While
+    /// it has not run, later bytes are merged into the members' waiting updates instead of queueing more
+    /// blocks (members sharing a queue cost one hop per chunk, and a busy queue fewer). Nil inside once
+    /// delivered.
+    typealias Mailbox = Locked<MailboxContent?>
+
+    /// The waiting updates of one queue, in member order, with each member's position.
+    struct MailboxContent {
+        var entries: [(delegate: any ImageDownloadDelegate, update: ImageDownloadUpdate)] = []
+        var positions: [ObjectIdentifier: Int] = [:]
+
+        /// Adds `update` for `delegate`, or merges it into the one waiting (counts add up, the rest is newest).
+        mutating func put(_ update: ImageDownloadUpdate, for delegate: any ImageDownloadDelegate) {
+            let id = ObjectIdentifier(delegate)
+            if let index = positions[id] {
+                let total = entries[index].update.appendedByteCount + update.appendedByteCount
+                entries[index].update = update
+                entries[index].update.appendedByteCount = total
+            } else {
+                positions[id] = entries.count
+                entries.append((delegate, update))
+            }
+        }
     }
 
     enum Phase { case waiting, running, finished }
@@ -47,6 +68,9 @@ final class SharedImageDownload: @unchecked Sendable {
     private var attempt: ImageDownloadAttempt?
     private var resume: Resume?
     private var rangeWasRefused = false
+    private var appliedPriority: Operation.QueuePriority?
+    /// The open mailbox of each member queue (by queue identity).
+    private var mailboxes: [ObjectIdentifier: Mailbox] = [:]
     private var didStart = false
 
     // The body and what the response said.
@@ -115,8 +139,14 @@ final class SharedImageDownload: @unchecked Sendable {
         updatePriority()
     }
 
+    /// Tells the provider's download the priority when it changed (setting it can cost a lock or a hop).
     private func updatePriority() {
-        attempt?.download?.priority = priority.queuePriority
+        guard let download = attempt?.download else { return }
+        let current = priority.queuePriority
+        if current != appliedPriority {
+            appliedPriority = current
+            download.priority = current
+        }
     }
 
     /// Completes one member with `error` and lets it go.
@@ -129,35 +159,47 @@ final class SharedImageDownload: @unchecked Sendable {
         updatePriority()
     }
 
-    /// Hands `update` to every member, merging it into a member's queued update when there is one.
+    /// Hands `update` to every member, through one mailbox per member queue.
     private func deliver(_ update: ImageDownloadUpdate) {
         let handle = self.handle
-        for index in members.indices {
-            if let batch = members[index].openBatch, batch.withLock({ pending -> Bool in
-                guard let queued = pending else { return false }  // already delivered
-                var merged = update
-                merged.appendedByteCount += queued.appendedByteCount
-                pending = merged
+        var opened: [ObjectIdentifier: (queue: DispatchQueue, content: MailboxContent)] = [:]
+        var order: [ObjectIdentifier] = []
+        for member in members {
+            let queue = member.delegate.imageDownloadQueue
+            let queueID = ObjectIdentifier(queue)
+            if opened[queueID] != nil {
+                opened[queueID]?.content.put(update, for: member.delegate)
+                continue
+            }
+            if let mailbox = mailboxes[queueID], mailbox.withLock({ waiting -> Bool in
+                guard waiting != nil else { return false }  // already delivered
+                waiting?.put(update, for: member.delegate)
                 return true
             }) {
                 continue
             }
-            let batch = Locked<ImageDownloadUpdate?>(update)
-            members[index].openBatch = batch
-            let delegate = members[index].delegate
-            delegate.imageDownloadQueue.async {
-                let pending = batch.withLock { pending -> ImageDownloadUpdate? in
-                    defer { pending = nil }
-                    return pending
+            var content = MailboxContent()
+            content.put(update, for: member.delegate)
+            opened[queueID] = (queue, content)
+            order.append(queueID)
+        }
+        for queueID in order {
+            guard let (queue, content) = opened[queueID] else { continue }
+            let mailbox = Mailbox(content)
+            mailboxes[queueID] = mailbox
+            queue.async {
+                let waiting = mailbox.withLock { waiting in
+                    defer { waiting = nil }
+                    return waiting?.entries ?? []
                 }
-                if let pending { delegate.imageDownload(handle, didUpdate: pending) }
+                for entry in waiting { entry.delegate.imageDownload(handle, didUpdate: entry.update) }
             }
         }
     }
 
     /// Stops bytes from joining updates already queued: whatever is sent next must come after them.
     private func closeBatches() {
-        for index in members.indices { members[index].openBatch = nil }
+        mailboxes.removeAll(keepingCapacity: true)
     }
 
     private func forEachMember(_ body: @escaping @Sendable (any ImageDownloadDelegate, ImageDownloadHandle) -> Void) {
@@ -241,9 +283,10 @@ final class SharedImageDownload: @unchecked Sendable {
                 "The download provider returned a download for another context; a provider must make each download with the context it was given."))
         }
         attempt.download = download
+        appliedPriority = priority.queuePriority
         configuration.log(.debug, "download \(request.url.absoluteString) for \(members.count) fetch(es)"
             + (resume.map { ", resuming from byte \($0.byteCount)" } ?? ""))
-        download.priority = priority.queuePriority
+        download.priority = appliedPriority ?? .normal
         download.start()
     }
 

@@ -230,6 +230,26 @@ struct ImageDownloaderCoalescingTests {
         await env.tearDown()
     }
 
+    @Test("members sharing one queue each get every byte, in order, once")
+    func membersSharingAQueue() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 1200, height: 900)
+        env.server.setImage(image, at: "/shared-queue.jpg")
+        env.server.setThrottle(.init(bytesPerSecond: 3_000_000, chunkSize: 8 * 1024), for: "/shared-queue.jpg")
+        let queue = DispatchQueue(label: "tip-tests.shared-member-queue")
+        let members = (0..<20).map { _ in DownloadTestMember(env.request("/shared-queue.jpg"), queue: queue) }
+        for member in members { env.downloader.add(member) }
+        for member in members {
+            #expect(await member.success()?.data == image)
+            #expect(member.receivedByteCount == image.count)
+            let totals = member.events.compactMap { if case .update(let total) = $0 { total } else { nil } }
+            #expect(totals == totals.sorted() && totals.last == image.count)
+            #expect(member.events.last == .completed(success: true))
+        }
+        #expect(env.server.requestCount(for: "/shared-queue.jpg") == 1)
+        await env.tearDown()
+    }
+
     @Test("priority arithmetic: maximum of the members, floored at veryLow + 1")
     func priorityArithmetic() {
         #expect(ImageFetchPriority.downloadFloor.rawValue == -7)

@@ -21,14 +21,16 @@ final class DownloadTestMember: ImageDownloadDelegate {
     }
 
     let imageDownloadRequest: ImageDownloadRequest
-    let imageDownloadQueue = DispatchQueue(label: "tip-tests.download-member")
+    let imageDownloadQueue: DispatchQueue
     private let state: Locked<State>
     /// Runs on the member's queue after each update (e.g. to cancel mid-download).
     let onUpdate: (@Sendable (DownloadTestMember, ImageDownloadUpdate) -> Void)?
 
     init(_ request: ImageDownloadRequest, priority: ImageFetchPriority = .normal,
+         queue: DispatchQueue = DispatchQueue(label: "tip-tests.download-member"),
          onUpdate: (@Sendable (DownloadTestMember, ImageDownloadUpdate) -> Void)? = nil) {
         imageDownloadRequest = request
+        imageDownloadQueue = queue
         state = Locked(State(priority: priority))
         self.onUpdate = onUpdate
     }
