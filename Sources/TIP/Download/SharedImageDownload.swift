@@ -204,10 +204,29 @@ final class SharedImageDownload: @unchecked Sendable {
 
     private func forEachMember(_ body: @escaping @Sendable (any ImageDownloadDelegate, ImageDownloadHandle) -> Void) {
         closeBatches()
-        let handle = self.handle
-        for member in members {
-            let delegate = member.delegate
-            delegate.imageDownloadQueue.async { body(delegate, handle) }
+        Self.dispatch(to: members.map(\.delegate), handle: handle) { delegate, _, handle in body(delegate, handle) }
+    }
+
+    /// Runs `body` for each delegate on its queue, with one queued block per distinct queue (delegates
+    /// sharing a queue are called in order by the same block). `body` also gets the delegate's position.
+    private static func dispatch(
+        to delegates: [any ImageDownloadDelegate], handle: ImageDownloadHandle,
+        _ body: @escaping @Sendable (any ImageDownloadDelegate, Int, ImageDownloadHandle) -> Void
+    ) {
+        var groups: [ObjectIdentifier: (queue: DispatchQueue, members: [(Int, any ImageDownloadDelegate)])] = [:]
+        var order: [ObjectIdentifier] = []
+        for (position, delegate) in delegates.enumerated() {
+            let queue = delegate.imageDownloadQueue
+            let id = ObjectIdentifier(queue)
+            if groups[id] == nil {
+                groups[id] = (queue, [])
+                order.append(id)
+            }
+            groups[id]?.members.append((position, delegate))
+        }
+        for id in order {
+            guard let (queue, group) = groups[id] else { continue }
+            queue.async { for (position, delegate) in group { body(delegate, position, handle) } }
         }
     }
 
@@ -548,12 +567,13 @@ final class SharedImageDownload: @unchecked Sendable {
                                            byteCount: body.count, dimensions: dimensions, wasResumed: wasResumed)
                 }
             }
-            for (index, member) in members.enumerated() {
-                let result = ImageDownloadResult(
-                    data: body, url: url, imageType: type, dimensions: dimensions, isAnimated: isAnimated,
-                    wasResumed: wasResumed, response: response, isFirstMember: index == 0, wasStoredOnDisk: stored)
-                let delegate = member.delegate
-                delegate.imageDownloadQueue.async { delegate.imageDownload(handle, didCompleteWith: .success(result)) }
+            let result = ImageDownloadResult(
+                data: body, url: url, imageType: type, dimensions: dimensions, isAnimated: isAnimated,
+                wasResumed: wasResumed, response: response, isFirstMember: false, wasStoredOnDisk: stored)
+            Self.dispatch(to: members.map(\.delegate), handle: handle) { delegate, position, handle in
+                var own = result
+                own.isFirstMember = position == 0
+                delegate.imageDownload(handle, didCompleteWith: .success(own))
             }
         }
         // Flushing a file can take milliseconds: off the downloader's queue. Without one, no hop.
@@ -584,9 +604,8 @@ final class SharedImageDownload: @unchecked Sendable {
             if let partial, let pipeline {
                 pipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: identifier, partial: partial))
             }
-            for member in members {
-                let delegate = member.delegate
-                delegate.imageDownloadQueue.async { delegate.imageDownload(handle, didCompleteWith: .failure(error)) }
+            Self.dispatch(to: members.map(\.delegate), handle: handle) { delegate, _, handle in
+                delegate.imageDownload(handle, didCompleteWith: .failure(error))
             }
         }
         if file != nil || partial != nil { DispatchQueue.global(qos: .utility).async(execute: handOver) } else { handOver() }
