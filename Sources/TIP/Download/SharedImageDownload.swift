@@ -17,28 +17,22 @@ final class SharedImageDownload: @unchecked Sendable {
         var id: ObjectIdentifier { ObjectIdentifier(delegate) }
     }
 
-    /// Updates waiting on one member queue: a single queued block delivers them all, in member order. While
-    /// it has not run, later bytes are merged into the members' waiting updates instead of queueing more
-    /// blocks (members sharing a queue cost one hop per chunk, and a busy queue fewer). Nil inside once
-    /// delivered.
+    /// The update waiting on one member queue, for the members on that queue: a single queued block
+    /// delivers it to them all. While that block has not run, later bytes are merged into the waiting update
+    /// instead of queueing more blocks (members sharing a queue cost one hop and one lock per chunk, and a
+    /// busy queue fewer). Nil inside once delivered.
     typealias Mailbox = Locked<MailboxContent?>
 
-    /// The waiting updates of one queue, in member order, with each member's position.
+    /// The members a mailbox delivers to and their (merged) update.
     struct MailboxContent {
-        var entries: [(delegate: any ImageDownloadDelegate, update: ImageDownloadUpdate)] = []
-        var positions: [ObjectIdentifier: Int] = [:]
+        var delegates: [any ImageDownloadDelegate]
+        var update: ImageDownloadUpdate
 
-        /// Adds `update` for `delegate`, or merges it into the one waiting (counts add up, the rest is newest).
-        mutating func put(_ update: ImageDownloadUpdate, for delegate: any ImageDownloadDelegate) {
-            let id = ObjectIdentifier(delegate)
-            if let index = positions[id] {
-                let total = entries[index].update.appendedByteCount + update.appendedByteCount
-                entries[index].update = update
-                entries[index].update.appendedByteCount = total
-            } else {
-                positions[id] = entries.count
-                entries.append((delegate, update))
-            }
+        /// Merges a later `update` (counts add up; the rest is the newest).
+        mutating func merge(_ later: ImageDownloadUpdate) {
+            let total = update.appendedByteCount + later.appendedByteCount
+            update = later
+            update.appendedByteCount = total
         }
     }
 
@@ -69,8 +63,10 @@ final class SharedImageDownload: @unchecked Sendable {
     private var resume: Resume?
     private var rangeWasRefused = false
     private var appliedPriority: Operation.QueuePriority?
-    /// The open mailbox of each member queue (by queue identity).
-    private var mailboxes: [ObjectIdentifier: Mailbox] = [:]
+    /// The members grouped by queue (in member order), rebuilt when members join or leave.
+    private var queueGroups: [(queue: DispatchQueue, delegates: [any ImageDownloadDelegate])]?
+    /// The open mailbox of each queue group (same positions as `queueGroups`).
+    private var mailboxes: [Mailbox?] = []
     private var didStart = false
 
     // The body and what the response said.
@@ -119,6 +115,7 @@ final class SharedImageDownload: @unchecked Sendable {
             }
         }
         members.append(member)
+        membersDidChange()
         if !request.allowsFullDownload && phase == .running && response != nil && !isResumed {
             fail(member: member.id, ImageFetchError(.couldNotLoadImage,
                 "Only resuming was allowed, but this download is a whole one; allow the network source to load it."))
@@ -153,6 +150,7 @@ final class SharedImageDownload: @unchecked Sendable {
     private func fail(member id: ObjectIdentifier, _ error: any Error) {
         guard let index = members.firstIndex(where: { $0.id == id }) else { return }
         let delegate = members.remove(at: index).delegate
+        membersDidChange()
         downloader.memberDidLeave(id)
         let handle = self.handle
         delegate.imageDownloadQueue.async { delegate.imageDownload(handle, didCompleteWith: .failure(error)) }
@@ -161,45 +159,55 @@ final class SharedImageDownload: @unchecked Sendable {
 
     /// Hands `update` to every member, through one mailbox per member queue.
     private func deliver(_ update: ImageDownloadUpdate) {
+        let groups = currentQueueGroups()
+        if mailboxes.count != groups.count { mailboxes = Array(repeating: nil, count: groups.count) }
         let handle = self.handle
-        var opened: [ObjectIdentifier: (queue: DispatchQueue, content: MailboxContent)] = [:]
-        var order: [ObjectIdentifier] = []
-        for member in members {
-            let queue = member.delegate.imageDownloadQueue
-            let queueID = ObjectIdentifier(queue)
-            if opened[queueID] != nil {
-                opened[queueID]?.content.put(update, for: member.delegate)
-                continue
-            }
-            if let mailbox = mailboxes[queueID], mailbox.withLock({ waiting -> Bool in
+        for (index, group) in groups.enumerated() {
+            if let mailbox = mailboxes[index], mailbox.withLock({ waiting -> Bool in
                 guard waiting != nil else { return false }  // already delivered
-                waiting?.put(update, for: member.delegate)
+                waiting?.merge(update)
                 return true
             }) {
                 continue
             }
-            var content = MailboxContent()
-            content.put(update, for: member.delegate)
-            opened[queueID] = (queue, content)
-            order.append(queueID)
-        }
-        for queueID in order {
-            guard let (queue, content) = opened[queueID] else { continue }
-            let mailbox = Mailbox(content)
-            mailboxes[queueID] = mailbox
-            queue.async {
-                let waiting = mailbox.withLock { waiting in
+            let mailbox = Mailbox(MailboxContent(delegates: group.delegates, update: update))
+            mailboxes[index] = mailbox
+            group.queue.async {
+                guard let waiting = mailbox.withLock({ waiting in
                     defer { waiting = nil }
-                    return waiting?.entries ?? []
-                }
-                for entry in waiting { entry.delegate.imageDownload(handle, didUpdate: entry.update) }
+                    return waiting
+                }) else { return }
+                for delegate in waiting.delegates { delegate.imageDownload(handle, didUpdate: waiting.update) }
             }
         }
     }
 
+    private func currentQueueGroups() -> [(queue: DispatchQueue, delegates: [any ImageDownloadDelegate])] {
+        if let queueGroups { return queueGroups }
+        var groups: [(queue: DispatchQueue, delegates: [any ImageDownloadDelegate])] = []
+        var positions: [ObjectIdentifier: Int] = [:]
+        for member in members {
+            let queue = member.delegate.imageDownloadQueue
+            if let position = positions[ObjectIdentifier(queue)] {
+                groups[position].delegates.append(member.delegate)
+            } else {
+                positions[ObjectIdentifier(queue)] = groups.count
+                groups.append((queue, [member.delegate]))
+            }
+        }
+        queueGroups = groups
+        return groups
+    }
+
+    /// Members joined or left: regroup, and let no later bytes join updates queued before the change.
+    private func membersDidChange() {
+        queueGroups = nil
+        closeBatches()
+    }
+
     /// Stops bytes from joining updates already queued: whatever is sent next must come after them.
     private func closeBatches() {
-        mailboxes.removeAll(keepingCapacity: true)
+        for index in mailboxes.indices { mailboxes[index] = nil }
     }
 
     private func forEachMember(_ body: @escaping @Sendable (any ImageDownloadDelegate, ImageDownloadHandle) -> Void) {
@@ -550,6 +558,7 @@ final class SharedImageDownload: @unchecked Sendable {
         closeBatches()
         let members = self.members
         self.members = []
+        queueGroups = nil
         let body = self.body
         let url = request.url
         let type = header.imageType
@@ -594,6 +603,7 @@ final class SharedImageDownload: @unchecked Sendable {
         closeBatches()
         let members = self.members
         self.members = []
+        queueGroups = nil
         let pipeline = self.pipeline
         let identifier = request.identifier
         let handle = self.handle
