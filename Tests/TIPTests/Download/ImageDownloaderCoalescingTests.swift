@@ -178,6 +178,24 @@ struct ImageDownloaderCoalescingTests {
         await env.tearDown()
     }
 
+    @Test("a negative limit runs every download at once")
+    func negativeLimitIsUnlimited() async throws {
+        let env = try await DownloaderTestEnvironment()
+        env.configuration.maxConcurrentImagePipelineDownloadCount = -1
+        let image = try DownloaderTestEnvironment.jpeg(width: 300, height: 200)
+        var members: [DownloadTestMember] = []
+        for index in 0..<6 {
+            env.server.setImage(image, at: "/u\(index).jpg")
+            env.server.setFault(.stall(afterBodyBytes: 1000), for: "/u\(index).jpg")
+            members.append(env.start(env.request("/u\(index).jpg", cached: false)))
+        }
+        #expect(await eventually { env.downloader.counts == (6, 0) })
+        #expect(await env.server.waitUntil(timeout: .seconds(30)) { $0.allRequests.count == 6 })
+        for member in members { env.downloader.remove(member) }
+        for member in members { #expect((await member.failure() as? ImageFetchError)?.code == .cancelled) }
+        await env.tearDown()
+    }
+
     @Test("the download runs at the highest member priority (floor veryLow + 1) and follows changes")
     func priorityFollowsMembers() async throws {
         let env = try await DownloaderTestEnvironment()

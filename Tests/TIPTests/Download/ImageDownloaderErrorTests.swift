@@ -79,6 +79,24 @@ struct ImageDownloaderErrorTests {
         await env.tearDown()
     }
 
+    @Test("a server that stops sending times out; the partial is kept and the next download resumes it")
+    func timeoutKeepsPartial() async throws {
+        let env = try await DownloaderTestEnvironment()
+        env.configuration.imageFetchDownloadProvider = URLSessionImageFetchDownloadProvider(requestTimeout: 1)
+        let image = try DownloaderTestEnvironment.jpeg(width: 900, height: 700)
+        env.server.setImage(image, at: "/slow.jpg")
+        env.server.setFault(.stall(afterBodyBytes: image.count / 2), for: "/slow.jpg")
+        let error = await env.start(env.request("/slow.jpg")).failure()
+        #expect((error as? URLError)?.code == .timedOut)
+        let identifier = env.server.url(for: "/slow.jpg").absoluteString
+        #expect(await eventually { env.diskEntry(identifier)?.partial != nil })
+        #expect(env.diskEntry(identifier)?.partial?.byteCount == Int64(image.count / 2))
+        env.server.setFault(nil, for: "/slow.jpg")
+        let result = try #require(await env.start(env.request("/slow.jpg")).success())
+        #expect(result.wasResumed && result.data == image)
+        await env.tearDown()
+    }
+
     @Test("an error after the last byte is forgiven (with a problem report)")
     func errorAfterLastByte() async throws {
         let env = try await DownloaderTestEnvironment()
