@@ -17,36 +17,8 @@ final class SharedImageDownload: @unchecked Sendable {
         var id: ObjectIdentifier { ObjectIdentifier(delegate) }
     }
 
-    /// The update waiting on one member queue, for the members on that queue: a single queued block
-    /// delivers it to them all. While that block has not run, later bytes are merged into the waiting update
-    /// instead of queueing more blocks (members sharing a queue cost one hop and one lock per chunk, and a
-    /// busy queue fewer). Nil inside once delivered.
-    typealias Mailbox = Locked<MailboxContent?>
-
-    /// The members a mailbox delivers to and their (merged) update.
-    struct MailboxContent {
-        var delegates: [any ImageDownloadDelegate]
-        var update: ImageDownloadUpdate
-
-        /// Merges a later `update` (counts add up; the rest is the newest).
-        mutating func merge(_ later: ImageDownloadUpdate) {
-            let total = update.appendedByteCount + later.appendedByteCount
-            update = later
-            update.appendedByteCount = total
-        }
-    }
 
     enum Phase { case waiting, running, finished }
-
-    /// A cached partial being resumed.
-    struct Resume {
-        var byteCount: Int
-        var expectedByteCount: Int?
-        var lastModified: String?
-        var eTag: String?
-        /// The `If-Range` value: the entity tag when there is one (stronger than a date), else Last-Modified.
-        var validator: String? { eTag ?? lastModified }
-    }
 
     let key: ImageDownloadKey
     let handle: ImageDownloadHandle
@@ -60,13 +32,11 @@ final class SharedImageDownload: @unchecked Sendable {
     private(set) var phase: Phase = .waiting
     private(set) var members: [Member] = []
     private var attempt: ImageDownloadAttempt?
-    private var resume: Resume?
+    private var resume: ImageDownloadResume?
     private var rangeWasRefused = false
     private var appliedPriority: Operation.QueuePriority?
-    /// The members grouped by queue (in member order), rebuilt when members join or leave.
-    private var queueGroups: [(queue: DispatchQueue, delegates: [any ImageDownloadDelegate])]?
-    /// The open mailbox of each queue group (same positions as `queueGroups`).
-    private var mailboxes: [Mailbox?] = []
+    /// Hands events to the members on their queues.
+    private var delivery = ImageDownloadDelivery()
     private var didStart = false
 
     // The body and what the response said.
@@ -157,85 +127,14 @@ final class SharedImageDownload: @unchecked Sendable {
         updatePriority()
     }
 
-    /// Hands `update` to every member, through one mailbox per member queue.
-    private func deliver(_ update: ImageDownloadUpdate) {
-        let groups = currentQueueGroups()
-        if mailboxes.count != groups.count { mailboxes = Array(repeating: nil, count: groups.count) }
-        let handle = self.handle
-        for (index, group) in groups.enumerated() {
-            if let mailbox = mailboxes[index], mailbox.withLock({ waiting -> Bool in
-                guard waiting != nil else { return false }  // already delivered
-                waiting?.merge(update)
-                return true
-            }) {
-                continue
-            }
-            let mailbox = Mailbox(MailboxContent(delegates: group.delegates, update: update))
-            mailboxes[index] = mailbox
-            group.queue.async {
-                guard let waiting = mailbox.withLock({ waiting in
-                    defer { waiting = nil }
-                    return waiting
-                }) else { return }
-                for delegate in waiting.delegates { delegate.imageDownload(handle, didUpdate: waiting.update) }
-            }
-        }
-    }
-
-    private func currentQueueGroups() -> [(queue: DispatchQueue, delegates: [any ImageDownloadDelegate])] {
-        if let queueGroups { return queueGroups }
-        var groups: [(queue: DispatchQueue, delegates: [any ImageDownloadDelegate])] = []
-        var positions: [ObjectIdentifier: Int] = [:]
-        for member in members {
-            let queue = member.delegate.imageDownloadQueue
-            if let position = positions[ObjectIdentifier(queue)] {
-                groups[position].delegates.append(member.delegate)
-            } else {
-                positions[ObjectIdentifier(queue)] = groups.count
-                groups.append((queue, [member.delegate]))
-            }
-        }
-        queueGroups = groups
-        return groups
-    }
-
-    /// Members joined or left: regroup, and let no later bytes join updates queued before the change.
+    /// Members joined or left.
     private func membersDidChange() {
-        queueGroups = nil
-        closeBatches()
-    }
-
-    /// Stops bytes from joining updates already queued: whatever is sent next must come after them.
-    private func closeBatches() {
-        for index in mailboxes.indices { mailboxes[index] = nil }
+        delivery.membersDidChange()
     }
 
     private func forEachMember(_ body: @escaping @Sendable (any ImageDownloadDelegate, ImageDownloadHandle) -> Void) {
-        closeBatches()
-        Self.dispatch(to: members.map(\.delegate), handle: handle) { delegate, _, handle in body(delegate, handle) }
-    }
-
-    /// Runs `body` for each delegate on its queue, with one queued block per distinct queue (delegates
-    /// sharing a queue are called in order by the same block). `body` also gets the delegate's position.
-    private static func dispatch(
-        to delegates: [any ImageDownloadDelegate], handle: ImageDownloadHandle,
-        _ body: @escaping @Sendable (any ImageDownloadDelegate, Int, ImageDownloadHandle) -> Void
-    ) {
-        var groups: [ObjectIdentifier: (queue: DispatchQueue, members: [(Int, any ImageDownloadDelegate)])] = [:]
-        var order: [ObjectIdentifier] = []
-        for (position, delegate) in delegates.enumerated() {
-            let queue = delegate.imageDownloadQueue
-            let id = ObjectIdentifier(queue)
-            if groups[id] == nil {
-                groups[id] = (queue, [])
-                order.append(id)
-            }
-            groups[id]?.members.append((position, delegate))
-        }
-        for id in order {
-            guard let (queue, group) = groups[id] else { continue }
-            queue.async { for (position, delegate) in group { body(delegate, position, handle) } }
-        }
+        delivery.closeBatches()
+        ImageDownloadDelivery.dispatch(to: members.map(\.delegate), handle: handle) { delegate, _, handle in body(delegate, handle) }
     }
 
     private func makeUpdate(appended: Int) -> ImageDownloadUpdate {
@@ -255,7 +154,9 @@ final class SharedImageDownload: @unchecked Sendable {
             return finish(failing: ImageFetchError(.couldNotLoadImage,
                 "No partial download of \(request.url.absoluteString) is cached and whole downloads are not allowed; allow the network source to load it."))
         }
-        if temporaryFile == nil { temporaryFile = openTemporaryFile() }
+        // A resumed download keeps the file seeded with the partial (or none, if that failed): a fresh file
+        // would hold only the rest of the bytes.
+        if resume == nil { temporaryFile = openTemporaryFile() }
         launchAttempt(provider: provider)
     }
 
@@ -264,39 +165,13 @@ final class SharedImageDownload: @unchecked Sendable {
         return try? pipeline.diskCache.openTemporaryFile(forIdentifier: request.identifier)
     }
 
-    /// Looks for a partial of the same URL with a validator: in the memory cache, then on disk.
+    /// Continues a cached partial of the same URL when there is one.
     private func prepareResume() {
-        guard let pipeline, !request.isPlaceholder else { return }
-        let url = request.url
-        if let partial = pipeline.memoryCache.entry(withIdentifier: request.identifier)?.partial,
-           partial.url == url, partial.hasValidator, !partial.data.isEmpty,
-           let file = openTemporaryFile() {
-            do {
-                try file.append(partial.data)
-                temporaryFile = file
-                seed(partial.data, expected: partial.expectedContentLength, lastModified: partial.lastModified, eTag: partial.entityTag)
-                return
-            } catch {
-                file.discard()
-            }
-        }
-        guard let entry = pipeline.diskCache.entry(withIdentifier: request.identifier, includeComplete: false)?.partial,
-              entry.metadata.url == url, entry.metadata.hasValidator,
-              let copy = pipeline.diskCache.copyPartialToTemporaryFile(withIdentifier: request.identifier),
-              copy.partial.metadata.url == url,
-              let data = try? Data(contentsOf: copy.file.fileURL), data.count == Int(copy.file.byteCount), !data.isEmpty
-        else { return }
-        temporaryFile = copy.file
-        let expected = Int(copy.partial.metadata.expectedLength)
-        seed(data, expected: expected, lastModified: copy.partial.metadata.lastModified, eTag: copy.partial.metadata.eTag)
-    }
-
-    private func seed(_ data: Data, expected: Int, lastModified: String?, eTag: String?) {
-        // A partial of unknown length is recorded with size + 1; only a real length is worth telling.
-        let known = expected > data.count ? expected : nil
-        resume = Resume(byteCount: data.count, expectedByteCount: known, lastModified: lastModified, eTag: eTag)
-        body = data
-        header.consume(all: data, chunk: data, expectedLength: known)
+        guard let pipeline, let found = ImageDownloadResume.find(for: request, in: pipeline) else { return }
+        temporaryFile = found.file
+        resume = found.resume
+        body = found.data
+        header.consume(all: found.data, chunk: found.data, expectedLength: found.resume.expectedByteCount)
     }
 
     private func launchAttempt(provider: any ImageFetchDownloadProvider) {
@@ -453,7 +328,7 @@ final class SharedImageDownload: @unchecked Sendable {
             }
         }
         header.consume(all: body, chunk: data, expectedLength: expectedByteCount)
-        deliver(makeUpdate(appended: data.count))
+        delivery.deliver(makeUpdate(appended: data.count), to: members.map(\.delegate), handle: handle)
     }
 
     func attempt(_ attempt: ImageDownloadAttempt, didCompleteWith error: (any Error)?) {
@@ -555,10 +430,9 @@ final class SharedImageDownload: @unchecked Sendable {
         let file = temporaryFile
         temporaryFile = nil
         let metadata = diskMetadata(expectedLength: 0)
-        closeBatches()
+        delivery.membersDidChange()
         let members = self.members
         self.members = []
-        queueGroups = nil
         let body = self.body
         let url = request.url
         let type = header.imageType
@@ -579,7 +453,7 @@ final class SharedImageDownload: @unchecked Sendable {
             let result = ImageDownloadResult(
                 data: body, url: url, imageType: type, dimensions: dimensions, isAnimated: isAnimated,
                 wasResumed: wasResumed, response: response, isFirstMember: false, wasStoredOnDisk: stored)
-            Self.dispatch(to: members.map(\.delegate), handle: handle) { delegate, position, handle in
+            ImageDownloadDelivery.dispatch(to: members.map(\.delegate), handle: handle) { delegate, position, handle in
                 var own = result
                 own.isFirstMember = position == 0
                 delegate.imageDownload(handle, didCompleteWith: .success(own))
@@ -600,10 +474,9 @@ final class SharedImageDownload: @unchecked Sendable {
         let keepPartial = isResumable
         let metadata = diskMetadata(expectedLength: expectedByteCount.map(Int64.init) ?? 0)
         let partial = keepPartial ? memoryPartial() : nil
-        closeBatches()
+        delivery.membersDidChange()
         let members = self.members
         self.members = []
-        queueGroups = nil
         let pipeline = self.pipeline
         let identifier = request.identifier
         let handle = self.handle
@@ -614,7 +487,7 @@ final class SharedImageDownload: @unchecked Sendable {
             if let partial, let pipeline {
                 pipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: identifier, partial: partial))
             }
-            Self.dispatch(to: members.map(\.delegate), handle: handle) { delegate, _, handle in
+            ImageDownloadDelivery.dispatch(to: members.map(\.delegate), handle: handle) { delegate, _, handle in
                 delegate.imageDownload(handle, didCompleteWith: .failure(error))
             }
         }

@@ -1,0 +1,115 @@
+import Foundation
+
+/// Hands a shared download's events to its members on their own queues, with as few queue hops as ordering
+/// allows: one queued block per member queue (members sharing a queue are called in order by the same
+/// block), and byte updates merged while that block waits (a busy queue gets fewer, larger updates).
+///
+/// Owned by one `SharedImageDownload` and used on the downloader's queue only (a value type; the mailboxes
+/// it hands to member queues are locked).
+struct ImageDownloadDelivery {
+    /// The update waiting on one member queue for the members on that queue; nil inside once delivered.
+    typealias Mailbox = Locked<MailboxContent?>
+
+    /// The members a mailbox delivers to, and their (merged) update.
+    struct MailboxContent {
+        var delegates: [any ImageDownloadDelegate]
+        var update: ImageDownloadUpdate
+
+        /// Merges a later `update`: counts add up, everything else is the newest.
+        mutating func merge(_ later: ImageDownloadUpdate) {
+            let total = update.appendedByteCount + later.appendedByteCount
+            update = later
+            update.appendedByteCount = total
+        }
+    }
+
+    typealias QueueGroup = (queue: DispatchQueue, delegates: [any ImageDownloadDelegate])
+
+    /// The members grouped by queue (in member order); rebuilt after membership changes.
+    private var groups: [QueueGroup]?
+    /// The open mailbox of each group (same positions as `groups`).
+    private var mailboxes: [Mailbox?] = []
+
+    /// Members joined or left: regroup, and let no later bytes join updates queued before the change (a
+    /// joiner's catch-up already counts them; a leaver's completion must come last).
+    mutating func membersDidChange() {
+        groups = nil
+        closeBatches()
+    }
+
+    /// Lets no later bytes join the updates already queued: whatever is sent next comes after them.
+    mutating func closeBatches() {
+        for index in mailboxes.indices { mailboxes[index] = nil }
+    }
+
+    /// Hands `update` to `members` (the download's current members, in order).
+    mutating func deliver(_ update: ImageDownloadUpdate, to members: @autoclosure () -> [any ImageDownloadDelegate],
+                          handle: ImageDownloadHandle) {
+        let groups = currentGroups(members())
+        if mailboxes.count != groups.count { mailboxes = Array(repeating: nil, count: groups.count) }
+        for (index, group) in groups.enumerated() {
+            if let mailbox = mailboxes[index], mailbox.withLock({ waiting -> Bool in
+                guard waiting != nil else { return false }  // already delivered
+                waiting?.merge(update)
+                return true
+            }) {
+                continue
+            }
+            let mailbox = Mailbox(MailboxContent(delegates: group.delegates, update: update))
+            mailboxes[index] = mailbox
+            group.queue.async {
+                guard let waiting = mailbox.withLock({ waiting in
+                    defer { waiting = nil }
+                    return waiting
+                }) else { return }
+                for delegate in waiting.delegates { delegate.imageDownload(handle, didUpdate: waiting.update) }
+            }
+        }
+    }
+
+    private mutating func currentGroups(_ members: [any ImageDownloadDelegate]) -> [QueueGroup] {
+        if let groups { return groups }
+        let made = Self.group(members)
+        groups = made
+        return made
+    }
+
+    /// `delegates` grouped by queue identity, groups and members in their original order.
+    static func group(_ delegates: [any ImageDownloadDelegate]) -> [QueueGroup] {
+        var groups: [QueueGroup] = []
+        var positions: [ObjectIdentifier: Int] = [:]
+        for delegate in delegates {
+            let queue = delegate.imageDownloadQueue
+            if let position = positions[ObjectIdentifier(queue)] {
+                groups[position].delegates.append(delegate)
+            } else {
+                positions[ObjectIdentifier(queue)] = groups.count
+                groups.append((queue, [delegate]))
+            }
+        }
+        return groups
+    }
+
+    /// Runs `body` for each delegate on its queue, one queued block per distinct queue; `body` also gets the
+    /// delegate's position in `delegates`.
+    static func dispatch(
+        to delegates: [any ImageDownloadDelegate], handle: ImageDownloadHandle,
+        _ body: @escaping @Sendable (any ImageDownloadDelegate, Int, ImageDownloadHandle) -> Void
+    ) {
+        var groups: [(queue: DispatchQueue, members: [(position: Int, delegate: any ImageDownloadDelegate)])] = []
+        var groupOfQueue: [ObjectIdentifier: Int] = [:]
+        for (position, delegate) in delegates.enumerated() {
+            let queue = delegate.imageDownloadQueue
+            if let index = groupOfQueue[ObjectIdentifier(queue)] {
+                groups[index].members.append((position, delegate))
+            } else {
+                groupOfQueue[ObjectIdentifier(queue)] = groups.count
+                groups.append((queue, [(position, delegate)]))
+            }
+        }
+        for group in groups {
+            let members = group.members
+            group.queue.async { for member in members { body(member.delegate, member.position, handle) } }
+        }
+    }
+}
