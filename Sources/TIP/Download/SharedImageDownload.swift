@@ -281,7 +281,8 @@ final class SharedImageDownload: @unchecked Sendable {
             rangeWasRefused = true
             return restartWithoutRange()
         }
-        guard (200..<300).contains(status) else {
+        // A 206 to a request without a range holds some unknown part of the image: never take it as the whole.
+        guard (200..<300).contains(status), status != 206 || attempt.isRangeRequest else {
             return abandon(attempt, failing: ImageFetchError.httpTransaction(status: status, url: request.url))
         }
         self.response = response

@@ -30,6 +30,23 @@ struct ImageDownloaderErrorTests {
         await env.tearDown()
     }
 
+    @Test("a 206 to a request without a range is an HTTP error, never an image")
+    func unexpectedPartialContent() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 300, height: 200)
+        env.configuration.imageFetchDownloadProvider = ScriptedDownloadProvider([
+            .start, .hydrate, .authorize,
+            .response(status: 206, headers: ["Content-Range": "bytes 100-\(image.count - 1)/\(image.count)"]),
+            .data(image.dropFirst(100)), .complete(nil),
+        ])
+        let error = try #require(await env.start(env.request("/partial.jpg")).failure() as? ImageFetchError)
+        #expect(error.code == .httpTransactionError)
+        #expect(error.httpStatusCode == 206)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(env.diskEntry(env.server.url(for: "/partial.jpg").absoluteString) == nil)
+        await env.tearDown()
+    }
+
     @Test("a 200 with an empty body is TIP's error 1006")
     func emptyBody() async throws {
         let env = try await DownloaderTestEnvironment()
