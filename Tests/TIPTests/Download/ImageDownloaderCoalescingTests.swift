@@ -232,8 +232,11 @@ struct ImageDownloaderCoalescingTests {
         let busy = DownloadTestMember(env.request("/busy.jpg"))
         let free = DownloadTestMember(env.request("/busy.jpg"))
         busy.imageDownloadQueue.suspend()  // busy until the download is over
+        env.configuration.maxConcurrentImagePipelineDownloadCount = 0  // both join before it starts
         env.downloader.add(busy)
         env.downloader.add(free)
+        #expect(env.downloader.counts == (0, 1))  // runs on the downloader's queue after both adds
+        env.configuration.maxConcurrentImagePipelineDownloadCount = 4
         #expect(await free.success()?.data == image)
         busy.imageDownloadQueue.resume()
         #expect(await busy.success()?.data == image)
