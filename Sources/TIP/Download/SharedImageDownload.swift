@@ -17,7 +17,7 @@ final class SharedImageDownload: @unchecked Sendable {
         var id: ObjectIdentifier { ObjectIdentifier(delegate) }
     }
 
-
+    /// Where the download is: waiting for a slot, running, or over.
     enum Phase { case waiting, running, finished }
 
     let key: ImageDownloadKey
