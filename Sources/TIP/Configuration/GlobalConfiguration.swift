@@ -68,6 +68,13 @@ public final class GlobalConfiguration: Sendable {
     let memoryDomain: LockedCacheDomain
     let diskDomain: DiskCacheDomain
     let registry = ImagePipelineRegistry()
+    /// The queue every fetch operation runs on (TIP's six-wide shared queue).
+    let fetchOperationQueue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.name = "TIP.fetch"
+        queue.maxConcurrentOperationCount = 6
+        return queue
+    }()
     private let downloaderStorage = Locked<ImageDownloader?>(nil)
     /// The downloader every pipeline of this configuration shares (made on first use).
     var downloader: ImageDownloader {

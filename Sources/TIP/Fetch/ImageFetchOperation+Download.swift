@@ -1,0 +1,75 @@
+import Foundation
+
+// The fetch as a member of a shared download: events arrive on `workQueue`.
+extension ImageFetchOperation {
+    /// What this fetch asks the downloader for.
+    var imageDownloadRequest: ImageDownloadRequest {
+        ImageDownloadRequest(fetchRequest: request, pipeline: imagePipeline)
+    }
+
+    /// The fetch's priority.
+    var imageDownloadPriority: ImageFetchPriority { priority }
+
+    /// The fetch's own serial queue.
+    var imageDownloadQueue: DispatchQueue { workQueue }
+
+    func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedByteCount: Int?) {
+        if resumedByteCount > 0 { guarded.withLock { $0.recorder.convertNetworkToResumed() } }
+        let progress: Float = expectedByteCount.map { $0 > 0 ? min(0.999, Float(resumedByteCount) / Float($0)) : 0 } ?? 0
+        report(progress: progress)
+    }
+
+    func imageDownloadDidReset(_ download: ImageDownloadHandle) {
+        report(progress: 0)
+    }
+
+    func imageDownload(_ download: ImageDownloadHandle, didUpdate update: ImageDownloadUpdate) {
+        guarded.withLock { state in
+            if let type = update.imageType { state.networkLoadImageType = type }
+            if update.dimensions != .zero { state.networkImageOriginalDimensions = update.dimensions }
+        }
+        report(progress: update.progress)
+    }
+
+    func imageDownload(_ download: ImageDownloadHandle, didCompleteWith result: Result<ImageDownloadResult, any Error>) {
+        guarded.withLock { $0.downloading = false }
+        switch result {
+        case .failure(let error):
+            fail(error)
+        case .success(let downloaded):
+            let source: ImageLoadSource = downloaded.wasResumed ? .networkResumed : .network
+            let image: ImageContainer
+            do {
+                image = try decode(downloaded.data, type: downloaded.imageType)
+            } catch {
+                configuration.post(.imageDownloadedCouldNotBeDecoded, userInfo: [
+                    ProblemInfoKey.imageURL: downloaded.url.absoluteString, ProblemInfoKey.imageIdentifier: identifier,
+                ])
+                return fail(ImageFetchError(.couldNotDecodeImage,
+                    "The image downloaded from \(downloaded.url.absoluteString) could not be decoded (\(error)); the server may have sent something else."))
+            }
+            guarded.withLock { state in
+                state.recorder.updateNetwork { info in
+                    info.networkImageSizeInBytes = downloaded.data.count
+                    info.networkImageType = downloaded.imageType
+                    info.networkImageDimensions = downloaded.dimensions
+                }
+            }
+            let isPlaceholder = request.options.contains(.treatAsPlaceholder)
+            let result = makeResult(image, source: source, url: downloaded.url, isPlaceholder: isPlaceholder,
+                                    originalDimensions: downloaded.dimensions == .zero ? nil : downloaded.dimensions)
+            let bytes = downloaded.isFirstMember ? MemoryCacheCompleteImage(
+                data: downloaded.data, imageType: downloaded.imageType, url: downloaded.url,
+                dimensions: downloaded.dimensions, isAnimated: downloaded.isAnimated, isPlaceholder: isPlaceholder,
+                timeToLive: request.resolvedTimeToLive,
+                updateExpiryOnAccess: !request.options.contains(.doNotResetExpiryOnAccess)) : nil
+            succeed(result, propagateBytes: bytes)
+        }
+    }
+
+    /// Records and reports download progress.
+    func report(progress: Float) {
+        guarded.withLock { $0.progress = progress }
+        deliver { operation, delegate in delegate.imageFetchOperation(operation, didUpdateProgress: progress) }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+// The source order (API map §22.3, without the rendered-cache fast path, other pipelines' disks and the
+// additional caches, which come next): memory, disk, network. Everything here runs on `workQueue`.
+extension ImageFetchOperation {
+    /// The fetch's entry point on its queue.
+    func run() {
+        if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason), notifyStart: false) }
+        advance(to: .starting)
+        deliver { operation, delegate in delegate.imageFetchOperationDidStart(operation) }
+        loadFromMemory()
+    }
+
+    var isCancelRequested: Bool { guarded.withLock { $0.cancelReason != nil } }
+    var cancelReason: String { guarded.withLock { $0.cancelReason } ?? "the fetch was cancelled" }
+
+    /// Moves the state forward (never back).
+    func advance(to state: ImageFetchOperationState) {
+        guarded.withLock { guarded in
+            if guarded.state.isActive || guarded.state == .idle, state.rawValue > guarded.state.rawValue {
+                guarded.state = state
+            }
+        }
+    }
+
+    /// Starts `source` in the metrics and tells a delegate that asked.
+    func attempt(_ source: ImageLoadSource) {
+        let now = clock.now
+        guarded.withLock { _ = $0.recorder.begin(source, at: now) }
+        deliver(if: \.wantsSourceAttemptCallbacks) { operation, delegate in
+            delegate.imageFetchOperation(operation, willAttemptToLoadFrom: source)
+        }
+    }
+
+    // MARK: Memory
+
+    func loadFromMemory() {
+        if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
+        advance(to: .loadingFromMemory)
+        attempt(.memoryCache)
+        guard request.loadingSources.allows(.memoryCache) else { return loadFromDisk() }
+        let touch = !request.options.contains(.doNotResetExpiryOnAccess)
+        guard let entry = imagePipeline.memoryCache.entry(withIdentifier: identifier, touch: touch),
+              let complete = entry.complete else { return loadFromDisk() }
+        let sameURL = complete.url == request.imageURL
+        guard sameURL || previewResult == nil else { return loadFromDisk() }
+        do {
+            let image = try imagePipeline.memoryCache.decodeCompleteImage(
+                of: entry, targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
+                decoderConfigMap: request.decoderConfigMap)
+            let result = makeResult(image, source: .memoryCache, url: complete.url, isPlaceholder: complete.isPlaceholder)
+            if sameURL { return succeed(result, propagateBytes: nil) }
+            offerPreview(result) { self.loadFromDisk() }
+        } catch {
+            loadFromDisk()
+        }
+    }
+
+    // MARK: Disk
+
+    func loadFromDisk() {
+        if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
+        advance(to: .loadingFromDisk)
+        attempt(.diskCache)
+        guard request.loadingSources.allows(.diskCache),
+              let complete = imagePipeline.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete
+        else { return loadFromNetwork() }
+        let sameURL = complete.metadata.url == request.imageURL
+        let previewArea = previewResult.map { $0.imageOriginalDimensions.width * $0.imageOriginalDimensions.height } ?? -1
+        guard sameURL || (previewResult == nil || CGFloat(complete.metadata.area) > previewArea),
+              let (metadata, data) = imagePipeline.diskCache.completeData(withIdentifier: identifier),
+              let image = try? decode(data, type: metadata.imageType.map(ImageType.init(rawValue:)))
+        else { return loadFromNetwork() }
+        let result = makeResult(image, source: .diskCache, url: metadata.url, isPlaceholder: metadata.isPlaceholder)
+        if sameURL {
+            let bytes = MemoryCacheCompleteImage(
+                data: data, imageType: metadata.imageType.map(ImageType.init(rawValue:)), url: metadata.url,
+                dimensions: CGSize(width: metadata.width, height: metadata.height), isAnimated: metadata.isAnimated,
+                isPlaceholder: metadata.isPlaceholder, timeToLive: request.resolvedTimeToLive,
+                updateExpiryOnAccess: metadata.updatesExpiryOnAccess)
+            return succeed(result, propagateBytes: bytes)
+        }
+        offerPreview(result) { self.loadFromNetwork() }
+    }
+
+    // MARK: Network
+
+    func loadFromNetwork() {
+        if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
+        advance(to: .loadingFromNetwork)
+        let sources = request.loadingSources
+        guard sources.allows(.network) || sources.allows(.networkResumed) else {
+            attempt(.network)
+            return fail(ImageFetchError(.couldNotLoadImage,
+                "No allowed source had \(request.imageURL.absoluteString); allow the network to download it."))
+        }
+        attempt(.network)
+        guarded.withLock { $0.downloading = true }
+        configuration.downloader.add(self)
+        // A cancel that raced with the join: leave now (the downloader answers with a cancelled completion).
+        if isCancelRequested { configuration.downloader.remove(self, reason: cancelReason) }
+    }
+
+    // MARK: Previews
+
+    /// Delivers `result` as the preview; `next` runs unless the delegate says stop.
+    func offerPreview(_ result: ImageFetchResult, next: @escaping @Sendable () -> Void) {
+        guarded.withLock { $0.previewResult = result }
+        let now = clock.now
+        guarded.withLock { $0.recorder.record(.hitPreview, at: now) }
+        guard let delegate, delegate.handlesPreviews else { return next() }
+        let callbackQueue = configuration.callbackQueue
+        callbackQueue.async {
+            delegate.imageFetchOperation(self, didLoadPreviewImage: result) { behavior in
+                self.workQueue.async {
+                    switch behavior {
+                    case .continueLoading: next()
+                    case .stopLoading:
+                        self.fail(ImageFetchError(.cancelledAfterLoadingPreview,
+                            "The fetch stopped after its preview, as the delegate asked."))
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Decoding and results
+
+    /// Decodes complete `data` straight to the request's target sizing.
+    func decode(_ data: Data, type: ImageType?) throws -> ImageContainer {
+        let options = ImageDecodingOptions(targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
+                                           interpolationQuality: configuration.defaultInterpolationQuality)
+        let image = try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: request.decoderConfigMap, imageType: type).container
+        return scaledIfNeeded(image)
+    }
+
+    /// The final scaling step: with a scaling content mode the delivered image has the target's dimensions.
+    func scaledIfNeeded(_ image: ImageContainer) -> ImageContainer {
+        let target = request.targetDimensions
+        guard target.width > 0, target.height > 0,
+              [.scaleToFill, .scaleAspectFit, .scaleAspectFill].contains(request.targetContentMode) else { return image }
+        let expected = TargetSizing.pixelDimensions(width: Int(image.dimensions.width), height: Int(image.dimensions.height),
+                                                    targetDimensions: target, contentMode: request.targetContentMode)
+        guard CGSize(width: expected.width, height: expected.height) != image.dimensions else { return image }
+        return image.scaledToTargetDimensions(target, contentMode: request.targetContentMode,
+                                              quality: configuration.defaultInterpolationQuality)
+    }
+
+    func makeResult(_ image: ImageContainer, source: ImageLoadSource, url: URL, isPlaceholder: Bool,
+                    originalDimensions: CGSize? = nil) -> ImageFetchResult {
+        ImageFetchResult(imageContainer: image, imageSource: source, imageURL: url,
+                         imageOriginalDimensions: originalDimensions ?? image.dimensions,
+                         imageIsTreatedAsPlaceholder: isPlaceholder, imageWasTransformed: false, imageIdentifier: identifier)
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+
+/// One image fetch (TIP's `TIPImageFetchOperation`): an asynchronous `Operation` made by a pipeline, run on the
+/// configuration's shared fetch queue, that looks in the memory cache, the disk cache and the network (through
+/// the shared downloader) and reports to its delegate on the callback queue.
+///
+/// `cancel()` is TIP's: the delegate gets a `cancelled` failure; an operation cancelled before it started still
+/// starts, reports the failure and finishes, without `didStart`. `priority` may change at any time: before the
+/// start it sets the queue priority, afterwards it re-prioritizes the download.
+///
+/// Thread-safe: every mutable field sits in `guarded` (a lock); the work runs on the operation's own serial
+/// queue, which is also where download events arrive.
+public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unchecked Sendable {
+    struct Guarded {
+        var state: ImageFetchOperationState = .idle
+        weak var delegate: (any ImageFetchDelegate)?
+        var priority: ImageFetchPriority = .normal
+        var context: (any Sendable)?
+        var previewResult: ImageFetchResult?
+        var progressiveResult: ImageFetchResult?
+        var finalResult: ImageFetchResult?
+        var error: (any Error)?
+        var progress: Float = 0
+        var metrics: ImageFetchMetrics?
+        var recorder = ImageFetchMetricsRecorder()
+        var cancelReason: String?
+        var executing = false
+        var finished = false
+        var started = false
+        var downloading = false
+        var networkLoadImageType: ImageType?
+        var networkImageOriginalDimensions: CGSize = .zero
+        var enqueuedAt: ContinuousClock.Instant?
+        var startedAt: ContinuousClock.Instant?
+        var finishedAt: ContinuousClock.Instant?
+    }
+
+    /// The request, as given (read when needed).
+    public let request: any ImageFetchRequest
+    /// The pipeline that made the operation.
+    public let imagePipeline: ImagePipeline
+    let guarded: Locked<Guarded>
+    let workQueue: DispatchQueue
+    let configuration: GlobalConfiguration
+    let clock = ContinuousClock()
+    /// The identifier the caches use.
+    let identifier: String
+
+    init(pipeline: ImagePipeline, request: any ImageFetchRequest, context: (any Sendable)?, delegate: (any ImageFetchDelegate)?) {
+        self.request = request
+        self.imagePipeline = pipeline
+        self.configuration = pipeline.configuration
+        self.identifier = request.resolvedImageIdentifier
+        var initial = Guarded()
+        initial.delegate = delegate
+        initial.context = context
+        guarded = Locked(initial)
+        workQueue = DispatchQueue(label: "TIP.ImageFetchOperation")
+        super.init()
+    }
+
+    // MARK: Public state
+
+    /// The fetch's state.
+    public var state: ImageFetchOperationState { guarded.withLock { $0.state } }
+    /// The delegate (held weakly).
+    public var delegate: (any ImageFetchDelegate)? { guarded.withLock { $0.delegate } }
+    /// Anything the caller wants to keep with the operation.
+    public var context: (any Sendable)? {
+        get { guarded.withLock { $0.context } }
+        set { guarded.withLock { $0.context = newValue } }
+    }
+    /// The preview delivered, if any.
+    public var previewResult: ImageFetchResult? { guarded.withLock { $0.previewResult } }
+    /// The latest progressive scan or first animation frame delivered, if any.
+    public var progressiveResult: ImageFetchResult? { guarded.withLock { $0.progressiveResult } }
+    /// The final image, once delivered.
+    public var finalResult: ImageFetchResult? { guarded.withLock { $0.finalResult } }
+    /// Why the fetch failed, once it did.
+    public var error: (any Error)? { guarded.withLock { $0.error } }
+    /// Download progress, 0...1.
+    public var progress: Float { guarded.withLock { $0.progress } }
+    /// What each source did; nil until the fetch ended.
+    public var metrics: ImageFetchMetrics? { guarded.withLock { $0.metrics } }
+    /// The type of the downloaded image, once known.
+    public var networkLoadImageType: ImageType? { guarded.withLock { $0.networkLoadImageType } }
+    /// The downloaded image's own dimensions, once known.
+    public var networkImageOriginalDimensions: CGSize { guarded.withLock { $0.networkImageOriginalDimensions } }
+    /// Seconds between being enqueued and starting.
+    public var timeSpentIdleInQueue: TimeInterval {
+        guarded.withLock { state in
+            guard let enqueued = state.enqueuedAt else { return 0 }
+            return Self.seconds((state.startedAt ?? clock.now) - enqueued)
+        }
+    }
+    /// Seconds between starting and finishing (so far, while running).
+    public var timeSpentExecuting: TimeInterval {
+        guarded.withLock { state in
+            guard let started = state.startedAt else { return 0 }
+            return Self.seconds((state.finishedAt ?? clock.now) - started)
+        }
+    }
+
+    /// The fetch's priority. Before the start it sets the queue priority; afterwards it re-prioritizes the
+    /// shared download.
+    public var priority: ImageFetchPriority {
+        get { guarded.withLock { $0.priority } }
+        set {
+            let downloading = guarded.withLock { state -> Bool in
+                state.priority = newValue
+                return state.downloading
+            }
+            if !isExecuting && !isFinished { queuePriority = newValue.queuePriority }
+            if downloading { configuration.downloader.priorityDidChange(for: self) }
+        }
+    }
+
+    /// Forgets the delegate: the fetch goes on headless (callbacks already queued still reach it).
+    public func discardDelegate() {
+        guarded.withLock { $0.delegate = nil }
+    }
+
+    /// Cancels and forgets the delegate.
+    public func cancelAndDiscardDelegate() {
+        cancel()
+        discardDelegate()
+    }
+
+    // MARK: Operation
+
+    /// Always true: the work runs on the operation's own queue.
+    public override var isAsynchronous: Bool { true }
+    /// Whether the fetch is running.
+    public override var isExecuting: Bool { guarded.withLock { $0.executing } }
+    /// Whether the fetch ended (after its last callback ran).
+    public override var isFinished: Bool { guarded.withLock { $0.finished } }
+
+    /// Cancels the fetch (TIP's semantics: see the type's documentation). Asynchronous; idempotent.
+    public override func cancel() {
+        let downloading = guarded.withLock { state -> Bool? in
+            guard state.cancelReason == nil, !state.state.isFinished else { return nil }
+            state.cancelReason = "the fetch was cancelled"
+            return state.downloading
+        }
+        guard let downloading else { return }
+        if downloading { configuration.downloader.remove(self, reason: "the fetch was cancelled") }
+    }
+
+    /// Starts the fetch (called by the queue).
+    public override func start() {
+        let first = guarded.withLock { state -> Bool in
+            guard !state.started else { return false }
+            state.started = true
+            state.startedAt = clock.now
+            return true
+        }
+        guard first else { return }
+        willChangeValue(forKey: "isExecuting")
+        guarded.withLock { $0.executing = true }
+        didChangeValue(forKey: "isExecuting")
+        workQueue.async { self.run() }
+    }
+
+    func markEnqueued() {
+        guarded.withLock { $0.enqueuedAt = clock.now }
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

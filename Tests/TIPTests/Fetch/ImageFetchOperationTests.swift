@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+@testable import TIP
+import TIPImageServer
+
+/// Records a fetch's callbacks in order.
+final class RecordingFetchDelegate: ImageFetchDelegate {
+    enum Event: Equatable, Sendable {
+        case start, attempt(ImageLoadSource), preview(ImageLoadSource), progress, final(ImageLoadSource), failure(Int)
+    }
+
+    let events = Locked<[Event]>([])
+    let previewAnswer: ImageFetchPreviewLoadedBehavior?
+    let final = Locked<ImageFetchResult?>(nil)
+    let failure = Locked<(any Error)?>(nil)
+
+    init(previewAnswer: ImageFetchPreviewLoadedBehavior? = nil) { self.previewAnswer = previewAnswer }
+
+    var wantsSourceAttemptCallbacks: Bool { true }
+    var handlesPreviews: Bool { previewAnswer != nil }
+
+    func imageFetchOperationDidStart(_ operation: ImageFetchOperation) { events.withLock { $0.append(.start) } }
+    func imageFetchOperation(_ operation: ImageFetchOperation, willAttemptToLoadFrom source: ImageLoadSource) {
+        events.withLock { $0.append(.attempt(source)) }
+    }
+    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
+                             completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void) {
+        events.withLock { $0.append(.preview(result.imageSource)) }
+        completion(previewAnswer ?? .continueLoading)
+    }
+    func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgress progress: Float) {
+        events.withLock { if $0.last != .progress { $0.append(.progress) } }
+    }
+    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFinalImage result: ImageFetchResult) {
+        final.withLock { $0 = result }
+        events.withLock { $0.append(.final(result.imageSource)) }
+    }
+    func imageFetchOperation(_ operation: ImageFetchOperation, didFailToLoadFinalImage error: any Error) {
+        failure.withLock { $0 = error }
+        events.withLock { $0.append(.failure((error as? ImageFetchError)?.errorCode ?? 0)) }
+    }
+}
+
+@Suite("Fetch operation: sources")
+struct ImageFetchOperationTests {
+    func run(_ env: DownloaderTestEnvironment, _ request: any ImageFetchRequest,
+             delegate: RecordingFetchDelegate = RecordingFetchDelegate()) async -> (ImageFetchOperation, RecordingFetchDelegate) {
+        let operation = env.pipeline.operation(with: request, delegate: delegate)
+        env.pipeline.fetchImage(with: operation)
+        _ = await eventually { operation.isFinished }
+        return (operation, delegate)
+    }
+
+    @Test("network, then memory, then disk: right sources, target-sized images, metrics")
+    func sourceOrder() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 800, height: 600)
+        env.server.setImage(image, at: "/photo.jpg")
+        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/photo.jpg"), identifier: nil,
+                                               targetDimensions: CGSize(width: 200, height: 200), targetContentMode: .scaleAspectFit)
+
+        let (first, firstDelegate) = await run(env, request)
+        #expect(first.state == .succeeded)
+        let result = try #require(firstDelegate.final.withLock { $0 })
+        #expect(result.imageSource == .network)
+        #expect(result.imageContainer.dimensions == CGSize(width: 200, height: 150))
+        #expect(result.imageOriginalDimensions == CGSize(width: 800, height: 600))
+        #expect(firstDelegate.events.withLock { $0 }.first == .start)
+        #expect(firstDelegate.events.withLock { $0 }.contains(.attempt(.network)))
+        #expect(first.metrics?.metricInfo(for: .network)?.result == .hitFinal)
+        #expect(first.metrics?.metricInfo(for: .memoryCache)?.result == .miss)
+        #expect(first.metrics?.metricInfo(for: .network)?.networkImageSizeInBytes == image.count)
+
+        let (second, secondDelegate) = await run(env, request)
+        #expect(second.finalResult?.imageSource == .memoryCache)
+        #expect(!secondDelegate.events.withLock { $0 }.contains(.attempt(.network)))
+
+        env.pipeline.memoryCache.clearAll()
+        let (third, _) = await run(env, request)
+        #expect(third.finalResult?.imageSource == .diskCache)
+        #expect(third.finalResult?.imageContainer.dimensions == CGSize(width: 200, height: 150))
+        #expect(env.server.requestCount(for: "/photo.jpg") == 1)
+        await env.tearDown()
+    }
+
+    @Test("an operation cancelled before it starts still starts, fails with Cancelled, and never reports didStart")
+    func cancelledBeforeStart() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/never.jpg"))
+        let delegate = RecordingFetchDelegate()
+        let operation = env.pipeline.operation(with: request, delegate: delegate)
+        operation.cancel()
+        env.pipeline.fetchImage(with: operation)
+        #expect(await eventually { operation.isFinished })
+        #expect(operation.state == .cancelled)
+        #expect(delegate.events.withLock { $0 } == [.failure(-1)])
+        #expect(env.server.requestCount(for: "/never.jpg") == 0)
+        await env.tearDown()
+    }
+
+    @Test("cancelling while downloading fails with Cancelled and leaves the resumable partial")
+    func cancelWhileDownloading() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 1000, height: 800)
+        env.server.setImage(image, at: "/slow.jpg")
+        env.server.setFault(.stall(afterBodyBytes: image.count / 3), for: "/slow.jpg")
+        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/slow.jpg"))
+        let delegate = RecordingFetchDelegate()
+        let operation = env.pipeline.operation(with: request, delegate: delegate)
+        env.pipeline.fetchImage(with: operation)
+        #expect(await eventually { operation.progress > 0.2 })
+        operation.cancel()
+        #expect(await eventually { operation.isFinished })
+        #expect(operation.state == .cancelled)
+        #expect(await eventually { env.diskEntry(request.imageURL.absoluteString)?.partial != nil })
+        await env.tearDown()
+    }
+
+    @Test("a cached variant with another URL is a preview; the delegate continues or stops")
+    func previews() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let small = try DownloaderTestEnvironment.jpeg(width: 100, height: 75, seed: 4)
+        let large = try DownloaderTestEnvironment.jpeg(width: 800, height: 600, seed: 5)
+        env.server.setImage(large, at: "/large.jpg")
+        let identifier = "shared-identifier"
+        let variant = MemoryCacheCompleteImage(data: small, imageType: .jpeg, url: env.server.url(for: "/small.jpg"),
+                                               dimensions: CGSize(width: 100, height: 75))
+        #expect(env.pipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: identifier, complete: variant)))
+        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/large.jpg"), identifier: identifier,
+                                               targetDimensions: CGSize(width: 400, height: 300), targetContentMode: .scaleAspectFit)
+
+        let (stopped, stopDelegate) = await run(env, request, delegate: RecordingFetchDelegate(previewAnswer: .stopLoading))
+        #expect(stopped.state == .failed)
+        #expect((stopped.error as? ImageFetchError)?.code == .cancelledAfterLoadingPreview)
+        #expect(stopDelegate.events.withLock { $0 }.contains(.preview(.memoryCache)))
+        #expect(stopped.previewResult?.imageContainer.dimensions == CGSize(width: 400, height: 300))
+        #expect(env.server.requestCount(for: "/large.jpg") == 0)
+
+        let (continued, continueDelegate) = await run(env, request, delegate: RecordingFetchDelegate(previewAnswer: .continueLoading))
+        #expect(continued.finalResult?.imageSource == .network)
+        #expect(continued.finalResult?.imageURL == request.imageURL)
+        let events = continueDelegate.events.withLock { $0 }
+        #expect(events.firstIndex(of: .preview(.memoryCache))! < events.firstIndex(of: .final(.network))!)
+        await env.tearDown()
+    }
+}
