@@ -24,6 +24,7 @@ extension ImageFetchOperation {
     }
 
     func imageDownload(_ download: ImageDownloadHandle, didUpdate update: ImageDownloadUpdate) {
+        cancelIfDelegateIsGone()
         guarded.withLock { state in
             if let type = update.imageType { state.networkLoadImageType = type }
             if update.dimensions != .zero { state.networkImageOriginalDimensions = update.dimensions }

@@ -11,7 +11,10 @@ extension ImageFetchOperation {
         loadFromMemory()
     }
 
-    var isCancelRequested: Bool { guarded.withLock { $0.cancelReason != nil } }
+    var isCancelRequested: Bool {
+        cancelIfDelegateIsGone()
+        return guarded.withLock { $0.cancelReason != nil }
+    }
     var cancelReason: String { guarded.withLock { $0.cancelReason } ?? "the fetch was cancelled" }
 
     /// Moves the state forward (never back).

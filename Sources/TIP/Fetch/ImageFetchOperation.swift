@@ -5,7 +5,8 @@ import Foundation
 /// the shared downloader) and reports to its delegate on the callback queue.
 ///
 /// `cancel()` is TIP's: the delegate gets a `cancelled` failure; an operation cancelled before it started still
-/// starts, reports the failure and finishes, without `didStart`. `priority` may change at any time: before the
+/// starts, reports the failure and finishes, without `didStart`. A delegate that goes away cancels the fetch,
+/// unless it was discarded first (the fetch then runs headless). `priority` may change at any time: before the
 /// start it sets the queue priority, afterwards it re-prioritizes the download.
 ///
 /// Thread-safe: every mutable field sits in `guarded` (a lock); the work runs on the operation's own serial
@@ -14,6 +15,8 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
     struct Guarded {
         var state: ImageFetchOperationState = .idle
         weak var delegate: (any ImageFetchDelegate)?
+        /// Whether a delegate was given and not discarded: its disappearance then cancels the fetch.
+        var expectsDelegate = false
         var priority: ImageFetchPriority = .normal
         var context: (any Sendable)?
         var previewResult: ImageFetchResult?
@@ -53,6 +56,7 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
         self.identifier = request.resolvedImageIdentifier
         var initial = Guarded()
         initial.delegate = delegate
+        initial.expectsDelegate = delegate != nil
         initial.context = context
         guarded = Locked(initial)
         workQueue = DispatchQueue(label: "TIP.ImageFetchOperation")
@@ -117,7 +121,16 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
 
     /// Forgets the delegate: the fetch goes on headless (callbacks already queued still reach it).
     public func discardDelegate() {
-        guarded.withLock { $0.delegate = nil }
+        guarded.withLock {
+            $0.delegate = nil
+            $0.expectsDelegate = false
+        }
+    }
+
+    /// TIP: a delegate that went away (without being discarded) cancels the fetch.
+    func cancelIfDelegateIsGone() {
+        let gone = guarded.withLock { $0.expectsDelegate && $0.delegate == nil }
+        if gone { cancel() }
     }
 
     /// Cancels and forgets the delegate.

@@ -116,6 +116,32 @@ struct ImageFetchOperationTests {
         await env.tearDown()
     }
 
+    @Test("a delegate that goes away cancels the fetch; a discarded one lets it run headless")
+    func delegateLifetime() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 1000, height: 800)
+        env.server.setImage(image, at: "/gone.jpg")
+        env.server.setThrottle(.init(bytesPerSecond: 200_000, chunkSize: 8 * 1024), for: "/gone.jpg")
+        var delegate: RecordingFetchDelegate? = RecordingFetchDelegate()
+        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/gone.jpg")), delegate: delegate)
+        env.pipeline.fetchImage(with: operation)
+        #expect(await eventually { operation.progress > 0 })
+        delegate = nil
+        #expect(await eventually { operation.isFinished })
+        #expect(operation.state == .cancelled)
+
+        env.server.setImage(image, at: "/headless.jpg")
+        var kept: RecordingFetchDelegate? = RecordingFetchDelegate()
+        let headless = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/headless.jpg")), delegate: kept)
+        headless.discardDelegate()
+        kept = nil
+        env.pipeline.fetchImage(with: headless)
+        #expect(await eventually { headless.isFinished })
+        #expect(headless.state == .succeeded)
+        _ = kept
+        await env.tearDown()
+    }
+
     @Test("a cached variant with another URL is a preview; the delegate continues or stops")
     func previews() async throws {
         let env = try await DownloaderTestEnvironment()
