@@ -38,7 +38,9 @@ struct DiskCacheCrashTests {
             process.executableURL = harness
             process.arguments = [directory.path, storage == .sidecar ? "sidecar" : "xattr", String(random.next() % 1_000_000)]
             try process.run()
-            usleep(useconds_t(15_000 + random.next() % 90_000))
+            // The last run lasts long enough to write entries even when the child is slow (sanitizers).
+            let wait = kill == kills ? 1_500_000 : 15_000 + random.next() % 90_000
+            usleep(useconds_t(wait))
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal, "the harness exited by itself: \(process.terminationStatus)")
