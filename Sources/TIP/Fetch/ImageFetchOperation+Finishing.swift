@@ -67,6 +67,7 @@ extension ImageFetchOperation {
             state.executing = false
             state.finished = true
             state.finishedAt = clock.now
+            state.ownedDelegate = nil
         }
         didChangeValue(forKey: "isFinished")
         didChangeValue(forKey: "isExecuting")

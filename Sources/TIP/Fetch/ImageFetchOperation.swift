@@ -15,6 +15,8 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
     struct Guarded {
         var state: ImageFetchOperationState = .idle
         weak var delegate: (any ImageFetchDelegate)?
+        /// A delegate the operation owns (the completion-block convenience), kept until the fetch ends.
+        var ownedDelegate: (any ImageFetchDelegate)?
         /// Whether a delegate was given and not discarded: its disappearance then cancels the fetch.
         var expectsDelegate = false
         var priority: ImageFetchPriority = .normal
@@ -49,7 +51,8 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
     /// The identifier the caches use.
     let identifier: String
 
-    init(pipeline: ImagePipeline, request: any ImageFetchRequest, context: (any Sendable)?, delegate: (any ImageFetchDelegate)?) {
+    init(pipeline: ImagePipeline, request: any ImageFetchRequest, context: (any Sendable)?, delegate: (any ImageFetchDelegate)?,
+         ownsDelegate: Bool = false) {
         self.request = request
         self.imagePipeline = pipeline
         self.configuration = pipeline.configuration
@@ -57,6 +60,7 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
         var initial = Guarded()
         initial.delegate = delegate
         initial.expectsDelegate = delegate != nil
+        if ownsDelegate { initial.ownedDelegate = delegate }
         initial.context = context
         guarded = Locked(initial)
         workQueue = DispatchQueue(label: "TIP.ImageFetchOperation")
@@ -123,6 +127,7 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
     public func discardDelegate() {
         guarded.withLock {
             $0.delegate = nil
+            $0.ownedDelegate = nil
             $0.expectsDelegate = false
         }
     }

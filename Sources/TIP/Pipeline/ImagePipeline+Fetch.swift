@@ -14,4 +14,38 @@ extension ImagePipeline {
         operation.markEnqueued()
         configuration.fetchOperationQueue.addOperation(operation)
     }
+
+    /// A new fetch for `request` that calls `completion` once, on the callback queue, with the final image or
+    /// the error (TIP's completion-block convenience). Start it with `fetchImage(with:)`.
+    public func operation(with request: any ImageFetchRequest, context: (any Sendable)? = nil,
+                          completion: @escaping @Sendable (ImageFetchResult?, (any Error)?) -> Void) -> ImageFetchOperation {
+        ImageFetchOperation(pipeline: self, request: request, context: context,
+                            delegate: ImageFetchCompletionDelegate(completion), ownsDelegate: true)
+    }
+
+    /// Fetches `request` and returns the final image (beyond TIP). Cancelling the task cancels the fetch,
+    /// which then throws `ImageFetchError` with code `cancelled`.
+    ///
+    /// ```swift
+    /// let result = try await pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: url))
+    /// ```
+    public func fetchImage(for request: any ImageFetchRequest) async throws -> ImageFetchResult {
+        let box = Locked<ImageFetchOperation?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImageFetchResult, any Error>) in
+                let operation = operation(with: request) { result, error in
+                    if let result {
+                        continuation.resume(returning: result)
+                    } else {
+                        continuation.resume(throwing: error ?? ImageFetchError(.unknown, "The fetch ended without an image or an error."))
+                    }
+                }
+                box.withLock { $0 = operation }
+                if Task.isCancelled { operation.cancel() }
+                fetchImage(with: operation)
+            }
+        } onCancel: {
+            box.withLock { $0 }?.cancel()
+        }
+    }
 }

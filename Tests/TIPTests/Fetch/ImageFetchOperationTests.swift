@@ -142,6 +142,39 @@ struct ImageFetchOperationTests {
         await env.tearDown()
     }
 
+    @Test("the completion block gets the image once; async/await returns it; task cancellation cancels the fetch")
+    func completionAndAsync() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 640, height: 480)
+        env.server.setImage(image, at: "/block.jpg")
+        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/block.jpg"), identifier: nil,
+                                               targetDimensions: CGSize(width: 64, height: 64), targetContentMode: .scaleAspectFill)
+        let calls = Locked<[ImageLoadSource?]>([])
+        let operation = env.pipeline.operation(with: request) { result, error in
+            calls.withLock { $0.append(error == nil ? result?.imageSource : nil) }
+        }
+        env.pipeline.fetchImage(with: operation)
+        #expect(await eventually { operation.isFinished })
+        #expect(calls.withLock { $0 } == [.network])
+
+        let result = try await env.pipeline.fetchImage(for: request)
+        #expect(result.imageSource == .memoryCache)
+        #expect(result.imageContainer.dimensions == CGSize(width: 85, height: 64))  // aspect fill covers the target, uncropped (TIP)
+
+        env.server.setImage(image, at: "/stall.jpg")
+        env.server.setFault(.stall(afterBodyBytes: 1000), for: "/stall.jpg")
+        let task = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: env.server.url(for: "/stall.jpg"))) }
+        #expect(await env.server.waitUntil { $0.requestCount(for: "/stall.jpg") == 1 })
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("a cancelled fetch returned an image")
+        } catch {
+            #expect((error as? ImageFetchError)?.code == .cancelled)
+        }
+        await env.tearDown()
+    }
+
     @Test("a cached variant with another URL is a preview; the delegate continues or stops")
     func previews() async throws {
         let env = try await DownloaderTestEnvironment()
