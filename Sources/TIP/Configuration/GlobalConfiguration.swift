@@ -244,7 +244,10 @@ public final class GlobalConfiguration: Sendable {
     /// servers should set a queue of their own.
     public var callbackQueue: DispatchQueue {
         get { settings.withLock { $0.callbackQueue } }
-        set { settings.withLock { $0.callbackQueue = newValue } }
+        set {
+            Self.tag(newValue)
+            settings.withLock { $0.callbackQueue = newValue }
+        }
     }
 
     /// The directory under which each pipeline keeps its disk cache, in
@@ -286,6 +289,26 @@ public final class GlobalConfiguration: Sendable {
     public var defaultInterpolationQuality: InterpolationQuality {
         get { settings.withLock { $0.defaultInterpolationQuality } }
         set { settings.withLock { $0.defaultInterpolationQuality = newValue } }
+    }
+
+    /// Marks queues so code can tell whether it runs on the callback queue (a token per queue).
+    private static let queueTokenKey = DispatchSpecificKey<Int>()
+    private static let nextQueueToken = Locked(1)
+
+    private static func tag(_ queue: DispatchQueue) {
+        nextQueueToken.withLock { next in
+            guard queue.getSpecific(key: queueTokenKey) == nil else { return }
+            queue.setSpecific(key: queueTokenKey, value: next)
+            next += 1
+        }
+    }
+
+    /// Whether the caller runs on ``callbackQueue`` (the synchronous rendered-cache hit needs it).
+    var isOnCallbackQueue: Bool {
+        let queue = callbackQueue
+        if queue === DispatchQueue.main { return Thread.isMainThread }
+        guard let token = queue.getSpecific(key: Self.queueTokenKey) else { return false }
+        return DispatchQueue.getSpecific(key: Self.queueTokenKey) == token
     }
 
     // MARK: Observers

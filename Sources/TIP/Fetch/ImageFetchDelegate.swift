@@ -25,6 +25,9 @@ public protocol ImageFetchDelegate: AnyObject, Sendable {
     /// Whether the first frame of an animation is rendered for `didLoadFirstAnimatedImageFrame`. Default false.
     var handlesFirstAnimatedFrame: Bool { get }
 
+    /// A dirty rendered-cache image matched the target: shown as a preview while the fetch goes on.
+    /// Synchronous, inside `fetchImage(with:)` on the callback queue, before `didStart`.
+    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadDirtyPreviewImage result: ImageFetchResult)
     /// The operation started (not called when it was cancelled before starting).
     func imageFetchOperationDidStart(_ operation: ImageFetchOperation)
     /// The operation is about to look at `source` (only when `wantsSourceAttemptCallbacks`).
@@ -57,6 +60,8 @@ extension ImageFetchDelegate {
     public var handlesProgressiveLoading: Bool { false }
     /// False.
     public var handlesFirstAnimatedFrame: Bool { false }
+    /// Nothing.
+    public func imageFetchOperation(_ operation: ImageFetchOperation, didLoadDirtyPreviewImage result: ImageFetchResult) {}
     /// Nothing.
     public func imageFetchOperationDidStart(_ operation: ImageFetchOperation) {}
     /// Nothing.

@@ -7,9 +7,13 @@ extension ImagePipeline {
         ImageFetchOperation(pipeline: self, request: request, context: context, delegate: delegate)
     }
 
-    /// Enqueues `operation` (made by this pipeline) on the configuration's shared fetch queue.
+    /// Runs `operation` (made by this pipeline). Called on the callback queue, an exact clean match in the
+    /// rendered-image cache completes it before this returns (`didStart` and `didLoadFinalImage` run
+    /// synchronously); a dirty match is shown as a synchronous dirty preview. Otherwise the operation goes to
+    /// the configuration's shared fetch queue.
     public func fetchImage(with operation: ImageFetchOperation) {
         precondition(operation.imagePipeline === self, "fetchImage(with:) needs an operation made by this pipeline")
+        if configuration.isOnCallbackQueue, operation.tryRenderedCacheHit() { return }
         operation.queuePriority = operation.priority.queuePriority
         operation.markEnqueued()
         configuration.fetchOperationQueue.addOperation(operation)

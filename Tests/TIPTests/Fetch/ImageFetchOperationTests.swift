@@ -6,7 +6,7 @@ import TIPImageServer
 /// Records a fetch's callbacks in order.
 final class RecordingFetchDelegate: ImageFetchDelegate {
     enum Event: Equatable, Sendable {
-        case start, attempt(ImageLoadSource), preview(ImageLoadSource), progress, final(ImageLoadSource), failure(Int)
+        case dirtyPreview, start, attempt(ImageLoadSource), preview(ImageLoadSource), progress, final(ImageLoadSource), failure(Int)
     }
 
     let events = Locked<[Event]>([])
@@ -20,6 +20,9 @@ final class RecordingFetchDelegate: ImageFetchDelegate {
     var handlesPreviews: Bool { previewAnswer != nil }
 
     func imageFetchOperationDidStart(_ operation: ImageFetchOperation) { events.withLock { $0.append(.start) } }
+    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadDirtyPreviewImage result: ImageFetchResult) {
+        events.withLock { $0.append(.dirtyPreview) }
+    }
     func imageFetchOperation(_ operation: ImageFetchOperation, willAttemptToLoadFrom source: ImageLoadSource) {
         events.withLock { $0.append(.attempt(source)) }
     }
@@ -172,6 +175,46 @@ struct ImageFetchOperationTests {
         } catch {
             #expect((error as? ImageFetchError)?.code == .cancelled)
         }
+        await env.tearDown()
+    }
+
+    @Test("on the callback queue, a clean rendered-cache match completes inside fetchImage; a dirty one is a dirty preview")
+    func synchronousRenderedHit() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 640, height: 480)
+        env.server.setImage(image, at: "/sync.jpg")
+        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/sync.jpg"), identifier: nil,
+                                               targetDimensions: CGSize(width: 160, height: 160), targetContentMode: .scaleAspectFit)
+        let (first, _) = await run(env, request)
+        #expect(first.finalResult?.imageSource == .network)
+
+        let delegate = RecordingFetchDelegate()
+        let operation = env.pipeline.operation(with: request, delegate: delegate)
+        env.configuration.callbackQueue.sync { env.pipeline.fetchImage(with: operation) }
+        #expect(operation.isFinished)  // before fetchImage returned
+        #expect(operation.finalResult?.imageSource == .memoryCache)
+        #expect(operation.finalResult?.imageContainer.dimensions == CGSize(width: 160, height: 120))
+        #expect(operation.metrics?.metricInfo(for: .memoryCache)?.wasLoadedSynchronously == true)
+        #expect(delegate.events.withLock { $0 } == [.start, .final(.memoryCache)])
+
+        // Off the callback queue there is no synchronous path.
+        let offQueueDelegate = RecordingFetchDelegate()  // held: a delegate that goes away cancels the fetch
+        let offQueue = env.pipeline.operation(with: request, delegate: offQueueDelegate)
+        env.pipeline.fetchImage(with: offQueue)
+        #expect(await eventually { offQueue.isFinished })
+        #expect(offQueue.finalResult?.imageSource == .memoryCache)
+        #expect(offQueue.metrics?.metricInfo(for: .memoryCache)?.wasLoadedSynchronously == false)
+
+        env.pipeline.dirtyRenderedMemoryCacheImage(withIdentifier: request.imageURL.absoluteString)
+        let dirtyDelegate = RecordingFetchDelegate()
+        let dirty = env.pipeline.operation(with: request, delegate: dirtyDelegate)
+        env.configuration.callbackQueue.sync { env.pipeline.fetchImage(with: dirty) }
+        #expect(!dirty.isFinished || dirty.finalResult != nil)
+        #expect(await eventually { dirty.isFinished })
+        let events = dirtyDelegate.events.withLock { $0 }
+        #expect(events.first == .dirtyPreview)
+        #expect(events.last == .final(.memoryCache))
+        #expect(env.server.requestCount(for: "/sync.jpg") == 1)
         await env.tearDown()
     }
 

@@ -1,0 +1,57 @@
+import Foundation
+
+// The synchronous rendered-cache path (API map §22.3 step 0), run inside `fetchImage(with:)` on the
+// callback queue.
+extension ImageFetchOperation {
+    /// Looks the request up in the rendered cache. A clean exact match completes the operation now (returns
+    /// true); a dirty one is delivered as a dirty preview and the fetch goes on (returns false).
+    func tryRenderedCacheHit() -> Bool {
+        let target = request.targetDimensions
+        guard request.loadingSources.allows(.memoryCache), !isCancelRequested,
+              target.width > 0, target.height > 0,
+              [.scaleToFill, .scaleAspectFit, .scaleAspectFill].contains(request.targetContentMode),
+              let hit = imagePipeline.renderedCache.image(withIdentifier: identifier, targetDimensions: target,
+                                                          targetContentMode: request.targetContentMode,
+                                                          transformerIdentifier: nil)
+        else { return false }
+        let result = ImageFetchResult(
+            imageContainer: hit.image, imageSource: .memoryCache, imageURL: request.imageURL,
+            imageOriginalDimensions: hit.sourceDimensions, imageIsTreatedAsPlaceholder: false,
+            imageWasTransformed: false, imageIdentifier: identifier)
+        if hit.isDirty {
+            guarded.withLock { $0.previewResult = result }
+            delegate?.imageFetchOperation(self, didLoadDirtyPreviewImage: result)
+            return false
+        }
+        // Sync hits only refresh the other caches' recency.
+        if !request.options.contains(.doNotResetExpiryOnAccess) {
+            imagePipeline.memoryCache.touchImage(withIdentifier: identifier)
+        }
+        let now = clock.now
+        let begun = guarded.withLock { state -> Bool in
+            guard !state.started else { return false }
+            state.started = true
+            state.startedAt = now
+            state.enqueuedAt = now
+            return true
+        }
+        guard begun else { return false }
+        willChangeValue(forKey: "isExecuting")
+        guarded.withLock { $0.executing = true }
+        didChangeValue(forKey: "isExecuting")
+        let delegate = guarded.withLock { state -> (any ImageFetchDelegate)? in
+            state.state = .starting
+            _ = state.recorder.begin(.memoryCache, at: now)
+            state.recorder.record(.hitFinal, at: now, synchronously: true)
+            state.finalResult = result
+            state.progress = 1
+            state.state = .succeeded
+            state.metrics = state.recorder.finish(at: now, cancelled: false)
+            return state.delegate
+        }
+        delegate?.imageFetchOperationDidStart(self)
+        delegate?.imageFetchOperation(self, didLoadFinalImage: result)
+        markFinished()
+        return true
+    }
+}
