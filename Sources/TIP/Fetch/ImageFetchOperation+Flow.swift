@@ -1,7 +1,7 @@
 import Foundation
 
-// The source order (API map §22.3, without the rendered-cache fast path, other pipelines' disks and the
-// additional caches, which come next): memory, disk, network. Everything here runs on `workQueue`.
+// The source order (API map §22.3; the synchronous rendered-cache path is in +RenderedHit): memory, disk,
+// other live pipelines' disks, additional caches, network. Everything here runs on `workQueue`.
 extension ImageFetchOperation {
     /// The fetch's entry point on its queue.
     func run() {
@@ -65,15 +65,15 @@ extension ImageFetchOperation {
         if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
         advance(to: .loadingFromDisk)
         attempt(.diskCache)
-        guard request.loadingSources.allows(.diskCache),
-              let complete = imagePipeline.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete
-        else { return loadFromNetwork() }
+        guard request.loadingSources.allows(.diskCache) else { return loadFromAdditionalCaches() }
+        guard let complete = imagePipeline.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete
+        else { return loadFromOtherPipelines() }
         let sameURL = complete.metadata.url == request.imageURL
         let previewArea = previewResult.map { $0.imageOriginalDimensions.width * $0.imageOriginalDimensions.height } ?? -1
         guard sameURL || (previewResult == nil || CGFloat(complete.metadata.area) > previewArea),
               let (metadata, data) = imagePipeline.diskCache.completeData(withIdentifier: identifier),
               let image = try? decode(data, type: metadata.imageType.map(ImageType.init(rawValue:)))
-        else { return loadFromNetwork() }
+        else { return loadFromOtherPipelines() }
         let result = makeResult(image, source: .diskCache, url: metadata.url, isPlaceholder: metadata.isPlaceholder)
         if sameURL {
             let bytes = MemoryCacheCompleteImage(
@@ -83,7 +83,68 @@ extension ImageFetchOperation {
                 updateExpiryOnAccess: metadata.updatesExpiryOnAccess)
             return succeed(result, propagateBytes: bytes)
         }
-        offerPreview(result) { self.loadFromNetwork() }
+        // A disk preview the delegate continued from skips the other pipelines (TIP).
+        offerPreview(result) { self.loadFromAdditionalCaches() }
+    }
+
+    /// The first other live pipeline whose disk holds this identifier at this URL: its file is copied in
+    /// (forced unless a placeholder) and delivered as a disk hit.
+    func loadFromOtherPipelines() {
+        if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
+        let url = request.imageURL
+        for other in configuration.registry.all where other !== imagePipeline {
+            guard let found = other.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete,
+                  found.metadata.url == url,
+                  let (metadata, data) = other.diskCache.completeData(withIdentifier: identifier),
+                  metadata.url == url,
+                  let image = try? decode(data, type: metadata.imageType.map(ImageType.init(rawValue:)))
+            else { continue }
+            imagePipeline.diskCache.updateImageEntry(metadata: metadata, source: .data(data), forced: !metadata.isPlaceholder)
+            let result = makeResult(image, source: .diskCache, url: url, isPlaceholder: metadata.isPlaceholder)
+            let bytes = MemoryCacheCompleteImage(
+                data: data, imageType: metadata.imageType.map(ImageType.init(rawValue:)), url: url,
+                dimensions: CGSize(width: metadata.width, height: metadata.height), isAnimated: metadata.isAnimated,
+                isPlaceholder: metadata.isPlaceholder, timeToLive: request.resolvedTimeToLive,
+                updateExpiryOnAccess: metadata.updatesExpiryOnAccess)
+            return succeed(result, propagateBytes: bytes)
+        }
+        loadFromAdditionalCaches()
+    }
+
+    // MARK: Additional caches
+
+    /// Asks the pipeline's additional caches in order, by URL. Skipped when a partial of this URL can be
+    /// resumed (TIP jumps straight to the network then).
+    func loadFromAdditionalCaches(startingAt index: Int = 0) {
+        if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
+        if index == 0 {
+            advance(to: .loadingFromAdditionalCache)
+            attempt(.additionalCache)
+        }
+        let caches = imagePipeline.additionalCaches
+        guard request.loadingSources.allows(.additionalCache), index < caches.count, !hasResumablePartial else {
+            return loadFromNetwork()
+        }
+        caches[index].retrieveImage(for: request.imageURL) { image in
+            self.workQueue.async {
+                guard let image else { return self.loadFromAdditionalCaches(startingAt: index + 1) }
+                let scaled = self.scaledIfNeeded(image)
+                let isPlaceholder = self.request.options.contains(.treatAsPlaceholder)
+                let result = self.makeResult(scaled, source: .additionalCache, url: self.request.imageURL,
+                                             isPlaceholder: isPlaceholder, originalDimensions: image.dimensions)
+                self.succeed(result, propagateBytes: nil)
+            }
+        }
+    }
+
+    /// Whether the memory or disk cache holds a partial of this URL that the download would resume.
+    var hasResumablePartial: Bool {
+        guard request.loadingSources.allows(.networkResumed) else { return false }
+        if let partial = imagePipeline.memoryCache.entry(withIdentifier: identifier, touch: false)?.partial,
+           partial.url == request.imageURL { return true }
+        if let partial = imagePipeline.diskCache.entry(withIdentifier: identifier, includeComplete: false)?.partial,
+           partial.metadata.url == request.imageURL { return true }
+        return false
     }
 
     // MARK: Network

@@ -24,6 +24,7 @@ public final class ImagePipeline: Sendable {
     let diskCache: DiskCache
 
     private let state = Locked<(any ImagePipelineObserver)?>(nil)
+    private let additionalCacheList = Locked<[any ImageAdditionalCache]>([])
 
     /// Posted (object: the pipeline) when a pipeline is created.
     public static let didStandUpNotification = Notification.Name("TIPImagePipelineDidStandUpImagePipelineNotification")
@@ -91,6 +92,12 @@ public final class ImagePipeline: Sendable {
                 return false
             }
         }
+    }
+
+    /// Caches asked, in order, after the pipeline's own caches and before the network. Default none.
+    public var additionalCaches: [any ImageAdditionalCache] {
+        get { additionalCacheList.withLock { $0 } }
+        set { additionalCacheList.withLock { $0 = newValue } }
     }
 
     /// This pipeline's observer followed by the global ones.

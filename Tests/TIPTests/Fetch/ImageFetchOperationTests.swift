@@ -44,6 +44,18 @@ final class RecordingFetchDelegate: ImageFetchDelegate {
     }
 }
 
+/// An additional cache answering from a dictionary, counting lookups.
+final class DictionaryAdditionalCache: ImageAdditionalCache {
+    let images: [URL: ImageContainer]
+    let lookups = Locked(0)
+    init(_ images: [URL: ImageContainer]) { self.images = images }
+    func retrieveImage(for url: URL, completion: @escaping @Sendable (ImageContainer?) -> Void) {
+        lookups.withLock { $0 += 1 }
+        let image = images[url]
+        DispatchQueue.global().async { completion(image) }
+    }
+}
+
 @Suite("Fetch operation: sources")
 struct ImageFetchOperationTests {
     func run(_ env: DownloaderTestEnvironment, _ request: any ImageFetchRequest,
@@ -215,6 +227,54 @@ struct ImageFetchOperationTests {
         #expect(events.first == .dirtyPreview)
         #expect(events.last == .final(.memoryCache))
         #expect(env.server.requestCount(for: "/sync.jpg") == 1)
+        await env.tearDown()
+    }
+
+    @Test("another live pipeline's disk entry with the same URL is copied in and delivered as a disk hit")
+    func otherPipelinesDisk() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 320, height: 240)
+        env.server.setImage(image, at: "/shared.jpg")
+        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/shared.jpg"))
+        let other = try #require(ImagePipeline(identifier: "other-" + UUID().uuidString.prefix(6).lowercased(), configuration: env.configuration))
+        other.diskCache.waitUntilManifestLoaded()
+        let seeding = RecordingFetchDelegate()
+        let seed = other.operation(with: request, delegate: seeding)
+        other.fetchImage(with: seed)
+        #expect(await eventually { seed.isFinished })
+        #expect(await eventually { other.diskCache.entry(withIdentifier: request.imageURL.absoluteString)?.complete != nil })
+
+        let (operation, _) = await run(env, request)
+        #expect(operation.finalResult?.imageSource == .diskCache)
+        #expect(env.server.requestCount(for: "/shared.jpg") == 1)
+        let copied = try #require(env.diskEntry(request.imageURL.absoluteString)?.complete)
+        #expect(try Data(contentsOf: copied.fileURL) == image)
+        await env.tearDown()
+    }
+
+    @Test("additional caches are asked in order by URL before the network")
+    func additionalCaches() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 320, height: 240)
+        env.server.setImage(image, at: "/legacy.jpg")
+        env.server.setImage(image, at: "/fresh.jpg")
+        let legacyURL = env.server.url(for: "/legacy.jpg")
+        let legacyImage = try CodecCatalogue.shared.decodeImage(image).container
+        let empty = DictionaryAdditionalCache([:])
+        let legacy = DictionaryAdditionalCache([legacyURL: legacyImage])
+        env.pipeline.additionalCaches = [empty, legacy]
+        let request = GenericImageFetchRequest(imageURL: legacyURL, identifier: nil,
+                                               targetDimensions: CGSize(width: 160, height: 160), targetContentMode: .scaleAspectFit)
+        let (hit, _) = await run(env, request)
+        #expect(hit.finalResult?.imageSource == .additionalCache)
+        #expect(hit.finalResult?.imageContainer.dimensions == CGSize(width: 160, height: 120))
+        #expect(empty.lookups.withLock { $0 } == 1 && legacy.lookups.withLock { $0 } == 1)
+        #expect(env.server.requestCount(for: "/legacy.jpg") == 0)
+        #expect(env.pipeline.memoryCache.entry(withIdentifier: legacyURL.absoluteString) == nil)  // no bytes, not cached
+
+        let (miss, _) = await run(env, GenericImageFetchRequest(imageURL: env.server.url(for: "/fresh.jpg")))
+        #expect(miss.finalResult?.imageSource == .network)
+        #expect(miss.metrics?.metricInfo(for: .additionalCache)?.result == .miss)
         await env.tearDown()
     }
 
