@@ -62,6 +62,12 @@ struct ImageDownloadUpdate: Sendable {
     var dimensions: CGSize
     /// Whether the download resumes a cached partial (the server answered 206).
     var isResumed: Bool
+    /// What the bytes did to the shared partial image (`didLoadFrame` when a scan or frame completed), once a
+    /// member asked for it with `ImageDownloader.usePartialImage(for:)`; `didProgress` otherwise. Merged
+    /// updates keep the furthest result.
+    var appendResult: ImageDecoderAppendResult = .didProgress
+    /// The download's shared partial image, once a member asked for it.
+    var partialImage: PartialImage?
 
     /// Bytes held / full length, at most 0.999 (the last step belongs to the final image); 0 when the
     /// length is unknown.

@@ -18,8 +18,10 @@ struct ImageDownloadDelivery {
         /// Merges a later `update`: counts add up, everything else is the newest.
         mutating func merge(_ later: ImageDownloadUpdate) {
             let total = update.appendedByteCount + later.appendedByteCount
+            let furthest = max(update.appendResult, later.appendResult)
             update = later
             update.appendedByteCount = total
+            update.appendResult = furthest
         }
     }
 

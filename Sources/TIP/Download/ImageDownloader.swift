@@ -72,6 +72,11 @@ final class ImageDownloader: @unchecked Sendable {
         }
     }
 
+    /// Gives `member`'s download a shared partial image (fed from now on); it arrives with the next update.
+    func usePartialImage(for member: any ImageDownloadDelegate) {
+        queue.async { [self] in memberships[ObjectIdentifier(member)]?.usePartialImage() }
+    }
+
     /// Starts waiting downloads if the concurrency limit now allows more.
     func concurrencyLimitDidChange() {
         queue.async { [self] in startWaitingDownloads() }

@@ -49,6 +49,9 @@ final class SharedImageDownload: @unchecked Sendable {
     private var acceptsRanges = false
     private var temporaryFile: DiskCacheTemporaryFile?
     private let header = ImageDownloadHeaderReader()
+    /// The decoder members render progressive scans and first frames from; made (and fed from then on) only
+    /// once a member asks, so plain downloads never decode while bytes arrive.
+    private var partialImage: PartialImage?
     private var failure: (any Error)?
 
     init(request: ImageDownloadRequest, downloader: ImageDownloader, configuration: GlobalConfiguration) {
@@ -137,10 +140,19 @@ final class SharedImageDownload: @unchecked Sendable {
         ImageDownloadDelivery.dispatch(to: members.map(\.delegate), handle: handle) { delegate, _, handle in body(delegate, handle) }
     }
 
-    private func makeUpdate(appended: Int) -> ImageDownloadUpdate {
+    private func makeUpdate(appended: Int, appendResult: ImageDecoderAppendResult = .didProgress) -> ImageDownloadUpdate {
         ImageDownloadUpdate(
             appendedByteCount: appended, totalByteCount: body.count, expectedByteCount: expectedByteCount,
-            imageType: header.imageType, dimensions: header.dimensions, isResumed: isResumed)
+            imageType: header.imageType, dimensions: header.dimensions, isResumed: isResumed,
+            appendResult: appendResult, partialImage: partialImage)
+    }
+
+    /// Makes the shared partial image (fed every byte so far) if there is none yet.
+    func usePartialImage() {
+        guard partialImage == nil, phase != .finished else { return }
+        let made = PartialImage(expectedContentLength: expectedByteCount)
+        if !body.isEmpty { made.append(body) }
+        partialImage = made
     }
 
     // MARK: Starting
@@ -329,7 +341,8 @@ final class SharedImageDownload: @unchecked Sendable {
             }
         }
         header.consume(all: body, chunk: data, expectedLength: expectedByteCount)
-        delivery.deliver(makeUpdate(appended: data.count), to: members.map(\.delegate), handle: handle)
+        let appendResult = partialImage?.append(data) ?? .didProgress
+        delivery.deliver(makeUpdate(appended: data.count, appendResult: appendResult), to: members.map(\.delegate), handle: handle)
     }
 
     func attempt(_ attempt: ImageDownloadAttempt, didCompleteWith error: (any Error)?) {
@@ -372,6 +385,7 @@ final class SharedImageDownload: @unchecked Sendable {
         resume = nil
         isResumed = false
         header.reset()
+        if partialImage != nil { partialImage = PartialImage(expectedContentLength: nil) }
         temporaryFile?.discard()
         temporaryFile = openTemporaryFile()
         forEachMember { delegate, handle in delegate.imageDownloadDidReset(handle) }

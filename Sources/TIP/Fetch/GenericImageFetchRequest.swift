@@ -25,6 +25,8 @@ public struct GenericImageFetchRequest: MutableTargetSizingImageFetchRequest {
     public var loadingSources: ImageFetchLoadingSources = .all
     /// Per-type decoder configuration.
     public var decoderConfigMap: [ImageType: any Sendable]?
+    /// Progressive loading policies by type (nil: TIP's defaults).
+    public var progressiveLoadingPolicies: [ImageType: any ImageFetchProgressiveLoadingPolicy]?
     /// Adds headers before the request is sent.
     public var imageRequestHydrator: ImageRequestHydrator?
     /// Gives the `Authorization` header value.
@@ -51,6 +53,7 @@ public struct GenericImageFetchRequest: MutableTargetSizingImageFetchRequest {
         options = request.options
         loadingSources = request.loadingSources
         decoderConfigMap = request.decoderConfigMap
+        progressiveLoadingPolicies = request.progressiveLoadingPolicies
         imageRequestHydrator = request.imageRequestHydrator
         imageRequestAuthorizer = request.imageRequestAuthorizer
     }

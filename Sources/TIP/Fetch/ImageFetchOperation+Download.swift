@@ -30,6 +30,7 @@ extension ImageFetchOperation {
             if update.dimensions != .zero { state.networkImageOriginalDimensions = update.dimensions }
         }
         report(progress: update.progress)
+        renderProgressively(update)
     }
 
     func imageDownload(_ download: ImageDownloadHandle, didCompleteWith result: Result<ImageDownloadResult, any Error>) {

@@ -33,6 +33,12 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
         var finished = false
         var started = false
         var downloading = false
+        /// Whether scans are rendered (nil until the header arrived and the delegate was asked).
+        var loadsProgressively: Bool?
+        var wantsFirstAnimatedFrame = false
+        var deliveredFirstAnimatedFrame = false
+        var renderCount = 0
+        var progressiveFrameCount = 0
         var networkLoadImageType: ImageType?
         var networkImageOriginalDimensions: CGSize = .zero
         var enqueuedAt: ContinuousClock.Instant?
@@ -90,6 +96,8 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
     public var progress: Float { guarded.withLock { $0.progress } }
     /// What each source did; nil until the fetch ended.
     public var metrics: ImageFetchMetrics? { guarded.withLock { $0.metrics } }
+    /// Completed scans (or frames) of the downloaded image seen so far.
+    public var progressiveFrameCount: Int { guarded.withLock { $0.progressiveFrameCount } }
     /// The type of the downloaded image, once known.
     public var networkLoadImageType: ImageType? { guarded.withLock { $0.networkLoadImageType } }
     /// The downloaded image's own dimensions, once known.

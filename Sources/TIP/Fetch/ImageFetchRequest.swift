@@ -25,6 +25,8 @@ public protocol ImageFetchRequest: Sendable {
     var loadingSources: ImageFetchLoadingSources { get }
     /// Per-type decoder configuration (passed as `ImageDecodingOptions.configuration`). Default nil.
     var decoderConfigMap: [ImageType: any Sendable]? { get }
+    /// Progressive loading policies by type; nil: `ImageFetchProgressiveLoadingPolicies.defaults`. Default nil.
+    var progressiveLoadingPolicies: [ImageType: any ImageFetchProgressiveLoadingPolicy]? { get }
     /// Adds headers before the request is sent. Default nil.
     var imageRequestHydrator: ImageRequestHydrator? { get }
     /// Gives the `Authorization` header value. Default nil.
@@ -46,6 +48,8 @@ extension ImageFetchRequest {
     public var loadingSources: ImageFetchLoadingSources { .all }
     /// Nil.
     public var decoderConfigMap: [ImageType: any Sendable]? { nil }
+    /// Nil (TIP's defaults).
+    public var progressiveLoadingPolicies: [ImageType: any ImageFetchProgressiveLoadingPolicy]? { nil }
     /// Nil.
     public var imageRequestHydrator: ImageRequestHydrator? { nil }
     /// Nil.
