@@ -25,7 +25,9 @@ enum WebPAnimation {
             return try decodeFrames(bytes, options: options, maximumFrames: maximumFrames, isTruncated: false)
         }
         guard layout.completeFrameCount > 0 else { throw .truncatedData }
-        let file = WebPAnimationLayout.truncatedFile(bytes, length: layout.endOfLastCompleteFrame)
+        // Only the frames wanted: a first-frame render costs the same however much has arrived.
+        let length = maximumFrames == 1 ? layout.endOfFirstCompleteFrame : layout.endOfLastCompleteFrame
+        let file = WebPAnimationLayout.truncatedFile(bytes, length: length)
         return try file.withTypedBytes { raw throws(ImageDecodingError) in
             try decodeFrames(raw, options: options, maximumFrames: maximumFrames, isTruncated: true)
         }

@@ -7,6 +7,8 @@ struct WebPAnimationLayout {
     var riffEnd: Int
     /// `ANMF` chunks wholly present.
     var completeFrameCount: Int
+    /// The byte offset just past the first complete `ANMF` chunk (0 when there is none).
+    var endOfFirstCompleteFrame: Int
     /// The byte offset just past the last complete `ANMF` chunk (0 when there is none).
     var endOfLastCompleteFrame: Int
     /// Whether every byte the RIFF header announces is present.
@@ -18,7 +20,7 @@ struct WebPAnimationLayout {
         let riffEnd = 8 + Int(readLE32(bytes, at: 4))
         let limit = min(bytes.count, riffEnd)
         var offset = 12
-        var frames = 0, lastEnd = 0
+        var frames = 0, firstEnd = 0, lastEnd = 0
         while offset + 8 <= limit {
             let size = Int(readLE32(bytes, at: offset + 4))
             let payloadEnd = offset + 8 + size
@@ -26,11 +28,13 @@ struct WebPAnimationLayout {
             let end = min(payloadEnd + (size & 1), limit)
             if bytes[offset] == 0x41, bytes[offset + 1] == 0x4E, bytes[offset + 2] == 0x4D, bytes[offset + 3] == 0x46 {
                 frames += 1
+                if frames == 1 { firstEnd = end }
                 lastEnd = end
             }
             offset = end
         }
-        return WebPAnimationLayout(riffEnd: riffEnd, completeFrameCount: frames, endOfLastCompleteFrame: lastEnd,
+        return WebPAnimationLayout(riffEnd: riffEnd, completeFrameCount: frames, endOfFirstCompleteFrame: firstEnd,
+                                   endOfLastCompleteFrame: lastEnd,
                                    isComplete: bytes.count >= riffEnd)
     }
 

@@ -116,7 +116,8 @@ final class WebPDecoderContext: ImageDecoderContext {
         let output = renderOptions.outputDimensions(width: header.width, height: header.height)
         let progressMark: Int
         if let layout {
-            progressMark = layout.completeFrameCount
+            // Until the end, only the first frame is rendered: more frames change nothing.
+            progressMark = complete || isFinalized ? layout.completeFrameCount : min(layout.completeFrameCount, 1)
         } else {
             progressMark = incremental?.decodedRows ?? 0
         }
