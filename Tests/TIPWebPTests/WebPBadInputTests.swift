@@ -65,6 +65,22 @@ struct WebPBadInputTests {
         #expect(partials.contains(0.9) && partials.contains(0.99), "partial at \(partials)")
     }
 
+    @Test func everyPrefixOfAnAnimationIsPartialOrTyped() throws {
+        let data = try WebPAnimationTests.sampleAnimation()
+        var lastFrameCount = 0
+        for length in 1..<data.count {
+            do {
+                let image = try decoder.decode(data.prefix(length), options: ImageDecodingOptions())
+                #expect(image.isPartial)
+                #expect(image.frameCount >= lastFrameCount)
+                lastFrameCount = image.frameCount
+            } catch {
+                #expect(error == .truncatedData || error == .unrecognizedFormat, "length \(length): \(error)")
+            }
+        }
+        #expect(lastFrameCount == 2)
+    }
+
     @Test func corruptBytesNeverCrash() throws {
         let sources = [
             try WebPTestFiles.encode(WebPTestImages.photo(width: 64, height: 48), quality: 0.7),
