@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "TIP", targets: ["TIP"]),
         .library(name: "TIPImageServer", targets: ["TIPImageServer"]),
+        // The optional WebP codec (libwebp), registered by the user: `TIPWebP.register()`.
+        .library(name: "TIPWebP", targets: ["TIPWebP"]),
         .executable(name: "tip-sample", targets: ["TIPSample"]),
     ],
     dependencies: [
@@ -25,6 +27,12 @@ let package = Package(
         .systemLibrary(
             name: "CGIF",
             providers: [.apt(["libgif-dev"])]
+        ),
+        // libwebp + libwebpdemux, only for the optional `TIPWebP` codec.
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"])]
         ),
         // <sys/xattr.h>, which Swift's Glibc module leaves out: disk-cache metadata in extended attributes.
         .systemLibrary(name: "CXattr"),
@@ -45,6 +53,15 @@ let package = Package(
                 "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The WebP codec plug-in (static, animated, incremental; encodes static images).
+        .target(
+            name: "TIPWebP",
+            dependencies: ["TIP", "CWebP"]
+        ),
+        .testTarget(
+            name: "TIPWebPTests",
+            dependencies: ["TIPWebP", "TIP"]
         ),
         .executableTarget(
             name: "TIPSample",
