@@ -161,8 +161,19 @@ extension ImageFetchOperation {
         attempt(.network)
         guarded.withLock { $0.downloading = true }
         configuration.downloader.add(self)
+        watchDelegateWhileDownloading()
         // A cancel that raced with the join: leave now (the downloader answers with a cancelled completion).
         if isCancelRequested { configuration.downloader.remove(self, reason: cancelReason) }
+    }
+
+    /// Download events check that the delegate is still there; a stalled download sends none, so the
+    /// check also runs every half second while downloading.
+    func watchDelegateWhileDownloading() {
+        workQueue.asyncAfter(deadline: .now() + 0.5) { [weak self] in
+            guard let self, self.guarded.withLock({ $0.downloading && !$0.state.isFinished }) else { return }
+            self.cancelIfDelegateIsGone()
+            self.watchDelegateWhileDownloading()
+        }
     }
 
     // MARK: Previews

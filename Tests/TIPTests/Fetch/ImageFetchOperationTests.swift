@@ -136,7 +136,7 @@ struct ImageFetchOperationTests {
         let env = try await DownloaderTestEnvironment()
         let image = try DownloaderTestEnvironment.jpeg(width: 1000, height: 800)
         env.server.setImage(image, at: "/gone.jpg")
-        env.server.setThrottle(.init(bytesPerSecond: 200_000, chunkSize: 8 * 1024), for: "/gone.jpg")
+        env.server.setFault(.stall(afterBodyBytes: 30_000), for: "/gone.jpg")  // only the delegate's departure ends it
         var delegate: RecordingFetchDelegate? = RecordingFetchDelegate()
         let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/gone.jpg")), delegate: delegate)
         env.pipeline.fetchImage(with: operation)
