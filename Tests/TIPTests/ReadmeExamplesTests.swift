@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TIP
+import TIPImageServer
 
 /// The code samples of README.md, kept compiling (and running) here. Only the public API is used.
 @Suite("README examples")
@@ -75,5 +76,44 @@ struct ReadmeExamplesTests {
         #expect(config.imageFetchDownloadProvider is URLSessionImageFetchDownloadProvider)
         #expect(hydrator !== ImageRequestHydrator { _, _, done in done(nil, nil) })
         _ = authorizer
+    }
+
+    @Test("Fetching")
+    func fetching() async throws {
+        let server = TIPImageServer()
+        try await server.start()
+        defer { server.stop() }
+        var bitmap = Bitmap(width: 640, height: 480, format: .rgbx8)!
+        bitmap.setPixel(x: 0, y: 0, SIMD4(255, 0, 0, 255))
+        server.setImage(try CodecCatalogue.shared.encodeImage(ImageContainer(image: bitmap), type: .jpeg, quality: 0.8), at: "/a.jpg")
+        let url = server.url(for: "/a.jpg")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let config = GlobalConfiguration.shared
+        let saved = (config.cachesRootDirectory, config.callbackQueue)
+        defer { (config.cachesRootDirectory, config.callbackQueue) = saved }
+        config.cachesRootDirectory = root
+        config.callbackQueue = DispatchQueue(label: "readme.callbacks")
+        let hydrator = ImageRequestHydrator { _, _, completion in completion(nil, nil) }
+
+        // From the README (with a unique pipeline identifier):
+        let pipeline = ImagePipeline(identifier: "readme-avatars-\(UUID().uuidString.prefix(6))")!
+        var request = GenericImageFetchRequest(imageURL: url, identifier: nil,
+                                               targetDimensions: CGSize(width: 96, height: 96),
+                                               targetContentMode: .scaleAspectFill)
+        request.imageRequestHydrator = hydrator
+
+        let result = try await pipeline.fetchImage(for: request)
+        print(result.imageSource, result.imageContainer.dimensions)
+
+        let done = Locked<ImageLoadSource?>(nil)
+        let operation = pipeline.operation(with: request) { result, error in done.withLock { $0 = result?.imageSource } }
+        pipeline.fetchImage(with: operation)
+        operation.priority = .high
+
+        #expect(result.imageSource == .network)
+        #expect(result.imageContainer.dimensions == CGSize(width: 128, height: 96))
+        for _ in 0..<2_000 where !operation.isFinished { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(done.withLock { $0 } == .memoryCache)
     }
 }
