@@ -27,6 +27,8 @@ public struct GenericImageFetchRequest: MutableTargetSizingImageFetchRequest {
     public var decoderConfigMap: [ImageType: any Sendable]?
     /// Progressive loading policies by type (nil: TIP's defaults).
     public var progressiveLoadingPolicies: [ImageType: any ImageFetchProgressiveLoadingPolicy]?
+    /// Changes the image before it is scaled and delivered.
+    public var transformer: (any ImageFetchTransformer)?
     /// Adds headers before the request is sent.
     public var imageRequestHydrator: ImageRequestHydrator?
     /// Gives the `Authorization` header value.
@@ -54,6 +56,7 @@ public struct GenericImageFetchRequest: MutableTargetSizingImageFetchRequest {
         loadingSources = request.loadingSources
         decoderConfigMap = request.decoderConfigMap
         progressiveLoadingPolicies = request.progressiveLoadingPolicies
+        transformer = request.transformer
         imageRequestHydrator = request.imageRequestHydrator
         imageRequestAuthorizer = request.imageRequestAuthorizer
     }

@@ -58,8 +58,10 @@ extension ImageFetchOperation {
                 }
             }
             let isPlaceholder = request.options.contains(.treatAsPlaceholder)
-            let result = makeResult(image, source: source, url: downloaded.url, isPlaceholder: isPlaceholder,
-                                    originalDimensions: downloaded.dimensions == .zero ? nil : downloaded.dimensions)
+            let (ready, transformed) = prepared(image, progress: 1)
+            let result = makeResult(ready, source: source, url: downloaded.url, isPlaceholder: isPlaceholder,
+                                    originalDimensions: downloaded.dimensions == .zero ? image.dimensions : downloaded.dimensions,
+                                    transformed: transformed)
             let bytes = downloaded.isFirstMember ? MemoryCacheCompleteImage(
                 data: downloaded.data, imageType: downloaded.imageType, url: downloaded.url,
                 dimensions: downloaded.dimensions, isAnimated: downloaded.isAnimated, isPlaceholder: isPlaceholder,

@@ -28,8 +28,10 @@ extension ImageFetchOperation {
         if let propagateBytes {
             imagePipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: identifier, complete: propagateBytes))
         }
-        if !request.options.contains(.skipStoringToRenderedCache), !result.imageIsTreatedAsPlaceholder {
-            imagePipeline.renderedCache.store(result.imageContainer, identifier: identifier, transformerIdentifier: nil,
+        let transformerIdentifier = result.imageWasTransformed ? request.transformer?.transformerIdentifier : nil
+        let storable = !result.imageWasTransformed || transformerIdentifier != nil
+        if storable, !request.options.contains(.skipStoringToRenderedCache), !result.imageIsTreatedAsPlaceholder {
+            imagePipeline.renderedCache.store(result.imageContainer, identifier: identifier, transformerIdentifier: transformerIdentifier,
                                               sourceDimensions: result.imageOriginalDimensions, isPlaceholder: false,
                                               url: result.imageURL)
         }

@@ -51,7 +51,9 @@ extension ImageFetchOperation {
             let image = try imagePipeline.memoryCache.decodeCompleteImage(
                 of: entry, targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
                 decoderConfigMap: request.decoderConfigMap)
-            let result = makeResult(image, source: .memoryCache, url: complete.url, isPlaceholder: complete.isPlaceholder)
+            let (ready, transformed) = prepared(image, progress: sameURL ? 1 : -1)
+            let result = makeResult(ready, source: .memoryCache, url: complete.url, isPlaceholder: complete.isPlaceholder,
+                                    originalDimensions: image.dimensions, transformed: transformed)
             if sameURL { return succeed(result, propagateBytes: nil) }
             offerPreview(result) { self.loadFromDisk() }
         } catch {
@@ -74,7 +76,9 @@ extension ImageFetchOperation {
               let (metadata, data) = imagePipeline.diskCache.completeData(withIdentifier: identifier),
               let image = try? decode(data, type: metadata.imageType.map(ImageType.init(rawValue:)))
         else { return loadFromOtherPipelines() }
-        let result = makeResult(image, source: .diskCache, url: metadata.url, isPlaceholder: metadata.isPlaceholder)
+        let (ready, transformed) = prepared(image, progress: sameURL ? 1 : -1)
+        let result = makeResult(ready, source: .diskCache, url: metadata.url, isPlaceholder: metadata.isPlaceholder,
+                                originalDimensions: image.dimensions, transformed: transformed)
         if sameURL {
             let bytes = MemoryCacheCompleteImage(
                 data: data, imageType: metadata.imageType.map(ImageType.init(rawValue:)), url: metadata.url,
@@ -100,7 +104,9 @@ extension ImageFetchOperation {
                   let image = try? decode(data, type: metadata.imageType.map(ImageType.init(rawValue:)))
             else { continue }
             imagePipeline.diskCache.updateImageEntry(metadata: metadata, source: .data(data), forced: !metadata.isPlaceholder)
-            let result = makeResult(image, source: .diskCache, url: url, isPlaceholder: metadata.isPlaceholder)
+            let (ready, transformed) = prepared(image, progress: 1)
+            let result = makeResult(ready, source: .diskCache, url: url, isPlaceholder: metadata.isPlaceholder,
+                                    originalDimensions: image.dimensions, transformed: transformed)
             let bytes = MemoryCacheCompleteImage(
                 data: data, imageType: metadata.imageType.map(ImageType.init(rawValue:)), url: url,
                 dimensions: CGSize(width: metadata.width, height: metadata.height), isAnimated: metadata.isAnimated,
@@ -128,10 +134,11 @@ extension ImageFetchOperation {
         caches[index].retrieveImage(for: request.imageURL) { image in
             self.workQueue.async {
                 guard let image else { return self.loadFromAdditionalCaches(startingAt: index + 1) }
-                let scaled = self.scaledIfNeeded(image)
+                let (ready, transformed) = self.prepared(image, progress: 1)
                 let isPlaceholder = self.request.options.contains(.treatAsPlaceholder)
-                let result = self.makeResult(scaled, source: .additionalCache, url: self.request.imageURL,
-                                             isPlaceholder: isPlaceholder, originalDimensions: image.dimensions)
+                let result = self.makeResult(ready, source: .additionalCache, url: self.request.imageURL,
+                                             isPlaceholder: isPlaceholder, originalDimensions: image.dimensions,
+                                             transformed: transformed)
                 self.succeed(result, propagateBytes: nil)
             }
         }
@@ -205,8 +212,21 @@ extension ImageFetchOperation {
     func decode(_ data: Data, type: ImageType?) throws -> ImageContainer {
         let options = ImageDecodingOptions(targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
                                            interpolationQuality: configuration.defaultInterpolationQuality)
-        let image = try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: request.decoderConfigMap, imageType: type).container
-        return scaledIfNeeded(image)
+        return try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: request.decoderConfigMap, imageType: type).container
+    }
+
+    /// The request's transformer applied (still images only), then the final scaling step. `progress`: 1
+    /// final, negative preview, else a scan's download progress.
+    func prepared(_ image: ImageContainer, progress: Float) -> (image: ImageContainer, transformed: Bool) {
+        var image = image
+        var transformed = false
+        if let transformer = request.transformer, !image.isAnimated,
+           let changed = transformer.transform(image, progress: progress, hintTargetDimensions: request.targetDimensions,
+                                               hintContentMode: request.targetContentMode, operation: self) {
+            image = changed
+            transformed = true
+        }
+        return (scaledIfNeeded(image), transformed)
     }
 
     /// The final scaling step: with a scaling content mode the delivered image has the target's dimensions.
@@ -222,9 +242,9 @@ extension ImageFetchOperation {
     }
 
     func makeResult(_ image: ImageContainer, source: ImageLoadSource, url: URL, isPlaceholder: Bool,
-                    originalDimensions: CGSize? = nil) -> ImageFetchResult {
+                    originalDimensions: CGSize? = nil, transformed: Bool = false) -> ImageFetchResult {
         ImageFetchResult(imageContainer: image, imageSource: source, imageURL: url,
                          imageOriginalDimensions: originalDimensions ?? image.dimensions,
-                         imageIsTreatedAsPlaceholder: isPlaceholder, imageWasTransformed: false, imageIdentifier: identifier)
+                         imageIsTreatedAsPlaceholder: isPlaceholder, imageWasTransformed: transformed, imageIdentifier: identifier)
     }
 }

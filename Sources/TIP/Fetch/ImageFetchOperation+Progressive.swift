@@ -42,7 +42,7 @@ extension ImageFetchOperation {
                 let mode: ImageDecoderRenderMode = behavior == .updateWithAnyProgress ? .anyProgress : .fullFrameProgress
                 if let image = partial.render(mode: mode, targetDimensions: request.targetDimensions,
                                               targetContentMode: request.targetContentMode) {
-                    deliverProgressive(scaledIfNeeded(image), source: source, original: update.dimensions, progress: update.progress,
+                    deliverProgressive(prepared(image, progress: update.progress).image, source: source, original: update.dimensions, progress: update.progress,
                                        firstFrame: false)
                 }
             }

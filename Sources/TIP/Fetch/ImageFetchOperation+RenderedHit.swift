@@ -7,17 +7,20 @@ extension ImageFetchOperation {
     /// true); a dirty one is delivered as a dirty preview and the fetch goes on (returns false).
     func tryRenderedCacheHit() -> Bool {
         let target = request.targetDimensions
+        // A transformer without an identifier turns rendered-cache reads off.
+        let transformerIdentifier = request.transformer?.transformerIdentifier
+        if request.transformer != nil && transformerIdentifier == nil { return false }
         guard request.loadingSources.allows(.memoryCache), !isCancelRequested,
               target.width > 0, target.height > 0,
               [.scaleToFill, .scaleAspectFit, .scaleAspectFill].contains(request.targetContentMode),
               let hit = imagePipeline.renderedCache.image(withIdentifier: identifier, targetDimensions: target,
                                                           targetContentMode: request.targetContentMode,
-                                                          transformerIdentifier: nil)
+                                                          transformerIdentifier: transformerIdentifier)
         else { return false }
         let result = ImageFetchResult(
             imageContainer: hit.image, imageSource: .memoryCache, imageURL: request.imageURL,
             imageOriginalDimensions: hit.sourceDimensions, imageIsTreatedAsPlaceholder: false,
-            imageWasTransformed: false, imageIdentifier: identifier)
+            imageWasTransformed: transformerIdentifier != nil, imageIdentifier: identifier)
         if hit.isDirty {
             guarded.withLock { $0.previewResult = result }
             delegate?.imageFetchOperation(self, didLoadDirtyPreviewImage: result)

@@ -27,6 +27,8 @@ public protocol ImageFetchRequest: Sendable {
     var decoderConfigMap: [ImageType: any Sendable]? { get }
     /// Progressive loading policies by type; nil: `ImageFetchProgressiveLoadingPolicies.defaults`. Default nil.
     var progressiveLoadingPolicies: [ImageType: any ImageFetchProgressiveLoadingPolicy]? { get }
+    /// Changes the image before it is scaled and delivered. Default nil.
+    var transformer: (any ImageFetchTransformer)? { get }
     /// Adds headers before the request is sent. Default nil.
     var imageRequestHydrator: ImageRequestHydrator? { get }
     /// Gives the `Authorization` header value. Default nil.
@@ -50,6 +52,8 @@ extension ImageFetchRequest {
     public var decoderConfigMap: [ImageType: any Sendable]? { nil }
     /// Nil (TIP's defaults).
     public var progressiveLoadingPolicies: [ImageType: any ImageFetchProgressiveLoadingPolicy]? { nil }
+    /// Nil.
+    public var transformer: (any ImageFetchTransformer)? { nil }
     /// Nil.
     public var imageRequestHydrator: ImageRequestHydrator? { nil }
     /// Nil.

@@ -56,6 +56,18 @@ final class DictionaryAdditionalCache: ImageAdditionalCache {
     }
 }
 
+/// Paints the image solid green (identifier optional), counting calls.
+struct GreenTransformer: ImageFetchTransformer {
+    let transformerIdentifier: String?
+    let calls = Locked(0)
+    func transform(_ image: ImageContainer, progress: Float, hintTargetDimensions: CGSize,
+                   hintContentMode: ContentMode, operation: ImageFetchOperation) -> ImageContainer? {
+        calls.withLock { $0 += 1 }
+        return ImageContainer(image: TestImages.solid(width: Int(image.dimensions.width), height: Int(image.dimensions.height),
+                                                      SIMD4(0, 255, 0, 255)))
+    }
+}
+
 @Suite("Fetch operation: sources")
 struct ImageFetchOperationTests {
     func run(_ env: DownloaderTestEnvironment, _ request: any ImageFetchRequest,
@@ -275,6 +287,40 @@ struct ImageFetchOperationTests {
         let (miss, _) = await run(env, GenericImageFetchRequest(imageURL: env.server.url(for: "/fresh.jpg")))
         #expect(miss.finalResult?.imageSource == .network)
         #expect(miss.metrics?.metricInfo(for: .additionalCache)?.result == .miss)
+        await env.tearDown()
+    }
+
+    @Test("a transformer changes the delivered image before scaling; rendered reuse only under its identifier")
+    func transformers() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try DownloaderTestEnvironment.jpeg(width: 640, height: 480)
+        env.server.setImage(image, at: "/t.jpg")
+        var request = GenericImageFetchRequest(imageURL: env.server.url(for: "/t.jpg"), identifier: nil,
+                                               targetDimensions: CGSize(width: 160, height: 160), targetContentMode: .scaleAspectFit)
+        let named = GreenTransformer(transformerIdentifier: "green")
+        request.transformer = named
+        let (first, _) = await run(env, request)
+        let result = try #require(first.finalResult)
+        #expect(result.imageWasTransformed)
+        #expect(result.imageContainer.dimensions == CGSize(width: 160, height: 120))
+        #expect(result.imageContainer.image.pixel(x: 80, y: 60) == SIMD4(0, 255, 0, 255))
+        // The raw bytes were cached, not the transformed image.
+        let cached = try #require(env.pipeline.memoryCache.entry(withIdentifier: request.imageURL.absoluteString)?.complete)
+        #expect(cached.data == image)
+
+        // Same transformer identifier: a synchronous rendered hit, transformed.
+        let again = env.pipeline.operation(with: request, delegate: nil)
+        env.configuration.callbackQueue.sync { env.pipeline.fetchImage(with: again) }
+        #expect(again.isFinished && again.finalResult?.imageWasTransformed == true)
+
+        // A transformer without an identifier never reads or writes the rendered cache.
+        var anonymous = request
+        anonymous.transformer = GreenTransformer(transformerIdentifier: nil)
+        let unnamed = env.pipeline.operation(with: anonymous, delegate: nil)
+        env.configuration.callbackQueue.sync { env.pipeline.fetchImage(with: unnamed) }
+        #expect(await eventually { unnamed.isFinished })
+        #expect(unnamed.metrics?.metricInfo(for: .memoryCache)?.wasLoadedSynchronously == false)
+        #expect(unnamed.finalResult?.imageWasTransformed == true)
         await env.tearDown()
     }
 
