@@ -53,3 +53,18 @@ extension ImagePipeline {
         }
     }
 }
+
+extension ImagePipeline {
+    /// Stores `request`'s image in this pipeline's caches (TIP's `storeImageWithRequest:completion:`): the
+    /// memory cache keeps encoded data only, the disk cache the file, the data or the image encoded (JPEG at
+    /// TIP's quality, PNG with transparency, GIF when animated), and the rendered cache forgets the
+    /// identifier. Real images replace what was there; placeholders only what they may. `completion` runs on
+    /// the callback queue. Other operations can depend on the returned one.
+    @discardableResult
+    public func storeImage(with request: any ImageStoreRequest,
+                           completion: (@Sendable (Bool, (any Error)?) -> Void)? = nil) -> any DependencyOperation {
+        let operation = ImageStoreOperation(pipeline: self, request: request, completion: completion)
+        configuration.fetchOperationQueue.addOperation(operation)
+        return operation
+    }
+}

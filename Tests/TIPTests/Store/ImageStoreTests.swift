@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import TIP
+
+private struct FailingHydrater: ImageStoreRequestHydrater {
+    struct Failure: Error {}
+    func hydrate(_ request: any ImageStoreRequest, pipeline: ImagePipeline,
+                 completion: @escaping @Sendable ((any ImageStoreRequest)?, (any Error)?) -> Void) {
+        completion(nil, Failure())
+    }
+}
+
+@Suite("Storing images")
+struct ImageStoreTests {
+    func store(_ pipeline: ImagePipeline, _ request: any ImageStoreRequest) async -> (Bool, (any Error)?) {
+        let outcome = Locked<(Bool, (any Error)?)?>(nil)
+        pipeline.storeImage(with: request) { stored, error in outcome.withLock { $0 = (stored, error) } }
+        _ = await eventually { outcome.withLock { $0 } != nil }
+        return outcome.withLock { $0 } ?? (false, nil)
+    }
+
+    @Test("encoded data goes to memory and disk; a later fetch is a memory hit that depends on the store")
+    func storeData() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let jpeg = try DownloaderTestEnvironment.jpeg(width: 300, height: 200)
+        let url = URL(string: "https://images.example/stored.jpg")!
+        var request = GenericImageStoreRequest(imageURL: url)
+        request.imageData = jpeg
+        let storeOperation = env.pipeline.storeImage(with: request)
+        let fetch = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url), delegate: nil)
+        storeOperation.makeDependencyOfTargetOperation(fetch)
+        env.pipeline.fetchImage(with: fetch)
+        #expect(await eventually { fetch.isFinished })
+        #expect(storeOperation.isFinished)
+        #expect(fetch.finalResult?.imageSource == .memoryCache)
+        let disk = try #require(env.diskEntry(url.absoluteString)?.complete)
+        #expect(try Data(contentsOf: disk.fileURL) == jpeg)
+        #expect(disk.metadata.width == 300 && disk.metadata.height == 200)
+        await env.tearDown()
+    }
+
+    @Test("an image is encoded for the disk only (JPEG without transparency); the memory entry is cleared")
+    func storeImage() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let url = URL(string: "https://images.example/encoded.jpg")!
+        let bitmap = TestImages.photo(width: 120, height: 80)
+        var request = GenericImageStoreRequest(imageURL: url, identifier: "encoded")
+        request.image = ImageContainer(image: bitmap)
+        let (stored, error) = await store(env.pipeline, request)
+        #expect(stored && error == nil)
+        #expect(env.pipeline.memoryCache.entry(withIdentifier: "encoded") == nil)
+        let disk = try #require(env.diskEntry("encoded")?.complete)
+        let bytes = try Data(contentsOf: disk.fileURL)
+        #expect(ImageType.detect(fromMagicNumbers: bytes) == .match(.jpeg))
+        let result = try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: url, identifier: "encoded",
+                                                                                   targetDimensions: .zero, targetContentMode: .center))
+        #expect(result.imageSource == .diskCache)
+        #expect(result.imageContainer.dimensions == CGSize(width: 120, height: 80))
+        await env.tearDown()
+    }
+
+    @Test("nothing to store, or a failing hydrater, fail the store with an error")
+    func failures() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let url = URL(string: "https://images.example/none.jpg")!
+        let (stored, error) = await store(env.pipeline, GenericImageStoreRequest(imageURL: url))
+        #expect(!stored)
+        #expect((error as? ImageStoreError)?.code == .imageNotProvided)
+        #expect((error as? ImageStoreError)?.errorCode == 1)
+
+        var hydrated = GenericImageStoreRequest(imageURL: url)
+        hydrated.imageData = try DownloaderTestEnvironment.jpeg(width: 10, height: 10)
+        hydrated.hydrater = FailingHydrater()
+        let (hydrationStored, hydrationError) = await store(env.pipeline, hydrated)
+        #expect(!hydrationStored)
+        #expect(hydrationError is FailingHydrater.Failure)
+        #expect(env.diskEntry(url.absoluteString) == nil)
+        await env.tearDown()
+    }
+}
