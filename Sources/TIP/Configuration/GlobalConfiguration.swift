@@ -291,6 +291,15 @@ public final class GlobalConfiguration: Sendable {
         set { settings.withLock { $0.defaultInterpolationQuality = newValue } }
     }
 
+    /// The fetch and store operations queued or running, at the time of the call (TIP's
+    /// `getAllFetchOperations:allStoreOperations:`).
+    public func getAllFetchOperations(_ completion: @escaping @Sendable ([ImageFetchOperation], [any DependencyOperation]) -> Void) {
+        let operations = fetchOperationQueue.operations
+        let fetches = operations.compactMap { $0 as? ImageFetchOperation }.filter { !$0.isFinished }
+        let stores: [any DependencyOperation] = operations.compactMap { $0 as? ImageStoreOperation }.filter { !$0.isFinished }
+        completion(fetches, stores)
+    }
+
     /// Marks queues so code can tell whether it runs on the callback queue (a token per queue).
     private static let queueTokenKey = DispatchSpecificKey<Int>()
     private static let nextQueueToken = Locked(1)

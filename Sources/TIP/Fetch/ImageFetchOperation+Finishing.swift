@@ -35,6 +35,13 @@ extension ImageFetchOperation {
                                               sourceDimensions: result.imageOriginalDimensions, isPlaceholder: false,
                                               url: result.imageURL)
         }
+        if result.imageSource == .network || result.imageSource == .networkResumed {
+            // A download stored a new image (the downloader finalized the disk file).
+            for observer in imagePipeline.allObservers {
+                observer.imagePipeline(imagePipeline, didStoreImageWithIdentifier: identifier, url: result.imageURL,
+                                       dimensions: result.imageOriginalDimensions, wasManuallyStored: false)
+            }
+        }
         configuration.callbackQueue.async {
             delegate?.imageFetchOperation(self, didLoadFinalImage: result)
             self.markFinished()

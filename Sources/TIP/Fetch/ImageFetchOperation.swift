@@ -146,6 +146,14 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
         if gone { cancel() }
     }
 
+    /// Waits for the fetch to finish while turning the current run loop in 0.3 s slices, so callbacks on the
+    /// main queue still run (TIP's `waitUntilFinishedWithoutBlockingRunLoop`).
+    public func waitUntilFinishedWithoutBlockingRunLoop() {
+        while !isFinished {
+            _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.3))
+        }
+    }
+
     /// Cancels and forgets the delegate.
     public func cancelAndDiscardDelegate() {
         cancel()

@@ -68,3 +68,25 @@ extension ImagePipeline {
         return operation
     }
 }
+
+extension ImagePipeline {
+    /// Fetches `request` and streams its events: previews, progressive scans (the fetch opts in), the first
+    /// frame of an animation, progress, then the final image (beyond TIP). The stream throws the fetch's
+    /// error; ending the iteration early (or cancelling the task) cancels the fetch.
+    ///
+    /// ```swift
+    /// for try await event in pipeline.fetchEvents(for: request) {
+    ///     if case .progressiveImage(let scan, _) = event { show(scan.imageContainer) }
+    /// }
+    /// ```
+    public func fetchEvents(for request: any ImageFetchRequest) -> AsyncThrowingStream<ImageFetchEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            let operation = ImageFetchOperation(pipeline: self, request: request, context: nil,
+                                                delegate: ImageFetchEventStreamDelegate(continuation), ownsDelegate: true)
+            continuation.onTermination = { termination in
+                if case .cancelled = termination { operation.cancel() }
+            }
+            fetchImage(with: operation)
+        }
+    }
+}
