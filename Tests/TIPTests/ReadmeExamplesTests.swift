@@ -111,6 +111,10 @@ struct ReadmeExamplesTests {
         pipeline.fetchImage(with: operation)
         operation.priority = .high
 
+        for try await event in pipeline.fetchEvents(for: request) {
+            if case .progressiveImage(let scan, _) = event { print(scan.imageContainer.dimensions) }
+        }
+
         #expect(result.imageSource == .network)
         #expect(result.imageContainer.dimensions == CGSize(width: 128, height: 96))
         for _ in 0..<2_000 where !operation.isFinished { try await Task.sleep(for: .milliseconds(5)) }
