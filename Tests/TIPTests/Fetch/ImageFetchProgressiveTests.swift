@@ -46,7 +46,7 @@ struct ImageFetchProgressiveTests {
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true)
         for path in ["/p-in.jpg", "/p-out.jpg"] {
             env.server.setImage(jpeg, at: path)
-            env.server.setThrottle(.init(bytesPerSecond: 1_500_000, chunkSize: 8 * 1024), for: path)
+            env.server.setThrottle(.init(bytesPerSecond: 400_000, chunkSize: 8 * 1024), for: path)  // slow enough for slow builds
         }
         let target = CGSize(width: 300, height: 300)
         let optedIn = ProgressiveRecordingDelegate(optIn: true)
@@ -81,7 +81,7 @@ struct ImageFetchProgressiveTests {
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 1000, height: 750, progressive: true)
         for path in ["/disabled.jpg", "/greedy.jpg"] {
             env.server.setImage(jpeg, at: path)
-            env.server.setThrottle(.init(bytesPerSecond: 1_500_000, chunkSize: 8 * 1024), for: path)
+            env.server.setThrottle(.init(bytesPerSecond: 400_000, chunkSize: 8 * 1024), for: path)  // slow enough for slow builds
         }
         var disabled = GenericImageFetchRequest(imageURL: env.server.url(for: "/disabled.jpg"))
         disabled.progressiveLoadingPolicies = [.jpeg: DisabledProgressiveLoadingPolicy()]
@@ -108,7 +108,7 @@ struct ImageFetchProgressiveTests {
         let animation = try #require(ImageContainer(animatedFrames: frames, frameDurations: Array(repeating: 0.1, count: 6), loopCount: 0))
         let gif = try CodecCatalogue.shared.encodeImage(animation, type: .gif, quality: 1)
         env.server.setImage(gif, at: "/anim.gif")
-        env.server.setThrottle(.init(bytesPerSecond: max(20_000, gif.count * 2), chunkSize: max(1024, gif.count / 12)), for: "/anim.gif")
+        env.server.setThrottle(.init(bytesPerSecond: max(20_000, gif.count), chunkSize: max(1024, gif.count / 12)), for: "/anim.gif")
         let delegate = ProgressiveRecordingDelegate(optIn: false)
         let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/anim.gif")), delegate: delegate)
         env.pipeline.fetchImage(with: operation)

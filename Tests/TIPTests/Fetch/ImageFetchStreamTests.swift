@@ -10,7 +10,7 @@ struct ImageFetchStreamTests {
         let env = try await DownloaderTestEnvironment()
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 1000, height: 750, progressive: true)
         env.server.setImage(jpeg, at: "/s.jpg")
-        env.server.setThrottle(.init(bytesPerSecond: 1_500_000, chunkSize: 8 * 1024), for: "/s.jpg")
+        env.server.setThrottle(.init(bytesPerSecond: 400_000, chunkSize: 8 * 1024), for: "/s.jpg")
         var progressCount = 0
         var scans = 0
         var final: ImageFetchResult?
