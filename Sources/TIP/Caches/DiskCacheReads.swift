@@ -67,12 +67,19 @@ extension DiskCache {
 
     /// The complete image bytes for `identifier` (a lookup with access refresh, then the file read).
     func completeData(withIdentifier identifier: String) -> (metadata: DiskCacheMetadata, data: Data)? {
-        guard let part = entry(withIdentifier: identifier, includePartial: false)?.complete else { return nil }
+        guard let part = entry(withIdentifier: identifier, includePartial: false)?.complete,
+              let bytes = completeData(of: part) else { return nil }
+        return (part.metadata, bytes)
+    }
+
+    /// The bytes of a complete part from an earlier lookup (no second lookup or access refresh); a file
+    /// that vanished meanwhile is forgotten.
+    func completeData(of part: DiskCacheEntry.Part) -> Data? {
         guard let bytes = data(of: part) else {
-            forgetVanishedPart(identifier: identifier, partial: false)
+            forgetVanishedPart(identifier: part.metadata.identifier, partial: false)
             return nil
         }
-        return (part.metadata, bytes)
+        return bytes
     }
 
     /// Drops a part whose file disappeared behind our back, so the totals match the files.

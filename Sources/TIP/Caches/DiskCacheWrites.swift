@@ -163,10 +163,13 @@ extension DiskCache {
     }
 
     /// A temporary file seeded with a copy of `identifier`'s partial download (to resume it), or nil
-    /// when there is no partial. Its ``DiskCacheTemporaryFile/byteCount`` is the partial's size.
-    func copyPartialToTemporaryFile(withIdentifier identifier: String) -> (file: DiskCacheTemporaryFile, partial: DiskCacheEntry.Part)? {
+    /// when there is no partial or `accepting` refuses its metadata (checked before anything is copied).
+    /// Its ``DiskCacheTemporaryFile/byteCount`` is the partial's size.
+    func copyPartialToTemporaryFile(withIdentifier identifier: String,
+                                    accepting: (DiskCacheMetadata) -> Bool = { _ in true }) -> (file: DiskCacheTemporaryFile, partial: DiskCacheEntry.Part)? {
         domain.sync {
             guard isLoaded, let partial = entry(withIdentifier: identifier, includeComplete: false)?.partial,
+                  accepting(partial.metadata),
                   let source = try? DiskCacheFiles.open(partial.fileURL.path, O_RDONLY | O_NONBLOCK) else { return nil }
             defer { DiskCacheFiles.close(source) }
             guard let file = try? openTemporaryFile(forIdentifier: identifier) else { return nil }

@@ -78,18 +78,7 @@ struct ImageDownloadDelivery {
 
     /// `delegates` grouped by queue identity, groups and members in their original order.
     static func group(_ delegates: [any ImageDownloadDelegate]) -> [QueueGroup] {
-        var groups: [QueueGroup] = []
-        var positions: [ObjectIdentifier: Int] = [:]
-        for delegate in delegates {
-            let queue = delegate.imageDownloadQueue
-            if let position = positions[ObjectIdentifier(queue)] {
-                groups[position].delegates.append(delegate)
-            } else {
-                positions[ObjectIdentifier(queue)] = groups.count
-                groups.append((queue, [delegate]))
-            }
-        }
-        return groups
+        grouped(delegates, queue: \.imageDownloadQueue).map { (queue: $0.queue, delegates: $0.items) }
     }
 
     /// Runs `body` for each delegate on its queue, one queued block per distinct queue; `body` also gets the
@@ -98,20 +87,25 @@ struct ImageDownloadDelivery {
         to delegates: [any ImageDownloadDelegate], handle: ImageDownloadHandle,
         _ body: @escaping @Sendable (any ImageDownloadDelegate, Int, ImageDownloadHandle) -> Void
     ) {
-        var groups: [(queue: DispatchQueue, members: [(position: Int, delegate: any ImageDownloadDelegate)])] = []
-        var groupOfQueue: [ObjectIdentifier: Int] = [:]
-        for (position, delegate) in delegates.enumerated() {
-            let queue = delegate.imageDownloadQueue
-            if let index = groupOfQueue[ObjectIdentifier(queue)] {
-                groups[index].members.append((position, delegate))
+        for group in grouped(delegates.enumerated().map { $0 }, queue: \.element.imageDownloadQueue) {
+            let members = group.items
+            group.queue.async { for member in members { body(member.element, member.offset, handle) } }
+        }
+    }
+
+    /// `items` grouped by the identity of their queue, groups and items in their original order.
+    private static func grouped<Item>(_ items: [Item], queue: (Item) -> DispatchQueue) -> [(queue: DispatchQueue, items: [Item])] {
+        var groups: [(queue: DispatchQueue, items: [Item])] = []
+        var positions: [ObjectIdentifier: Int] = [:]
+        for item in items {
+            let itemQueue = queue(item)
+            if let position = positions[ObjectIdentifier(itemQueue)] {
+                groups[position].items.append(item)
             } else {
-                groupOfQueue[ObjectIdentifier(queue)] = groups.count
-                groups.append((queue, [(position, delegate)]))
+                positions[ObjectIdentifier(itemQueue)] = groups.count
+                groups.append((itemQueue, [item]))
             }
         }
-        for group in groups {
-            let members = group.members
-            group.queue.async { for member in members { body(member.delegate, member.position, handle) } }
-        }
+        return groups
     }
 }

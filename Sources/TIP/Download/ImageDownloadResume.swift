@@ -34,10 +34,8 @@ struct ImageDownloadResume: Sendable {
                              lastModified: partial.lastModified, eTag: partial.entityTag),
                 data: partial.data, file: file)
         }
-        guard let entry = pipeline.diskCache.entry(withIdentifier: request.identifier, includeComplete: false)?.partial,
-              entry.metadata.url == request.url, entry.metadata.hasValidator,
-              let copy = pipeline.diskCache.copyPartialToTemporaryFile(withIdentifier: request.identifier),
-              copy.partial.metadata.url == request.url,
+        guard let copy = pipeline.diskCache.copyPartialToTemporaryFile(
+                withIdentifier: request.identifier, accepting: { $0.url == request.url && $0.hasValidator }),
               let data = try? Data(contentsOf: copy.file.fileURL), data.count == Int(copy.file.byteCount), !data.isEmpty
         else { return nil }
         let metadata = copy.partial.metadata

@@ -47,6 +47,8 @@ final class SharedImageDownload: @unchecked Sendable {
     private var lastModified: String?
     private var eTag: String?
     private var acceptsRanges = false
+    /// `maxImageDownloadByteCount`, read once per response rather than per chunk.
+    private var byteLimit: Int64 = 0
     private var temporaryFile: DiskCacheTemporaryFile?
     private let header = ImageDownloadHeaderReader()
     /// The decoder members render progressive scans and first frames from; made (and fed from then on) only
@@ -299,7 +301,8 @@ final class SharedImageDownload: @unchecked Sendable {
         }
         self.response = response
         let headers = ResponseHeaders(response)
-        let limit = configuration.maxImageDownloadByteCount
+        byteLimit = configuration.maxImageDownloadByteCount
+        let limit = byteLimit
         if attempt.isRangeRequest && status == 206,
            let range = headers.contentRange, range.first == resume?.byteCount {
             isResumed = true
@@ -330,7 +333,7 @@ final class SharedImageDownload: @unchecked Sendable {
             return abandon(attempt, failing: ImageFetchError.cancelled("every fetch left the download"))
         }
         body.append(data)
-        let limit = configuration.maxImageDownloadByteCount
+        let limit = byteLimit
         if limit > 0, Int64(body.count) > limit {
             return abandon(attempt, failing: ImageFetchError.downloadTooLarge(byteCount: Int64(body.count), limit: limit, url: request.url))
         }

@@ -65,7 +65,7 @@ struct ImageFetchMetricsRecorder {
     /// when `cancelled`).
     mutating func endCurrent(at now: ContinuousClock.Instant, cancelled: Bool) {
         guard let index = infos.indices.last, let sourceStart else { return }
-        infos[index].loadDuration = Self.seconds(now - sourceStart)
+        infos[index].loadDuration = (now - sourceStart).timeInterval
         if cancelled {
             infos[index].wasCancelled = true
         } else if infos[index].result == .neverCompleted {
@@ -81,13 +81,8 @@ struct ImageFetchMetricsRecorder {
         let first = start ?? now
         return ImageFetchMetrics(
             infos: infos,
-            totalDuration: Self.seconds((end ?? now) - first),
-            firstImageLoadDuration: firstImage.map { Self.seconds($0 - first) } ?? 0,
+            totalDuration: ((end ?? now) - first).timeInterval,
+            firstImageLoadDuration: firstImage.map { ($0 - first).timeInterval } ?? 0,
             wasCancelled: cancelled)
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

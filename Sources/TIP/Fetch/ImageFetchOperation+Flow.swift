@@ -72,21 +72,15 @@ extension ImageFetchOperation {
         else { return loadFromOtherPipelines() }
         let sameURL = complete.metadata.url == request.imageURL
         let previewArea = previewResult.map { $0.imageOriginalDimensions.width * $0.imageOriginalDimensions.height } ?? -1
-        guard sameURL || (previewResult == nil || CGFloat(complete.metadata.area) > previewArea),
-              let (metadata, data) = imagePipeline.diskCache.completeData(withIdentifier: identifier),
+        let metadata = complete.metadata
+        guard sameURL || (previewResult == nil || CGFloat(metadata.area) > previewArea),
+              let data = imagePipeline.diskCache.completeData(of: complete),
               let image = try? decode(data, type: metadata.imageType.map(ImageType.init(rawValue:)))
         else { return loadFromOtherPipelines() }
         let (ready, transformed) = prepared(image, progress: sameURL ? 1 : -1)
         let result = makeResult(ready, source: .diskCache, url: metadata.url, isPlaceholder: metadata.isPlaceholder,
                                 originalDimensions: image.dimensions, transformed: transformed)
-        if sameURL {
-            let bytes = MemoryCacheCompleteImage(
-                data: data, imageType: metadata.imageType.map(ImageType.init(rawValue:)), url: metadata.url,
-                dimensions: CGSize(width: metadata.width, height: metadata.height), isAnimated: metadata.isAnimated,
-                isPlaceholder: metadata.isPlaceholder, timeToLive: request.resolvedTimeToLive,
-                updateExpiryOnAccess: metadata.updatesExpiryOnAccess)
-            return succeed(result, propagateBytes: bytes)
-        }
+        if sameURL { return succeed(result, propagateBytes: memoryBytes(data, metadata)) }
         // A disk preview the delegate continued from skips the other pipelines (TIP).
         offerPreview(result) { self.loadFromAdditionalCaches() }
     }
@@ -99,22 +93,26 @@ extension ImageFetchOperation {
         for other in configuration.registry.all where other !== imagePipeline {
             guard let found = other.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete,
                   found.metadata.url == url,
-                  let (metadata, data) = other.diskCache.completeData(withIdentifier: identifier),
-                  metadata.url == url,
-                  let image = try? decode(data, type: metadata.imageType.map(ImageType.init(rawValue:)))
+                  let data = other.diskCache.completeData(of: found),
+                  let image = try? decode(data, type: found.metadata.imageType.map(ImageType.init(rawValue:)))
             else { continue }
+            let metadata = found.metadata
             imagePipeline.diskCache.updateImageEntry(metadata: metadata, source: .data(data), forced: !metadata.isPlaceholder)
             let (ready, transformed) = prepared(image, progress: 1)
             let result = makeResult(ready, source: .diskCache, url: url, isPlaceholder: metadata.isPlaceholder,
                                     originalDimensions: image.dimensions, transformed: transformed)
-            let bytes = MemoryCacheCompleteImage(
-                data: data, imageType: metadata.imageType.map(ImageType.init(rawValue:)), url: url,
-                dimensions: CGSize(width: metadata.width, height: metadata.height), isAnimated: metadata.isAnimated,
-                isPlaceholder: metadata.isPlaceholder, timeToLive: request.resolvedTimeToLive,
-                updateExpiryOnAccess: metadata.updatesExpiryOnAccess)
-            return succeed(result, propagateBytes: bytes)
+            return succeed(result, propagateBytes: memoryBytes(data, metadata))
         }
         loadFromAdditionalCaches()
+    }
+
+    /// A disk hit's bytes as the memory cache keeps them.
+    func memoryBytes(_ data: Data, _ metadata: DiskCacheMetadata) -> MemoryCacheCompleteImage {
+        MemoryCacheCompleteImage(
+            data: data, imageType: metadata.imageType.map(ImageType.init(rawValue:)), url: metadata.url,
+            dimensions: CGSize(width: metadata.width, height: metadata.height), isAnimated: metadata.isAnimated,
+            isPlaceholder: metadata.isPlaceholder, timeToLive: request.resolvedTimeToLive,
+            updateExpiryOnAccess: metadata.updatesExpiryOnAccess)
     }
 
     // MARK: Additional caches
@@ -128,7 +126,7 @@ extension ImageFetchOperation {
             attempt(.additionalCache)
         }
         let caches = imagePipeline.additionalCaches
-        guard request.loadingSources.allows(.additionalCache), index < caches.count, !hasResumablePartial else {
+        guard request.loadingSources.allows(.additionalCache), index < caches.count, index > 0 || !hasResumablePartial else {
             return loadFromNetwork()
         }
         caches[index].retrieveImage(for: request.imageURL) { image in
@@ -232,8 +230,7 @@ extension ImageFetchOperation {
     /// The final scaling step: with a scaling content mode the delivered image has the target's dimensions.
     func scaledIfNeeded(_ image: ImageContainer) -> ImageContainer {
         let target = request.targetDimensions
-        guard target.width > 0, target.height > 0,
-              [.scaleToFill, .scaleAspectFit, .scaleAspectFill].contains(request.targetContentMode) else { return image }
+        guard TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode) else { return image }
         let expected = TargetSizing.pixelDimensions(width: Int(image.dimensions.width), height: Int(image.dimensions.height),
                                                     targetDimensions: target, contentMode: request.targetContentMode)
         guard CGSize(width: expected.width, height: expected.height) != image.dimensions else { return image }

@@ -11,8 +11,7 @@ extension ImageFetchOperation {
         let transformerIdentifier = request.transformer?.transformerIdentifier
         if request.transformer != nil && transformerIdentifier == nil { return false }
         guard request.loadingSources.allows(.memoryCache), !isCancelRequested,
-              target.width > 0, target.height > 0,
-              [.scaleToFill, .scaleAspectFit, .scaleAspectFill].contains(request.targetContentMode),
+              TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode),
               let hit = imagePipeline.renderedCache.image(withIdentifier: identifier, targetDimensions: target,
                                                           targetContentMode: request.targetContentMode,
                                                           transformerIdentifier: transformerIdentifier)

@@ -106,14 +106,14 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
     public var timeSpentIdleInQueue: TimeInterval {
         guarded.withLock { state in
             guard let enqueued = state.enqueuedAt else { return 0 }
-            return Self.seconds((state.startedAt ?? clock.now) - enqueued)
+            return ((state.startedAt ?? clock.now) - enqueued).timeInterval
         }
     }
     /// Seconds between starting and finishing (so far, while running).
     public var timeSpentExecuting: TimeInterval {
         guarded.withLock { state in
             guard let started = state.startedAt else { return 0 }
-            return Self.seconds((state.finishedAt ?? clock.now) - started)
+            return ((state.finishedAt ?? clock.now) - started).timeInterval
         }
     }
 
@@ -197,10 +197,5 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
 
     func markEnqueued() {
         guarded.withLock { $0.enqueuedAt = clock.now }
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

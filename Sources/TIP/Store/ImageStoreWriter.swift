@@ -16,16 +16,14 @@ struct ImageStoreWriter {
         let isPlaceholder = request.options.contains(.treatAsPlaceholder)
         let updatesExpiry = !request.options.contains(.doNotResetExpiryOnAccess)
         let timeToLive = request.timeToLive > 0 ? request.timeToLive : ImageFetchRequestDefaults.timeToLive
-        let fileData = request.imageFilePath.flatMap { FileManager.default.contents(atPath: $0) }
-        let sniffed = Self.sniff(request.imageData ?? fileData)
-        let dimensions: CGSize
-        if let image = request.image {
-            dimensions = image.dimensions
-        } else if request.imageDimensions.width > 0, request.imageDimensions.height > 0 {
-            dimensions = request.imageDimensions
-        } else {
-            dimensions = sniffed.dimensions
-        }
+        // The header is read only when the request leaves something to learn (a file only then).
+        let knownDimensions: CGSize? = request.image?.dimensions
+            ?? (request.imageDimensions.width > 0 && request.imageDimensions.height > 0 ? request.imageDimensions : nil)
+        let needsSniffing = knownDimensions == nil || request.imageType == nil || (request.image == nil && request.imageType == .gif)
+        let sniffed = needsSniffing
+            ? Self.sniff(request.imageData ?? request.imageFilePath.flatMap { FileManager.default.contents(atPath: $0) })
+            : (type: nil, dimensions: .zero, isAnimated: false)
+        let dimensions = knownDimensions ?? sniffed.dimensions
         let type = request.imageType ?? sniffed.type
         let isAnimated = request.image?.isAnimated ?? (type == .gif && sniffed.isAnimated)
 

@@ -3,14 +3,6 @@ import Testing
 @testable import TIP
 import TIPImageServer
 
-/// Records problems.
-private final class ProblemLog: ProblemObserver {
-    let problems = Locked<[Problem]>([])
-    func problemWasEncountered(_ problem: Problem, userInfo: [String: any Sendable]) {
-        problems.withLock { $0.append(problem) }
-    }
-}
-
 @Suite("Downloader: full disk")
 struct ImageDownloaderDiskFaultTests {
     @Test("on a full disk the partial lives in memory, the resume still completes the exact image, and no wrong file is left")
@@ -24,7 +16,7 @@ struct ImageDownloaderDiskFaultTests {
         }
         defer { _ = umount2(root.path, Int32(MNT_DETACH)) }
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
-        let problems = ProblemLog()
+        let problems = DiskCacheProblemRecorder()
         configuration.problemObserver = problems
         let pipeline = try #require(ImagePipeline(identifier: "full-disk", configuration: configuration))
         pipeline.diskCache.waitUntilManifestLoaded()
@@ -50,7 +42,7 @@ struct ImageDownloaderDiskFaultTests {
         #expect(result.data == image)
         #expect(!result.wasStoredOnDisk)
         #expect(pipeline.diskCache.entry(withIdentifier: url.absoluteString)?.complete == nil)
-        #expect(problems.problems.withLock { $0 }.contains(.diskCacheWriteFailed))
+        #expect(problems.all.contains(.diskCacheWriteFailed))
         // Nothing but the pipeline's directory structure is left on the tiny disk.
         let leftovers = try FileManager.default.contentsOfDirectory(at: pipeline.directory, includingPropertiesForKeys: nil)
         #expect(leftovers.isEmpty, "left: \(leftovers.map(\.lastPathComponent))")

@@ -6,14 +6,6 @@ import Testing
 @testable import TIP
 import TIPImageServer
 
-/// Records problems.
-private final class ProblemRecorder: ProblemObserver {
-    let problems = Locked<[Problem]>([])
-    func problemWasEncountered(_ problem: Problem, userInfo: [String: any Sendable]) {
-        problems.withLock { $0.append(problem) }
-    }
-}
-
 @Suite("Downloader: network errors")
 struct ImageDownloaderErrorTests {
     @Test("failing HTTP statuses become HTTPTransactionError with the status; nothing is cached", arguments: [404, 500, 503])
@@ -117,7 +109,7 @@ struct ImageDownloaderErrorTests {
     @Test("an error after the last byte is forgiven (with a problem report)")
     func errorAfterLastByte() async throws {
         let env = try await DownloaderTestEnvironment()
-        let recorder = ProblemRecorder()
+        let recorder = DiskCacheProblemRecorder()
         env.configuration.problemObserver = recorder
         let image = try DownloaderTestEnvironment.jpeg(width: 300, height: 200)
         env.configuration.imageFetchDownloadProvider = ScriptedDownloadProvider([
@@ -128,7 +120,7 @@ struct ImageDownloaderErrorTests {
         let result = try #require(await env.start(env.request("/late-error.jpg")).success())
         #expect(result.data == image)
         #expect(result.wasStoredOnDisk)
-        #expect(recorder.problems.withLock { $0 } == [.imageDownloadedWithUnnecessaryError])
+        #expect(recorder.all == [.imageDownloadedWithUnnecessaryError])
         await env.tearDown()
     }
 
