@@ -97,4 +97,10 @@ struct ImageDownloadResult: Sendable {
     var isFirstMember: Bool
     /// Whether the complete image was written to the pipeline's disk cache.
     var wasStoredOnDisk: Bool
+    /// The request that was sent (hydrated, with any `Authorization` header removed).
+    var sentRequest: URLRequest?
+    /// The download provider's own metrics, if it has any.
+    var providerMetrics: (any Sendable)?
+    /// Seconds from the provider starting the request to the last byte.
+    var networkLoadDuration: TimeInterval
 }

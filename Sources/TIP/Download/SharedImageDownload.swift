@@ -38,6 +38,8 @@ final class SharedImageDownload: @unchecked Sendable {
     /// Hands events to the members on their queues.
     private var delivery = ImageDownloadDelivery()
     private var didStart = false
+    /// When the provider started the current attempt (for the fetches' network metrics).
+    private var startedAt: ContinuousClock.Instant?
 
     // The body and what the response said.
     private var body = Data()
@@ -144,7 +146,8 @@ final class SharedImageDownload: @unchecked Sendable {
 
     private func makeUpdate(appended: Int, appendResult: ImageDecoderAppendResult = .didProgress) -> ImageDownloadUpdate {
         ImageDownloadUpdate(
-            appendedByteCount: appended, totalByteCount: body.count, expectedByteCount: expectedByteCount,
+            // Before the response, a resumed partial's recorded length stands in for the expected length.
+            appendedByteCount: appended, totalByteCount: body.count, expectedByteCount: expectedByteCount ?? resume?.expectedByteCount,
             imageType: header.imageType, dimensions: header.dimensions, isResumed: isResumed,
             appendResult: appendResult, partialImage: partialImage)
     }
@@ -211,6 +214,7 @@ final class SharedImageDownload: @unchecked Sendable {
     func attemptDidStart(_ attempt: ImageDownloadAttempt) {
         guard attempt === self.attempt, !didStart else { return }
         didStart = true
+        startedAt = .now
         let resumed = resume?.byteCount ?? 0
         let expected = resume?.expectedByteCount
         // A resumed partial's bytes come first, as one update, so members hold the whole prefix.
@@ -351,6 +355,7 @@ final class SharedImageDownload: @unchecked Sendable {
     func attempt(_ attempt: ImageDownloadAttempt, didCompleteWith error: (any Error)?) {
         guard attempt === self.attempt, phase == .running else { return }
         self.attempt = nil
+        let sent = (attempt.download?.finalURLRequest ?? attempt.hydratedRequest, attempt.download?.downloadMetrics)
         attempt.detach()
         if let failure {
             // Abandoned after a bad response: the error was chosen then.
@@ -366,7 +371,7 @@ final class SharedImageDownload: @unchecked Sendable {
                     ProblemInfoKey.imageIdentifier: request.identifier,
                     ProblemInfoKey.error: String(describing: error),
                 ])
-                return succeed()
+                return succeed(sent: sent)
             }
             return finish(failing: error)
         }
@@ -378,7 +383,7 @@ final class SharedImageDownload: @unchecked Sendable {
                 "The response for \(request.url.absoluteString) ended before the image did (\(body.count) bytes"
                 + (expectedByteCount.map { " of \($0)" } ?? "") + "); the server's Content-Length may be wrong. Fetch again."))
         }
-        succeed()
+        succeed(sent: sent)
     }
 
     // MARK: Restarts
@@ -440,7 +445,8 @@ final class SharedImageDownload: @unchecked Sendable {
 
     // MARK: Finishing
 
-    private func succeed() {
+    /// `sent`: the request the provider sent and its metrics.
+    private func succeed(sent: (request: URLRequest?, metrics: (any Sendable)?)) {
         configuration.log(.debug, "downloaded \(request.url.absoluteString): \(body.count) bytes"
             + (isResumed ? " (resumed)" : "") + ", HTTP \(response?.statusCode ?? 0)")
         phase = .finished
@@ -460,6 +466,13 @@ final class SharedImageDownload: @unchecked Sendable {
         let response = self.response
         let pipeline = self.pipeline
         let handle = self.handle
+        let sentRequest = sent.request.map { request in
+            var request = request
+            request.setValue(nil, forHTTPHeaderField: "Authorization")
+            return request
+        }
+        let providerMetrics = sent.metrics
+        let networkLoadDuration = startedAt.map { (ContinuousClock.now - $0).timeInterval } ?? 0
         let handOver: @Sendable () -> Void = {
             let stored = file?.finalize(metadata: metadata, complete: true) ?? false
             if let pipeline {
@@ -470,7 +483,8 @@ final class SharedImageDownload: @unchecked Sendable {
             }
             let result = ImageDownloadResult(
                 data: body, url: url, imageType: type, dimensions: dimensions, isAnimated: isAnimated,
-                wasResumed: wasResumed, response: response, isFirstMember: false, wasStoredOnDisk: stored)
+                wasResumed: wasResumed, response: response, isFirstMember: false, wasStoredOnDisk: stored,
+                sentRequest: sentRequest, providerMetrics: providerMetrics, networkLoadDuration: networkLoadDuration)
             ImageDownloadDelivery.dispatch(to: members.map(\.delegate), handle: handle) { delegate, position, handle in
                 var own = result
                 own.isFirstMember = position == 0

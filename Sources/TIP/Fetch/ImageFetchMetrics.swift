@@ -61,6 +61,16 @@ struct ImageFetchMetricsRecorder {
         body(&infos[index])
     }
 
+    /// Notes the first progressive frame of the current network source (measured from the source's start).
+    mutating func noteFirstProgressiveFrame(at now: ContinuousClock.Instant) {
+        guard let sourceStart else { return }
+        updateNetwork { info in
+            if info.firstProgressiveFrameNetworkLoadDuration == 0 {
+                info.firstProgressiveFrameNetworkLoadDuration = max((now - sourceStart).timeInterval, .leastNonzeroMagnitude)
+            }
+        }
+    }
+
     /// Ends the current source at `now` (a source without a result becomes a miss, or stays `neverCompleted`
     /// when `cancelled`).
     mutating func endCurrent(at now: ContinuousClock.Instant, cancelled: Bool) {

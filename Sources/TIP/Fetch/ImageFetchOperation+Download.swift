@@ -20,11 +20,12 @@ extension ImageFetchOperation {
     }
 
     func imageDownloadDidReset(_ download: ImageDownloadHandle) {
-        report(progress: 0)
+        report(progress: 0, restarting: true)
     }
 
     func imageDownload(_ download: ImageDownloadHandle, didUpdate update: ImageDownloadUpdate) {
         cancelIfDelegateIsGone()
+        if isCancelRequested { return }
         guarded.withLock { state in
             if let type = update.imageType { state.networkLoadImageType = type }
             if update.dimensions != .zero { state.networkImageOriginalDimensions = update.dimensions }
@@ -39,6 +40,8 @@ extension ImageFetchOperation {
         case .failure(let error):
             fail(error)
         case .success(let downloaded):
+            // Cancelled after the last byte but before this ran: the bytes are cached, the fetch is cancelled.
+            if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
             let source: ImageLoadSource = downloaded.wasResumed ? .networkResumed : .network
             let image: ImageContainer
             do {
@@ -55,6 +58,9 @@ extension ImageFetchOperation {
                     info.networkImageSizeInBytes = downloaded.data.count
                     info.networkImageType = downloaded.imageType
                     info.networkImageDimensions = downloaded.dimensions
+                    info.networkRequest = downloaded.sentRequest
+                    info.networkMetrics = downloaded.providerMetrics
+                    info.totalNetworkLoadDuration = downloaded.networkLoadDuration
                 }
             }
             let isPlaceholder = request.options.contains(.treatAsPlaceholder)
@@ -71,9 +77,14 @@ extension ImageFetchOperation {
         }
     }
 
-    /// Records and reports download progress.
-    func report(progress: Float) {
-        guarded.withLock { $0.progress = progress }
-        deliver { operation, delegate in delegate.imageFetchOperation(operation, didUpdateProgress: progress) }
+    /// Records and reports download progress, which only goes back when the download restarts from byte 0.
+    func report(progress: Float, restarting: Bool = false) {
+        let reported = guarded.withLock { state -> Float? in
+            guard restarting || progress > state.progress || (progress == 0 && state.progress == 0) else { return nil }
+            state.progress = progress
+            return progress
+        }
+        guard let reported else { return }
+        deliver { operation, delegate in delegate.imageFetchOperation(operation, didUpdateProgress: reported) }
     }
 }

@@ -68,6 +68,7 @@ extension ImageFetchOperation {
             state.progressiveResult = result
             if !firstFrame { state.renderCount += 1 }
             state.recorder.record(.hitProgressFrame, at: now)
+            state.recorder.noteFirstProgressiveFrame(at: now)
         }
         if firstFrame {
             deliver { operation, delegate in delegate.imageFetchOperation(operation, didLoadFirstAnimatedImageFrame: result, progress: progress) }

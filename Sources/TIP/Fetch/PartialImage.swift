@@ -6,6 +6,8 @@ import Foundation
 ///
 /// Thread-safe: all state, the decoder context included, sits behind one lock (a decode or a render holds
 /// it, so calls from several queues serialize). One partial image can serve every fetch sharing a download.
+/// `append` never waits for a render: while one runs, new bytes wait in a small intake (behind its own
+/// lock) and are decoded by whoever takes the main lock next.
 final class PartialImage: Sendable {
     /// How far loading got (TIP's partial-image states).
     enum State: Int, Sendable, Comparable {
@@ -29,10 +31,15 @@ final class PartialImage: Sendable {
         var failure: ImageDecodingError?
         var renders: [RenderKey: ImageContainer] = [:]
         var renderedAt: (bytes: Int, frames: Int) = (0, 0)
+        /// The best result of decoding bytes taken from the intake since the last `append` returned.
+        var unreportedResult: ImageDecoderAppendResult?
     }
 
     // The decoder context inside is not Sendable: it is only touched under this lock.
     private let storage = Locked(Storage())
+    /// Bytes appended while a render held `storage`. Taken only briefly, and never while waiting for
+    /// `storage` (it may be taken while holding it).
+    private let intake = Locked(Data())
     private let catalogue: CodecCatalogue
     private let decoderConfigMap: [ImageType: any Sendable]?
     private let maximumPixelCount: Int
@@ -48,8 +55,22 @@ final class PartialImage: Sendable {
         self.maximumPixelCount = maximumPixelCount
     }
 
+    /// Runs `body` under the main lock, after decoding any bytes waiting in the intake.
     private func withStorage<R>(_ body: (inout Storage) -> R) -> R {
-        storage.withLock(body)
+        storage.withLock { storage in
+            drainIntake(&storage)
+            return body(&storage)
+        }
+    }
+
+    private func drainIntake(_ storage: inout Storage) {
+        let waiting = intake.withLock { bytes -> Data in
+            defer { bytes = Data() }
+            return bytes
+        }
+        guard !waiting.isEmpty else { return }
+        let result = consume(waiting, &storage)
+        storage.unreportedResult = max(storage.unreportedResult ?? result, result)
     }
 
     /// The loading state.
@@ -82,22 +103,33 @@ final class PartialImage: Sendable {
         }
     }
 
-    /// Adds the next bytes; returns how far decoding got. Bytes that no codec recognises (or that a codec
-    /// rejects) leave `failure` set and report `didProgress`.
+    /// Adds the next bytes; returns how far decoding got (including bytes that waited in the intake).
+    /// Bytes that no codec recognises (or that a codec rejects) leave `failure` set and report
+    /// `didProgress`. While a render holds the lock, the bytes wait and `didProgress` is returned at once.
     @discardableResult
     func append(_ chunk: Data) -> ImageDecoderAppendResult {
-        withStorage { storage in
-            guard storage.state != .complete, !chunk.isEmpty else { return .didProgress }
-            storage.data.append(chunk)
-            if storage.state == .noData { storage.state = .loadingHeaders }
-            guard storage.failure == nil else { return .didProgress }
-            if storage.context == nil {
-                guard let context = makeContext(&storage) else { return .didProgress }
-                storage.context = context
-                return feed(storage.data, &storage)
-            }
-            return feed(chunk, &storage)
+        guard !chunk.isEmpty else { return .didProgress }
+        intake.withLock { $0.append(chunk) }
+        let result = storage.withLockIfAvailable { storage -> ImageDecoderAppendResult in
+            drainIntake(&storage)
+            defer { storage.unreportedResult = nil }
+            return storage.unreportedResult ?? .didProgress
         }
+        return result ?? .didProgress
+    }
+
+    /// Decodes `chunk` (bytes in arrival order).
+    private func consume(_ chunk: Data, _ storage: inout Storage) -> ImageDecoderAppendResult {
+        guard storage.state != .complete else { return .didProgress }
+        storage.data.append(chunk)
+        if storage.state == .noData { storage.state = .loadingHeaders }
+        guard storage.failure == nil else { return .didProgress }
+        if storage.context == nil {
+            guard let context = makeContext(&storage) else { return .didProgress }
+            storage.context = context
+            return feed(storage.data, &storage)
+        }
+        return feed(chunk, &storage)
     }
 
     /// Says no more bytes will come: `didCompleteLoading` when the image is whole.

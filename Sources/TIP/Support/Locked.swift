@@ -40,4 +40,12 @@ package final class Locked<Value>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
+
+    /// Runs `body` with exclusive access when the lock is free right now; returns nil, without waiting,
+    /// when another thread holds it.
+    package func withLockIfAvailable<R>(_ body: (inout Value) throws -> R) rethrows -> R? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
 }

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+@testable import TIP
+
+/// TIP's fetch harness, per format: stubbed downloads (bytes, MIME type, resumable flag, bit-rate pacing, a
+/// fixed Last-Modified validator) through every tier of a real pipeline.
+@Suite("Fetch harness: every format through every tier")
+struct ImageFetchHarnessTests {
+    /// A pipeline whose downloads come from a counting stub provider.
+    private func environment(_ name: String = #function) async throws -> (DownloaderTestEnvironment, CountingStubProvider) {
+        let env = try await DownloaderTestEnvironment(name)
+        let provider = CountingStubProvider()
+        env.configuration.imageFetchDownloadProvider = provider
+        return (env, provider)
+    }
+
+    private func request(_ url: URL) -> GenericImageFetchRequest {
+        GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: HarnessImage.target,
+                                 targetContentMode: .scaleAspectFit)
+    }
+
+    @Test("network, then memory, then rendered, then disk: sources, metrics, sizes and frame durations",
+          arguments: HarnessImage.Kind.allCases)
+    func everyTier(_ kind: HarnessImage.Kind) async throws {
+        let (env, provider) = try await environment()
+        let image = try HarnessImage.make(kind)
+        let url = URL(string: "https://stub.tip.invalid/tiers/\(kind.rawValue)")!
+        provider.stub(image, at: url, seconds: 0.6)
+        let request = request(url)
+
+        // Network.
+        let (network, networkDelegate) = await env.pipeline.harnessFetch(request, wantsScans: image.wantsScans)
+        networkDelegate.checkContract()
+        let networkResult = try #require(networkDelegate.final.withLock { $0 },
+            "\(kind): \(network.state) \(network.progress) \(networkDelegate.progress.withLock { $0 }) \(image.data.count)")
+        #expect(networkResult.imageSource == .network)
+        #expect(networkResult.imageOriginalDimensions == image.original)
+        image.check(networkResult.imageContainer, "network")
+        #expect(networkResult.imageContainer.frames[0] == (try image.directDecode().frames[0]), "\(kind): same pixels as a direct decode")
+        let events = networkDelegate.events.withLock { $0 }
+        #expect(events.first == .start)
+        #expect(events.contains(.scan) == image.wantsScans, "\(kind): \(events)")
+        #expect(events.contains(.firstFrame) == (kind == .gif), "\(kind): \(events)")
+        #expect(network.networkLoadImageType == image.type)
+        #expect(network.networkImageOriginalDimensions == image.original)
+        // Scans, or GIF frames decoded while the bytes arrived.
+        #expect((network.progressiveFrameCount > 0) == (image.wantsScans || kind == .gif))
+        let info = try #require(network.metrics?.metricInfo(for: .network))
+        #expect(info.result == .hitFinal)
+        #expect(info.networkImageSizeInBytes == image.data.count)
+        #expect(info.networkImageType == image.type)
+        #expect(info.networkImageDimensions == image.original)
+        #expect(info.networkRequest?.url == url)
+        #expect(info.totalNetworkLoadDuration > 0 && info.totalNetworkLoadDuration <= info.loadDuration)
+        #expect((info.firstProgressiveFrameNetworkLoadDuration > 0) == (image.wantsScans || kind == .gif))
+        #expect(info.networkImagePixelsPerByte > 0)
+        #expect(network.metrics?.metricInfo(for: .memoryCache)?.result == .miss)
+        #expect(network.metrics?.metricInfo(for: .diskCache)?.result == .miss)
+
+        // Memory: the encoded bytes, decoded again at the target.
+        env.pipeline.renderedCache.clearAll()
+        let (memory, memoryDelegate) = await env.pipeline.harnessFetch(request, wantsScans: image.wantsScans)
+        memoryDelegate.checkContract()
+        #expect(memoryDelegate.events.withLock { $0 } == [.start, .final(.memoryCache)])
+        image.check(try #require(memory.finalResult).imageContainer, "memory")
+        #expect(memory.metrics?.metricInfo(for: .memoryCache)?.result == .hitFinal)
+        #expect(memory.metrics?.metricInfo(for: .network) == nil)
+
+        // Rendered: synchronous on the callback queue.
+        let renderedDelegate = HarnessFetchDelegate(wantsScans: image.wantsScans)
+        let rendered = env.pipeline.operation(with: request, delegate: renderedDelegate)
+        env.configuration.callbackQueue.sync { env.pipeline.fetchImage(with: rendered) }
+        #expect(rendered.isFinished)
+        #expect(renderedDelegate.events.withLock { $0 } == [.start, .final(.memoryCache)])
+        image.check(try #require(rendered.finalResult).imageContainer, "rendered")
+        #expect(rendered.metrics?.metricInfo(for: .memoryCache)?.wasLoadedSynchronously == true)
+
+        // Disk.
+        env.pipeline.clearMemoryCaches()
+        let (disk, diskDelegate) = await env.pipeline.harnessFetch(request, wantsScans: image.wantsScans)
+        diskDelegate.checkContract()
+        #expect(diskDelegate.events.withLock { $0 } == [.start, .final(.diskCache)])
+        image.check(try #require(disk.finalResult).imageContainer, "disk")
+        #expect(disk.metrics?.metricInfo(for: .memoryCache)?.result == .miss)
+        #expect(disk.metrics?.metricInfo(for: .diskCache)?.result == .hitFinal)
+
+        // The disk hit went back into memory: the next fetch is a memory hit.
+        env.pipeline.renderedCache.clearAll()
+        let (again, _) = await env.pipeline.harnessFetch(request, wantsScans: image.wantsScans)
+        #expect(again.finalResult?.imageSource == .memoryCache)
+        #expect(provider.count.withLock { $0 } == 1)
+        await env.tearDown()
+    }
+
+    @Test("cancelled after 20%, the next fetch resumes: networkResumed, progress never backwards, same image",
+          arguments: HarnessImage.Kind.allCases)
+    func cancelThenResume(_ kind: HarnessImage.Kind) async throws {
+        // The embedded server stalls after 30% of the body, so the cancel lands mid-body however slowly
+        // the fetch's queue keeps up (debug builds, sanitizers).
+        let env = try await DownloaderTestEnvironment()
+        let image = try HarnessImage.make(kind)
+        let path = "/resume/\(kind.rawValue)"
+        env.server.setImage(image.data, at: path)
+        env.server.setFault(.stall(afterBodyBytes: image.data.count * 3 / 10), for: path)
+        let url = env.server.url(for: path)
+        let request = request(url)
+
+        let delegate = HarnessFetchDelegate(wantsScans: image.wantsScans, cancelAtProgress: 0.2)
+        let first = env.pipeline.operation(with: request, delegate: delegate)
+        env.pipeline.fetchImage(with: first)
+        #expect(await eventually { first.isFinished })
+        #expect(first.state == .cancelled, "\(image.data.count) bytes, progress \(delegate.progress.withLock { $0 })")
+        delegate.checkContract()
+        #expect(first.metrics?.metricInfo(for: .network)?.wasCancelled == true)
+        #expect(await eventually { env.diskEntry(url.absoluteString)?.partial != nil })
+        let kept = try #require(env.diskEntry(url.absoluteString)?.partial?.byteCount)
+        #expect(kept >= Int64(Double(image.data.count) * 0.2) && kept < Int64(image.data.count))
+
+        env.server.setFault(nil, for: path)
+        let (second, secondDelegate) = await env.pipeline.harnessFetch(request, wantsScans: image.wantsScans)
+        secondDelegate.checkContract()
+        let result = try #require(second.finalResult, "\(kind)")
+        #expect(result.imageSource == .networkResumed)
+        image.check(result.imageContainer, "resumed")
+        #expect(result.imageContainer.frames[0] == (try image.directDecode().frames[0]), "\(kind): same pixels as a direct decode")
+        let progress = secondDelegate.progress.withLock { $0 }
+        #expect((progress.first ?? 0) >= 0.2, "\(progress)")
+        #expect(second.metrics?.metricInfo(for: .networkResumed)?.result == .hitFinal)
+        #expect(second.metrics?.metricInfo(for: .network) == nil)
+        #expect(second.metrics?.metricInfo(for: .networkResumed)?.networkImageSizeInBytes == image.data.count)
+        let requests = env.server.requests(for: path)
+        #expect(requests.count == 2)
+        #expect(requests.last?.header("Range") == "bytes=\(kept)-")
+
+        // The completed file is the server's, byte for byte; the partial is gone.
+        #expect(await eventually { env.diskEntry(url.absoluteString)?.partial == nil })
+        let file = try #require(env.diskEntry(url.absoluteString)?.complete?.fileURL)
+        #expect(try Data(contentsOf: file) == image.data)
+        await env.tearDown()
+    }
+
+    @Test("with stubs: a resumable stub answers the resumed range; progress never goes backwards")
+    func stubResume() async throws {
+        let (env, provider) = try await environment()
+        let image = try HarnessImage.make(.jpeg)
+        let url = URL(string: "https://stub.tip.invalid/resume.jpg")!
+        provider.stub(image, at: url, seconds: 0.2)
+        // A partial left by an earlier download (as a cancelled one leaves it): the first 40% on disk.
+        let partial = image.data.prefix(image.data.count * 4 / 10)
+        let metadata = DiskCacheMetadata(identifier: url.absoluteString, url: url, lastAccess: Date(), timeToLive: 3_600,
+                                         width: 800, height: 600, isAnimated: false, isPlaceholder: false,
+                                         lastModified: StubbingImageFetchDownloadProvider.stubLastModified, eTag: nil,
+                                         expectedLength: Int64(image.data.count), imageType: ImageType.jpeg.rawValue)
+        let file = try env.pipeline.diskCache.openTemporaryFile(forIdentifier: url.absoluteString)
+        try file.append(partial)
+        #expect(file.finalize(metadata: metadata, complete: false))
+        let (operation, delegate) = await env.pipeline.harnessFetch(request(url), wantsScans: false)
+        delegate.checkContract()
+        #expect(operation.finalResult?.imageSource == .networkResumed)
+        #expect((delegate.progress.withLock { $0 }.first ?? 0) >= 0.4)
+        image.check(try #require(operation.finalResult).imageContainer, "stub resumed")
+        #expect(provider.count.withLock { $0 } == 1)
+        await env.tearDown()
+    }
+}
