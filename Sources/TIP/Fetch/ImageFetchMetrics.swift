@@ -49,10 +49,11 @@ struct ImageFetchMetricsRecorder {
         if result > .miss, firstImage == nil { firstImage = now }
     }
 
-    /// Files the current network info under `networkResumed` (the first bytes revealed a resume).
-    mutating func convertNetworkToResumed() {
-        guard let index = infos.indices.last, infos[index].source == .network else { return }
-        infos[index].source = .networkResumed
+    /// Files the current network info under `networkResumed` (the first bytes revealed a resume), or back
+    /// under `network` when the server sent the whole image instead.
+    mutating func fileNetwork(asResumed resumed: Bool) {
+        guard let index = infos.indices.last, [.network, .networkResumed].contains(infos[index].source) else { return }
+        infos[index].source = resumed ? .networkResumed : .network
     }
 
     /// Updates the current network info.

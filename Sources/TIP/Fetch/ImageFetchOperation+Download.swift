@@ -14,12 +14,13 @@ extension ImageFetchOperation {
     var imageDownloadQueue: DispatchQueue { workQueue }
 
     func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedByteCount: Int?) {
-        if resumedByteCount > 0 { guarded.withLock { $0.recorder.convertNetworkToResumed() } }
+        if resumedByteCount > 0 { guarded.withLock { $0.recorder.fileNetwork(asResumed: true) } }
         let progress: Float = expectedByteCount.map { $0 > 0 ? min(0.999, Float(resumedByteCount) / Float($0)) : 0 } ?? 0
         report(progress: progress)
     }
 
     func imageDownloadDidReset(_ download: ImageDownloadHandle) {
+        guarded.withLock { $0.recorder.fileNetwork(asResumed: false) }
         report(progress: 0, restarting: true)
     }
 

@@ -51,7 +51,10 @@ struct ImageFetchMetricsTests {
     func resumedAndCancelled() {
         var recorder = ImageFetchMetricsRecorder()
         recorder.begin(.network, at: at(0))
-        recorder.convertNetworkToResumed()
+        recorder.fileNetwork(asResumed: true)
+        recorder.fileNetwork(asResumed: false)  // the server sent the whole image: back under network
+        #expect(recorder.infos.last?.source == .network)
+        recorder.fileNetwork(asResumed: true)
         recorder.updateNetwork {
             $0.networkImageSizeInBytes = 1000
             $0.networkImageDimensions = CGSize(width: 100, height: 50)
