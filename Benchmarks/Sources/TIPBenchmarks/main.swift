@@ -1,7 +1,7 @@
 import Foundation
 
 // TIP benchmark suite: every row prints ours vs a baseline measured in the same run, and a ratio.
-// Usage: TIPBenchmarks [--iterations N] [--only codecs|caches|downloads]
+// Usage: TIPBenchmarks [--iterations N] [--only codecs|caches|downloads|fetches]
 let arguments = CommandLine.arguments
 if let index = arguments.firstIndex(of: "--iterations"), index + 1 < arguments.count, let n = Int(arguments[index + 1]), n >= 1 {
     Harness.iterations = n
@@ -13,6 +13,7 @@ do {
     if only == nil || only == "codecs" { try CodecBenchmarks.run() }
     if only == nil || only == "caches" { try CacheBenchmarks.run() }
     if only == nil || only == "downloads" { try DownloadBenchmarks.run() }
+    if only == nil || only == "fetches" { try FetchBenchmarks.run() }
 } catch {
     print("benchmark failed: \(error)")
     exit(1)

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import TIP
+
+/// The operation's own API: dependencies on any `Operation`, queue timing, context, priorities before the
+/// start, `cancelAndDiscardDelegate`, and the two ways of waiting.
+@Suite("Fetch operation: API")
+struct ImageFetchOperationAPITests {
+    /// Runs blocking `body` on a thread of its own (with its own run loop), off the cooperative pool.
+    private func onOwnThread(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                body()
+                continuation.resume()
+            }.start()
+        }
+    }
+
+    private func stubbed(_ name: String = #function) async throws -> (DownloaderTestEnvironment, URL, HarnessImage) {
+        let env = try await DownloaderTestEnvironment(name)
+        let provider = CountingStubProvider()
+        env.configuration.imageFetchDownloadProvider = provider
+        let image = try HarnessImage.make(.jpeg)
+        let url = URL(string: "https://stub.tip.invalid/api.jpg")!
+        provider.stub(image, at: url, seconds: 0.1)
+        return (env, url, image)
+    }
+
+    @Test("a fetch waits for any Operation it depends on; idle and executing times are measured")
+    func dependencies() async throws {
+        let (env, url, _) = try await stubbed()
+        let gate = DispatchSemaphore(value: 0)
+        let blocker = BlockOperation { gate.wait() }
+        let request = GenericImageFetchRequest(imageURL: url)
+        let delegate = HarnessFetchDelegate(wantsScans: false)
+        let operation = env.pipeline.operation(with: request, context: "ctx-42", delegate: delegate)
+        operation.addDependency(blocker)
+        env.pipeline.fetchImage(with: operation)
+        let other = OperationQueue()
+        other.addOperation(blocker)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!operation.isExecuting && !operation.isFinished)
+        #expect(delegate.events.withLock { $0 }.isEmpty)
+        gate.signal()
+        #expect(await eventually { operation.isFinished })
+        #expect(operation.state == .succeeded)
+        #expect(operation.timeSpentIdleInQueue >= 0.25)
+        #expect(operation.timeSpentExecuting > 0 && operation.timeSpentExecuting < 30)
+        #expect(operation.context as? String == "ctx-42")
+        await env.tearDown()
+    }
+
+    @Test("priority before the start sets the queue priority; after it, the download's")
+    func priorityBeforeStart() async throws {
+        let (env, url, _) = try await stubbed()
+        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url), delegate: nil)
+        operation.priority = .veryHigh
+        #expect(operation.queuePriority == .veryHigh)
+        operation.priority = ImageFetchPriority(rawValue: -5)
+        #expect(operation.queuePriority == .low)
+        #expect(operation.priority.rawValue == -5)
+        env.pipeline.fetchImage(with: operation)
+        #expect(await eventually { operation.isFinished })
+        #expect(operation.state == .succeeded)  // a nil delegate from the start is not "a delegate that went away"
+        await env.tearDown()
+    }
+
+    @Test("cancelAndDiscardDelegate: the fetch ends cancelled and the delegate hears nothing more")
+    func cancelAndDiscard() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let image = try HarnessImage.make(.jpeg)
+        env.server.setImage(image.data, at: "/discard.jpg")
+        env.server.setFault(.stall(afterBodyBytes: image.data.count / 2), for: "/discard.jpg")
+        let delegate = HarnessFetchDelegate(wantsScans: false)
+        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/discard.jpg")),
+                                               delegate: delegate)
+        env.pipeline.fetchImage(with: operation)
+        #expect(await eventually { operation.progress > 0 })
+        let before = delegate.events.withLock { $0 }
+        operation.cancelAndDiscardDelegate()
+        #expect(await eventually { operation.isFinished })
+        #expect(operation.state == .cancelled)
+        #expect((operation.error as? ImageFetchError)?.code == .cancelled)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(delegate.events.withLock { $0 } == before)
+        await env.tearDown()
+    }
+
+    @Test("waitUntilFinished blocks until the final callback ran; the run-loop variant keeps the run loop turning")
+    func waiting() async throws {
+        let (env, url, image) = try await stubbed()
+        let result = Locked<ImageFetchResult?>(nil)
+        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url)) { fetched, _ in
+            result.withLock { $0 = fetched }
+        }
+        env.pipeline.fetchImage(with: operation)
+        await onOwnThread { operation.waitUntilFinished() }
+        #expect(result.withLock { $0 }?.imageOriginalDimensions == image.original)
+
+        env.pipeline.clearMemoryCaches()
+        let ranOnLoop = Locked(false)
+        let second = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url), delegate: nil)
+        await onOwnThread {
+            RunLoop.current.perform { ranOnLoop.withLock { $0 = true } }
+            env.pipeline.fetchImage(with: second)
+            second.waitUntilFinishedWithoutBlockingRunLoop()
+        }
+        #expect(second.isFinished)
+        #expect(ranOnLoop.withLock { $0 })
+        #expect(second.finalResult?.imageSource == .diskCache)
+        await env.tearDown()
+    }
+}
