@@ -33,6 +33,9 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
     private var entries = LRUList<String, MemoryCacheEntry>()
     private var ownBytes: Int64 = 0
     private var isTornDown = false
+    /// Identifiers read by synchronous rendered-cache hits, touched later in one batch (guarded by its own
+    /// lock, never taken while holding the domain's).
+    private let pendingTouches = Locked<[String]>([])
 
     /// An empty cache registered with `domain`'s budget.
     init(domain: LockedCacheDomain, configuration: GlobalConfiguration) {
@@ -154,6 +157,24 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
     /// Refreshes `identifier` as a read would (recency and sliding expiry), without copying it out.
     func touchImage(withIdentifier identifier: String) {
         _ = entry(withIdentifier: identifier, touch: true)
+    }
+
+    /// Refreshes `identifier` soon, off the caller's thread (TIP touches asynchronously too): touches made
+    /// in a burst are applied together by one background block. For the synchronous rendered-cache hit.
+    func touchImageLater(withIdentifier identifier: String) {
+        let first = pendingTouches.withLock { pending -> Bool in
+            pending.append(identifier)
+            return pending.count == 1
+        }
+        guard first else { return }
+        DispatchQueue.global(qos: .utility).async { [weak self] in
+            guard let self else { return }
+            let batch = self.pendingTouches.withLock { pending -> [String] in
+                defer { pending.removeAll(keepingCapacity: true) }
+                return pending
+            }
+            for identifier in batch { self.touchImage(withIdentifier: identifier) }
+        }
     }
 
     /// Decodes `entry`'s complete bytes straight to the target sizing through `catalogue` (default

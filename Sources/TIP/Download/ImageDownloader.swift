@@ -72,9 +72,11 @@ final class ImageDownloader: @unchecked Sendable {
         }
     }
 
-    /// Gives `member`'s download a shared partial image (fed from now on); it arrives with the next update.
-    func usePartialImage(for member: any ImageDownloadDelegate) {
-        queue.async { [self] in memberships[ObjectIdentifier(member)]?.usePartialImage() }
+    /// Gives `member`'s download a shared partial image (fed from now on), decoding for `sizing` (the
+    /// member's target); it arrives with the next update.
+    func usePartialImage(for member: any ImageDownloadDelegate,
+                         sizing: (dimensions: CGSize, contentMode: ContentMode) = (.zero, .center)) {
+        queue.async { [self] in memberships[ObjectIdentifier(member)]?.usePartialImage(sizing: sizing) }
     }
 
     /// Starts waiting downloads if the concurrency limit now allows more.

@@ -152,10 +152,16 @@ final class SharedImageDownload: @unchecked Sendable {
             appendResult: appendResult, partialImage: partialImage)
     }
 
-    /// Makes the shared partial image (fed every byte so far) if there is none yet.
-    func usePartialImage() {
+    /// The sizing the shared partial image decodes for (the first member asking for it sets it).
+    private var partialImageSizing: (dimensions: CGSize, contentMode: ContentMode) = (.zero, .center)
+
+    /// Makes the shared partial image (fed every byte so far) if there is none yet, decoding for `sizing`
+    /// (JPEG picks its DCT scale from it; members rendering at other sizings resample from that scale).
+    func usePartialImage(sizing: (dimensions: CGSize, contentMode: ContentMode)) {
         guard partialImage == nil, phase != .finished else { return }
-        let made = PartialImage(expectedContentLength: expectedByteCount)
+        partialImageSizing = sizing
+        let made = PartialImage(expectedContentLength: expectedByteCount, sizingHint: sizing,
+                                interpolationQuality: configuration.defaultInterpolationQuality)
         if !body.isEmpty { made.append(body) }
         partialImage = made
     }
@@ -393,7 +399,10 @@ final class SharedImageDownload: @unchecked Sendable {
         resume = nil
         isResumed = false
         header.reset()
-        if partialImage != nil { partialImage = PartialImage(expectedContentLength: nil) }
+        if partialImage != nil {
+            partialImage = PartialImage(expectedContentLength: nil, sizingHint: partialImageSizing,
+                                        interpolationQuality: configuration.defaultInterpolationQuality)
+        }
         temporaryFile?.discard()
         temporaryFile = openTemporaryFile()
         forEachMember { delegate, handle in delegate.imageDownloadDidReset(handle) }

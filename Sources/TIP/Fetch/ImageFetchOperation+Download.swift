@@ -46,7 +46,7 @@ extension ImageFetchOperation {
             let source: ImageLoadSource = downloaded.wasResumed ? .networkResumed : .network
             let image: ImageContainer
             do {
-                image = try decode(downloaded.data, type: downloaded.imageType)
+                image = try finalImageFromPartial() ?? decode(downloaded.data, type: downloaded.imageType)
             } catch {
                 configuration.post(.imageDownloadedCouldNotBeDecoded, userInfo: [
                     ProblemInfoKey.imageURL: downloaded.url.absoluteString, ProblemInfoKey.imageIdentifier: identifier,

@@ -68,9 +68,10 @@ extension ImageFetchOperation {
 
     /// Tells the queue the operation is over (after its last callback ran).
     func markFinished() {
-        let alreadyFinished = guarded.withLock { $0.finished }
+        let (alreadyFinished, wasExecuting) = guarded.withLock { ($0.finished, $0.executing) }
         guard !alreadyFinished else { return }
-        willChangeValue(forKey: "isExecuting")
+        // The synchronous rendered-cache hit never executed: only isFinished changes.
+        if wasExecuting { willChangeValue(forKey: "isExecuting") }
         willChangeValue(forKey: "isFinished")
         guarded.withLock { state in
             state.executing = false
@@ -79,6 +80,6 @@ extension ImageFetchOperation {
             state.ownedDelegate = nil
         }
         didChangeValue(forKey: "isFinished")
-        didChangeValue(forKey: "isExecuting")
+        if wasExecuting { didChangeValue(forKey: "isExecuting") }
     }
 }

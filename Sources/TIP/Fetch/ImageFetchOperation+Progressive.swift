@@ -25,12 +25,17 @@ extension ImageFetchOperation {
                 $0.loadsProgressively = wants
                 $0.wantsFirstAnimatedFrame = wantsFirstFrame
             }
-            if wants || wantsFirstFrame { configuration.downloader.usePartialImage(for: self) }
+            if wants || wantsFirstFrame {
+                configuration.downloader.usePartialImage(for: self, sizing: (request.targetDimensions, request.targetContentMode))
+            }
             return  // the partial image comes with the next update
         }
         guard let partial = update.partialImage else { return }
         let frameCount = partial.frameCount
-        guarded.withLock { $0.progressiveFrameCount = frameCount }
+        guarded.withLock {
+            $0.progressiveFrameCount = frameCount
+            $0.partialImage = partial
+        }
         let source: ImageLoadSource = update.isResumed ? .networkResumed : .network
         if loadsProgressively, let policy = progressivePolicy(for: type) {
             let frameProgress: ImageFetchProgress = update.appendResult >= .didLoadFrame ? .fullFrame
@@ -56,6 +61,22 @@ extension ImageFetchOperation {
             let first = scaledIfNeeded(ImageContainer(image: frames.image, isPartial: true))
             deliverProgressive(first, source: source, original: update.dimensions, progress: update.progress, firstFrame: true)
         }
+    }
+
+    /// The final image from the partial image that rendered this fetch's scans, when it holds the whole image
+    /// and decodes as a fresh decode would (same sizing, no decoder configuration): its scans are already
+    /// decoded, so this costs one output pass instead of a second decode.
+    func finalImageFromPartial() -> ImageContainer? {
+        guard request.decoderConfigMap == nil,
+              let partial = guarded.withLock({ $0.loadsProgressively == true ? $0.partialImage : nil }),
+              partial.sizingHint.dimensions == request.targetDimensions,
+              partial.sizingHint.contentMode == request.targetContentMode,
+              partial.state == .complete,
+              let image = partial.render(mode: .completeImage, targetDimensions: request.targetDimensions,
+                                         targetContentMode: request.targetContentMode),
+              !image.isPartial
+        else { return nil }
+        return image
     }
 
     private func deliverProgressive(_ image: ImageContainer, source: ImageLoadSource, original: CGSize, progress: Float,

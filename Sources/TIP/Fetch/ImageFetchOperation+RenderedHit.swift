@@ -25,9 +25,9 @@ extension ImageFetchOperation {
             delegate?.imageFetchOperation(self, didLoadDirtyPreviewImage: result)
             return false
         }
-        // Sync hits only refresh the other caches' recency.
+        // Sync hits refresh the memory cache's recency, later and in batches (as TIP, asynchronously).
         if !request.options.contains(.doNotResetExpiryOnAccess) {
-            imagePipeline.memoryCache.touchImage(withIdentifier: identifier)
+            imagePipeline.memoryCache.touchImageLater(withIdentifier: identifier)
         }
         let now = clock.now
         let begun = guarded.withLock { state -> Bool in
@@ -38,9 +38,7 @@ extension ImageFetchOperation {
             return true
         }
         guard begun else { return false }
-        willChangeValue(forKey: "isExecuting")
-        guarded.withLock { $0.executing = true }
-        didChangeValue(forKey: "isExecuting")
+        // Answered before it ever executed: the operation goes straight to finished (one KVO change).
         let delegate = guarded.withLock { state -> (any ImageFetchDelegate)? in
             state.state = .starting
             _ = state.recorder.begin(.memoryCache, at: now)

@@ -38,6 +38,10 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
         var wantsFirstAnimatedFrame = false
         var deliveredFirstAnimatedFrame = false
         var renderCount = 0
+        /// The download's shared partial image, once it came with an update.
+        var partialImage: PartialImage?
+        /// The operation's serial queue, made on first use.
+        var workQueue: DispatchQueue?
         var progressiveFrameCount = 0
         var networkLoadImageType: ImageType?
         var networkImageOriginalDimensions: CGSize = .zero
@@ -51,7 +55,6 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
     /// The pipeline that made the operation.
     public let imagePipeline: ImagePipeline
     let guarded: Locked<Guarded>
-    let workQueue: DispatchQueue
     let configuration: GlobalConfiguration
     let clock = ContinuousClock()
     /// The identifier the caches use.
@@ -69,8 +72,18 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
         if ownsDelegate { initial.ownedDelegate = delegate }
         initial.context = context
         guarded = Locked(initial)
-        workQueue = DispatchQueue(label: "TIP.ImageFetchOperation")
         super.init()
+    }
+
+    /// The operation's own serial queue, where its work runs and download events arrive; made on first use,
+    /// so a synchronous rendered-cache hit never pays for one. Never read it while holding `guarded`.
+    var workQueue: DispatchQueue {
+        guarded.withLock { state in
+            if let queue = state.workQueue { return queue }
+            let made = DispatchQueue(label: "TIP.ImageFetchOperation")
+            state.workQueue = made
+            return made
+        }
     }
 
     // MARK: Public state

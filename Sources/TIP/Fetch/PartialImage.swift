@@ -43,13 +43,21 @@ final class PartialImage: Sendable {
     private let catalogue: CodecCatalogue
     private let decoderConfigMap: [ImageType: any Sendable]?
     private let maximumPixelCount: Int
+    /// The sizing renders are expected at: codecs that can decode smaller (JPEG's DCT scaling) pick their
+    /// scale from it once, at the header. Renders at other sizings still work, resampled from that scale.
+    let sizingHint: (dimensions: CGSize, contentMode: ContentMode)
+    /// The filter renders resample with.
+    let interpolationQuality: InterpolationQuality
     /// The full length in bytes, when known.
     let expectedContentLength: Int?
 
-    init(expectedContentLength: Int?, catalogue: CodecCatalogue = .shared,
-         decoderConfigMap: [ImageType: any Sendable]? = nil,
+    init(expectedContentLength: Int?, sizingHint: (dimensions: CGSize, contentMode: ContentMode) = (.zero, .center),
+         interpolationQuality: InterpolationQuality = .default,
+         catalogue: CodecCatalogue = .shared, decoderConfigMap: [ImageType: any Sendable]? = nil,
          maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
         self.expectedContentLength = expectedContentLength.flatMap { $0 > 0 ? $0 : nil }
+        self.sizingHint = sizingHint
+        self.interpolationQuality = interpolationQuality
         self.catalogue = catalogue
         self.decoderConfigMap = decoderConfigMap
         self.maximumPixelCount = maximumPixelCount
@@ -198,7 +206,9 @@ final class PartialImage: Sendable {
         }
         guard let type = candidates.first, let decoder = codecs[type]?.decoder else { return nil }
         storage.type = type
-        let options = ImageDecodingOptions(configuration: decoderConfigMap?[type], maximumPixelCount: maximumPixelCount)
+        let options = ImageDecodingOptions(targetDimensions: sizingHint.dimensions, targetContentMode: sizingHint.contentMode,
+                                           configuration: decoderConfigMap?[type], maximumPixelCount: maximumPixelCount,
+                                           interpolationQuality: interpolationQuality)
         return decoder.makeContext(expectedLength: expectedContentLength, options: options)
     }
 

@@ -211,6 +211,21 @@ struct MemoryCacheRuleTests {
         #expect(cache.peek("sliding")?.complete?.lastAccess == start + 120)
     }
 
+    @Test("Deferred touches (the synchronous rendered hit's) are applied soon, in order, as a batch")
+    func deferredTouches() async {
+        cache.put("a", MemoryTestValue.complete(10, 10))
+        cache.put("b", MemoryTestValue.complete(10, 10))
+        cache.put("c", MemoryTestValue.complete(10, 10))
+        let start = clock.date
+        clock.advance(30)
+        cache.touchImageLater(withIdentifier: "a")
+        cache.touchImageLater(withIdentifier: "b")
+        let cache = self.cache
+        #expect(await eventually { cache.identifiersNewestFirst == ["b", "a", "c"] })
+        #expect(cache.peek("a")?.complete?.lastAccess == start + 30)
+        #expect(cache.peek("c")?.complete?.lastAccess == start)
+    }
+
     @Test("Reads refresh recency unless no part updates its expiry on access; peeks never do")
     func readsRefreshRecency() {
         domain.setLimits(maxCount: 3)

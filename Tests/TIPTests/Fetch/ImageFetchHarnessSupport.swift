@@ -153,7 +153,8 @@ extension ImagePipeline {
         let delegate = HarnessFetchDelegate(wantsScans: wantsScans)
         let operation = operation(with: request, delegate: delegate)
         fetchImage(with: operation)
-        _ = await eventually { operation.isFinished }
+        // Generous: debug builds under sanitizers on a loaded 2-core machine are slow; it returns at the end.
+        _ = await eventually(timeout: .seconds(120)) { operation.isFinished }
         return (operation, delegate)
     }
 }

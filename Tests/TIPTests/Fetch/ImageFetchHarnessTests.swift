@@ -108,7 +108,7 @@ struct ImageFetchHarnessTests {
         let delegate = HarnessFetchDelegate(wantsScans: image.wantsScans, cancelAtProgress: 0.2)
         let first = env.pipeline.operation(with: request, delegate: delegate)
         env.pipeline.fetchImage(with: first)
-        #expect(await eventually { first.isFinished })
+        #expect(await eventually(timeout: .seconds(120)) { first.isFinished })
         #expect(first.state == .cancelled, "\(image.data.count) bytes, progress \(delegate.progress.withLock { $0 })")
         delegate.checkContract()
         #expect(first.metrics?.metricInfo(for: .network)?.wasCancelled == true)
