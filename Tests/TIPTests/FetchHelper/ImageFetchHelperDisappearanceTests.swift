@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+@testable import TIP
+import TIPImageServer
+
+@Suite("ImageFetchHelper: disappearance behaviours")
+struct ImageFetchHelperDisappearanceTests {
+    @Test("defaults are TIP's: unload on disappearance, background not treated as disappearance")
+    func defaults() {
+        let helper = ImageFetchHelper()
+        #expect(helper.disappearanceBehavior == .unload)
+        #expect(!helper.shouldTreatApplicationBackgroundAsViewDisappearance)
+        #expect(ImageFetchHelper.DisappearanceBehavior.allCases.map(\.rawValue) == [0, 1, 2, 3, 4])
+    }
+
+    @Test("cancelImageFetch cancels the fetch in flight; reappearing fetches again")
+    func cancelOnDisappear() async throws {
+        let bed = try await FetchHelperTestBed()
+        try bed.serve("/slow.jpg", width: 320, height: 240, throttle: slowThrottle)
+        bed.helper.disappearanceBehavior = .cancelImageFetch
+        bed.attach()
+        let first = try #require(bed.helper.currentOperation)
+        bed.disappear()
+        #expect(!bed.helper.isLoading)
+        #expect(bed.helper.fetchRequest != nil)
+        #expect(await eventually { first.isFinished })
+        #expect(first.state == .cancelled)
+        #expect(bed.helper.fetchError == nil)  // the helper's own cancellation is no failure
+
+        bed.server.setThrottle(nil, for: "/slow.jpg")
+        bed.appear()
+        #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
+        #expect(bed.target.shownDimensions == CGSize(width: 200, height: 150))
+        await bed.tearDown()
+    }
+
+    @Test("lowerImageFetchPriority drops the fetch to -6 while hidden and restores the data source's priority on appearance")
+    func lowerPriority() async throws {
+        let bed = try await FetchHelperTestBed()
+        try bed.serve("/slow.jpg", width: 320, height: 240, throttle: slowThrottle)
+        bed.helper.disappearanceBehavior = .lowerImageFetchPriority
+        bed.dataSource.answers.withLock { $0.priority = .high }
+        bed.attach()
+        let operation = try #require(bed.helper.currentOperation)
+        #expect(operation.priority == .high)
+        bed.disappear()
+        #expect(operation.priority.rawValue == -6)
+        #expect(bed.helper.currentOperation === operation)
+        bed.appear()
+        #expect(operation.priority == .high)
+        #expect(bed.helper.currentOperation === operation)
+        #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
+        #expect(bed.server.requestCount(for: "/slow.jpg") == 1)
+        await bed.tearDown()
+    }
+
+    @Test("none keeps the fetch and the image")
+    func none() async throws {
+        let bed = try await FetchHelperTestBed()
+        try bed.serve("/slow.jpg", width: 320, height: 240, throttle: slowThrottle)
+        bed.helper.disappearanceBehavior = .none
+        bed.attach()
+        let operation = try #require(bed.helper.currentOperation)
+        bed.disappear()
+        #expect(bed.helper.currentOperation === operation && operation.priority == .normal)
+        #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
+        #expect(bed.target.shownDimensions == CGSize(width: 200, height: 150))
+        await bed.tearDown()
+    }
+
+    @Test("unload clears the image and resets; reappearing shows it again from the rendered cache")
+    func unload() async throws {
+        let bed = try await FetchHelperTestBed()
+        try bed.serve("/photo.jpg")
+        bed.attach()
+        #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
+        bed.disappear()
+        #expect(bed.target.shownDimensions == nil)
+        #expect(!bed.helper.didLoadAny && bed.helper.fetchProgress == 0)
+        #expect(bed.delegate.eventList.last == "reset")
+
+        bed.appear()
+        // A rendered-cache hit completes synchronously, inside the appearance.
+        #expect(bed.helper.fetchedImageIsFullLoad)
+        #expect(bed.target.shownDimensions == CGSize(width: 200, height: 150))
+        #expect(bed.onQueue { bed.helper.debugInfoStrings() }.prefix(2) == ["100%", "RMem done"])
+        #expect(bed.server.requestCount(for: "/photo.jpg") == 1)
+        await bed.tearDown()
+    }
+
+    @Test("replaceWithPlaceholder leaves the image fitted into 180 x 180, flagged as a placeholder")
+    func replaceWithPlaceholder() async throws {
+        let bed = try await FetchHelperTestBed(pixelSize: CGSize(width: 400, height: 400))
+        try bed.serve("/photo.jpg")
+        bed.helper.disappearanceBehavior = .replaceWithPlaceholder
+        bed.attach()
+        #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
+        #expect(bed.target.shownDimensions == CGSize(width: 400, height: 300))
+        bed.disappear()
+        #expect(bed.target.shownDimensions == CGSize(width: 180, height: 135))
+        #expect(bed.helper.fetchedImageTreatedAsPlaceholder)
+        #expect(!bed.helper.fetchedImageIsFullLoad && !bed.helper.isLoading)
+
+        bed.appear()
+        #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
+        #expect(bed.target.shownDimensions == CGSize(width: 400, height: 300))
+        #expect(!bed.helper.fetchedImageTreatedAsPlaceholder)
+        await bed.tearDown()
+    }
+
+    @Test("with background treated as disappearance, the image unloads 0.2 s after backgrounding and comes back in the foreground")
+    func background() async throws {
+        let bed = try await FetchHelperTestBed()
+        try bed.serve("/photo.jpg")
+        bed.attach()
+        #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
+
+        bed.onQueue { bed.helper.triggerApplicationDidEnterBackground() }  // not opted in: nothing
+        try await Task.sleep(for: .milliseconds(350))
+        #expect(bed.target.shownDimensions != nil)
+
+        bed.helper.shouldTreatApplicationBackgroundAsViewDisappearance = true
+        bed.onQueue { bed.helper.triggerApplicationDidEnterBackground() }
+        #expect(bed.target.shownDimensions != nil)
+        #expect(await eventually { bed.target.shownDimensions == nil })
+        bed.onQueue { bed.helper.triggerApplicationWillEnterForeground() }
+        #expect(bed.helper.fetchedImageIsFullLoad)
+        #expect(bed.target.shownDimensions == CGSize(width: 200, height: 150))
+        await bed.tearDown()
+    }
+
+    @Test("replacing a visible target runs the old one's disappearance and the new one's appearance")
+    func replaceTarget() async throws {
+        let bed = try await FetchHelperTestBed()
+        try bed.serve("/photo.jpg")
+        bed.attach()
+        #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
+        let other = FakeFetchTarget(pixelSize: CGSize(width: 100, height: 100))
+        bed.onQueue { bed.helper.target = other }
+        #expect(bed.target.shownDimensions == nil)  // unloaded
+        #expect(await eventually { other.shownDimensions == CGSize(width: 100, height: 75) })
+        #expect(bed.helper.fetchedImageIsFullLoad)
+        await bed.tearDown()
+    }
+}
