@@ -17,10 +17,10 @@ struct FetchCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "What the run does: \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")).")
+    @Option(help: "browse: thumbnails, then full-size views showing them as previews; flaky: dropped downloads resume; slow: throttled, progressive scans and first frames early; churn: random cancellations and priority changes.")
     var scenario: Scenario = .browse
 
-    @Option(help: "The fetch API: \(FetchAPI.allCases.map(\.rawValue).joined(separator: ", ")).")
+    @Option(help: "The fetch API: an ImageFetchDelegate, a completion block, or async/await.")
     var api: FetchAPI = .delegate
 
     @Option(help: "Distinct images in the generated corpus.")
