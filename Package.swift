@@ -67,9 +67,15 @@ let package = Package(
             name: "TIPSample",
             dependencies: [
                 "TIP",
+                "TIPImageServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Samples/TIPSample"
+        ),
+        // Runs the `tip-sample` executable as a child process and checks its output.
+        .testTarget(
+            name: "TIPSampleTests",
+            dependencies: ["TIPSample", "TIP", "TIPImageServer"]
         ),
         .testTarget(
             name: "TIPTests",

@@ -15,6 +15,9 @@ struct SizeArgument: ExpressibleByArgument {
     }
 
     var dimensions: CGSize { CGSize(width: width, height: height) }
+
+    /// `WxH`, as typed.
+    var defaultValueDescription: String { "\(width)x\(height)" }
 }
 
 /// A content mode on the command line, in kebab case.

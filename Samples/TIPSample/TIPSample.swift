@@ -4,11 +4,11 @@ import TIP
 
 /// The TIP sample console app.
 @main
-struct TIPSample: ParsableCommand {
+struct TIPSample: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tip-sample",
         abstract: "Twitter Image Pipeline for Swift on Linux: sample and tools.",
-        subcommands: [DemoCommand.self, DecodeCommand.self],
-        defaultSubcommand: DemoCommand.self
+        subcommands: [FetchCommand.self, InspectCommand.self, DecodeCommand.self],
+        defaultSubcommand: FetchCommand.self
     )
 }

@@ -1,0 +1,26 @@
+import ArgumentParser
+
+/// What a fetch run does (`--scenario`).
+enum Scenario: String, ExpressibleByArgument, CaseIterable, Sendable {
+    /// Thumbnails, then full-size views of some of them under the same identifiers, so previews appear.
+    case browse
+    /// The server drops the first download of every other image midway; later fetches resume it.
+    case flaky
+    /// Throttled bandwidth: progressive scans and first animation frames arrive before the final images.
+    case slow
+    /// Random cancellations and priority changes while fetches run.
+    case churn
+
+    /// Whether the scenario's own cancellations are expected.
+    var expectsCancellations: Bool { self == .churn }
+}
+
+/// Which of TIP's three fetch APIs drives the run (`--api`).
+enum FetchAPI: String, ExpressibleByArgument, CaseIterable, Sendable {
+    /// `ImageFetchDelegate`: previews, progressive scans and first animation frames are counted.
+    case delegate
+    /// `operation(with:completion:)`: only the final image or the error.
+    case completion
+    /// `fetchImage(for:) async throws`: only the final image or the error; cancelling the task cancels.
+    case async
+}

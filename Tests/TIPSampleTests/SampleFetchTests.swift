@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import TIPImageServer
+
+/// `tip-sample fetch`, run as a child process with small counts, its `--json` summary checked.
+@Suite("Sample fetch")
+struct SampleFetchTests {
+    static let keys = ["fetches", "succeeded", "failed", "cancelled", "by_source", "server_requests", "bytes_downloaded",
+                       "coalesced", "resumed", "previews", "progressive_frames", "latency_ms", "wall_s", "peak_rss_mb",
+                       "cache_bytes", "budgets", "mismatches"]
+
+    /// Runs a small fetch and returns its summary after the checks every run must pass.
+    static func fetch(_ arguments: [String], root: URL) throws -> [String: Any] {
+        let run = try SampleTool.run(["fetch", "--unique", "4", "--count", "12", "--concurrency", "4", "--json", "--quiet",
+                                      "--root", root.path] + arguments)
+        #expect(run.status == 0, "exit \(run.status); stderr: \(run.stderr)")
+        let summary = try run.json()
+        for key in keys { #expect(summary[key] != nil, "missing key \(key)") }
+        let fetches = try #require(summary["fetches"] as? Int)
+        let counts = ["succeeded", "failed", "cancelled"].compactMap { summary[$0] as? Int }
+        #expect(counts.count == 3 && counts.reduce(0, +) == fetches)
+        #expect(summary["mismatches"] as? Int == 0, "stderr: \(run.stderr)")
+        let bySource = try #require(summary["by_source"] as? [String: Int])
+        #expect(Set(bySource.keys) == ["memory", "disk", "additional", "network", "network_resumed"])
+        #expect(bySource.values.reduce(0, +) == counts[0])
+        #expect(bySource["network_resumed"] == summary["resumed"] as? Int)
+        let latency = try #require(summary["latency_ms"] as? [String: Any])
+        for key in ["p50", "p95", "p99"] { #expect(latency[key] is Double || latency[key] is Int) }
+        for key in ["cache_bytes", "budgets"] {
+            let kinds = try #require(summary[key] as? [String: Int])
+            #expect(Set(kinds.keys) == ["rendered", "memory", "disk"])
+        }
+        #expect((summary["server_requests"] as? Int ?? 0) > 0)
+        return summary
+    }
+
+    @Test("browse through each API: every fetch accounted for, no mismatch; the delegate API shows previews; a contact sheet",
+          arguments: ["delegate", "completion", "async"])
+    func browse(api: String) throws {
+        try SampleTool.withTemporaryDirectory { root in
+            let sheet = root.appendingPathComponent("sheet.png")
+            let summary = try Self.fetch(["--api", api, "--contact-sheet", sheet.path], root: root)
+            let png = try Data(contentsOf: sheet)
+            #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            #expect(summary["failed"] as? Int == 0)
+            #expect(summary["cancelled"] as? Int == 0)
+            let bySource = try #require(summary["by_source"] as? [String: Int])
+            #expect((bySource["network"] ?? 0) > 0)
+            let shared = (bySource["memory"] ?? 0) + (bySource["disk"] ?? 0) + (summary["coalesced"] as? Int ?? 0)
+            #expect(shared > 0, "repeats are answered by the caches or join a download")
+            if api == "delegate" {
+                #expect((summary["previews"] as? Int ?? 0) > 0, "full-size views show the thumbnail first")
+            } else {
+                #expect(summary["previews"] as? Int == 0)
+            }
+        }
+    }
+
+    @Test("flaky: dropped downloads fail as expected (exit 0) and later fetches resume them")
+    func flaky() throws {
+        try SampleTool.withTemporaryDirectory { root in
+            let summary = try Self.fetch(["--scenario", "flaky"], root: root)
+            #expect((summary["resumed"] as? Int ?? 0) > 0)
+            #expect((summary["failed"] as? Int ?? 0) > 0, "the first download of every other image is dropped")
+            #expect(summary["unexpected_failures"] as? Int == 0)
+        }
+    }
+
+    @Test("slow: progressive scans and first animation frames arrive before the final images")
+    func slow() throws {
+        try SampleTool.withTemporaryDirectory { root in
+            let summary = try Self.fetch(["--scenario", "slow", "--count", "8"], root: root)
+            #expect((summary["progressive_frames"] as? Int ?? 0) > 0)
+            #expect(summary["failed"] as? Int == 0)
+        }
+    }
+
+    @Test("churn: cancellations and priority changes still end every fetch, and exit 0", arguments: ["delegate", "async"])
+    func churn(api: String) throws {
+        try SampleTool.withTemporaryDirectory { root in
+            let summary = try Self.fetch(["--scenario", "churn", "--api", api, "--count", "16", "--seed", "3"], root: root)
+            #expect(summary["failed"] as? Int == 0)
+            #expect(summary["unexpected_failures"] as? Int == 0)
+        }
+    }
+
+    @Test("a second run with the same --root starts from warm disk caches")
+    func warmRoot() throws {
+        try SampleTool.withTemporaryDirectory { root in
+            let first = try Self.fetch(["--count", "4"], root: root)
+            let second = try Self.fetch(["--count", "4"], root: root)
+            let sources = try #require(second["by_source"] as? [String: Int])
+            #expect((sources["disk"] ?? 0) > 0)
+            #expect((second["server_requests"] as? Int ?? 0) < (first["server_requests"] as? Int ?? 0))
+        }
+    }
+
+    @Test("--images serves the user's files; --base-url fetches a corpus from another server")
+    func ownFilesAndOtherServer() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tip-sample-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let corpus = directory.appendingPathComponent("corpus")
+        let written = try SampleTool.run(["fetch", "--unique", "4", "--count", "0", "--quiet", "--corpus-out", corpus.path,
+                                          "--root", directory.appendingPathComponent("root0").path])
+        #expect(written.status == 0, "stderr: \(written.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: corpus.path).count == 8)
+
+        let own = try Self.fetch(["--images", corpus.path, "--count", "8"], root: directory.appendingPathComponent("root1"))
+        #expect(own["succeeded"] as? Int == 8)
+
+        let server = TIPImageServer()
+        try await server.start()
+        server.serveDirectory(corpus)
+        let run = try SampleTool.run(["fetch", "--unique", "4", "--count", "8", "--json", "--quiet", "--base-url", server.baseURL.absoluteString,
+                                      "--root", directory.appendingPathComponent("root2").path])
+        await server.stop()
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let summary = try run.json()
+        #expect(summary["succeeded"] as? Int == 8)
+        #expect(summary["mismatches"] as? Int == 0)
+        #expect(summary["server_requests"] is NSNull)
+        #expect(!server.allRequests.isEmpty)
+    }
+
+    @Test("bad arguments exit non-zero with a message, without fetching")
+    func badArguments() throws {
+        for arguments in [["fetch", "--concurrency", "0"], ["fetch", "--size", "abc"], ["fetch", "--scenario", "nope"],
+                          ["fetch", "--images", "/nonexistent-tip-sample-dir", "--quiet"]] {
+            let run = try SampleTool.run(arguments)
+            #expect(run.status != 0, "\(arguments)")
+            #expect(!run.stderr.isEmpty, "\(arguments)")
+            #expect(run.stdout.isEmpty, "\(arguments)")
+        }
+    }
+}
