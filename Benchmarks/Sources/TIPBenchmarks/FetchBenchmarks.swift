@@ -89,7 +89,7 @@ enum FetchBenchmarks {
     /// carnival.pjpg through a whole fetch: a stubbed download paced in 16 KiB chunks, each scan the
     /// default policy picks rendered at 400x400, then the final image; process CPU vs one complete decode.
     static func progressiveFetch() throws {
-        let pjpeg = Inputs.fixture("carnival.pjpg") ?? (try Inputs.generated(.jpeg, width: 1880, height: 1253, options: [.progressive]))
+        let pjpeg = try Inputs.fixture("carnival.pjpg") ?? Inputs.generated(.jpeg, width: 1880, height: 1253, options: [.progressive])
         let (configuration, root) = try configuration()
         defer { try? FileManager.default.removeItem(at: root) }
         let stubs = StubbingImageFetchDownloadProvider()

@@ -52,8 +52,10 @@ extension ImageFetchOperation {
                 of: entry, targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
                 decoderConfigMap: request.decoderConfigMap)
             let (ready, transformed) = prepared(image, progress: sameURL ? 1 : -1)
+            // The stored variant's own size (the decoded image is already at the target).
+            let original = complete.dimensions == .zero ? image.dimensions : complete.dimensions
             let result = makeResult(ready, source: .memoryCache, url: complete.url, isPlaceholder: complete.isPlaceholder,
-                                    originalDimensions: image.dimensions, transformed: transformed)
+                                    originalDimensions: original, transformed: transformed)
             if sameURL { return succeed(result, propagateBytes: nil) }
             offerPreview(result) { self.loadFromDisk() }
         } catch {
@@ -79,7 +81,7 @@ extension ImageFetchOperation {
         else { return loadFromOtherPipelines() }
         let (ready, transformed) = prepared(image, progress: sameURL ? 1 : -1)
         let result = makeResult(ready, source: .diskCache, url: metadata.url, isPlaceholder: metadata.isPlaceholder,
-                                originalDimensions: image.dimensions, transformed: transformed)
+                                originalDimensions: originalDimensions(of: metadata, decoded: image), transformed: transformed)
         if sameURL { return succeed(result, propagateBytes: memoryBytes(data, metadata)) }
         // A disk preview the delegate continued from skips the other pipelines (TIP).
         offerPreview(result) { self.loadFromAdditionalCaches() }
@@ -100,10 +102,16 @@ extension ImageFetchOperation {
             imagePipeline.diskCache.updateImageEntry(metadata: metadata, source: .data(data), forced: !metadata.isPlaceholder)
             let (ready, transformed) = prepared(image, progress: 1)
             let result = makeResult(ready, source: .diskCache, url: url, isPlaceholder: metadata.isPlaceholder,
-                                    originalDimensions: image.dimensions, transformed: transformed)
+                                    originalDimensions: originalDimensions(of: metadata, decoded: image), transformed: transformed)
             return succeed(result, propagateBytes: memoryBytes(data, metadata))
         }
         loadFromAdditionalCaches()
+    }
+
+    /// A stored variant's own size (the decoded image is already at the target), or the decoded size when
+    /// the metadata has none.
+    func originalDimensions(of metadata: DiskCacheMetadata, decoded: ImageContainer) -> CGSize {
+        metadata.width > 0 && metadata.height > 0 ? CGSize(width: metadata.width, height: metadata.height) : decoded.dimensions
     }
 
     /// A disk hit's bytes as the memory cache keeps them.

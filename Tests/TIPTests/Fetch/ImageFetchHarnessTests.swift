@@ -63,6 +63,7 @@ struct ImageFetchHarnessTests {
         memoryDelegate.checkContract()
         #expect(memoryDelegate.events.withLock { $0 } == [.start, .final(.memoryCache)])
         image.check(try #require(memory.finalResult).imageContainer, "memory")
+        #expect(memory.finalResult?.imageOriginalDimensions == image.original, "the variant's own size, not the target's")
         #expect(memory.metrics?.metricInfo(for: .memoryCache)?.result == .hitFinal)
         #expect(memory.metrics?.metricInfo(for: .network) == nil)
 
@@ -73,6 +74,7 @@ struct ImageFetchHarnessTests {
         #expect(rendered.isFinished)
         #expect(renderedDelegate.events.withLock { $0 } == [.start, .final(.memoryCache)])
         image.check(try #require(rendered.finalResult).imageContainer, "rendered")
+        #expect(rendered.finalResult?.imageOriginalDimensions == image.original)
         #expect(rendered.metrics?.metricInfo(for: .memoryCache)?.wasLoadedSynchronously == true)
 
         // Disk.
@@ -81,6 +83,7 @@ struct ImageFetchHarnessTests {
         diskDelegate.checkContract()
         #expect(diskDelegate.events.withLock { $0 } == [.start, .final(.diskCache)])
         image.check(try #require(disk.finalResult).imageContainer, "disk")
+        #expect(disk.finalResult?.imageOriginalDimensions == image.original, "the variant's own size, not the target's")
         #expect(disk.metrics?.metricInfo(for: .memoryCache)?.result == .miss)
         #expect(disk.metrics?.metricInfo(for: .diskCache)?.result == .hitFinal)
 
