@@ -72,6 +72,7 @@ extension GlobalConfiguration {
         DispatchQueue.global(qos: .utility).async {
             var results: [String: ImagePipelineInspectionResult] = [:]
             for pipeline in pipelines {
+                pipeline.diskCache.waitUntilManifestLoaded()  // a background queue: waiting is fine here
                 results[pipeline.identifier] = pipeline.inspectNow()
             }
             let final = results

@@ -9,8 +9,10 @@ public protocol ImagePipelineObserver: AnyObject, Sendable {
     func imagePipelineDidStandUp(_ pipeline: ImagePipeline)
     /// The pipeline with this identifier was torn down (its files stay on disk).
     func imagePipelineDidTearDown(identifier: String)
-    /// An image was stored in a pipeline's caches (a download finished or a manual store).
-    func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize, wasManuallyStored: Bool)
+    /// An image was stored in a pipeline's caches (a download finished or a manual store); `isPlaceholder`
+    /// when it is treated as a placeholder.
+    func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
+                       isPlaceholder: Bool, wasManuallyStored: Bool)
     /// A network download for the pipeline began (once per shared download).
     func imagePipeline(_ pipeline: ImagePipeline, didStartDownloadingImageAt url: URL)
     /// A network download for the pipeline delivered a whole image of `byteCount` bytes; `wasResumed` when it
@@ -25,7 +27,8 @@ extension ImagePipelineObserver {
     /// Default: nothing.
     public func imagePipelineDidTearDown(identifier: String) {}
     /// Default: nothing.
-    public func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize, wasManuallyStored: Bool) {}
+    public func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
+                              isPlaceholder: Bool, wasManuallyStored: Bool) {}
     /// Default: nothing.
     public func imagePipeline(_ pipeline: ImagePipeline, didStartDownloadingImageAt url: URL) {}
     /// Default: nothing.

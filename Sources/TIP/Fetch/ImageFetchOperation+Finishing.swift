@@ -39,7 +39,8 @@ extension ImageFetchOperation {
             // A download stored a new image (the downloader finalized the disk file).
             for observer in imagePipeline.allObservers {
                 observer.imagePipeline(imagePipeline, didStoreImageWithIdentifier: identifier, url: result.imageURL,
-                                       dimensions: result.imageOriginalDimensions, wasManuallyStored: false)
+                                       dimensions: result.imageOriginalDimensions, isPlaceholder: result.imageIsTreatedAsPlaceholder,
+                                       wasManuallyStored: false)
             }
         }
         configuration.callbackQueue.async {

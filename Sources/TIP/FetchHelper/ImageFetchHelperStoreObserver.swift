@@ -6,11 +6,11 @@ final class ImageFetchHelperStoreObserver: ImagePipelineObserver {
     let helper = WeakImageFetchHelper()
 
     func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
-                       wasManuallyStored: Bool) {
+                       isPlaceholder: Bool, wasManuallyStored: Bool) {
         guard let helper = helper.helper else { return }
         let event = ImageFetchHelper.StoreEvent(pipelineIdentifier: pipeline.identifier, configuration: pipeline.configuration,
                                                 identifier: identifier, url: url, dimensions: dimensions,
-                                                manuallyStored: wasManuallyStored)
+                                                isPlaceholder: isPlaceholder, manuallyStored: wasManuallyStored)
         pipeline.configuration.callbackQueue.async { [weak helper] in helper?.imageWasStored(event) }
     }
 }
@@ -23,6 +23,7 @@ extension ImageFetchHelper {
         var identifier: String
         var url: URL
         var dimensions: CGSize
+        var isPlaceholder: Bool
         var manuallyStored: Bool
     }
 
@@ -55,8 +56,8 @@ extension ImageFetchHelper {
         // The pipeline's store event does not say whether the image is a placeholder: reported as not one.
         let reload = delegate.map {
             $0.fetchHelper(self, shouldReloadAfterDifferentFetchCompletedWithIdentifier: event.identifier, url: event.url,
-                           dimensions: event.dimensions, treatedAsPlaceholder: false, manuallyStored: event.manuallyStored)
-        } ?? shouldReloadByDefault(afterStoreOf: event.url, treatedAsPlaceholder: false)
+                           dimensions: event.dimensions, treatedAsPlaceholder: event.isPlaceholder, manuallyStored: event.manuallyStored)
+        } ?? shouldReloadByDefault(afterStoreOf: event.url, treatedAsPlaceholder: event.isPlaceholder)
         guard reload else { return }
         let visible = isTargetVisible
         cancelFetch()

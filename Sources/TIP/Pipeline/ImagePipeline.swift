@@ -189,12 +189,15 @@ public final class ImagePipeline: Sendable {
 
     // MARK: Inspection
 
-    /// What the three caches hold, delivered on the callback queue.
+    /// What the three caches hold, delivered on the callback queue once the disk cache has read its
+    /// directory (as TIP, whose disk work waits for the manifest).
     public func inspect(_ completion: @escaping @Sendable (ImagePipelineInspectionResult) -> Void) {
         let configuration = self.configuration
-        diskCache.domain.async { [self] in
-            let result = inspectNow()
-            configuration.callbackQueue.async { completion(result) }
+        diskCache.loadGroup.notify(queue: .global(qos: .utility)) { [self] in
+            diskCache.domain.async { [self] in
+                let result = inspectNow()
+                configuration.callbackQueue.async { completion(result) }
+            }
         }
     }
 

@@ -62,7 +62,7 @@ struct ImageStoreWriter {
         pipeline.renderedCache.clearImages(withIdentifier: identifier)
         for observer in pipeline.allObservers {
             observer.imagePipeline(pipeline, didStoreImageWithIdentifier: identifier, url: request.imageURL,
-                                   dimensions: dimensions, wasManuallyStored: true)
+                                   dimensions: dimensions, isPlaceholder: isPlaceholder, wasManuallyStored: true)
         }
     }
 

@@ -37,6 +37,28 @@ struct ImagePipelineCachesTests {
         #expect(all["b"]?.completeMemoryEntries.map(\.identifier) == ["two"])
     }
 
+    @Test("Inspecting a pipeline that is still reading its directory waits for it: every disk entry is listed")
+    func inspectionWaitsForTheManifest() async throws {
+        let (configuration, root) = try makeTestConfiguration()
+        defer { try? FileManager.default.removeItem(at: root) }
+        var first: ImagePipeline? = ImagePipeline(identifier: "reopened", configuration: configuration)
+        #expect(first != nil)
+        let count = 300
+        for index in 0..<count {
+            let url = URL(string: "https://example.com/\(index).jpg")!
+            let metadata = DiskCacheMetadata(identifier: "id-\(index)", url: url, lastAccess: Date(), timeToLive: 3_600,
+                                             width: 10, height: 10, isAnimated: false, isPlaceholder: false,
+                                             lastModified: nil, eTag: nil, expectedLength: 0, imageType: ImageType.jpeg.rawValue)
+            #expect(first?.diskCache.updateImageEntry(metadata: metadata, source: .data(Data(repeating: UInt8(index % 251), count: 64))) == true)
+        }
+        first = nil
+        let reopened = try #require(ImagePipeline(identifier: "reopened", configuration: configuration))
+        let result = await withCheckedContinuation { continuation in reopened.inspect { continuation.resume(returning: $0) } }
+        #expect(result.completeDiskEntries.count == count)
+        let all = await withCheckedContinuation { continuation in configuration.inspect { continuation.resume(returning: $0) } }
+        #expect(all["reopened"]?.completeDiskEntries.count == count)
+    }
+
     @Test("Clearing and dirtying fan out to every live pipeline; tear-down subtracts exactly")
     func fanOut() throws {
         let (configuration, root) = try makeTestConfiguration()

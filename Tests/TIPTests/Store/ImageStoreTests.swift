@@ -10,6 +10,15 @@ private struct FailingHydrater: ImageStoreRequestHydrater {
     }
 }
 
+/// Records store events as `identifier:placeholder:manual`.
+private final class StoreEventRecorder: ImagePipelineObserver {
+    let events = Locked<[String]>([])
+    func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
+                       isPlaceholder: Bool, wasManuallyStored: Bool) {
+        events.withLock { $0.append("\(identifier):\(isPlaceholder):\(wasManuallyStored):\(Int(dimensions.width))") }
+    }
+}
+
 @Suite("Storing images")
 struct ImageStoreTests {
     func store(_ pipeline: ImagePipeline, _ request: any ImageStoreRequest) async -> (Bool, (any Error)?) {
@@ -36,6 +45,27 @@ struct ImageStoreTests {
         let disk = try #require(env.diskEntry(url.absoluteString)?.complete)
         #expect(try Data(contentsOf: disk.fileURL) == jpeg)
         #expect(disk.metadata.width == 300 && disk.metadata.height == 200)
+        await env.tearDown()
+    }
+
+    @Test("observers hear of manual stores and downloads, with the placeholder flag and the stored size")
+    func storeEvents() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let recorder = StoreEventRecorder()
+        env.configuration.addImagePipelineObserver(recorder)
+        let jpeg = try DownloaderTestEnvironment.jpeg(width: 300, height: 200)
+        var request = GenericImageStoreRequest(imageURL: URL(string: "https://images.example/placeholder.jpg")!)
+        request.imageData = jpeg
+        request.options = [.treatAsPlaceholder]
+        #expect(await store(env.pipeline, request).0)
+        env.server.setImage(jpeg, at: "/downloaded.jpg")
+        let fetch = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/downloaded.jpg"), identifier: "dl",
+                                                                          targetDimensions: CGSize(width: 30, height: 30),
+                                                                          targetContentMode: .scaleAspectFit), delegate: nil)
+        env.pipeline.fetchImage(with: fetch)
+        #expect(await eventually { fetch.isFinished })
+        #expect(await eventually { recorder.events.withLock { $0 }.count == 2 })
+        #expect(recorder.events.withLock { $0 } == ["https://images.example/placeholder.jpg:true:true:300", "dl:false:false:300"])
         await env.tearDown()
     }
 
