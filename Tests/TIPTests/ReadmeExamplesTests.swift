@@ -3,6 +3,34 @@ import Testing
 import TIP
 import TIPImageServer
 
+// From the README ("The delegate"), with a record of what it saw for the test.
+final class PhotoLoader: ImageFetchDelegate {
+    let seen = Locked<[String]>([])
+    var handlesPreviews: Bool { true }              // a cached thumbnail first
+    var handlesProgressiveLoading: Bool { true }    // then progressive JPEG scans
+
+    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
+                             completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void) {
+        print("preview", result.imageContainer.dimensions)
+        seen.withLock { $0.append("preview") }
+        completion(.continueLoading)                  // or .stopLoading: the preview is enough
+    }
+    func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
+                             url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool { true }
+    func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult,
+                             progress: Float) {
+        print("scan at \(Int(progress * 100))%")
+    }
+    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFinalImage result: ImageFetchResult) {
+        print("final from", result.imageSource, operation.metrics?.totalDuration ?? 0)
+        seen.withLock { $0.append("final") }
+    }
+    func imageFetchOperation(_ operation: ImageFetchOperation, didFailToLoadFinalImage error: any Error) {
+        print("failed:", error)
+        seen.withLock { $0.append("failed") }
+    }
+}
+
 /// The code samples of README.md, kept compiling (and running) here. Only the public API is used.
 @Suite("README examples")
 struct ReadmeExamplesTests {
@@ -119,5 +147,59 @@ struct ReadmeExamplesTests {
         #expect(result.imageContainer.dimensions == CGSize(width: 128, height: 96))
         for _ in 0..<2_000 where !operation.isFinished { try await Task.sleep(for: .milliseconds(5)) }
         #expect(done.withLock { $0 } == .memoryCache)
+    }
+
+    @Test("Fetching: the delegate, the completion block, storing, configuration")
+    func delegateTour() async throws {
+        let server = TIPImageServer()
+        try await server.start()
+        defer { server.stop() }
+        let photo = try CodecCatalogue.shared.encodeImage(ImageContainer(image: Bitmap(width: 800, height: 600, format: .rgbx8)!),
+                                                          type: .jpeg, quality: 0.8)
+        server.setImage(photo, at: "/photo.jpg")
+        let url = server.url(for: "/photo.jpg")
+        let jpegBytes = try CodecCatalogue.shared.encodeImage(ImageContainer(image: Bitmap(width: 200, height: 150, format: .rgbx8)!),
+                                                              type: .jpeg, quality: 0.8)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let config = GlobalConfiguration.shared
+        let saved = (config.cachesRootDirectory, config.callbackQueue, config.maxConcurrentFetchOperationCount)
+        defer { (config.cachesRootDirectory, config.callbackQueue, config.maxConcurrentFetchOperationCount) = saved }
+        config.cachesRootDirectory = root
+        config.callbackQueue = DispatchQueue(label: "readme.delegate")
+        config.maxConcurrentFetchOperationCount = 0
+        #expect(config.maxConcurrentFetchOperationCount == 6)
+        let pipeline = ImagePipeline(identifier: "readme-photos-\(UUID().uuidString.prefix(6))")!
+        let request = GenericImageFetchRequest(imageURL: url, identifier: "photo-1",
+                                               targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
+        let someOtherOperation = BlockOperation {}
+
+        // From the README ("Storing"), run first so the delegate gets a preview: a thumbnail under the same
+        // identifier, at another URL.
+        var store = GenericImageStoreRequest(imageURL: URL(string: "https://example.com/thumb.jpg")!, identifier: "photo-1")
+        store.imageData = jpegBytes                              // or an image, or a file path
+        store.options = [.treatAsPlaceholder]
+        let stored = pipeline.storeImage(with: store) { succeeded, error in }
+
+        // From the README ("The delegate"):
+        let loader = PhotoLoader()                               // keep it: a delegate that goes away cancels its fetch
+        let operation = pipeline.operation(with: request, delegate: loader)
+        operation.addDependency(someOtherOperation)              // any Operation
+        stored.makeDependencyOfTargetOperation(operation)
+        pipeline.fetchImage(with: operation)
+        operation.priority = .high                               // any time; re-prioritizes the shared download
+        OperationQueue().addOperation(someOtherOperation)
+
+        // From the README ("The completion block"):
+        let fetch = pipeline.operation(with: request) { result, error in
+            print(result?.imageSource as Any, error as Any)
+        }
+        fetch.addDependency(operation)
+        pipeline.fetchImage(with: fetch)
+
+        for _ in 0..<4_000 where !(operation.isFinished && fetch.isFinished) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(loader.seen.withLock { $0 } == ["preview", "final"])
+        #expect(operation.finalResult?.imageSource == .network)
+        #expect(fetch.finalResult?.imageSource == .memoryCache)
     }
 }

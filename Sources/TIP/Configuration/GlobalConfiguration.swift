@@ -344,6 +344,13 @@ public final class GlobalConfiguration: Sendable {
     /// The default for ``maxImageDownloadByteCount``: 64 MiB.
     public static let defaultMaxImageDownloadByteCount: Int64 = 64 * 1024 * 1024
 
+    /// Fetch operations that may run at once on the shared fetch queue (TIP's queue is six wide). Values below
+    /// 1 restore the default, 6. Operations already running finish; the change applies to the next ones.
+    public var maxConcurrentFetchOperationCount: Int {
+        get { fetchOperationQueue.maxConcurrentOperationCount }
+        set { fetchOperationQueue.maxConcurrentOperationCount = newValue >= 1 ? newValue : 6 }
+    }
+
     /// Downloads that may run at once across all pipelines; the others wait in arrival order. Negative: no
     /// limit; 0: nothing starts until it is raised. Default 4.
     public var maxConcurrentImagePipelineDownloadCount: Int {
