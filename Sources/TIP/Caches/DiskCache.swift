@@ -107,13 +107,17 @@ final class DiskCache: BudgetedCache, @unchecked Sendable {
 
     @discardableResult
     static func createDirectory(_ path: String) -> Bool {
+        // A symbolic link planted where the directory goes would send the cache's files out of the caches
+        // root: it is removed, and a real directory made in its place.
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK { unlink(path) }
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
-            return true
         } catch {
             return false
         }
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     // MARK: Manifest state

@@ -20,6 +20,7 @@ final class ImageDownloadAttempt: ImageFetchDownloadContext, ImageFetchDownloadC
     let isRangeRequest: Bool
     private let state: Locked<State>
     private let checker = Locked<ImageFetchDownloadContractChecker?>(nil)
+    private let isDetached = Locked(false)
 
     init(owner: SharedImageDownload, url: URL, queue: DispatchQueue, isRangeRequest: Bool) {
         originalRequest = URLRequest(url: url)
@@ -31,12 +32,14 @@ final class ImageDownloadAttempt: ImageFetchDownloadContext, ImageFetchDownloadC
     var hydratedRequest: URLRequest? { state.withLock { $0.hydratedRequest } }
     var authorization: String? { state.withLock { $0.authorization } }
 
-    /// The contract checker wrapping this attempt (made once).
+    /// The contract checker wrapping this attempt (made once). The checker holds the attempt, so the attempt
+    /// keeps it only until `detach()`; asked again after that, it gets a checker of its own that it does not keep
+    /// (its events go nowhere: the owner is gone).
     var client: any ImageFetchDownloadClient {
         checker.withLock { checker in
             if let checker { return checker }
             let made = ImageFetchDownloadContractChecker(wrapping: self)
-            checker = made
+            if !isDetached.withLock({ $0 }) { checker = made }
             return made
         }
     }
@@ -50,7 +53,7 @@ final class ImageDownloadAttempt: ImageFetchDownloadContext, ImageFetchDownloadC
     func setHydratedRequest(_ request: URLRequest?) { state.withLock { $0.hydratedRequest = request } }
     func setAuthorization(_ value: String?) { state.withLock { $0.authorization = value } }
 
-    /// Breaks the attempt ↔ shared download cycle; later events are dropped.
+    /// Breaks the attempt ↔ shared download and attempt ↔ contract checker cycles; later events are dropped.
     func detach() {
         let download = state.withLock { state -> (any ImageFetchDownload)? in
             state.owner = nil
@@ -58,6 +61,8 @@ final class ImageDownloadAttempt: ImageFetchDownloadContext, ImageFetchDownloadC
             return state.download
         }
         download?.discardContext()
+        isDetached.withLock { $0 = true }
+        checker.withLock { $0 = nil }
     }
 
     private var owner: SharedImageDownload? { state.withLock { $0.owner } }
