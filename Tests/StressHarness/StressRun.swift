@@ -49,6 +49,9 @@ struct StressReport: Sendable, CustomStringConvertible {
 
 /// One fetch's bookkeeping.
 private struct StressRecord {
+    /// Held from issue until the post-completion check, then released (results hold images).
+    var operation: ImageFetchOperation?
+    var checked = false
     var completions = 0
     var succeeded = false
     var cancelled = false
@@ -63,6 +66,7 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
     let settings: StressSettings
     private let makePipeline: @Sendable (String) -> ImagePipeline?
     private let lock = NSLock()
+    private let checks = DispatchQueue(label: "stress.checks")
     private var records: [StressRecord]
     private var report = StressReport()
     private var running = true
@@ -124,17 +128,15 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
 
         let sampler = Thread { [self] in sampleBudgets() }
         sampler.start()
-        var operations = issue(images: images, pipelines: pipelines, server: server)
+        let weakOperations = issue(images: images, pipelines: pipelines, server: server)
         waitForCompletions(timeout: 300)
         locked { $0.running = false }
         Thread.sleep(forTimeInterval: 0.2)  // late duplicate completions would show up here
-        checkRecords(operations)
+        checkRecords()
         checkCaches(pipelines: pipelines, images: images, server: server)
 
         // Release everything; nothing may stay alive.
-        let weakOperations = operations.map { WeakBox($0) }
         let weakPipelines = pipelines.map { WeakBox($0) }
-        operations.removeAll()
         pipelines.removeAll()
         var remaining = 0
         for _ in 0..<200 {
@@ -157,7 +159,7 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
 
     // MARK: Issuing
 
-    private func issue(images: [StressImages.Image], pipelines: [ImagePipeline], server: TIPImageServer) -> [ImageFetchOperation] {
+    private func issue(images: [StressImages.Image], pipelines: [ImagePipeline], server: TIPImageServer) -> [WeakBox<ImageFetchOperation>] {
         var state = settings.seed &* 0x9E37_79B9_7F4A_7C15 | 1
         func next(_ bound: Int) -> Int {
             state ^= state << 13
@@ -167,7 +169,7 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         }
         let slots = DispatchSemaphore(value: settings.maxInFlight)
         let timers = DispatchQueue(label: "stress.timers", attributes: .concurrent)
-        var operations: [ImageFetchOperation] = []
+        var operations: [WeakBox<ImageFetchOperation>] = []
         operations.reserveCapacity(settings.operations)
         var recent: [ImageFetchOperation] = []
         for number in 0..<settings.operations {
@@ -203,7 +205,8 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
                 complete(number, result: result, error: error, expected: expected, request: request)
                 slots.signal()
             }
-            operations.append(operation)
+            operations.append(WeakBox(operation))
+            locked { $0.records[number].operation = operation }
             if let store {
                 store.makeDependencyOfTargetOperation(operation)
                 locked { $0.report.dependencies += 1 }
@@ -256,6 +259,8 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
             return run.records[number].completions
         }
         if count > 1 { problem("fetch \(number) completed \(count) times") }
+        // The operation finishes right after its completion block: check it a moment later, then let it go.
+        checks.asyncAfter(deadline: .now() + .milliseconds(30)) { [self] in checkFinished(number) }
         if (result == nil) == (error == nil) { problem("fetch \(number) completed with result \(result != nil) and error \(error != nil)") }
         guard let result else {
             if !cancelled, !(error is ImageFetchError || error is URLError) {
@@ -297,16 +302,28 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         problem("\(pending.count) fetches never completed (first: \(pending.prefix(10)))")
     }
 
-    private func checkRecords(_ operations: [ImageFetchOperation]) {
-        let records = locked { $0.records }
-        for (number, operation) in operations.enumerated() {
-            let record = records[number]
-            if record.completions != 1 { problem("fetch \(number) completed \(record.completions) times") }
-            if !operation.isFinished { problem("fetch \(number) is not finished after its completion") }
-            let state = operation.state
-            let expected: ImageFetchOperationState = record.succeeded ? .succeeded : (record.cancelled ? .cancelled : .failed)
-            if record.completions > 0, state != expected { problem("fetch \(number): state \(state), completion said \(expected)") }
+    /// After a completion: the operation is finished, in the state its completion announced.
+    private func checkFinished(_ number: Int) {
+        let (operation, record) = locked { run -> (ImageFetchOperation?, StressRecord) in
+            let operation = run.records[number].operation
+            run.records[number].operation = nil
+            run.records[number].checked = true
+            return (operation, run.records[number])
         }
+        guard let operation else { return }
+        if !operation.isFinished { problem("fetch \(number) is not finished 30 ms after its completion") }
+        let state = operation.state
+        let expected: ImageFetchOperationState = record.succeeded ? .succeeded : (record.cancelled ? .cancelled : .failed)
+        if state != expected { problem("fetch \(number): state \(state), completion said \(expected)") }
+    }
+
+    private func checkRecords() {
+        let records = locked { $0.records }
+        for (number, record) in records.enumerated() {
+            if record.completions != 1 { problem("fetch \(number) completed \(record.completions) times") }
+            if !record.checked { problem("fetch \(number) was never checked after its completion") }
+        }
+        locked { run in for index in run.records.indices { run.records[index].operation = nil } }
     }
 
     private func sampleBudgets() {
