@@ -30,10 +30,11 @@ configuration.callbackQueue = DispatchQueue(label: "stress.callbacks")
 let outcome: Int32
 do {
     let report = try StressRun(configuration: configuration, settings: settings) { ImagePipeline(identifier: $0) }.run()
-    print(report)
+    // Written unbuffered: LeakSanitizer ends the process without flushing stdio.
+    FileHandle.standardOutput.write(Data((report.description + "\n").utf8))
     outcome = report.problems.isEmpty ? 0 : 1
 } catch {
-    print("stress run failed to start: \(error)")
+    FileHandle.standardOutput.write(Data("stress run failed to start: \(error)\n".utf8))
     outcome = 1
 }
 try? FileManager.default.removeItem(at: root)
