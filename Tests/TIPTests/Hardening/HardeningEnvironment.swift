@@ -62,13 +62,13 @@ final class HardeningEnvironment: Sendable {
 
     /// Runs `request` through `operation(with:context:completion:)` and waits for its completion, then a
     /// little longer to catch a second completion.
-    func fetch(_ request: any ImageFetchRequest, timeout: Duration = .seconds(30)) async -> HardeningOutcome {
+    func fetch(_ request: any ImageFetchRequest, timeout: Duration = .seconds(300)) async -> HardeningOutcome {
         await Self.fetch(request, in: pipeline, timeout: timeout)
     }
 
     /// Runs `request` in `pipeline`; see `fetch(_:timeout:)`.
     static func fetch(_ request: any ImageFetchRequest, in pipeline: ImagePipeline,
-                      timeout: Duration = .seconds(30)) async -> HardeningOutcome {
+                      timeout: Duration = .seconds(300)) async -> HardeningOutcome {
         let box = Locked(HardeningOutcome(result: nil, error: nil, completions: 0))
         let operation = pipeline.operation(with: request) { result, error in
             box.withLock {

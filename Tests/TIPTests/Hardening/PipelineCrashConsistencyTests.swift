@@ -13,7 +13,7 @@ struct PipelineCrashConsistencyTests {
     static let imageCount = 6
 
     @Test("SIGKILL at random moments (2 x 100 kills): a fresh pipeline serves only exact images and resumes partials",
-          .timeLimit(.minutes(3)), arguments: [UInt64(1), 2])
+          .timeLimit(.minutes(10)), arguments: [UInt64(1), 2])
     func killedPipelines(seed: UInt64) async throws {
         guard let harness = DiskCacheCrashTests.harness else {
             print("skipped: TIPCacheCrashHarness not found next to the test bundle (run `swift build` first)")
@@ -42,6 +42,7 @@ struct PipelineCrashConsistencyTests {
             process.arguments = ["--download", root.path, base, String(Self.imageCount), String(random.next() % 1_000_000)]
             process.standardOutput = FileHandle.nullDevice
             try process.run()
+            defer { if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) } }
             let wait = kill == kills ? 800_000 : 20_000 + random.next() % 230_000
             try await Task.sleep(for: .microseconds(Int64(wait)))
             Glibc.kill(process.processIdentifier, SIGKILL)
