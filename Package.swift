@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(
             name: "TIPTests",
             // The crash-consistency tests run the harness executable as a child process.
-            dependencies: ["TIP", "TIPImageServer", "TIPCacheCrashHarness"]
+            dependencies: ["TIP", "TIPImageServer", "TIPCacheCrashHarness", "TIPStressHarness"]
         ),
         // The embedded HTTP/1.1 image server (loopback only) behind the sample, the tests and the benchmarks.
         .target(
@@ -101,6 +101,13 @@ let package = Package(
             name: "TIPCacheCrashHarness",
             dependencies: ["TIP"],
             path: "Tests/CacheCrashHarness"
+        ),
+        // The stress executable (10,000 fetches across 4 pipelines), run under LeakSanitizer or valgrind;
+        // the tests run a smaller count in-process.
+        .executableTarget(
+            name: "TIPStressHarness",
+            dependencies: ["TIP", "TIPImageServer"],
+            path: "Tests/StressHarness"
         ),
     ],
     swiftLanguageModes: [.v6]

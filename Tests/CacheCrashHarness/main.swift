@@ -3,6 +3,8 @@
 // Usage: TIPCacheCrashHarness <directory> <xattr|sidecar> <seed>
 // Benchmark: TIPCacheCrashHarness --populate <directory> <xattr|sidecar> <count>
 //            TIPCacheCrashHarness --measure-load <directory> <xattr|sidecar>
+// Pipeline: TIPCacheCrashHarness --download <caches root> <server base URL> <image count> <seed>
+//           (PipelineCrashConsistencyTests; see PipelineDownloadMode.swift)
 import Foundation
 @_spi(Testing) import TIP
 
@@ -15,6 +17,9 @@ if arguments.count == 4, arguments[1] == "--measure-load" {
     let result = DiskCacheCrashHarnessSupport.measureManifestLoad(directory: arguments[2], sidecar: arguments[3] == "sidecar")
     print("manifest: \(result.entries) entries, \(result.bytes) bytes, loaded in \(Int(result.seconds * 1000)) ms")
     exit(0)
+}
+if arguments.count == 6, arguments[1] == "--download", let count = Int(arguments[4]), let seed = UInt64(arguments[5]) {
+    runPipelineDownloadMode(cachesRoot: arguments[2], baseURL: arguments[3], imageCount: count, seed: seed)
 }
 guard arguments.count == 4, let seed = UInt64(arguments[3]) else {
     FileHandle.standardError.write(Data("usage: TIPCacheCrashHarness <directory> <xattr|sidecar> <seed>\n".utf8))
