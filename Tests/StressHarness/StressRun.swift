@@ -275,11 +275,7 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         let original = CGSize(width: expected.width, height: expected.height)
         if result.imageOriginalDimensions != original {
             let text = "fetch \(number): original dimensions \(result.imageOriginalDimensions) from \(result.imageSource), expected \(expected.width)x\(expected.height)"
-            if result.imageSource == .memoryCache || result.imageSource == .diskCache, request.targetDimensions != .zero {
-                locked { $0.report.knownIssues.append(text) }
-            } else {
-                problem(text)
-            }
+            problem(text)
         }
         if request.targetDimensions == .zero, dimensions != original {
             problem("fetch \(number): full-size fetch delivered \(dimensions) from \(result.imageSource)")

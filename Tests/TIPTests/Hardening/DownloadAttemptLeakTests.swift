@@ -35,9 +35,7 @@ struct DownloadAttemptLeakTests {
         #expect(provider.contexts.withLock { $0.count } == 2)
         try await Task.sleep(for: .milliseconds(300))
         let alive = provider.contexts.withLock { $0.filter { $0.value != nil }.count }
-        withKnownIssue("ImageDownloadAttempt.checker -> ImageFetchDownloadContractChecker.client -> ImageDownloadAttempt is a retain cycle") {
-            #expect(alive == 0, "\(alive) download attempts are still alive")
-        }
+        #expect(alive == 0, "\(alive) download attempts are still alive")
         await env.tearDown()
     }
 }

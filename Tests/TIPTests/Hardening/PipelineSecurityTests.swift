@@ -251,9 +251,7 @@ struct PipelineSecurityTests {
             #expect(outcome.result != nil)
             try await Task.sleep(for: .milliseconds(200))
             let written = try FileManager.default.contentsOfDirectory(atPath: outside.path)
-            withKnownIssue("DiskCache.createDirectory (Sources/TIP/Caches/DiskCache.swift) accepts an existing symlink as the pipeline directory") {
-                #expect(written.isEmpty, "the pipeline wrote through a planted directory symlink: \(written)")
-            }
+            #expect(written.isEmpty, "the pipeline wrote through a planted directory symlink: \(written)")
         }
         await server.stop()
     }

@@ -24,9 +24,7 @@ struct PipelineStressTests {
         #expect(report.succeeded > 100 && report.cancelled > 0 && report.failed > 0)
         #expect(report.budgetSamples > 10)
         #expect(report.cachedImagesChecked > 0)
-        withKnownIssue("memory and disk hits with target sizing report the decoded size as imageOriginalDimensions") {
-            #expect(report.knownIssues.count == 0, "\(report.knownIssues.prefix(3))")
-        }
+        #expect(report.knownIssues.count == 0, "\(report.knownIssues.prefix(3))")
     }
 
     @Test("memory and disk hits with target sizing report the original dimensions, like network loads")
@@ -45,10 +43,8 @@ struct PipelineStressTests {
         env.pipeline.clearMemoryCaches()
         let disk = await env.fetch(request)
         #expect(disk.result?.imageSource == .diskCache)
-        withKnownIssue("ImageFetchOperation+Flow.swift passes the decoded image's size as originalDimensions for memory, disk and other-pipeline hits") {
-            #expect(memory.result?.imageOriginalDimensions == CGSize(width: 800, height: 600))
-            #expect(disk.result?.imageOriginalDimensions == CGSize(width: 800, height: 600))
-        }
+        #expect(memory.result?.imageOriginalDimensions == CGSize(width: 800, height: 600))
+        #expect(disk.result?.imageOriginalDimensions == CGSize(width: 800, height: 600))
         await env.tearDown()
     }
 }
