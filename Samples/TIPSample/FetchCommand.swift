@@ -20,8 +20,8 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "browse: thumbnails, then full-size views showing them as previews; flaky: dropped downloads resume; slow: throttled, progressive scans and first frames early; churn: random cancellations and priority changes.")
     var scenario: Scenario = .browse
 
-    @Option(help: "The fetch API: an ImageFetchDelegate, a completion block, or async/await.")
-    var api: FetchAPI = .delegate
+    @Option(help: "The fetch API: an ImageFetchDelegate, a completion block, async/await, or ImageFetchHelper display tiles (default: helper for browse, delegate otherwise).")
+    var api: FetchAPI?
 
     @Option(help: "Distinct images in the generated corpus.")
     var unique: Int = 24
@@ -74,6 +74,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "No progress on stderr.")
     var quiet = false
 
+    /// The API the run uses: `--api`, else the scenario's default.
+    var fetchAPI: FetchAPI { api ?? FetchAPI.defaultAPI(for: scenario) }
+
     func validate() throws {
         guard unique >= 1 else { throw ValidationError("--unique must be at least 1") }
         guard count >= 0 else { throw ValidationError("--count must not be negative") }
@@ -123,7 +126,7 @@ struct FetchCommand: AsyncParsableCommand {
         if let sheet {
             keepThumbnail = { job, result in sheet.add(identifier: job.image.identifier, image: result.imageContainer) }
         }
-        let runner = FetchRunner(queue: queue, plan: plan, pipelines: pipelineList, driver: api.makeDriver(callbackQueue: queue),
+        let runner = FetchRunner(queue: queue, plan: plan, pipelines: pipelineList, driver: fetchAPI.makeDriver(callbackQueue: queue),
                                  concurrency: concurrency, phaseDidEnd: phaseDidEnd, keepThumbnail: keepThumbnail)
         let progress: ProgressReporter? = quiet ? nil : ProgressReporter(queue: queue, total: count, read: { runner.snapshot })
 
@@ -188,7 +191,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let requests = setup.requests
         var summary = RunSummary(
-            scenario: scenario, api: api, stats: stats, fetches: count,
+            scenario: scenario, api: fetchAPI, stats: stats, fetches: count,
             serverRequests: requests?.count,
             bytesDownloaded: requests?.reduce(0) { $0 + $1.bytesSent },
             wallSeconds: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18,
