@@ -12,8 +12,10 @@ struct FetchCommand: AsyncParsableCommand {
         discussion: """
             Without --images or --base-url, a corpus of --unique images (baseline and progressive JPEG, PNG, \
             animated GIF, each with a quarter-size thumbnail variant) is generated and served on 127.0.0.1, and \
-            every final image is checked against its true dimensions and frame count. Exits non-zero when \
-            fetches failed that the scenario did not expect to fail, or when a final image does not match.
+            every final image is checked against its true dimensions and frame count. browse drives its fetches \
+            through ImageFetchHelper by default: a small virtual list of --concurrency display tiles that appear, \
+            show previews, scans and final images, scroll away and are reused. Exits non-zero when fetches failed \
+            that the scenario did not expect to fail, or when a final image does not match.
             """
     )
 

@@ -55,7 +55,7 @@ extension FetchAPI {
         case .delegate: DelegateFetchDriver()
         case .completion: CompletionFetchDriver()
         case .async: AsyncFetchDriver(callbackQueue: callbackQueue)
-        case .helper: HelperFetchDriver()
+        case .helper: HelperFetchDriver(callbackQueue: callbackQueue)
         }
     }
 }

@@ -13,6 +13,18 @@ final class HelperFetchDriver: FetchDriver, @unchecked Sendable {
     // @unchecked: `tiles` and `offscreen` are only touched on the callback queue.
     private var tiles: [SampleTile] = []
     private var offscreen: [SampleTile] = []
+    private let callbackQueue: DispatchQueue
+
+    /// An empty list; `callbackQueue` is the pipelines' callback queue.
+    init(callbackQueue: DispatchQueue) {
+        self.callbackQueue = callbackQueue
+    }
+
+    deinit {
+        // The helpers go away on their queue too (cancelling whatever a tile still fetches).
+        let tiles = tiles
+        callbackQueue.async { withExtendedLifetime(tiles) {} }
+    }
 
     func start(_ job: FetchJob, in pipeline: ImagePipeline, events: FetchEvents) -> any FetchHandle {
         let tile = offscreen.popLast() ?? makeTile()
