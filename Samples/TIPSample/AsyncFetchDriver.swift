@@ -5,7 +5,8 @@ import TIP
 struct AsyncFetchDriver: FetchDriver {
     let callbackQueue: DispatchQueue
 
-    func start(_ request: GenericImageFetchRequest, in pipeline: ImagePipeline, events: FetchEvents) -> any FetchHandle {
+    func start(_ job: FetchJob, in pipeline: ImagePipeline, events: FetchEvents) -> any FetchHandle {
+        let request = job.request
         let queue = callbackQueue
         let task = Task {
             let outcome: FetchOutcome

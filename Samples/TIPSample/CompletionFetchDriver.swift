@@ -3,7 +3,8 @@ import TIP
 
 /// Fetches through `operation(with:completion:)`.
 struct CompletionFetchDriver: FetchDriver {
-    func start(_ request: GenericImageFetchRequest, in pipeline: ImagePipeline, events: FetchEvents) -> any FetchHandle {
+    func start(_ job: FetchJob, in pipeline: ImagePipeline, events: FetchEvents) -> any FetchHandle {
+        let request = job.request
         let operation = pipeline.operation(with: request) { result, error in
             events.finished(result.map { .succeeded($0) } ?? FetchOutcome(error: error))
         }

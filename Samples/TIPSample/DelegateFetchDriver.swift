@@ -3,7 +3,8 @@ import TIP
 
 /// Fetches through `ImageFetchDelegate`, asking for previews, progressive scans and first animation frames.
 struct DelegateFetchDriver: FetchDriver {
-    func start(_ request: GenericImageFetchRequest, in pipeline: ImagePipeline, events: FetchEvents) -> any FetchHandle {
+    func start(_ job: FetchJob, in pipeline: ImagePipeline, events: FetchEvents) -> any FetchHandle {
+        let request = job.request
         let delegate = SampleFetchDelegate(events: events)
         let operation = pipeline.operation(with: request, delegate: delegate)
         delegate.attach(operation)

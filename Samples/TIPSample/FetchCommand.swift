@@ -12,16 +12,18 @@ struct FetchCommand: AsyncParsableCommand {
         discussion: """
             Without --images or --base-url, a corpus of --unique images (baseline and progressive JPEG, PNG, \
             animated GIF, each with a quarter-size thumbnail variant) is generated and served on 127.0.0.1, and \
-            every final image is checked against its true dimensions and frame count. Exits non-zero when \
-            fetches failed that the scenario did not expect to fail, or when a final image does not match.
+            every final image is checked against its true dimensions and frame count. browse drives its fetches \
+            through ImageFetchHelper by default: a small virtual list of --concurrency display tiles that appear, \
+            show previews, scans and final images, scroll away and are reused. Exits non-zero when fetches failed \
+            that the scenario did not expect to fail, or when a final image does not match.
             """
     )
 
     @Option(help: "browse: thumbnails, then full-size views showing them as previews; flaky: dropped downloads resume; slow: throttled, progressive scans and first frames early; churn: random cancellations and priority changes.")
     var scenario: Scenario = .browse
 
-    @Option(help: "The fetch API: an ImageFetchDelegate, a completion block, or async/await.")
-    var api: FetchAPI = .delegate
+    @Option(help: "The fetch API: an ImageFetchDelegate, a completion block, async/await, or ImageFetchHelper display tiles (default: helper for browse, delegate otherwise).")
+    var api: FetchAPI?
 
     @Option(help: "Distinct images in the generated corpus.")
     var unique: Int = 24
@@ -74,6 +76,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "No progress on stderr.")
     var quiet = false
 
+    /// The API the run uses: `--api`, else the scenario's default.
+    var fetchAPI: FetchAPI { api ?? FetchAPI.defaultAPI(for: scenario) }
+
     func validate() throws {
         guard unique >= 1 else { throw ValidationError("--unique must be at least 1") }
         guard count >= 0 else { throw ValidationError("--count must not be negative") }
@@ -123,7 +128,7 @@ struct FetchCommand: AsyncParsableCommand {
         if let sheet {
             keepThumbnail = { job, result in sheet.add(identifier: job.image.identifier, image: result.imageContainer) }
         }
-        let runner = FetchRunner(queue: queue, plan: plan, pipelines: pipelineList, driver: api.makeDriver(callbackQueue: queue),
+        let runner = FetchRunner(queue: queue, plan: plan, pipelines: pipelineList, driver: fetchAPI.makeDriver(callbackQueue: queue),
                                  concurrency: concurrency, phaseDidEnd: phaseDidEnd, keepThumbnail: keepThumbnail)
         let progress: ProgressReporter? = quiet ? nil : ProgressReporter(queue: queue, total: count, read: { runner.snapshot })
 
@@ -188,7 +193,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let requests = setup.requests
         var summary = RunSummary(
-            scenario: scenario, api: api, stats: stats, fetches: count,
+            scenario: scenario, api: fetchAPI, stats: stats, fetches: count,
             serverRequests: requests?.count,
             bytesDownloaded: requests?.reduce(0) { $0 + $1.bytesSent },
             wallSeconds: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18,

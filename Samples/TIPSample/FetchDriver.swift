@@ -41,11 +41,11 @@ protocol FetchHandle: AnyObject, Sendable {
 }
 
 /// Starts fetches through one of TIP's APIs. The run only talks to this, so another way of fetching (such as
-/// a fetch helper) slots in as one more driver.
+/// the fetch helper's display tiles) slots in as one more driver.
 protocol FetchDriver: Sendable {
-    /// Starts `request` in `pipeline`; called on the callback queue. `events` may run before this returns (a
-    /// rendered-cache hit completes synchronously).
-    func start(_ request: GenericImageFetchRequest, in pipeline: ImagePipeline, events: FetchEvents) -> any FetchHandle
+    /// Starts `job` (its ``FetchJob/request``) in `pipeline`; called on the callback queue. `events` may run
+    /// before this returns (a rendered-cache hit completes synchronously).
+    func start(_ job: FetchJob, in pipeline: ImagePipeline, events: FetchEvents) -> any FetchHandle
 }
 
 extension FetchAPI {
@@ -55,6 +55,7 @@ extension FetchAPI {
         case .delegate: DelegateFetchDriver()
         case .completion: CompletionFetchDriver()
         case .async: AsyncFetchDriver(callbackQueue: callbackQueue)
+        case .helper: HelperFetchDriver(callbackQueue: callbackQueue)
         }
     }
 }

@@ -77,7 +77,7 @@ final class FetchRunner: @unchecked Sendable {
             preview: { [self] in stats.previews += 1 },
             progressiveFrame: { [self] in stats.progressiveFrames += 1 },
             finished: { [self] outcome in finish(job, outcome) })
-        let handle = driver.start(job.request, in: pipelines[job.pipelineIndex], events: events)
+        let handle = driver.start(job, in: pipelines[job.pipelineIndex], events: events)
         guard !ended.contains(job.index) else { return }
         handles[job.index] = handle
         if let (delay, action) = job.disturbance {

@@ -15,7 +15,7 @@ enum Scenario: String, ExpressibleByArgument, CaseIterable, Sendable {
     var expectsCancellations: Bool { self == .churn }
 }
 
-/// Which of TIP's three fetch APIs drives the run (`--api`).
+/// Which of TIP's fetch APIs drives the run (`--api`).
 enum FetchAPI: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// `ImageFetchDelegate`: previews, progressive scans and first animation frames are counted.
     case delegate
@@ -23,4 +23,12 @@ enum FetchAPI: String, ExpressibleByArgument, CaseIterable, Sendable {
     case completion
     /// `fetchImage(for:) async throws`: only the final image or the error; cancelling the task cancels.
     case async
+    /// `ImageFetchHelper`: each fetch is a display tile of a small virtual list (as many tiles as fetches in
+    /// flight) that appears, shows previews, progressive scans and the final image, scrolls away and is reused.
+    case helper
+
+    /// The API used when `--api` is not given: the helper for browse (a scrolling list), the delegate otherwise.
+    static func defaultAPI(for scenario: Scenario) -> FetchAPI {
+        scenario == .browse ? .helper : .delegate
+    }
 }

@@ -30,7 +30,7 @@ struct SampleFetchTests {
             let kinds = try #require(summary[key] as? [String: Int])
             #expect(Set(kinds.keys) == ["rendered", "memory", "disk"])
         }
-        #expect((summary["server_requests"] as? Int ?? 0) > 0)
+        #expect(summary["server_requests"] is Int, "the embedded server counts its requests")
         return summary
     }
 
@@ -91,6 +91,8 @@ struct SampleFetchTests {
             let second = try Self.fetch(["--count", "4"], root: root)
             let sources = try #require(second["by_source"] as? [String: Int])
             #expect((sources["disk"] ?? 0) > 0)
+            #expect((first["server_requests"] as? Int ?? 0) > 0)
+            // The helper may even make none: a thumbnail tile keeps a cached larger variant as its final image.
             #expect((second["server_requests"] as? Int ?? 0) < (first["server_requests"] as? Int ?? 0))
         }
     }
