@@ -40,9 +40,20 @@ enum MemoryBenchmarks {
         print("note: \(distinctFiles) generated 4000x3000 JPEGs (\(sizes.min().map { $0 / 1024 } ?? 0)-\(sizes.max().map { $0 / 1024 } ?? 0) KiB) "
               + "behind \(imageCount) distinct URLs, fetched to 200x200 fit, \(inFlight) fetches in flight, in a child process")
 
+        let caches = directory.appendingPathComponent("caches", isDirectory: true)
+        try measureChild(served: served, caches: caches.appendingPathComponent("default", isDirectory: true), environment: [:], label: "", target: 1.0)
+        // Diagnostic: the same with glibc's mmap threshold fixed at its 128 KiB default (which also stops glibc
+        // raising it after each freed multi-megabyte buffer), so freed bodies go back to the kernel.
+        try measureChild(served: served, caches: caches.appendingPathComponent("mmap", isDirectory: true),
+                         environment: ["MALLOC_MMAP_THRESHOLD_": "131072"], label: ", MALLOC_MMAP_THRESHOLD_=131072", target: nil)
+    }
+
+    /// Runs the child (under `/usr/bin/time -v` when present) with `environment` added, and reports its peak.
+    private static func measureChild(served: URL, caches: URL, environment: [String: String], label: String, target: Double?) throws {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let childArguments = [childFlag, served.path, directory.appendingPathComponent("caches", isDirectory: true).path]
+        let childArguments = [childFlag, served.path, caches.path]
         let process = Process()
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let time = "/usr/bin/time"
         if FileManager.default.isExecutableFile(atPath: time) {
             process.executableURL = URL(fileURLWithPath: time)
@@ -88,9 +99,9 @@ enum MemoryBenchmarks {
         parts.append("cache totals at the end: rendered \(number("rendered_bytes", mega)) MB, memory \(number("memory_bytes", mega)) MB, disk \(number("disk_bytes", mega)) MB")
         parts.append("highest sampled rendered + memory \(number("max_cache_bytes", mega)) MB, highest sampled RSS \(number("max_rss_kb", 1024)) MB")
         let note = parts.joined(separator: "; ")
-        Harness.report("fetching \(imageCount) 12-megapixel JPEGs to 200 px thumbnails: peak RSS", ours: Samples([peak]),
+        Harness.report("fetching \(imageCount) 12-megapixel JPEGs to 200 px thumbnails: peak RSS\(label)", ours: Samples([peak]),
                        baselineName: "rendered \(renderedBudget >> 20) MB + memory \(memoryBudget >> 20) MB budgets + 64 MB",
-                       baseline: Samples([budgetMB]), target: 1.0, note: note, unit: "MB")
+                       baseline: Samples([budgetMB]), target: target, note: note, unit: "MB")
     }
 
     /// The child: serves `arguments[flag + 1]`, caches under `arguments[flag + 2]`, fetches every URL, prints
@@ -99,8 +110,10 @@ enum MemoryBenchmarks {
         guard let index = arguments.firstIndex(of: childFlag), index + 2 < arguments.count else { return 2 }
         let served = URL(fileURLWithPath: arguments[index + 1], isDirectory: true)
         let root = URL(fileURLWithPath: arguments[index + 2], isDirectory: true)
+        // An optional fourth argument fetches fewer URLs (for investigating by hand).
+        let count = index + 3 < arguments.count ? Int(arguments[index + 3]) ?? imageCount : imageCount
         do {
-            try childRun(served: served, root: root)
+            try childRun(served: served, root: root, count: min(count, imageCount))
             return 0
         } catch {
             print("failure: \(error)")
@@ -108,7 +121,7 @@ enum MemoryBenchmarks {
         }
     }
 
-    private static func childRun(served: URL, root: URL) throws {
+    private static func childRun(served: URL, root: URL, count: Int) throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let server = TIPImageServer()
         try server.start()
@@ -143,7 +156,7 @@ enum MemoryBenchmarks {
         let slots = DispatchSemaphore(value: inFlight)
         let tally = DownloadTally()
         let target = CGSize(width: 200, height: 200)
-        for index in 0..<imageCount {
+        for index in 0..<count {
             slots.wait()
             tally.enter()
             let url = server.url(for: "/\(index).jpg")
@@ -158,16 +171,16 @@ enum MemoryBenchmarks {
             }
             pipeline.fetchImage(with: operation)
         }
-        try tally.wait(expecting: imageCount, timeout: 900)
+        try tally.wait(expecting: count, timeout: 900)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         stop.withLock { $0 = true }
         while !sampler.isFinished { Thread.sleep(forTimeInterval: 0.01) }
         let (maxRSS, maxCache) = maxima.withLock { $0 }
         let requests = server.allRequests
-        guard requests.count == imageCount, requests.allSatisfy({ $0.status == 200 }) else {
-            throw BenchmarkFailure("\(requests.count) requests (expected \(imageCount)), \(requests.filter { $0.status != 200 }.count) not answered 200")
+        guard requests.count == count, requests.allSatisfy({ $0.status == 200 }) else {
+            throw BenchmarkFailure("\(requests.count) requests (expected \(count)), \(requests.filter { $0.status != 200 }.count) not answered 200")
         }
-        print("fetched=\(imageCount)")
+        print("fetched=\(count)")
         print("seconds=\(seconds)")
         print("rss_start_kb=\(rssStart)")
         print("rss_end_kb=\(ProcessStatus.kilobytes("VmRSS") ?? 0)")

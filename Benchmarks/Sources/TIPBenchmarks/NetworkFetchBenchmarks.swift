@@ -37,28 +37,22 @@ enum NetworkFetchBenchmarks {
         }
         print("note: \(imageCount) JPEGs, \(total / 1024) KiB in all, \(concurrency) downloads in flight, full-size decodes")
 
-        let configuration = GlobalConfiguration(cachesRootDirectory: root)
-        configuration.callbackQueue = DispatchQueue(label: "tip-bench.network-fetch-callbacks")
-        configuration.maxConcurrentImagePipelineDownloadCount = concurrency
-        configuration.maxBytesForAllDiskCaches = 1 << 36
-        configuration.maxCountForAllDiskCaches = 0
-        // A fresh pipeline (its own directory, empty caches) per run, made before the clock starts.
-        var pipelines: [ImagePipeline] = []
-        for run in 0...Harness.iterations {
-            guard let pipeline = ImagePipeline(identifier: "bench-network-fetch-\(run)", configuration: configuration) else {
-                throw BenchmarkFailure("could not make pipeline bench-network-fetch-\(run)")
-            }
-            pipeline.diskCache.waitUntilManifestLoaded()
-            pipelines.append(pipeline)
-        }
-        var nextPipeline = 0
+        // Cold caches: a fresh pipeline (its own directory, empty caches) per run, made before the clock starts.
+        // Diagnostic variant: the same with the caches on tmpfs (/dev/shm), where fsync costs nothing.
+        let onDisk = try PipelineSet(root: root, name: "bench-network-fetch")
+        let shm = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+        let shmRoot = shm.appendingPathComponent("tip-bench-\(UUID().uuidString)", isDirectory: true)
+        let onTmpfs = FileManager.default.fileExists(atPath: shm.path) ? try PipelineSet(root: shmRoot, name: "bench-network-fetch-tmpfs") : nil
+        defer { try? FileManager.default.removeItem(at: shmRoot) }
 
         /// Every URL through its own fetch operation, all started at once (the downloader bounds the downloads).
-        func fetches() throws {
-            let pipeline = pipelines[nextPipeline]
-            nextPipeline += 1
+        /// Each run adds its own query (ignored by the server), so that no run finds an earlier run's images in
+        /// another live pipeline's disk cache (the fetch path looks there before the network, as TIP does).
+        func fetches(_ set: PipelineSet) throws {
+            let (run, pipeline) = set.next()
             let tally = DownloadTally()
-            for (index, url) in urls.enumerated() {
+            for (index, plain) in urls.enumerated() {
+                let url = URL(string: plain.absoluteString + "?run=\(run)") ?? plain
                 tally.enter()
                 let expected = dimensions[index]
                 let operation = pipeline.operation(with: GenericImageFetchRequest(imageURL: url)) { result, error in
@@ -85,14 +79,53 @@ enum NetworkFetchBenchmarks {
                 }
             }
         }
-        let samples = try DownloadBenchmarks.interleaved([
-            checked("the fetch operations") { try fetches() },
+        var variants = [
+            checked("the fetch operations") { try fetches(onDisk) },
             checked("the URLSession + TurboJPEG loop") { try loop.run(urls: urls, dimensions: dimensions) },
-        ], names: ["ImagePipeline fetches", "URLSession + TurboJPEG loop"])
-        pipelines.removeAll()
-        Harness.report("\(imageCount) distinct small images fetched over loopback, cold caches (decode included)", ours: samples[0],
-                       baselineName: "URLSession + TurboJPEG loop, \(concurrency) in flight", baseline: samples[1], target: 1.0,
-                       note: "ours: ImagePipeline fetch operations, \(concurrency) downloads in flight, disk-cache writes included")
+        ]
+        var names = ["ImagePipeline fetches", "URLSession + TurboJPEG loop"]
+        if let onTmpfs {
+            variants.append(checked("the fetch operations, caches on tmpfs") { try fetches(onTmpfs) })
+            names.append("ImagePipeline fetches, caches on tmpfs")
+        }
+        let samples = try DownloadBenchmarks.interleaved(variants, names: names)
+        let name = "\(imageCount) distinct small images fetched over loopback, cold caches (decode included)"
+        let baselineName = "URLSession + TurboJPEG loop, \(concurrency) in flight"
+        Harness.report(name, ours: samples[0], baselineName: baselineName, baseline: samples[1], target: 1.0,
+                       note: "ours: ImagePipeline fetch operations, \(concurrency) downloads in flight, disk-cache writes (fsync + rename) included")
+        if onTmpfs != nil {
+            Harness.report(name + ", caches on tmpfs", ours: samples[2], baselineName: baselineName, baseline: samples[1], target: nil,
+                           note: "diagnostic: the same fetches with the caches root on /dev/shm, where fsync is free")
+        }
+    }
+}
+
+/// Pipelines of one configuration, one per run (warm-up included), so that every run starts with cold caches.
+final class PipelineSet {
+    let configuration: GlobalConfiguration
+    private var pipelines: [ImagePipeline] = []
+    private var used = 0
+
+    init(root: URL, name: String) throws {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        configuration = GlobalConfiguration(cachesRootDirectory: root)
+        configuration.callbackQueue = DispatchQueue(label: "tip-bench.\(name)-callbacks")
+        configuration.maxConcurrentImagePipelineDownloadCount = NetworkFetchBenchmarks.concurrency
+        configuration.maxBytesForAllDiskCaches = 1 << 36
+        configuration.maxCountForAllDiskCaches = 0
+        for run in 0...Harness.iterations {
+            guard let pipeline = ImagePipeline(identifier: "\(name)-\(run)", configuration: configuration) else {
+                throw BenchmarkFailure("could not make pipeline \(name)-\(run)")
+            }
+            pipeline.diskCache.waitUntilManifestLoaded()
+            pipelines.append(pipeline)
+        }
+    }
+
+    /// The next unused pipeline and its run number.
+    func next() -> (Int, ImagePipeline) {
+        defer { used += 1 }
+        return (used, pipelines[used])
     }
 }
 

@@ -2,6 +2,7 @@ import CWebPDirect
 // libwebp's headers belong to the TIP package's CWebP module once TIPWebP is loaded; its names come from there.
 import CWebP
 import Foundation
+import TIP
 
 /// libwebp called directly, with nothing around it: the baseline for WebP decoding.
 enum WebPDirect {
@@ -46,5 +47,29 @@ enum WebPDirect {
         let pixels = data.withUnsafeBytes { WebPDecodeRGBA($0.bindMemory(to: UInt8.self).baseAddress, data.count, &w, &h) }
         defer { WebPFree(pixels) }
         return pixels != nil
+    }
+}
+
+extension WebPDirect {
+    /// `WebPDecode` into a `Bitmap(width:height:format:)` made the way TIPWebP's still decoder makes its
+    /// output (zero-filled, then every alpha byte set): separates the bitmap's initialisation from the codec.
+    @discardableResult
+    static func decodeIntoInitializedBitmap(_ data: Data) -> Bool {
+        guard let (w, h) = dimensions(data), var bitmap = Bitmap(width: w, height: h, format: .rgbx8) else { return false }
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else { return false }
+        config.options.use_threads = 1
+        config.output.colorspace = MODE_RGBA
+        config.output.is_external_memory = 1
+        let stride = bitmap.bytesPerRow
+        let status = bitmap.withUnsafeMutableBytes { pixels -> VP8StatusCode in
+            guard let base = pixels.baseAddress else { return VP8_STATUS_OUT_OF_MEMORY }
+            config.output.u.RGBA.rgba = base.assumingMemoryBound(to: UInt8.self)
+            config.output.u.RGBA.stride = Int32(stride)
+            config.output.u.RGBA.size = pixels.count
+            return data.withUnsafeBytes { WebPDecode($0.bindMemory(to: UInt8.self).baseAddress, data.count, &config) }
+        }
+        WebPFreeDecBuffer(&config.output)
+        return status == VP8_STATUS_OK
     }
 }
