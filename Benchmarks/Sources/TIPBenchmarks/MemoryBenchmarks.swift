@@ -93,7 +93,8 @@ enum MemoryBenchmarks {
         let timeMB: String = timeKB.map { Harness.format(mb($0), digits: 1) } ?? "n/a"
         var parts: [String] = []
         parts.append("VmHWM of the child; /usr/bin/time -v max RSS \(timeMB) MB")
-        parts.append("RSS before the first fetch \(number("rss_start_kb", 1024)) MB, after the last \(number("rss_end_kb", 1024)) MB")
+        parts.append("RSS before the first fetch \(number("rss_start_kb", 1024)) MB, after the last \(number("rss_end_kb", 1024)) MB, "
+            + "after malloc_trim(0) \(number("rss_trimmed_kb", 1024)) MB")
         parts.append("\(Int(values["fetched"] ?? 0)) of \(imageCount) fetched from the network in \(number("seconds")) s")
         let mega = Double(1 << 20)
         parts.append("cache totals at the end: rendered \(number("rendered_bytes", mega)) MB, memory \(number("memory_bytes", mega)) MB, disk \(number("disk_bytes", mega)) MB")
@@ -190,11 +191,21 @@ enum MemoryBenchmarks {
         print("memory_bytes=\(configuration.totalBytesForAllMemoryCaches)")
         print("disk_bytes=\(configuration.totalBytesForAllDiskCaches)")
         print("vmhwm_kb=\(ProcessStatus.kilobytes("VmHWM") ?? 0)")
+        // What glibc keeps of freed memory vs what is still live: RSS after handing free pages back.
+        ProcessStatus.mallocTrim()
+        print("rss_trimmed_kb=\(ProcessStatus.kilobytes("VmRSS") ?? 0)")
     }
 }
 
 /// Fields of /proc/self/status.
 enum ProcessStatus {
+    /// glibc's `malloc_trim(0)` (not in Swift's Glibc module; looked up at run time), when present.
+    static func mallocTrim() {
+        guard let symbol = dlsym(nil, "malloc_trim") else { return }
+        typealias Trim = @convention(c) (Int) -> Int32
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+    }
+
     /// The value of a kB field (`VmRSS`, `VmHWM`), or nil.
     static func kilobytes(_ field: String) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
