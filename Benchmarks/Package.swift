@@ -12,13 +12,18 @@ let package = Package(
     targets: [
         // TurboJPEG called directly: the baseline the codec is measured against.
         .systemLibrary(name: "CTurboJPEGDirect", pkgConfig: "libturbojpeg"),
+        // libwebp called directly: the baseline the WebP codec is measured against.
+        .systemLibrary(name: "CWebPDirect", pkgConfig: "libwebp"),
         .executableTarget(
             name: "TIPBenchmarks",
             dependencies: [
                 .product(name: "TIP", package: "TIP"),
                 // The embedded loopback server the download benchmarks fetch from.
                 .product(name: "TIPImageServer", package: "TIP"),
+                // The optional WebP codec, measured by the webp rows.
+                .product(name: "TIPWebP", package: "TIP"),
                 "CTurboJPEGDirect",
+                "CWebPDirect",
             ]
         ),
     ],

@@ -4,6 +4,7 @@ same run as the Swift benchmarks. Prints one JSON object: {name: {"median": ms, 
 import argparse
 import io
 import json
+import os
 import statistics
 import time
 
@@ -23,6 +24,8 @@ def main():
     parser.add_argument("--iterations", type=int, default=9)
     parser.add_argument("--thumbnail-jpeg", help="JPEG to shrink to fit 400x400")
     parser.add_argument("--png", help="PNG to decode fully")
+    parser.add_argument("--webp", action="append", default=[], help="WebP to decode fully (repeatable); keys end in :<file name>")
+    parser.add_argument("--webp-thumbnail", action="append", default=[], help="WebP to shrink to fit 400x400 (repeatable)")
     args = parser.parse_args()
     results = {}
 
@@ -61,6 +64,41 @@ def main():
                 im = pyvips.Image.new_from_buffer(data, "", access="sequential")
                 im.write_to_memory()
             results["pyvips_png_load"] = measure(vips_png, args.iterations)
+
+    for path in args.webp:
+        data = open(path, "rb").read()
+        name = os.path.basename(path)
+        if Image:
+            def pillow_webp(data=data):
+                im = Image.open(io.BytesIO(data))
+                im.load()
+            try:
+                results["pillow_webp_load:" + name] = measure(pillow_webp, args.iterations)
+            except Exception:  # Pillow built without WebP
+                pass
+        if pyvips:
+            def vips_webp(data=data):
+                im = pyvips.Image.new_from_buffer(data, "", access="sequential")
+                im.write_to_memory()
+            results["pyvips_webp_load:" + name] = measure(vips_webp, args.iterations)
+
+    for path in args.webp_thumbnail:
+        data = open(path, "rb").read()
+        name = os.path.basename(path)
+        if pyvips:
+            def vips_webp_thumb(data=data):
+                im = pyvips.Image.thumbnail_buffer(data, 400, height=400)
+                im.write_to_memory()
+            results["pyvips_webp_thumbnail:" + name] = measure(vips_webp_thumb, args.iterations)
+        if Image:
+            def pillow_webp_thumb(data=data):
+                im = Image.open(io.BytesIO(data))
+                im.thumbnail((400, 400))
+                im.load()
+            try:
+                results["pillow_webp_thumbnail:" + name] = measure(pillow_webp_thumb, args.iterations)
+            except Exception:
+                pass
 
     print(json.dumps(results))
 

@@ -44,6 +44,8 @@ enum Harness {
         let baseline: Samples
         let target: Double?
         let note: String
+        /// What the samples count: "ms" unless said (the memory row counts MB).
+        var unit = "ms"
 
         var ratio: Double { ours.median / baseline.median }
         var verdict: String {
@@ -55,10 +57,11 @@ enum Harness {
     nonisolated(unsafe) static var rows: [Row] = []
 
     /// Records and prints a row.
-    static func report(_ name: String, ours: Samples, baselineName: String, baseline: Samples, target: Double?, note: String = "") {
-        let row = Row(name: name, ours: ours, baselineName: baselineName, baseline: baseline, target: target, note: note)
+    static func report(_ name: String, ours: Samples, baselineName: String, baseline: Samples, target: Double?, note: String = "",
+                       unit: String = "ms") {
+        let row = Row(name: name, ours: ours, baselineName: baselineName, baseline: baseline, target: target, note: note, unit: unit)
         rows.append(row)
-        print("\(name): ours \(ours), baseline \(baseline) [\(baselineName)], ratio \(format(row.ratio, digits: 3)) \(row.verdict)\(note.isEmpty ? "" : " — \(note)")")
+        print("\(name): ours \(ours.description(unit: unit)), baseline \(baseline.description(unit: unit)) [\(baselineName)], ratio \(format(row.ratio, digits: 3)) \(row.verdict)\(note.isEmpty ? "" : " — \(note)")")
     }
 
     /// Prints a closing Markdown table of every row.
@@ -66,7 +69,8 @@ enum Harness {
         print("\n| benchmark | ours (ms) | baseline | baseline (ms) | ratio | target |")
         print("|---|---|---|---|---|---|")
         for row in rows {
-            print("| \(row.name) | \(format(row.ours.median)) | \(row.baselineName) | \(format(row.baseline.median)) | \(format(row.ratio, digits: 3)) | \(row.target.map { "≤ \(format($0)) (\(row.ratio <= $0 ? "met" : "missed"))" } ?? "—") |")
+            let unit = row.unit == "ms" ? "" : " \(row.unit)"
+            print("| \(row.name) | \(format(row.ours.median))\(unit) | \(row.baselineName) | \(format(row.baseline.median))\(unit) | \(format(row.ratio, digits: 3)) | \(row.target.map { "≤ \(format($0)) (\(row.ratio <= $0 ? "met" : "missed"))" } ?? "—") |")
         }
     }
 
@@ -89,7 +93,10 @@ struct Samples: CustomStringConvertible {
         return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2
     }
 
-    var description: String {
-        "\(Harness.format(median)) ms (\(Harness.format(values.first ?? 0))–\(Harness.format(values.last ?? 0)))"
+    var description: String { description(unit: "ms") }
+
+    /// Median and range in `unit`.
+    func description(unit: String) -> String {
+        "\(Harness.format(median)) \(unit) (\(Harness.format(values.first ?? 0))–\(Harness.format(values.last ?? 0)))"
     }
 }

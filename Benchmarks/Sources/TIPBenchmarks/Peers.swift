@@ -3,12 +3,18 @@ import Foundation
 /// Runs `peers.py` (Pillow, pyvips) on the same files in the same run and returns its timings.
 enum Peers {
     static func run(thumbnailJPEG: String?, png: String?) -> [String: Samples] {
+        var arguments: [String] = []
+        if let thumbnailJPEG { arguments += ["--thumbnail-jpeg", thumbnailJPEG] }
+        if let png { arguments += ["--png", png] }
+        return run(arguments: arguments)
+    }
+
+    /// Runs `peers.py` with `arguments` (after `--iterations`) and returns its timings by name.
+    static func run(arguments scriptArguments: [String]) -> [String: Samples] {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }  // TIPBenchmarks, Sources, Benchmarks
         let script = url.appendingPathComponent("peers.py").path
-        var arguments = [script, "--iterations", String(Harness.iterations)]
-        if let thumbnailJPEG { arguments += ["--thumbnail-jpeg", thumbnailJPEG] }
-        if let png { arguments += ["--png", png] }
+        let arguments = [script, "--iterations", String(Harness.iterations)] + scriptArguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
