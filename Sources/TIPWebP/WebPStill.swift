@@ -15,7 +15,8 @@ enum WebPStill {
         let shrinks = output.width <= width && output.height <= height && (output.width < width || output.height < height)
         let decodeWidth = shrinks ? output.width : width, decodeHeight = shrinks ? output.height : height
         let format: PixelFormat = header.hasAlpha ? .rgba8Premultiplied : .rgbx8
-        guard var bitmap = Bitmap(width: decodeWidth, height: decodeHeight, format: format) else {
+        // libwebp writes every pixel byte (alpha 255 for opaque images); on any failure this bitmap is dropped.
+        guard var bitmap = Bitmap(uninitializedWidth: decodeWidth, height: decodeHeight, format: format) else {
             throw .corruptData("invalid dimensions \(decodeWidth)x\(decodeHeight)")
         }
         var config = WebPDecoderConfig()

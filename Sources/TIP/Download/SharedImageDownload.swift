@@ -335,6 +335,12 @@ final class SharedImageDownload: @unchecked Sendable {
         if limit > 0, let expected = expectedByteCount, Int64(expected) > limit {
             return abandon(attempt, failing: ImageFetchError.downloadTooLarge(byteCount: Int64(expected), limit: limit, url: request.url))
         }
+        // One allocation of the announced size instead of a doubling series of copies; never more than the
+        // limit (or 64 MiB without one), since the length is the server's word.
+        let reservable = limit > 0 ? limit : 64 * 1024 * 1024
+        if let expected = expectedByteCount, expected > body.count, Int64(expected) <= reservable {
+            body.reserveCapacity(expected)
+        }
     }
 
     func attempt(_ attempt: ImageDownloadAttempt, didReceive data: Data) {

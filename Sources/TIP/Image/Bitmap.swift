@@ -55,8 +55,8 @@ public struct Bitmap: Sendable {
     }
 
     /// A bitmap whose pixel bytes are not initialised; the caller must write every pixel byte
-    /// (row padding is zeroed here). Used by decoders that fill the whole buffer.
-    init?(uninitializedWidth width: Int, height: Int, format: PixelFormat) {
+    /// (row padding is zeroed here). Used by decoders that fill the whole buffer (the WebP plug-in too).
+    package init?(uninitializedWidth width: Int, height: Int, format: PixelFormat) {
         guard let rowBytes = Bitmap.alignedBytesPerRow(width: width, format: format),
               let total = Bitmap.byteCount(width: width, height: height, format: format)
         else { return nil }
