@@ -41,6 +41,10 @@ struct FuzzRegressionOutputSizeTests {
     func reproducerIsRefused() throws {
         let data = Self.sliverJPEG
         let decoder = JPEGCodec().decoder
+        // Without the bound the decode below allocates 3 GB and resamples for minutes: stop first.
+        try #require(throws: ImageDecodingError.self) {
+            try FuzzReplay.options(for: data.count).checkDimensions(width: 3, height: 55810)
+        }
         #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 3, height: 55810, maximumPixelCount: FuzzReplay.maximumPixelCount)) {
             try FuzzReplay.oneShot(decoder, data)
         }
@@ -56,6 +60,8 @@ struct FuzzRegressionOutputSizeTests {
             var fill = options
             fill.targetDimensions = CGSize(width: 400, height: 100)
             fill.targetContentMode = .scaleAspectFill
+            // Without the bound the decodes below allocate gigabytes: stop first.
+            try #require(throws: ImageDecodingError.self) { try fill.checkDimensions(width: 1, height: 4000) }
             // 400 x 1,600,000 pixels: refused, one-shot and when rendering a context.
             #expect(throws: ImageDecodingError.self, "\(codec)") { try codec.decoder.decode(encoded, options: fill) }
             let context = codec.decoder.makeContext(expectedLength: encoded.count, options: options)
