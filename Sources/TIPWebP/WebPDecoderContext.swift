@@ -113,7 +113,7 @@ final class WebPDecoderContext: ImageDecoderContext {
         var renderOptions = options
         renderOptions.targetDimensions = targetDimensions
         renderOptions.targetContentMode = targetContentMode
-        let output = renderOptions.outputDimensions(width: header.width, height: header.height)
+        let output = try renderOptions.checkedOutputDimensions(width: header.width, height: header.height)
         let progressMark: Int
         if let layout {
             // Until the end, only the first frame is rendered: more frames change nothing.

@@ -36,14 +36,32 @@ public struct ImageDecodingOptions: Sendable {
     }
 
     /// Throws ``ImageDecodingError/dimensionsTooLarge(width:height:maximumPixelCount:)`` when a
-    /// `width` x `height` image is over ``maximumPixelCount``, and
-    /// ``ImageDecodingError/corruptData(_:)`` when a side is not positive.
+    /// `width` x `height` image is over ``maximumPixelCount``, or when its output at the target
+    /// sizing would be (in either orientation, as EXIF may swap the sides: filling a target with a
+    /// sliver image scales it up), and ``ImageDecodingError/corruptData(_:)`` when a side is not positive.
     public func checkDimensions(width: Int, height: Int) throws(ImageDecodingError) {
         guard width > 0, height > 0 else { throw .corruptData("invalid dimensions \(width)x\(height)") }
-        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        if overflow || pixels > maximumPixelCount {
+        if exceedsMaximum(width, height) {
             throw .dimensionsTooLarge(width: width, height: height, maximumPixelCount: maximumPixelCount)
         }
+        _ = try checkedOutputDimensions(width: width, height: height)
+        _ = try checkedOutputDimensions(width: height, height: width)
+    }
+
+    /// ``outputDimensions(width:height:)``, throwing
+    /// ``ImageDecodingError/dimensionsTooLarge(width:height:maximumPixelCount:)`` when the output
+    /// would be over ``maximumPixelCount``.
+    public func checkedOutputDimensions(width: Int, height: Int) throws(ImageDecodingError) -> (width: Int, height: Int) {
+        let output = outputDimensions(width: width, height: height)
+        if exceedsMaximum(output.width, output.height) {
+            throw .dimensionsTooLarge(width: width, height: height, maximumPixelCount: maximumPixelCount)
+        }
+        return output
+    }
+
+    private func exceedsMaximum(_ width: Int, _ height: Int) -> Bool {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow || pixels > maximumPixelCount
     }
 
     /// The whole-pixel dimensions an image of `width` x `height` is delivered at (see ``TargetSizing``).

@@ -11,7 +11,8 @@ public enum ImageDecodingError: Error, Equatable, Sendable, CustomNSError, Custo
     case truncatedData
     /// The data is damaged or invalid; the text says what the codec reported.
     case corruptData(String)
-    /// The header claims more pixels than allowed (a decompression bomb); nothing large was allocated.
+    /// The header claims more pixels than allowed (a decompression bomb), or the output at the target
+    /// sizing would be that large; nothing large was allocated.
     case dimensionsTooLarge(width: Int, height: Int, maximumPixelCount: Int)
     /// The image uses a feature this codec does not support.
     case unsupported(String)

@@ -88,7 +88,10 @@ final class GIFDecoderContext: ImageDecoderContext {
         if mode == .completeImage && !complete { return nil }
         let frames = scanner.completeFrameCount
         guard frames > 0 else { return nil }
-        let output = TargetSizing.pixelDimensions(width: scanner.width, height: scanner.height, targetDimensions: targetDimensions, contentMode: targetContentMode)
+        var renderOptions = options
+        renderOptions.targetDimensions = targetDimensions
+        renderOptions.targetContentMode = targetContentMode
+        let output = try renderOptions.checkedOutputDimensions(width: scanner.width, height: scanner.height)
         let key = CacheKey(width: output.width, height: output.height, frameCount: frames, isComplete: complete)
         if let cached, cached.key == key { return cached.image }
         let length = complete ? scanner.position : scanner.endOfLastCompleteFrame

@@ -114,8 +114,10 @@ final class JPEGDecoderContext: ImageDecoderContext {
             isPartial = !(inputComplete && !truncated)
         }
         guard let base else { return nil }
-        let dims = TargetSizing.pixelDimensions(width: Int(dimensions.width), height: Int(dimensions.height),
-                                                targetDimensions: targetDimensions, contentMode: targetContentMode)
+        var renderOptions = options
+        renderOptions.targetDimensions = targetDimensions
+        renderOptions.targetContentMode = targetContentMode
+        let dims = try renderOptions.checkedOutputDimensions(width: Int(dimensions.width), height: Int(dimensions.height))
         let partialFlag = isPartial || truncated
         if let cached = lastRender, cached.width == dims.width, cached.height == dims.height,
            cached.token == base.token, cached.partial == partialFlag {

@@ -60,9 +60,8 @@ public struct PNGDecoder: ImageDecoder {
         let format = header.outputFormat(hasTransparencyChunk: scanner.hasTransparencyChunk)
         if allowFastPath, let end = scanner.endOffset, end <= bytes.count,
            let bitmap = PNGFastDecoder.decode(UnsafeRawBufferPointer(rebasing: bytes[0..<end]), header: header, format: format) {
-            return finish(bitmap, orientation: scanner.orientation, isPartial: false,
-                          targetDimensions: options.targetDimensions, contentMode: options.targetContentMode,
-                          quality: options.interpolationQuality)
+            return try finish(bitmap, orientation: scanner.orientation, isPartial: false, options: options,
+                              targetDimensions: options.targetDimensions, contentMode: options.targetContentMode)
         }
         guard let reader = PNGRowReader(header: header, format: format, initializeCanvas: false) else {
             throw .unsupported("out of memory for \(header.width)x\(header.height)")
@@ -74,17 +73,20 @@ public struct PNGDecoder: ImageDecoder {
             throw status.failed ? .corruptData(status.message) : .truncatedData
         }
         let isPartial = !(isWhole && !status.failed && (status.isFinished || scanner.isComplete))
-        return finish(bitmap, orientation: scanner.orientation, isPartial: isPartial,
-                      targetDimensions: options.targetDimensions, contentMode: options.targetContentMode,
-                      quality: options.interpolationQuality)
+        return try finish(bitmap, orientation: scanner.orientation, isPartial: isPartial, options: options,
+                          targetDimensions: options.targetDimensions, contentMode: options.targetContentMode)
     }
 
     /// Turns a decoded canvas upright and scales it to the target sizing.
-    static func finish(_ bitmap: Bitmap, orientation: ImageOrientation, isPartial: Bool,
-                       targetDimensions: CGSize, contentMode: ContentMode, quality: InterpolationQuality) -> ImageContainer {
+    /// Throws when the scaled image would be over the options' maximum pixel count.
+    static func finish(_ bitmap: Bitmap, orientation: ImageOrientation, isPartial: Bool, options: ImageDecodingOptions,
+                       targetDimensions: CGSize, contentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer {
+        var renderOptions = options
+        renderOptions.targetDimensions = targetDimensions
+        renderOptions.targetContentMode = contentMode
+        let quality = options.interpolationQuality
         let upright = bitmap.applyingOrientation(orientation)
-        let size = TargetSizing.pixelDimensions(width: upright.width, height: upright.height,
-                                                targetDimensions: targetDimensions, contentMode: contentMode)
+        let size = try renderOptions.checkedOutputDimensions(width: upright.width, height: upright.height)
         let scaled = Resampler.resample(upright, width: size.width, height: size.height, quality: quality)
         return ImageContainer(image: scaled, isPartial: isPartial)
     }

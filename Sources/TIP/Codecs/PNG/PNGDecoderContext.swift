@@ -75,9 +75,8 @@ final class PNGDecoderContext: ImageDecoderContext {
         }
         let status = reader.status
         let isPartial = !(isWhole && !status.failed && scanner.isComplete)
-        return PNGDecoder.finish(bitmap, orientation: scanner.orientation, isPartial: isPartial,
-                                 targetDimensions: targetDimensions, contentMode: targetContentMode,
-                                 quality: options.interpolationQuality)
+        return try PNGDecoder.finish(bitmap, orientation: scanner.orientation, isPartial: isPartial, options: options,
+                                     targetDimensions: targetDimensions, contentMode: targetContentMode)
     }
 
     private func process() throws(ImageDecodingError) {
