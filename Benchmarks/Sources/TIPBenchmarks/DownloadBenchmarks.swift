@@ -237,16 +237,21 @@ final class URLSessionLoop: Sendable {
     private let concurrency: Int
 
     init(concurrency: Int) {
+        session = URLSessionLoop.makeSession()
+        self.concurrency = concurrency
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// A session configured like TIP's provider: no cookies, no URL cache (every baseline loop uses one).
+    static func makeSession() -> URLSession {
         let configuration = URLSessionConfiguration.default
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
-        self.concurrency = concurrency
+        return URLSession(configuration: configuration)
     }
-
-    deinit { session.finishTasksAndInvalidate() }
 
     /// Downloads every URL once; throws unless each answered 200 with exactly its expected byte count.
     func run(urls: [URL], expectedByteCounts: [Int]) throws {

@@ -137,12 +137,7 @@ final class URLSessionDecodingLoop: Sendable {
     private let concurrency: Int
 
     init(concurrency: Int) {
-        let configuration = URLSessionConfiguration.default
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
+        session = URLSessionLoop.makeSession()
         self.concurrency = concurrency
     }
 
