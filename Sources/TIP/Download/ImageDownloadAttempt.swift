@@ -19,8 +19,8 @@ final class ImageDownloadAttempt: ImageFetchDownloadContext, ImageFetchDownloadC
     /// Whether this attempt asks for the rest of a cached partial.
     let isRangeRequest: Bool
     private let state: Locked<State>
-    private let checker = Locked<ImageFetchDownloadContractChecker?>(nil)
-    private let isDetached = Locked(false)
+    /// The checker the attempt keeps (until `detach()`), and whether it was detached.
+    private let checker = Locked<(kept: ImageFetchDownloadContractChecker?, isDetached: Bool)>((nil, false))
 
     init(owner: SharedImageDownload, url: URL, queue: DispatchQueue, isRangeRequest: Bool) {
         originalRequest = URLRequest(url: url)
@@ -37,9 +37,9 @@ final class ImageDownloadAttempt: ImageFetchDownloadContext, ImageFetchDownloadC
     /// (its events go nowhere: the owner is gone).
     var client: any ImageFetchDownloadClient {
         checker.withLock { checker in
-            if let checker { return checker }
+            if let kept = checker.kept { return kept }
             let made = ImageFetchDownloadContractChecker(wrapping: self)
-            if !isDetached.withLock({ $0 }) { checker = made }
+            if !checker.isDetached { checker.kept = made }
             return made
         }
     }
@@ -61,8 +61,7 @@ final class ImageDownloadAttempt: ImageFetchDownloadContext, ImageFetchDownloadC
             return state.download
         }
         download?.discardContext()
-        isDetached.withLock { $0 = true }
-        checker.withLock { $0 = nil }
+        checker.withLock { $0 = (nil, true) }
     }
 
     private var owner: SharedImageDownload? { state.withLock { $0.owner } }

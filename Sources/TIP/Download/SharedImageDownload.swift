@@ -152,18 +152,18 @@ final class SharedImageDownload: @unchecked Sendable {
             appendResult: appendResult, partialImage: partialImage)
     }
 
-    /// The sizing the shared partial image decodes for (the first member asking for it sets it).
-    private var partialImageSizing: (dimensions: CGSize, contentMode: ContentMode) = (.zero, .center)
-
     /// Makes the shared partial image (fed every byte so far) if there is none yet, decoding for `sizing`
     /// (JPEG picks its DCT scale from it; members rendering at other sizings resample from that scale).
     func usePartialImage(sizing: (dimensions: CGSize, contentMode: ContentMode)) {
         guard partialImage == nil, phase != .finished else { return }
-        partialImageSizing = sizing
-        let made = PartialImage(expectedContentLength: expectedByteCount, sizingHint: sizing,
-                                interpolationQuality: configuration.defaultInterpolationQuality)
+        let made = makePartialImage(expectedContentLength: expectedByteCount, sizing: sizing)
         if !body.isEmpty { made.append(body) }
         partialImage = made
+    }
+
+    private func makePartialImage(expectedContentLength: Int?, sizing: (dimensions: CGSize, contentMode: ContentMode)) -> PartialImage {
+        PartialImage(expectedContentLength: expectedContentLength, sizingHint: sizing,
+                     interpolationQuality: configuration.defaultInterpolationQuality)
     }
 
     // MARK: Starting
@@ -405,10 +405,7 @@ final class SharedImageDownload: @unchecked Sendable {
         resume = nil
         isResumed = false
         header.reset()
-        if partialImage != nil {
-            partialImage = PartialImage(expectedContentLength: nil, sizingHint: partialImageSizing,
-                                        interpolationQuality: configuration.defaultInterpolationQuality)
-        }
+        if let old = partialImage { partialImage = makePartialImage(expectedContentLength: nil, sizing: old.sizingHint) }
         temporaryFile?.discard()
         temporaryFile = openTemporaryFile()
         forEachMember { delegate, handle in delegate.imageDownloadDidReset(handle) }
