@@ -25,7 +25,7 @@ public enum Resampler {
     /// one vertical tap of 16 bytes) is about 1-2 ns of one core with the paired passes, so only passes
     /// of several milliseconds pay for waking a second core; smaller ones stay on the caller's thread,
     /// which also suits servers running many resizes at once.
-    static let defaultParallelThreshold = 1 << 22
+    static var defaultParallelThreshold: Int { 1 << 22 }
 
     /// ``resample(_:width:height:quality:)`` splitting passes whose work exceeds `parallelThreshold`
     /// across threads, and pre-shrinking large factors with a box average when `boxReduction` is set
@@ -94,7 +94,7 @@ public enum Resampler {
 
     /// Relative cost of one tap of one pixel in the horizontal pass against the vertical pass, which
     /// works on 16 bytes at a time.
-    private static let horizontalTapCost = 2
+    private static var horizontalTapCost: Int { 2 }
 
     /// Whether filtering columns first (then rows) does less work than the other order.
     static func horizontalFirstIsCheaper(columns: ResamplerWeights, lines: ResamplerWeights) -> Bool {

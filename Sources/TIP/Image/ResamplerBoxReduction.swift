@@ -3,9 +3,9 @@
 /// which is far cheaper than a kernel hundreds of taps wide and changes the result very little.
 enum ResamplerBoxReduction {
     /// The filter is always left at least this much shrinking to do, so it still antialiases properly.
-    static let remainingFactor = 3
+    static var remainingFactor: Int { 3 }
     /// Largest box side; keeps every box sum and its scaled form inside 64-bit arithmetic with room.
-    static let maximumFactor = 255
+    static var maximumFactor: Int { 255 }
 
     /// The box side to pre-shrink an axis by when it goes from `source` to `count` pixels (1 = none).
     static func factor(source: Int, count: Int) -> Int {

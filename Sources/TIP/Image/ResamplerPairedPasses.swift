@@ -9,7 +9,8 @@ enum ResamplerPairedPasses {
     typealias Buffers = ResamplerPasses.Buffers
     typealias Finish = ResamplerPasses.Finish
 
-    private static let half = Int32(1) << (ResamplerWeights.precision - 1)
+    // Computed, not stored: see ``ResamplerPasses``.
+    private static var half: Int32 { 1 << (ResamplerWeights.precision - 1) }
 
     /// Filters rows `rows` of `source` (4-byte pixels) horizontally into `destination`.
     static func horizontal4(_ buffers: Buffers, rows: Range<Int>, weights: ResamplerWeights, finish: Finish) {

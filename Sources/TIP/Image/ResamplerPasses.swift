@@ -21,8 +21,10 @@ enum ResamplerPasses {
         let destinationStride: Int
     }
 
-    private static let half = Int32(1) << (ResamplerWeights.precision - 1)
-    private static let shift = Int32(ResamplerWeights.precision)
+    // Computed, not stored: a stored static is a lazy global behind `swift_once`, which the per-pixel
+    // loops would call on every access in unoptimised builds (and contend on under ThreadSanitizer).
+    private static var half: Int32 { 1 << (ResamplerWeights.precision - 1) }
+    private static var shift: Int32 { Int32(ResamplerWeights.precision) }
 
     /// Filters rows `rows` of `source` horizontally into `destination` (`weights.count` pixels wide,
     /// `weights.sourceCount` source pixels) for `bytesPerPixel` 4 or 1.

@@ -8,9 +8,9 @@ import Foundation
 /// the edges the kernel is cut and renormalised.
 struct ResamplerWeights: Sendable {
     /// Fractional bits of every weight.
-    static let precision = 14
+    static var precision: Int { 14 }
     /// The fixed-point value of weight 1.
-    static let one: Int32 = 1 << precision
+    static var one: Int32 { 1 << precision }
 
     /// Source pixels along this axis.
     let sourceCount: Int
