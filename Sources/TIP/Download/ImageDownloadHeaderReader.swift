@@ -22,10 +22,12 @@ final class ImageDownloadHeaderReader {
     /// Whether the header has been read.
     var hasReadHeader: Bool { dimensions.width > 0 && dimensions.height > 0 }
 
-    /// Looks at the body so far (`all`), of which `chunk` is the newest part.
-    func consume(all: Data, chunk: Data, expectedLength: Int?) {
+    /// Looks at the body so far (`all`, asked for only until the type is known), of which `chunk` is the
+    /// newest part.
+    func consume(all body: @autoclosure () -> Data, chunk: Data, expectedLength: Int?) {
         guard !hasReadHeader, !gaveUp else { return }
         if context == nil {
+            let all = body()
             guard let type = catalogue.detectImageType(all, isComplete: false) else {
                 if all.count > 64 * 1024 { gaveUp = true }  // no codec recognises it; the members' decode will say why
                 return
@@ -81,41 +83,44 @@ final class ImageDownloadHeaderReader {
     /// chunk, GIF's trailer, WebP's RIFF length. Other types pass. A cheap guard against bodies cut short
     /// by a lying `Content-Length`; the decode still has the last word.
     static func looksComplete(_ data: Data, type: ImageType?) -> Bool {
-        guard let type, !data.isEmpty else { return !data.isEmpty }
-        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            let count = bytes.count
-            func tailContains(_ pattern: [UInt8], within window: Int) -> Bool {
-                guard count >= pattern.count else { return false }
-                let start = max(0, count - window)
-                var index = count - pattern.count
-                while index >= start {
-                    var matches = true
-                    for (offset, byte) in pattern.enumerated() where bytes[index + offset] != byte {
-                        matches = false
-                        break
-                    }
-                    if matches { return true }
-                    index -= 1
+        data.withUnsafeBytes { looksComplete($0, type: type) }
+    }
+
+    /// ``looksComplete(_:type:)`` over raw bytes.
+    static func looksComplete(_ raw: UnsafeRawBufferPointer, type: ImageType?) -> Bool {
+        guard let type, !raw.isEmpty else { return !raw.isEmpty }
+        let bytes = raw.bindMemory(to: UInt8.self)
+        let count = bytes.count
+        func tailContains(_ pattern: [UInt8], within window: Int) -> Bool {
+            guard count >= pattern.count else { return false }
+            let start = max(0, count - window)
+            var index = count - pattern.count
+            while index >= start {
+                var matches = true
+                for (offset, byte) in pattern.enumerated() where bytes[index + offset] != byte {
+                    matches = false
+                    break
                 }
-                return false
+                if matches { return true }
+                index -= 1
             }
-            switch type {
-            case .jpeg:
-                // Entropy-coded data never holds FF D9 (0xFF is stuffed), so an end-of-image marker near the
-                // end means the last scan finished.
-                return tailContains([0xFF, 0xD9], within: 4096)
-            case .png:
-                return tailContains(Array("IEND".utf8), within: 64)
-            case .gif:
-                return bytes[count - 1] == 0x3B
-            case .webp:
-                guard count >= 12 else { return false }
-                let declared = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
-                return count >= declared + 8
-            default:
-                return true
-            }
+            return false
+        }
+        switch type {
+        case .jpeg:
+            // Entropy-coded data never holds FF D9 (0xFF is stuffed), so an end-of-image marker near the
+            // end means the last scan finished.
+            return tailContains([0xFF, 0xD9], within: 4096)
+        case .png:
+            return tailContains(Array("IEND".utf8), within: 64)
+        case .gif:
+            return bytes[count - 1] == 0x3B
+        case .webp:
+            guard count >= 12 else { return false }
+            let declared = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
+            return count >= declared + 8
+        default:
+            return true
         }
     }
 }

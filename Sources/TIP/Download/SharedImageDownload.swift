@@ -42,7 +42,7 @@ final class SharedImageDownload: @unchecked Sendable {
     private var startedAt: ContinuousClock.Instant?
 
     // The body and what the response said.
-    private var body = Data()
+    private let body = ImageDownloadBody()
     private var response: HTTPURLResponse?
     private var expectedByteCount: Int?
     private var isResumed = false
@@ -157,7 +157,7 @@ final class SharedImageDownload: @unchecked Sendable {
     func usePartialImage(sizing: (dimensions: CGSize, contentMode: ContentMode)) {
         guard partialImage == nil, phase != .finished else { return }
         let made = makePartialImage(expectedContentLength: expectedByteCount, sizing: sizing)
-        if !body.isEmpty { made.append(body) }
+        if !body.isEmpty { made.append(body.copy()) }
         partialImage = made
     }
 
@@ -191,9 +191,13 @@ final class SharedImageDownload: @unchecked Sendable {
     /// Continues a cached partial of the same URL when there is one.
     private func prepareResume() {
         guard let pipeline, let found = ImageDownloadResume.find(for: request, in: pipeline) else { return }
+        body.clear()
+        guard body.append(found.data) else {
+            found.file?.discard()  // a copy: the cached partial stays for a later fetch
+            return
+        }
         temporaryFile = found.file
         resume = found.resume
-        body = found.data
         header.consume(all: found.data, chunk: found.data, expectedLength: found.resume.expectedByteCount)
     }
 
@@ -339,7 +343,7 @@ final class SharedImageDownload: @unchecked Sendable {
         // limit (or 64 MiB without one), since the length is the server's word.
         let reservable = limit > 0 ? limit : 64 * 1024 * 1024
         if let expected = expectedByteCount, expected > body.count, Int64(expected) <= reservable {
-            body.reserveCapacity(expected)
+            body.reserve(expected)
         }
     }
 
@@ -348,7 +352,10 @@ final class SharedImageDownload: @unchecked Sendable {
         if members.isEmpty {
             return abandon(attempt, failing: ImageFetchError.cancelled("every fetch left the download"))
         }
-        body.append(data)
+        guard body.append(data) else {
+            return abandon(attempt, failing: ImageFetchError(.couldNotDownloadImage,
+                "Out of memory holding the body of \(request.url.absoluteString) (\(body.count) bytes so far)."))
+        }
         let limit = byteLimit
         if limit > 0, Int64(body.count) > limit {
             return abandon(attempt, failing: ImageFetchError.downloadTooLarge(byteCount: Int64(body.count), limit: limit, url: request.url))
@@ -359,7 +366,7 @@ final class SharedImageDownload: @unchecked Sendable {
                 temporaryFile = nil  // reported by the cache; the download goes on without it
             }
         }
-        header.consume(all: body, chunk: data, expectedLength: expectedByteCount)
+        header.consume(all: body.copy(), chunk: data, expectedLength: expectedByteCount)
         let appendResult = partialImage?.append(data) ?? .didProgress
         delivery.deliver(makeUpdate(appended: data.count, appendResult: appendResult), to: members.map(\.delegate), handle: handle)
     }
@@ -374,7 +381,7 @@ final class SharedImageDownload: @unchecked Sendable {
             return finish(failing: failure)
         }
         let whole = expectedByteCount.map { body.count >= $0 } ?? (error == nil)
-        let looksComplete = ImageDownloadHeaderReader.looksComplete(body, type: header.imageType)
+        let looksComplete = body.withUnsafeBytes { ImageDownloadHeaderReader.looksComplete($0, type: header.imageType) }
         if let error {
             if response != nil, whole, expectedByteCount != nil, looksComplete, !body.isEmpty {
                 // Every byte arrived: the transport's late error does not matter (TIP forgives it too).
@@ -401,7 +408,7 @@ final class SharedImageDownload: @unchecked Sendable {
     // MARK: Restarts
 
     private func resetBody() {
-        body = Data()
+        body.clear()
         resume = nil
         isResumed = false
         header.reset()
@@ -469,7 +476,7 @@ final class SharedImageDownload: @unchecked Sendable {
         delivery.membersDidChange()
         let members = self.members
         self.members = []
-        let body = self.body
+        let body = self.body.take()
         let url = request.url
         let type = header.imageType
         let dimensions = header.dimensions
@@ -518,6 +525,7 @@ final class SharedImageDownload: @unchecked Sendable {
         let keepPartial = isResumable
         let metadata = diskMetadata(expectedLength: expectedByteCount.map(Int64.init) ?? 0)
         let partial = keepPartial ? memoryPartial() : nil
+        body.clear()
         delivery.membersDidChange()
         let members = self.members
         self.members = []
@@ -564,7 +572,7 @@ final class SharedImageDownload: @unchecked Sendable {
 
     private func memoryPartial() -> MemoryCachePartialImage {
         MemoryCachePartialImage(
-            data: body, url: request.url, dimensions: header.dimensions,
+            data: body.take(), url: request.url, dimensions: header.dimensions,
             expectedContentLength: expectedByteCount ?? 0, lastModified: lastModified, entityTag: eTag,
             imageType: header.imageType, isAnimated: header.isAnimated, isPlaceholder: request.isPlaceholder,
             timeToLive: request.timeToLive, updateExpiryOnAccess: request.updatesExpiryOnAccess)
