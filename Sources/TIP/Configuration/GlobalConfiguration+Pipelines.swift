@@ -35,10 +35,11 @@ extension GlobalConfiguration {
         for pipeline in registry.all { pipeline.dirtyRenderedMemoryCacheImage(withIdentifier: identifier) }
     }
 
-    /// Frees memory: empties every rendered and memory cache (TIP's response to a memory warning).
-    /// Call it when the process is asked to shrink.
+    /// Frees memory: empties every rendered and memory cache (TIP's response to a memory warning) and
+    /// unmaps the large bitmap buffers kept for reuse. Call it when the process is asked to shrink.
     public func handleMemoryPressure() {
         clearAllMemoryCaches()
+        BitmapMappingPool.shared.drain()
     }
 
     /// The process went to the background: when

@@ -217,14 +217,24 @@ extension Bitmap: Equatable {
 }
 
 /// The pixel buffer behind a ``Bitmap``. Immutable once shared: `Bitmap` copies it before any write
-/// unless it holds the only reference, which is what makes `@unchecked Sendable` sound here.
+/// unless it holds the only reference, which is what makes `@unchecked Sendable` sound here. Large
+/// buffers get their own mapping (``PageMapping``, through ``BitmapMappingPool``), so their pages go back
+/// to the system rather than to glibc's heaps.
 final class BitmapStorage: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
     let byteCount: Int
+    /// The mapping's length; 0 for heap storage.
+    private let mappedLength: Int
 
     init(byteCount: Int) {
         self.byteCount = byteCount
-        self.pointer = UnsafeMutableRawPointer.allocate(byteCount: max(byteCount, 1), alignment: Bitmap.rowAlignment)
+        if byteCount >= PageMapping.threshold, let mapped = BitmapMappingPool.shared.take(byteCount) {
+            pointer = mapped.pointer
+            mappedLength = mapped.length
+        } else {
+            pointer = UnsafeMutableRawPointer.allocate(byteCount: max(byteCount, 1), alignment: Bitmap.rowAlignment)
+            mappedLength = 0
+        }
     }
 
     func copy() -> BitmapStorage {
@@ -234,6 +244,6 @@ final class BitmapStorage: @unchecked Sendable {
     }
 
     deinit {
-        pointer.deallocate()
+        if mappedLength > 0 { BitmapMappingPool.shared.give(pointer, length: mappedLength) } else { pointer.deallocate() }
     }
 }

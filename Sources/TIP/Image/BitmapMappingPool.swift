@@ -1,0 +1,77 @@
+import Foundation
+
+/// Large bitmap buffers released lately, kept mapped for the next bitmap of the same size.
+///
+/// Large bitmaps live in their own mappings (``PageMapping``) so that their pages go back to the system
+/// instead of staying in glibc's heaps. A fresh mapping costs a page fault per 4 KiB on first write, which
+/// made a thumbnail decode about 20% slower than reusing warm heap memory; decoding the same sizes over and
+/// over (a list of thumbnails) now reuses a warm mapping instead. A pool keeps at most ``capacity`` bytes
+/// and is emptied by ``drain()`` (``GlobalConfiguration/handleMemoryPressure()`` drains the shared one).
+final class BitmapMappingPool: Sendable {
+    /// The pool every bitmap uses: up to 32 MiB (a few full-size photos) kept for reuse.
+    static let shared = BitmapMappingPool(capacity: 32 << 20)
+
+    /// The most bytes kept for reuse.
+    let capacity: Int
+
+    /// Kept mappings, oldest first, as address bit patterns (raw pointers are not `Sendable`).
+    private let kept = Locked<[(address: UInt, length: Int)]>([])
+
+    /// A pool keeping up to `capacity` bytes.
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    deinit { drain() }
+
+    /// A mapping of at least `byteCount` bytes: a kept one at most a quarter larger, else a new one; nil
+    /// when the system refuses one.
+    func take(_ byteCount: Int) -> (pointer: UnsafeMutableRawPointer, length: Int)? {
+        let reused = kept.withLock { kept -> (UInt, Int)? in
+            var best: Int?
+            for (index, entry) in kept.enumerated() where entry.length >= byteCount && entry.length - byteCount <= byteCount / 4 {
+                if best.map({ entry.length < kept[$0].length }) ?? true { best = index }
+            }
+            guard let best else { return nil }
+            let entry = kept.remove(at: best)
+            return (entry.address, entry.length)
+        }
+        if let (address, length) = reused, let pointer = UnsafeMutableRawPointer(bitPattern: address) {
+            return (pointer, length)
+        }
+        return PageMapping.map(byteCount)
+    }
+
+    /// Gives a mapping back: kept for reuse while the pool has room (the oldest ones make way), else unmapped.
+    func give(_ pointer: UnsafeMutableRawPointer, length: Int) {
+        guard length <= capacity else { return PageMapping.unmap(pointer, length: length) }
+        let evicted = kept.withLock { kept -> [(address: UInt, length: Int)] in
+            kept.append((UInt(bitPattern: pointer), length))
+            var total = kept.reduce(0) { $0 + $1.length }
+            var evicted: [(address: UInt, length: Int)] = []
+            while total > capacity {
+                let oldest = kept.removeFirst()
+                total -= oldest.length
+                evicted.append(oldest)
+            }
+            return evicted
+        }
+        for entry in evicted { unmap(entry) }
+    }
+
+    /// Unmaps every kept mapping.
+    func drain() {
+        let all = kept.withLock { kept -> [(address: UInt, length: Int)] in
+            defer { kept.removeAll() }
+            return kept
+        }
+        for entry in all { unmap(entry) }
+    }
+
+    /// Bytes kept for reuse now.
+    var keptBytes: Int { kept.withLock { $0.reduce(0) { $0 + $1.length } } }
+
+    private func unmap(_ entry: (address: UInt, length: Int)) {
+        if let pointer = UnsafeMutableRawPointer(bitPattern: entry.address) { PageMapping.unmap(pointer, length: entry.length) }
+    }
+}

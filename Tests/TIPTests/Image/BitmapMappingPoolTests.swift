@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+@testable import TIP
+
+@Suite("Bitmap mapping pool")
+struct BitmapMappingPoolTests {
+    private let megabyte = 1 << 20
+
+    @Test("a released mapping serves the next request of the same size, or up to a quarter larger")
+    func reuse() throws {
+        let pool = BitmapMappingPool(capacity: 8 * megabyte)
+        let first = try #require(pool.take(megabyte))
+        #expect(first.length >= megabyte && first.length % 4096 == 0)
+        pool.give(first.pointer, length: first.length)
+        #expect(pool.keptBytes == first.length)
+        // Too small for the kept one to be worth it (it would waste over a quarter): a new mapping.
+        let small = try #require(pool.take(megabyte / 2))
+        #expect(small.pointer != first.pointer)
+        PageMapping.unmap(small.pointer, length: small.length)
+        // Within a quarter: the kept one.
+        let again = try #require(pool.take(megabyte - 100_000))
+        #expect(again.pointer == first.pointer && again.length == first.length)
+        #expect(pool.keptBytes == 0)
+        pool.give(again.pointer, length: again.length)
+    }
+
+    @Test("the pool never keeps more than its capacity: the oldest mappings go first")
+    func capacityBound() throws {
+        let pool = BitmapMappingPool(capacity: 3 * megabyte)
+        let mappings = try (0..<5).map { _ in try #require(pool.take(megabyte)) }
+        for mapping in mappings { pool.give(mapping.pointer, length: mapping.length) }
+        #expect(pool.keptBytes == 3 * megabyte)
+        // The three kept are the last three given.
+        var reused: Set<UInt> = []
+        for _ in 0..<3 {
+            let mapping = try #require(pool.take(megabyte))
+            reused.insert(UInt(bitPattern: mapping.pointer))
+            PageMapping.unmap(mapping.pointer, length: mapping.length)
+        }
+        #expect(reused == Set(mappings.suffix(3).map { UInt(bitPattern: $0.pointer) }))
+        // One larger than the whole pool is never kept.
+        let huge = try #require(pool.take(4 * megabyte))
+        pool.give(huge.pointer, length: huge.length)
+        #expect(pool.keptBytes == 0)
+    }
+
+    @Test("draining unmaps everything kept")
+    func drain() throws {
+        let pool = BitmapMappingPool(capacity: 4 * megabyte)
+        let mapping = try #require(pool.take(megabyte))
+        pool.give(mapping.pointer, length: mapping.length)
+        pool.drain()
+        #expect(pool.keptBytes == 0)
+    }
+
+    @Test("a bitmap made on a reused buffer is still all zero, and the last user's pixels stay with it")
+    func zeroedAfterReuse() throws {
+        // Big enough to be mapped; the same size twice so the second comes from the shared pool (or a fresh
+        // mapping when another test took it meanwhile: zero either way).
+        let side = 512
+        do {
+            var dirty = try #require(Bitmap(width: side, height: side, format: .rgba8Premultiplied))
+            dirty.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0xAB) }
+            #expect(dirty.pixel(x: side - 1, y: side - 1) == SIMD4(repeating: 0xAB))
+        }
+        let clean = try #require(Bitmap(width: side, height: side, format: .rgba8Premultiplied))
+        #expect(clean.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+        let opaque = try #require(Bitmap(width: side, height: side, format: .rgbx8))
+        #expect(opaque.pixel(x: 7, y: 300) == SIMD4(0, 0, 0, 255))
+        // Copy-on-write still copies into a buffer of its own.
+        var copy = clean
+        copy.setPixel(x: 0, y: 0, SIMD4(1, 2, 3, 255))
+        #expect(clean.pixel(x: 0, y: 0) == SIMD4(0, 0, 0, 0))
+        #expect(copy.pixel(x: 0, y: 0) == SIMD4(1, 2, 3, 255))
+    }
+}
