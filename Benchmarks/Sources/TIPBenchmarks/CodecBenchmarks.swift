@@ -55,30 +55,33 @@ enum CodecBenchmarks {
         //    FullFrame policy renders every full-frame update), plus the final image, vs one decode.
         let pjpeg = try Inputs.fixture("carnival.pjpg") ?? Inputs.generated(.jpeg, width: 1880, height: 1253, options: [.progressive])
         for (label, target) in [("full size", CGSize.zero), ("400x400 fit", CGSize(width: 400, height: 400))] {
-            var firstScanOffset = 0
+            var chunkedOffset = 0
             var renders = 0
             let streamOptions = ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit)
             let stream = try Harness.measureCPU {
-                (firstScanOffset, renders) = try streamProgressive(pjpeg, decoder: decoder, options: streamOptions)
+                (chunkedOffset, renders) = try streamProgressive(pjpeg, decoder: decoder, options: streamOptions, chunkSize: 16 * 1024)
             }
             let base = try Harness.measureCPU {
                 _ = try decoder.decode(pjpeg, options: streamOptions)
             }
-            let fraction = Double(firstScanOffset) / Double(pjpeg.count)
+            // Where the first scan becomes available, to 1 KiB (untimed): 16 KiB chunks round it up.
+            let (exactOffset, _) = try streamProgressive(pjpeg, decoder: decoder, options: streamOptions, chunkSize: 1024)
+            let percent = { (offset: Int) in Harness.format(Double(offset) / Double(pjpeg.count) * 100, digits: 2) }
             Harness.report("progressive JPEG streamed, \(label) (\(renders) renders)", ours: stream, baselineName: "one complete decode (CPU)", baseline: base, target: 2.5,
-                           note: "first scan after \(Harness.format(fraction * 100, digits: 1))% of the bytes (target ≤ 5%)")
+                           note: "first scan shown after \(percent(exactOffset))% of the bytes fed 1 KiB at a time, "
+                               + "\(percent(chunkedOffset))% in 16 KiB chunks (target ≤ 5%)")
         }
     }
 
-    /// Feeds `data` in 16 KiB chunks, rendering each completed scan; returns the byte offset at which
-    /// the first scan was shown and the number of renders.
-    static func streamProgressive(_ data: Data, decoder: any ImageDecoder, options: ImageDecodingOptions) throws -> (Int, Int) {
+    /// Feeds `data` in chunks of `chunkSize` bytes, rendering each completed scan; returns the byte offset
+    /// at which the first scan was shown and the number of renders.
+    static func streamProgressive(_ data: Data, decoder: any ImageDecoder, options: ImageDecodingOptions, chunkSize: Int) throws -> (Int, Int) {
         let context = decoder.makeContext(expectedLength: data.count, options: options)
         var offset = 0
         var first = 0
         var renders = 0
         while offset < data.count {
-            let end = min(offset + 16 * 1024, data.count)
+            let end = min(offset + chunkSize, data.count)
             let result = try context.append(data.subdata(in: offset..<end))
             offset = end
             if result == .didLoadFrame, offset < data.count {

@@ -8,7 +8,8 @@ import TIPImageServer
 /// The fetches run in a child process (this executable re-run with ``childFlag``) so that the earlier rows do
 /// not raise the peak: a fresh configuration with small explicit budgets, the embedded server serving 1,000
 /// distinct URLs (symbolic links onto 8 generated 4000x3000 JPEGs, so every fetch is a network fetch) and
-/// ImagePipeline fetch operations at 200x200 aspect-fit, ``inFlight`` at a time.
+/// ImagePipeline fetch operations at 200x200 aspect-fit, ``inFlight`` at a time. The server runs in the parent
+/// process, so the child's peak is the pipeline's alone (the server holds each body it sends in memory).
 enum MemoryBenchmarks {
     /// The hidden flag that makes the executable run ``child(arguments:)``.
     static let childFlag = "--memory-child"
@@ -40,18 +41,24 @@ enum MemoryBenchmarks {
         print("note: \(distinctFiles) generated 4000x3000 JPEGs (\(sizes.min().map { $0 / 1024 } ?? 0)-\(sizes.max().map { $0 / 1024 } ?? 0) KiB) "
               + "behind \(imageCount) distinct URLs, fetched to 200x200 fit, \(inFlight) fetches in flight, in a child process")
 
+        let server = TIPImageServer()
+        try server.start()
+        defer { server.stop() }
+        server.serveDirectory(served)
         let caches = directory.appendingPathComponent("caches", isDirectory: true)
-        try measureChild(served: served, caches: caches.appendingPathComponent("default", isDirectory: true), environment: [:], label: "", target: 1.0)
+        try measureChild(server: server, caches: caches.appendingPathComponent("default", isDirectory: true), environment: [:], label: "", target: 1.0)
         // Diagnostic: the same with glibc's mmap threshold fixed at its 128 KiB default (which also stops glibc
         // raising it after each freed multi-megabyte buffer), so freed bodies go back to the kernel.
-        try measureChild(served: served, caches: caches.appendingPathComponent("mmap", isDirectory: true),
+        try measureChild(server: server, caches: caches.appendingPathComponent("mmap", isDirectory: true),
                          environment: ["MALLOC_MMAP_THRESHOLD_": "131072"], label: ", MALLOC_MMAP_THRESHOLD_=131072", target: nil)
     }
 
-    /// Runs the child (under `/usr/bin/time -v` when present) with `environment` added, and reports its peak.
-    private static func measureChild(served: URL, caches: URL, environment: [String: String], label: String, target: Double?) throws {
+    /// Runs the child (under `/usr/bin/time -v` when present) with `environment` added against `server`, checks
+    /// that the server answered every fetch with a 200, and reports the child's peak.
+    private static func measureChild(server: TIPImageServer, caches: URL, environment: [String: String], label: String, target: Double?) throws {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let childArguments = [childFlag, served.path, caches.path]
+        let childArguments = [childFlag, server.baseURL.absoluteString, caches.path]
+        server.resetLog()
         let process = Process()
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let time = "/usr/bin/time"
@@ -84,6 +91,10 @@ enum MemoryBenchmarks {
         guard process.terminationStatus == 0, let peakKB = values["vmhwm_kb"] else {
             throw BenchmarkFailure("the memory child failed (status \(process.terminationStatus)): \(text.suffix(600)) \(stderr.suffix(600))")
         }
+        let requests = server.allRequests
+        guard requests.count == imageCount, requests.allSatisfy({ $0.status == 200 }) else {
+            throw BenchmarkFailure("\(requests.count) requests (expected \(imageCount)), \(requests.filter { $0.status != 200 }.count) not answered 200")
+        }
         let timeKB = stderr.split(separator: "\n").first { $0.contains("Maximum resident set size") }
             .flatMap { $0.split(separator: ":").last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
         let mb = { (kb: Double) in kb / 1024 }
@@ -105,16 +116,16 @@ enum MemoryBenchmarks {
                        baseline: Samples([budgetMB]), target: target, note: note, unit: "MB")
     }
 
-    /// The child: serves `arguments[flag + 1]`, caches under `arguments[flag + 2]`, fetches every URL, prints
-    /// `key=value` lines. Returns the exit status.
+    /// The child: fetches every URL under the server at `arguments[flag + 1]`, caches under `arguments[flag + 2]`,
+    /// prints `key=value` lines. Returns the exit status.
     static func child(arguments: [String]) -> Int32 {
         guard let index = arguments.firstIndex(of: childFlag), index + 2 < arguments.count else { return 2 }
-        let served = URL(fileURLWithPath: arguments[index + 1], isDirectory: true)
+        guard let base = URL(string: arguments[index + 1]) else { return 2 }
         let root = URL(fileURLWithPath: arguments[index + 2], isDirectory: true)
         // An optional fourth argument fetches fewer URLs (for investigating by hand).
         let count = index + 3 < arguments.count ? Int(arguments[index + 3]) ?? imageCount : imageCount
         do {
-            try childRun(served: served, root: root, count: min(count, imageCount))
+            try childRun(base: base, root: root, count: min(count, imageCount))
             return 0
         } catch {
             print("failure: \(error)")
@@ -122,12 +133,8 @@ enum MemoryBenchmarks {
         }
     }
 
-    private static func childRun(served: URL, root: URL, count: Int) throws {
+    private static func childRun(base: URL, root: URL, count: Int) throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let server = TIPImageServer()
-        try server.start()
-        defer { server.stop() }
-        server.serveDirectory(served)
 
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
         configuration.callbackQueue = DispatchQueue(label: "tip-bench.memory-callbacks")
@@ -160,7 +167,7 @@ enum MemoryBenchmarks {
         for index in 0..<count {
             slots.wait()
             tally.enter()
-            let url = server.url(for: "/\(index).jpg")
+            let url = base.appendingPathComponent("\(index).jpg")
             let request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: target, targetContentMode: .scaleAspectFit)
             let operation = pipeline.operation(with: request) { result, error in
                 if let result, result.imageSource == .network, result.imageContainer.image.width <= 200, result.imageContainer.image.height <= 200 {
@@ -177,10 +184,6 @@ enum MemoryBenchmarks {
         stop.withLock { $0 = true }
         while !sampler.isFinished { Thread.sleep(forTimeInterval: 0.01) }
         let (maxRSS, maxCache) = maxima.withLock { $0 }
-        let requests = server.allRequests
-        guard requests.count == count, requests.allSatisfy({ $0.status == 200 }) else {
-            throw BenchmarkFailure("\(requests.count) requests (expected \(count)), \(requests.filter { $0.status != 200 }.count) not answered 200")
-        }
         print("fetched=\(count)")
         print("seconds=\(seconds)")
         print("rss_start_kb=\(rssStart)")
