@@ -18,6 +18,10 @@ public struct ImageDecodingOptions: Sendable {
     public var maximumPixelCount: Int
     /// The filter of the final resampling step. Default `.default`.
     public var interpolationQuality: InterpolationQuality
+    /// For an incremental context whose caller wants only the header (dimensions, animation): the context
+    /// may stop there and decode no pixels, nor allocate for them. Codecs that cannot stop early ignore it.
+    /// Default false. (The downloader's header reader sets it.)
+    public var readsHeaderOnly: Bool
 
     /// The default ``maximumPixelCount``: 100 megapixels (400 MB as RGBA).
     public static let defaultMaximumPixelCount = 100_000_000
@@ -27,12 +31,14 @@ public struct ImageDecodingOptions: Sendable {
                 targetContentMode: ContentMode = .center,
                 configuration: (any Sendable)? = nil,
                 maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount,
-                interpolationQuality: InterpolationQuality = .default) {
+                interpolationQuality: InterpolationQuality = .default,
+                readsHeaderOnly: Bool = false) {
         self.targetDimensions = targetDimensions
         self.targetContentMode = targetContentMode
         self.configuration = configuration
         self.maximumPixelCount = maximumPixelCount
         self.interpolationQuality = interpolationQuality
+        self.readsHeaderOnly = readsHeaderOnly
     }
 
     /// Throws ``ImageDecodingError/dimensionsTooLarge(width:height:maximumPixelCount:)`` when a

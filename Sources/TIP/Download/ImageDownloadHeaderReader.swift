@@ -37,7 +37,7 @@ final class ImageDownloadHeaderReader {
                 gaveUp = true
                 return
             }
-            let made = decoder.makeContext(expectedLength: expectedLength, options: ImageDecodingOptions())
+            let made = decoder.makeContext(expectedLength: expectedLength, options: ImageDecodingOptions(readsHeaderOnly: true))
             context = made
             feed(all, into: made)
         } else if let context {

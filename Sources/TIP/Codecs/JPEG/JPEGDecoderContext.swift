@@ -191,6 +191,9 @@ final class JPEGDecoderContext: ImageDecoderContext {
         isCMYK = colorSpace == 4 || colorSpace == 5
         adobeInverted = header.saw_adobe_marker != 0
         format = colorSpace == 1 ? .gray8 : .rgbx8
+        // A header-only reader stops here: starting would allocate the output rows (or, for a progressive
+        // JPEG, the whole coefficient buffer).
+        if options.readsHeaderOnly { return }
         let outSpace = colorSpace == 1 ? Int32(TIP_JPEG_OUT_GRAY) : (isCMYK ? Int32(TIP_JPEG_OUT_CMYK) : Int32(TIP_JPEG_OUT_RGBX))
         let scale = JPEGScaleSelection(width: width, height: height, orientation: orientation,
                                        targetDimensions: options.targetDimensions, contentMode: options.targetContentMode)
@@ -200,7 +203,7 @@ final class JPEGDecoderContext: ImageDecoderContext {
 
     /// Consumes queued bytes and refreshes the progress fields.
     private func consume(hold: Bool) throws(ImageDecodingError) {
-        guard let decoder, headerRead else { return }
+        guard let decoder, headerRead, !options.readsHeaderOnly else { return }
         let before = consumed
         if tip_jpeg_inc_consume(decoder, hold ? 1 : 0) < 0 {
             throw libjpegError(decoder)
