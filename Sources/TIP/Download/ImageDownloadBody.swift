@@ -69,16 +69,17 @@ final class ImageDownloadBody {
             let fitted = capacity > count ? (realloc(base, count) ?? base) : base
             taken = Data(bytesNoCopy: fitted, count: count, deallocator: .free)
         }
-        self.base = nil
-        capacity = 0
-        count = 0
-        isMapped = false
+        forgetStorage()
         return taken
     }
 
     /// Drops every byte and the storage.
     func clear() {
         Self.release(base, capacity: capacity, mapped: isMapped)
+        forgetStorage()
+    }
+
+    private func forgetStorage() {
         base = nil
         capacity = 0
         count = 0
