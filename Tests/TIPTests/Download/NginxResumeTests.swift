@@ -40,8 +40,9 @@ struct NginxResumeTests {
     /// Bytes A receives before it leaves the download.
     static let cancelAfter = 64 * 1024
 
-    /// Two different photos of the same size class (~340 KB each, ~1.7 s at the rate limit): the original
-    /// and the replacement.
+    /// Two different photos of the same size class (~340 KB each, ~3.4 s at the rate limit, so that A's leave
+    /// at 64 KiB lands mid-body even when its callbacks run late on a loaded machine): the original and the
+    /// replacement.
     static let images: (original: Data, replacement: Data)? = {
         guard let original = try? JPEGTestSupport.jpeg(width: 1000, height: 750, quality: 0.9, seed: 11).data,
               let replacement = try? JPEGTestSupport.jpeg(width: 1000, height: 750, quality: 0.9, seed: 12).data
@@ -68,7 +69,7 @@ struct NginxResumeTests {
     private func makeFixture(_ location: Location, pipelineIdentifier: String, image: Data,
                              name: String = #function) throws -> Fixture {
         let (configuration, root) = try makeTestConfiguration(name)
-        let server = try NginxTestServer(rateLimit: 200 * 1024)
+        let server = try NginxTestServer(rateLimit: 100 * 1024)
         do {
             try server.setFile(Self.fileName, data: image, modified: Self.modified)
             try server.start()
