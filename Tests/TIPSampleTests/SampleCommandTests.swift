@@ -5,21 +5,21 @@ import Testing
 @Suite("Sample commands")
 struct SampleCommandTests {
     @Test("--help works for the tool and every subcommand", arguments: [[], ["fetch"], ["inspect"], ["decode"]])
-    func help(command: [String]) throws {
-        let run = try SampleTool.run(command + ["--help"])
+    func help(command: [String]) async throws {
+        let run = try await SampleTool.run(command + ["--help"])
         #expect(run.status == 0)
         #expect(run.stdout.contains("USAGE:"))
         #expect(run.stdout.contains("--help"))
     }
 
     @Test("inspect lists every pipeline's disk entries as a table, and as an HTML page with thumbnails")
-    func inspect() throws {
-        try SampleTool.withTemporaryDirectory { root in
-            let fetch = try SampleTool.run(["fetch", "--unique", "4", "--count", "8", "--pipelines", "2", "--quiet", "--root", root.path])
+    func inspect() async throws {
+        try await SampleTool.withTemporaryDirectory { root in
+            let fetch = try await SampleTool.run(["fetch", "--unique", "4", "--count", "8", "--pipelines", "2", "--quiet", "--root", root.path])
             #expect(fetch.status == 0, "stderr: \(fetch.stderr)")
             #expect(fetch.stdout.contains("mismatches"))
 
-            let table = try SampleTool.run(["inspect", "--root", root.path])
+            let table = try await SampleTool.run(["inspect", "--root", root.path])
             #expect(table.status == 0, "stderr: \(table.stderr)")
             #expect(table.stdout.contains("pipeline tip-sample-0"))
             #expect(table.stdout.contains("pipeline tip-sample-1"))
@@ -27,7 +27,7 @@ struct SampleCommandTests {
             #expect(table.stdout.contains("    img-0"), "entries are listed")
 
             let page = root.appendingPathComponent("caches.html")
-            let html = try SampleTool.run(["inspect", "--root", root.path, "--html", page.path])
+            let html = try await SampleTool.run(["inspect", "--root", root.path, "--html", page.path])
             #expect(html.status == 0, "stderr: \(html.stderr)")
             let text = try String(contentsOf: page, encoding: .utf8)
             #expect(text.hasPrefix("<!DOCTYPE html>"))
@@ -37,13 +37,13 @@ struct SampleCommandTests {
     }
 
     @Test("inspect of an empty root says so; of a missing root fails with a message")
-    func inspectEmpty() throws {
-        try SampleTool.withTemporaryDirectory { root in
-            let empty = try SampleTool.run(["inspect", "--root", root.path])
+    func inspectEmpty() async throws {
+        try await SampleTool.withTemporaryDirectory { root in
+            let empty = try await SampleTool.run(["inspect", "--root", root.path])
             #expect(empty.status == 0)
             #expect(empty.stdout.contains("no image pipelines"))
         }
-        let missing = try SampleTool.run(["inspect", "--root", "/nonexistent-tip-sample-root"])
+        let missing = try await SampleTool.run(["inspect", "--root", "/nonexistent-tip-sample-root"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("not a directory"))
     }

@@ -10,8 +10,8 @@ struct SampleFetchTests {
                        "cache_bytes", "budgets", "mismatches"]
 
     /// Runs a small fetch and returns its summary after the checks every run must pass.
-    static func fetch(_ arguments: [String], root: URL) throws -> [String: Any] {
-        let run = try SampleTool.run(["fetch", "--unique", "4", "--count", "12", "--concurrency", "4", "--json", "--quiet",
+    static func fetch(_ arguments: [String], root: URL) async throws -> [String: Any] {
+        let run = try await SampleTool.run(["fetch", "--unique", "4", "--count", "12", "--concurrency", "4", "--json", "--quiet",
                                       "--root", root.path] + arguments)
         #expect(run.status == 0, "exit \(run.status); stderr: \(run.stderr)")
         let summary = try run.json()
@@ -36,10 +36,10 @@ struct SampleFetchTests {
 
     @Test("browse through each API: every fetch accounted for, no mismatch; the delegate API shows previews; a contact sheet",
           arguments: ["delegate", "completion", "async"])
-    func browse(api: String) throws {
-        try SampleTool.withTemporaryDirectory { root in
+    func browse(api: String) async throws {
+        try await SampleTool.withTemporaryDirectory { root in
             let sheet = root.appendingPathComponent("sheet.png")
-            let summary = try Self.fetch(["--api", api, "--contact-sheet", sheet.path], root: root)
+            let summary = try await Self.fetch(["--api", api, "--contact-sheet", sheet.path], root: root)
             let png = try Data(contentsOf: sheet)
             #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
             #expect(summary["failed"] as? Int == 0)
@@ -57,9 +57,9 @@ struct SampleFetchTests {
     }
 
     @Test("flaky: dropped downloads fail as expected (exit 0) and later fetches resume them")
-    func flaky() throws {
-        try SampleTool.withTemporaryDirectory { root in
-            let summary = try Self.fetch(["--scenario", "flaky"], root: root)
+    func flaky() async throws {
+        try await SampleTool.withTemporaryDirectory { root in
+            let summary = try await Self.fetch(["--scenario", "flaky"], root: root)
             #expect((summary["resumed"] as? Int ?? 0) > 0)
             #expect((summary["failed"] as? Int ?? 0) > 0, "the first download of every other image is dropped")
             #expect(summary["unexpected_failures"] as? Int == 0)
@@ -67,28 +67,28 @@ struct SampleFetchTests {
     }
 
     @Test("slow: progressive scans and first animation frames arrive before the final images")
-    func slow() throws {
-        try SampleTool.withTemporaryDirectory { root in
-            let summary = try Self.fetch(["--scenario", "slow", "--count", "8"], root: root)
+    func slow() async throws {
+        try await SampleTool.withTemporaryDirectory { root in
+            let summary = try await Self.fetch(["--scenario", "slow", "--count", "8"], root: root)
             #expect((summary["progressive_frames"] as? Int ?? 0) > 0)
             #expect(summary["failed"] as? Int == 0)
         }
     }
 
     @Test("churn: cancellations and priority changes still end every fetch, and exit 0", arguments: ["delegate", "async"])
-    func churn(api: String) throws {
-        try SampleTool.withTemporaryDirectory { root in
-            let summary = try Self.fetch(["--scenario", "churn", "--api", api, "--count", "16", "--seed", "3"], root: root)
+    func churn(api: String) async throws {
+        try await SampleTool.withTemporaryDirectory { root in
+            let summary = try await Self.fetch(["--scenario", "churn", "--api", api, "--count", "16", "--seed", "3"], root: root)
             #expect(summary["failed"] as? Int == 0)
             #expect(summary["unexpected_failures"] as? Int == 0)
         }
     }
 
     @Test("a second run with the same --root starts from warm disk caches")
-    func warmRoot() throws {
-        try SampleTool.withTemporaryDirectory { root in
-            let first = try Self.fetch(["--count", "4"], root: root)
-            let second = try Self.fetch(["--count", "4"], root: root)
+    func warmRoot() async throws {
+        try await SampleTool.withTemporaryDirectory { root in
+            let first = try await Self.fetch(["--count", "4"], root: root)
+            let second = try await Self.fetch(["--count", "4"], root: root)
             let sources = try #require(second["by_source"] as? [String: Int])
             #expect((sources["disk"] ?? 0) > 0)
             #expect((first["server_requests"] as? Int ?? 0) > 0)
@@ -102,18 +102,18 @@ struct SampleFetchTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tip-sample-tests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let corpus = directory.appendingPathComponent("corpus")
-        let written = try SampleTool.run(["fetch", "--unique", "4", "--count", "0", "--quiet", "--corpus-out", corpus.path,
+        let written = try await SampleTool.run(["fetch", "--unique", "4", "--count", "0", "--quiet", "--corpus-out", corpus.path,
                                           "--root", directory.appendingPathComponent("root0").path])
         #expect(written.status == 0, "stderr: \(written.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: corpus.path).count == 8)
 
-        let own = try Self.fetch(["--images", corpus.path, "--count", "8"], root: directory.appendingPathComponent("root1"))
+        let own = try await Self.fetch(["--images", corpus.path, "--count", "8"], root: directory.appendingPathComponent("root1"))
         #expect(own["succeeded"] as? Int == 8)
 
         let server = TIPImageServer()
         try await server.start()
         server.serveDirectory(corpus)
-        let run = try SampleTool.run(["fetch", "--unique", "4", "--count", "8", "--json", "--quiet", "--base-url", server.baseURL.absoluteString,
+        let run = try await SampleTool.run(["fetch", "--unique", "4", "--count", "8", "--json", "--quiet", "--base-url", server.baseURL.absoluteString,
                                       "--root", directory.appendingPathComponent("root2").path])
         await server.stop()
         #expect(run.status == 0, "stderr: \(run.stderr)")
@@ -125,10 +125,10 @@ struct SampleFetchTests {
     }
 
     @Test("bad arguments exit non-zero with a message, without fetching")
-    func badArguments() throws {
+    func badArguments() async throws {
         for arguments in [["fetch", "--concurrency", "0"], ["fetch", "--size", "abc"], ["fetch", "--scenario", "nope"],
                           ["fetch", "--images", "/nonexistent-tip-sample-dir", "--quiet"]] {
-            let run = try SampleTool.run(arguments)
+            let run = try await SampleTool.run(arguments)
             #expect(run.status != 0, "\(arguments)")
             #expect(!run.stderr.isEmpty, "\(arguments)")
             #expect(run.stdout.isEmpty, "\(arguments)")

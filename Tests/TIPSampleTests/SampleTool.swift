@@ -30,8 +30,9 @@ struct SampleTool {
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
-    /// Runs `tip-sample` with `arguments`; fails the test after `timeout` seconds.
-    static func run(_ arguments: [String], timeout: TimeInterval = 60) throws -> Run {
+    /// Runs `tip-sample` with `arguments`; fails the test after `timeout` seconds. Waits without blocking a
+    /// thread of the concurrency pool (2 threads on a 2-core machine), which every other test shares.
+    static func run(_ arguments: [String], timeout: TimeInterval = 60) async throws -> Run {
         let executable = try #require(executable, "tip-sample not found next to the test bundle: run `swift build` first")
         let process = Process()
         process.executableURL = executable
@@ -50,7 +51,7 @@ struct SampleTool {
             }
         }
         let deadline = Date(timeIntervalSinceNow: timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
             process.terminate()
             Issue.record("tip-sample \(arguments.joined(separator: " ")) ran longer than \(timeout) s")
@@ -63,11 +64,11 @@ struct SampleTool {
     }
 
     /// A new empty temporary directory, removed by `body`'s end.
-    static func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
+    static func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tip-sample-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        return try body(directory)
+        return try await body(directory)
     }
 }
 
