@@ -23,7 +23,7 @@ struct DiskCacheCrashTests {
 
     @Test("SIGKILL at random moments never leaves an entry that is served wrong; totals match the files",
           arguments: [(DiskCache.MetadataStorage.extendedAttributes, 50), (.sidecar, 30)])
-    func killedWriters(storage: DiskCache.MetadataStorage, kills: Int) throws {
+    func killedWriters(storage: DiskCache.MetadataStorage, kills: Int) async throws {
         guard let harness = Self.harness else {
             print("skipped: TIPCacheCrashHarness not found next to the test bundle (run `swift build` first)")
             return
@@ -40,7 +40,8 @@ struct DiskCacheCrashTests {
             try process.run()
             // The last run lasts long enough to write entries even when the child is slow (sanitizers).
             let wait = kill == kills ? 1_500_000 : 15_000 + random.next() % 90_000
-            usleep(useconds_t(wait))
+            // Task.sleep, not usleep: a blocked thread of the concurrency pool would stall the tests beside it.
+            try await Task.sleep(for: .microseconds(Int64(wait)))
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal, "the harness exited by itself: \(process.terminationStatus)")
