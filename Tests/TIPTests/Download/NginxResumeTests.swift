@@ -40,9 +40,8 @@ struct NginxResumeTests {
     /// Bytes A receives before it leaves the download.
     static let cancelAfter = 64 * 1024
 
-    /// Two different photos of the same size class (~340 KB each, ~3.4 s at the rate limit, so that A's leave
-    /// at 64 KiB lands mid-body even when its callbacks run late on a loaded machine): the original and the
-    /// replacement.
+    /// Two different photos of the same size class (~340 KB each, ~1.7 s at the rate limit): the original
+    /// and the replacement.
     static let images: (original: Data, replacement: Data)? = {
         guard let original = try? JPEGTestSupport.jpeg(width: 1000, height: 750, quality: 0.9, seed: 11).data,
               let replacement = try? JPEGTestSupport.jpeg(width: 1000, height: 750, quality: 0.9, seed: 12).data
@@ -69,7 +68,8 @@ struct NginxResumeTests {
     private func makeFixture(_ location: Location, pipelineIdentifier: String, image: Data,
                              name: String = #function) throws -> Fixture {
         let (configuration, root) = try makeTestConfiguration(name)
-        let server = try NginxTestServer(rateLimit: 100 * 1024)
+        // A's whole download crawls past 96 KiB, so its leave at 64 KiB lands mid-body however late it runs.
+        let server = try NginxTestServer(rateLimit: 200 * 1024, crawlAfter: 96 * 1024)
         do {
             try server.setFile(Self.fileName, data: image, modified: Self.modified)
             try server.start()
@@ -159,6 +159,26 @@ struct NginxResumeTests {
         #expect(server.processIdentifier == nil)
         #expect(!NginxTestServer.accepts(port: server.port))
         #expect(!FileManager.default.fileExists(atPath: server.directory.path))
+    }
+
+    @Test("With crawlAfter, a whole response crawls past it while a Range response keeps the rate")
+    func crawlingWholeResponses() async throws {
+        let server = try NginxTestServer(rateLimit: 1024 * 1024, crawlAfter: 16 * 1024)
+        defer { server.stop() }
+        let body = Data(repeating: 7, count: 64 * 1024)
+        try server.setFile("c.bin", data: body, modified: Self.modified)
+        try server.start()
+        var ranged = URLRequest(url: server.eTagURL("c.bin"))
+        ranged.setValue("bytes=1000-", forHTTPHeaderField: "Range")
+        let (rangedData, rangedResponse) = try await URLSession.shared.data(for: ranged)
+        #expect((rangedResponse as? HTTPURLResponse)?.statusCode == 206 && rangedData.count == body.count - 1000)
+        // The whole body would take 12 s past the first 16 KiB; at the plain rate it would take 60 ms.
+        let finished = Locked(false)
+        let task = URLSession.shared.dataTask(with: server.eTagURL("c.bin")) { _, _, _ in finished.withLock { $0 = true } }
+        task.resume()
+        try await Task.sleep(for: .seconds(2))
+        #expect(!finished.withLock { $0 }, "a whole response must still be crawling")
+        task.cancel()
     }
 
     @Test("Resume with Last-Modified only: 206 for Range + If-Range: <date>, from the disk partial",

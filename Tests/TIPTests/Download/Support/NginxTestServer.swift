@@ -14,7 +14,8 @@ import Glibc
 /// out) and ends with ``stop()``, which every test must call (`defer { server.stop() }`).
 ///
 /// Two locations serve `documentRoot`, both throttled with `limit_rate` so that a download can be
-/// cancelled mid-body:
+/// cancelled mid-body. With `crawlAfter`, a request without `Range` slows to a crawl after that many bytes,
+/// so a client that leaves there lands mid-body however late its callbacks run; resumes stay fast:
 /// - `/lm/`: `etag off`, so responses carry only `Last-Modified`;
 /// - `/etag/`: nginx's default, both `ETag` and `Last-Modified`.
 ///
@@ -61,6 +62,10 @@ final class NginxTestServer: @unchecked Sendable {
     let documentRoot: URL
     /// Bytes per second each response is limited to.
     let rateLimit: Int
+    /// Bytes after which a whole (not `Range`) response slows to ``crawlRate``; nil: never.
+    let crawlAfter: Int?
+    /// Bytes per second of a whole response past ``crawlAfter``.
+    static let crawlRate = 4 * 1024
 
     private let lock = NSLock()
     // Guarded by `lock`.
@@ -68,9 +73,10 @@ final class NginxTestServer: @unchecked Sendable {
     private var boundPort: UInt16 = 0
 
     /// Makes the directories; ``start()`` runs nginx.
-    init(rateLimit: Int = 200 * 1024) throws {
+    init(rateLimit: Int = 200 * 1024, crawlAfter: Int? = nil) throws {
         guard Self.isAvailable else { throw Failure.notInstalled }
         self.rateLimit = rateLimit
+        self.crawlAfter = crawlAfter
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tip-nginx-\(UUID().uuidString)", isDirectory: true)
         documentRoot = directory.appendingPathComponent("www", isDirectory: true)
         try FileManager.default.createDirectory(at: documentRoot, withIntermediateDirectories: true)
@@ -236,10 +242,12 @@ final class NginxTestServer: @unchecked Sendable {
             fastcgi_temp_path \(dir)/fastcgi_temp;
             uwsgi_temp_path \(dir)/uwsgi_temp;
             scgi_temp_path \(dir)/scgi_temp;
+            map $http_range $tip_rate { "" \(crawlAfter == nil ? rateLimit : Self.crawlRate); default \(rateLimit); }
             server {
                 listen 127.0.0.1:\(port);
-                location /lm/ { alias \(root); etag off; limit_rate \(rateLimit); }
-                location /etag/ { alias \(root); limit_rate \(rateLimit); }
+                limit_rate_after \(crawlAfter ?? 0);
+                location /lm/ { alias \(root); etag off; limit_rate $tip_rate; }
+                location /etag/ { alias \(root); limit_rate $tip_rate; }
             }
         }
 
