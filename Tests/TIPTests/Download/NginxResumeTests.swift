@@ -165,20 +165,26 @@ struct NginxResumeTests {
     func crawlingWholeResponses() async throws {
         let server = try NginxTestServer(rateLimit: 1024 * 1024, crawlAfter: 16 * 1024)
         defer { server.stop() }
-        let body = Data(repeating: 7, count: 64 * 1024)
+        let body = Data(repeating: 7, count: 32 * 1024)
         try server.setFile("c.bin", data: body, modified: Self.modified)
         try server.start()
         var ranged = URLRequest(url: server.eTagURL("c.bin"))
         ranged.setValue("bytes=1000-", forHTTPHeaderField: "Range")
         let (rangedData, rangedResponse) = try await URLSession.shared.data(for: ranged)
         #expect((rangedResponse as? HTTPURLResponse)?.statusCode == 206 && rangedData.count == body.count - 1000)
-        // The whole body would take 12 s past the first 16 KiB; at the plain rate it would take 60 ms.
-        let finished = Locked(false)
-        let task = URLSession.shared.dataTask(with: server.eTagURL("c.bin")) { _, _, _ in finished.withLock { $0 = true } }
+        // The last 16 KiB of a whole body crawl for 4 s (30 ms at the plain rate). Timed from URLSession's own
+        // queue, so a slow test thread cannot shorten it.
+        let clock = ContinuousClock()
+        let started = clock.now
+        let ended = Locked<(ContinuousClock.Instant, Int)?>(nil)
+        let task = URLSession.shared.dataTask(with: server.eTagURL("c.bin")) { data, _, _ in
+            ended.withLock { $0 = (clock.now, data?.count ?? -1) }
+        }
         task.resume()
-        try await Task.sleep(for: .seconds(2))
-        #expect(!finished.withLock { $0 }, "a whole response must still be crawling")
-        task.cancel()
+        #expect(await eventually(timeout: .seconds(60)) { ended.withLock { $0 } != nil })
+        let (end, count) = try #require(ended.withLock { $0 })
+        #expect(count == body.count)
+        #expect(end - started >= .seconds(2), "a whole response must crawl past crawlAfter")
     }
 
     @Test("Resume with Last-Modified only: 206 for Range + If-Range: <date>, from the disk partial",
