@@ -81,7 +81,7 @@ enum DownloadBenchmarks {
             {
                 server.resetLog()
                 try body()
-                try checkRequestLog(server, expected: smallImageCount, what: what)
+                try server.checkRequestLog(expected: smallImageCount, what: what)
             }
         }
         var variants: [() throws -> Void] = [
@@ -221,13 +221,6 @@ enum DownloadBenchmarks {
         return values.map(Samples.init)
     }
 
-    private static func checkRequestLog(_ server: TIPImageServer, expected: Int, what: String) throws {
-        let requests = server.allRequests
-        let bad = requests.filter { $0.status != 200 }
-        guard requests.count == expected, bad.isEmpty else {
-            throw BenchmarkFailure("\(what) made \(requests.count) requests (expected \(expected)), \(bad.count) not answered 200")
-        }
-    }
 }
 
 /// The baseline: a plain URLSession (configured like TIP's provider: no cookies, no URL cache) running
@@ -255,6 +248,17 @@ final class URLSessionLoop: Sendable {
 
     /// Downloads every URL once; throws unless each answered 200 with exactly its expected byte count.
     func run(urls: [URL], expectedByteCounts: [Int]) throws {
+        try run(urls: urls) { index, data, status, error in
+            error == nil && status == 200 && data?.count == expectedByteCounts[index]
+                ? nil : "status \(status), \(data?.count ?? 0) bytes, error \(String(describing: error))"
+        }
+    }
+
+    /// Fetches every URL once with `concurrency` in flight. `problem` looks at each answer (on `queue` when
+    /// given, else on the session's queue) and says what is wrong with it (nil: nothing); the next URL starts
+    /// once it returned. Throws unless every answer passed.
+    func run(urls: [URL], on queue: DispatchQueue? = nil,
+             problem: @escaping @Sendable (_ index: Int, _ data: Data?, _ status: Int, _ error: (any Error)?) -> String?) throws {
         let tally = DownloadTally()
         for _ in urls { tally.enter() }
         let next = Locked(0)
@@ -264,12 +268,15 @@ final class URLSessionLoop: Sendable {
             guard index < urls.count else { return }
             session.dataTask(with: urls[index]) { data, response, error in
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                if error == nil, status == 200, data?.count == expectedByteCounts[index] {
-                    tally.succeeded()
-                } else {
-                    tally.failed("\(urls[index].path): status \(status), \(data?.count ?? 0) bytes, error \(String(describing: error))")
+                @Sendable func judge() {
+                    if let problem = problem(index, data, status, error) {
+                        tally.failed("\(urls[index].path): \(problem)")
+                    } else {
+                        tally.succeeded()
+                    }
+                    startNext()
                 }
-                startNext()
+                if let queue { queue.async(execute: judge) } else { judge() }
             }.resume()
         }
         for _ in 0..<min(concurrency, urls.count) { startNext() }

@@ -1,4 +1,5 @@
 import Foundation
+import TIPImageServer
 
 /// Timing and reporting shared by every benchmark: one warm-up, then at least 7 measured runs,
 /// median and range, and a ratio against a baseline measured in the same run.
@@ -98,5 +99,16 @@ struct Samples: CustomStringConvertible {
     /// Median and range in `unit`.
     func description(unit: String) -> String {
         "\(Harness.format(median)) \(unit) (\(Harness.format(values.first ?? 0))–\(Harness.format(values.last ?? 0)))"
+    }
+}
+
+extension TIPImageServer {
+    /// Throws unless the log holds exactly `expected` requests, every one answered 200 (`what` made them).
+    func checkRequestLog(expected: Int, what: String) throws {
+        let requests = allRequests
+        let bad = requests.filter { $0.status != 200 }
+        guard requests.count == expected, bad.isEmpty else {
+            throw BenchmarkFailure("\(what) made \(requests.count) requests (expected \(expected)), \(bad.count) not answered 200")
+        }
     }
 }

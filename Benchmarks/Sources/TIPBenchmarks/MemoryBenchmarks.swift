@@ -92,10 +92,7 @@ enum MemoryBenchmarks {
         guard process.terminationStatus == 0, let peakKB = values["vmhwm_kb"] else {
             throw BenchmarkFailure("the memory child failed (status \(process.terminationStatus)): \(text.suffix(600)) \(stderr.suffix(600))")
         }
-        let requests = server.allRequests
-        guard requests.count == imageCount, requests.allSatisfy({ $0.status == 200 }) else {
-            throw BenchmarkFailure("\(requests.count) requests (expected \(imageCount)), \(requests.filter { $0.status != 200 }.count) not answered 200")
-        }
+        try server.checkRequestLog(expected: imageCount, what: "the memory child")
         let timeKB = stderr.split(separator: "\n").first { $0.contains("Maximum resident set size") }
             .flatMap { $0.split(separator: ":").last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
         let mb = { (kb: Double) in kb / 1024 }

@@ -68,20 +68,17 @@ enum NetworkFetchBenchmarks {
             try tally.wait(expecting: urls.count)
         }
 
-        let loop = URLSessionDecodingLoop(concurrency: concurrency)
+        let loop = URLSessionLoop(concurrency: concurrency)
         func checked(_ what: String, _ body: @escaping () throws -> Void) -> () throws -> Void {
             {
                 server.resetLog()
                 try body()
-                let requests = server.allRequests
-                guard requests.count == imageCount, requests.allSatisfy({ $0.status == 200 }) else {
-                    throw BenchmarkFailure("\(what) made \(requests.count) requests (expected \(imageCount)), \(requests.filter { $0.status != 200 }.count) not answered 200")
-                }
+                try server.checkRequestLog(expected: imageCount, what: what)
             }
         }
         var variants = [
             checked("the fetch operations") { try fetches(onDisk) },
-            checked("the URLSession + TurboJPEG loop") { try loop.run(urls: urls, dimensions: dimensions) },
+            checked("the URLSession + TurboJPEG loop") { try loop.runDecoding(urls: urls, dimensions: dimensions) },
         ]
         var names = ["ImagePipeline fetches", "URLSession + TurboJPEG loop"]
         if let onTmpfs {
@@ -129,44 +126,14 @@ final class PipelineSet {
     }
 }
 
-/// The baseline: a plain URLSession (configured like TIP's provider) running completion-handler data tasks with
-/// `concurrency` in flight; each body is decoded with TurboJPEG (full size, RGBX) off the session's queue, and
-/// the next URL starts when the decode is done.
-final class URLSessionDecodingLoop: Sendable {
-    private let session: URLSession
-    private let concurrency: Int
-
-    init(concurrency: Int) {
-        session = URLSessionLoop.makeSession()
-        self.concurrency = concurrency
-    }
-
-    deinit { session.finishTasksAndInvalidate() }
-
-    /// Downloads and decodes every URL once; throws unless each answered 200 and decoded to its expected size.
-    func run(urls: [URL], dimensions: [(width: Int, height: Int)]) throws {
-        let tally = DownloadTally()
-        for _ in urls { tally.enter() }
-        let next = Locked(0)
-        let session = self.session
-        let decodeQueue = DispatchQueue.global(qos: .userInitiated)
-        @Sendable func startNext() {
-            let index = next.withLock { value in defer { value += 1 }; return value }
-            guard index < urls.count else { return }
-            session.dataTask(with: urls[index]) { data, response, error in
-                decodeQueue.async {
-                    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                    let decoded = data.map { TurboJPEGDirect().decode($0) }
-                    if error == nil, status == 200, let decoded, decoded == dimensions[index] {
-                        tally.succeeded()
-                    } else {
-                        tally.failed("\(urls[index].path): status \(status), decoded \(String(describing: decoded)), error \(String(describing: error))")
-                    }
-                    startNext()
-                }
-            }.resume()
+extension URLSessionLoop {
+    /// The baseline: each body is decoded with TurboJPEG (full size, RGBX) off the session's queue, and the next
+    /// URL starts when the decode is done. Throws unless each answered 200 and decoded to its expected size.
+    func runDecoding(urls: [URL], dimensions: [(width: Int, height: Int)]) throws {
+        try run(urls: urls, on: DispatchQueue.global(qos: .userInitiated)) { index, data, status, error in
+            let decoded = data.map { TurboJPEGDirect().decode($0) }
+            if error == nil, status == 200, let decoded, decoded == dimensions[index] { return nil }
+            return "status \(status), decoded \(String(describing: decoded)), error \(String(describing: error))"
         }
-        for _ in 0..<min(concurrency, urls.count) { startNext() }
-        try tally.wait(expecting: urls.count)
     }
 }
