@@ -191,8 +191,7 @@ final class SharedImageDownload: @unchecked Sendable {
     /// Continues a cached partial of the same URL when there is one.
     private func prepareResume() {
         guard let pipeline, let found = ImageDownloadResume.find(for: request, in: pipeline) else { return }
-        body.clear()
-        guard body.append(found.data) else {
+        guard body.append(found.data) else {  // the body is empty: the download has not started
             found.file?.discard()  // a copy: the cached partial stays for a later fetch
             return
         }
