@@ -324,13 +324,26 @@ extension DiskCache {
         }
     }
 
-    /// Removes the directory with everything in it and recreates it empty; `completion` then runs on
-    /// a background queue.
+    /// Deletes `identifier`'s complete file when it holds the variant of `url` (its partial stays).
+    func clearCompleteImage(withIdentifier identifier: String, url: URL) {
+        domain.sync {
+            guard !identifier.isEmpty else { return }
+            let name = SafeIdentifier.fileName(for: identifier)
+            guard var entry = currentEntry(name), entry.complete?.metadata.url == url else { return }
+            deleteFile(name)
+            entry.complete = nil
+            setEntry(entry.isEmpty ? nil : entry, forName: name, bump: false)
+        }
+    }
+
+    /// Removes the directory with everything in it, as TIP does (the pipeline is no longer a known one until it
+    /// writes again, which brings the directory back); `completion` then runs on a background queue.
     func clearAll(completion: (@Sendable () -> Void)? = nil) {
         domain.async { [self] in
             forgetAllEntries()
-            try? FileManager.default.removeItem(atPath: directoryPath)
-            if !DiskCache.createDirectory(directoryPath) {
+            if (try? FileManager.default.removeItem(atPath: directoryPath)) != nil || !FileManager.default.fileExists(atPath: directoryPath) {
+                directoryWasCleared = true
+            } else {
                 reportWriteFailure(DiskCacheFiles.lastError(), path: directoryPath, identifier: nil)
             }
             if let completion { DispatchQueue.global(qos: .utility).async(execute: completion) }

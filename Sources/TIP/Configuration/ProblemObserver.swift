@@ -32,6 +32,9 @@ public struct Problem: RawRepresentable, Hashable, Sendable, CustomStringConvert
     public static let diskCacheWriteFailed = Problem(rawValue: "TIPProblemDiskCacheWriteFailed")
     /// The disk cache directory had to be recreated. User info: `path`.
     public static let diskCacheDirectoryRecreated = Problem(rawValue: "TIPProblemDiskCacheDirectoryRecreated")
+    /// A complete disk-cache entry could not be decoded when read; it was removed and the fetch went on to the
+    /// next source. User info: `imageIdentifier`, `imageURL`, `path`, `error`.
+    public static let diskCacheEntryCouldNotBeDecoded = Problem(rawValue: "TIPProblemDiskCacheEntryCouldNotBeDecoded")
 }
 
 /// Keys of a problem's user info (TIP's `TIPProblemInfoKey*`).
@@ -58,6 +61,10 @@ public enum ProblemInfoKey {
     public static let path = "path"
     /// An error's description.
     public static let error = "error"
+    /// The HTTP status code of the response (an `Int`).
+    public static let httpStatusCode = "httpStatusCode"
+    /// The HTTP response headers (`[String: String]`; an `Authorization` header is never included).
+    public static let httpResponseHeaders = "httpResponseHeaders"
 }
 
 /// Told about problems the pipeline handled (TIP's `TIPProblemObserver`). Called synchronously on

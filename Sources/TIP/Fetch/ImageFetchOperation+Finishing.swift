@@ -11,38 +11,23 @@ extension ImageFetchOperation {
     }
 
     /// Delivers the final image, stores it in the caches, and finishes once the delegate has it.
-    /// `propagateBytes`: the encoded bytes to offer the memory cache (disk and network hits).
+    /// `propagateBytes`: the encoded bytes to offer the memory cache (disk hits).
     func succeed(_ result: ImageFetchResult, propagateBytes: MemoryCacheCompleteImage?) {
         let now = clock.now
-        let (delegate, metrics) = guarded.withLock { state -> ((any ImageFetchDelegate)?, ImageFetchMetrics) in
+        let delegate = guarded.withLock { state -> (any ImageFetchDelegate)? in
             state.recorder.record(.hitFinal, at: now)
             state.finalResult = result
             state.progress = 1
-            state.state = .succeeded
-            state.downloading = false
-            let metrics = state.recorder.finish(at: now, cancelled: false)
-            state.metrics = metrics
-            return (state.delegate, metrics)
-        }
-        _ = metrics
-        if let propagateBytes {
-            imagePipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: identifier, complete: propagateBytes))
+            state.phase = .ending(.succeeded, wasExecuting: true)
+            state.metrics = state.recorder.finish(at: now, cancelled: false)
+            return state.delegate
         }
         let transformerIdentifier = result.imageWasTransformed ? request.transformer?.transformerIdentifier : nil
         let storable = !result.imageWasTransformed || transformerIdentifier != nil
-        if storable, !request.options.contains(.skipStoringToRenderedCache), !result.imageIsTreatedAsPlaceholder {
-            imagePipeline.renderedCache.store(result.imageContainer, identifier: identifier, transformerIdentifier: transformerIdentifier,
-                                              sourceDimensions: result.imageOriginalDimensions, isPlaceholder: false,
-                                              url: result.imageURL)
-        }
-        if result.imageSource == .network || result.imageSource == .networkResumed {
-            // A download stored a new image (the downloader finalized the disk file).
-            for observer in imagePipeline.allObservers {
-                observer.imagePipeline(imagePipeline, didStoreImageWithIdentifier: identifier, url: result.imageURL,
-                                       dimensions: result.imageOriginalDimensions, isPlaceholder: result.imageIsTreatedAsPlaceholder,
-                                       wasManuallyStored: false)
-            }
-        }
+        caches.storeFetchedImage(result, identifier: identifier, bytes: propagateBytes,
+                                 storesRendered: storable && !request.options.contains(.skipStoringToRenderedCache)
+                                     && !result.imageIsTreatedAsPlaceholder,
+                                 transformerIdentifier: transformerIdentifier)
         configuration.callbackQueue.async {
             delegate?.imageFetchOperation(self, didLoadFinalImage: result)
             self.markFinished()
@@ -54,10 +39,9 @@ extension ImageFetchOperation {
         let now = clock.now
         let cancelled = (error as? ImageFetchError)?.code == .cancelled
         let delegate = guarded.withLock { state -> (any ImageFetchDelegate)? in
-            guard !state.state.isFinished else { return nil }
+            guard !state.phase.isOver else { return nil }
             state.error = error
-            state.state = cancelled ? .cancelled : .failed
-            state.downloading = false
+            state.phase = .ending(cancelled ? .cancelled : .failed, wasExecuting: state.phase.isExecuting)
             state.metrics = state.recorder.finish(at: now, cancelled: cancelled)
             return state.delegate
         }
@@ -69,18 +53,15 @@ extension ImageFetchOperation {
 
     /// Tells the queue the operation is over (after its last callback ran).
     func markFinished() {
-        let (alreadyFinished, wasExecuting) = guarded.withLock { ($0.finished, $0.executing) }
-        guard !alreadyFinished else { return }
+        guard case .ending(let outcome, let wasExecuting) = guarded.withLock({ $0.phase }) else { return }
+        let now = clock.now
         // The synchronous rendered-cache hit never executed: only isFinished changes.
-        if wasExecuting { willChangeValue(forKey: "isExecuting") }
-        willChangeValue(forKey: "isFinished")
-        guarded.withLock { state in
-            state.executing = false
-            state.finished = true
-            state.finishedAt = clock.now
-            state.ownedDelegate = nil
+        transition(executing: wasExecuting, finished: true) {
+            guarded.withLock { state in
+                state.phase = .finished(outcome)
+                state.finishedAt = now
+                state.ownedDelegate = nil
+            }
         }
-        didChangeValue(forKey: "isFinished")
-        if wasExecuting { didChangeValue(forKey: "isExecuting") }
     }
 }

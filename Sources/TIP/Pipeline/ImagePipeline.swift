@@ -23,6 +23,9 @@ public final class ImagePipeline: Sendable {
     let memoryCache: MemoryCache
     let diskCache: DiskCache
 
+    /// The door fetches and downloads use to read and write the three caches.
+    var caches: ImagePipelineCaches { ImagePipelineCaches(pipeline: self) }
+
     private let state = Locked<(any ImagePipelineObserver)?>(nil)
     private let additionalCacheList = Locked<[any ImageAdditionalCache]>([])
 
@@ -143,8 +146,8 @@ public final class ImagePipeline: Sendable {
         memoryCache.clearAll()
     }
 
-    /// Empties the disk cache (its directory is removed and recreated empty); `completion`, if given,
-    /// runs on a background queue when done.
+    /// Empties the disk cache: its directory is removed, as TIP does, so the pipeline is no longer among the known
+    /// ones until it stores an image again. `completion`, if given, runs on a background queue when done.
     public func clearDiskCache(completion: (@Sendable () -> Void)? = nil) {
         diskCache.clearAll(completion: completion)
     }

@@ -109,18 +109,27 @@ struct ImageDownloaderErrorTests {
     @Test("an error after the last byte is forgiven (with a problem report)")
     func errorAfterLastByte() async throws {
         let env = try await DownloaderTestEnvironment()
-        let recorder = DiskCacheProblemRecorder()
+        let recorder = RecordingProblemObserver()
         env.configuration.problemObserver = recorder
         let image = try DownloaderTestEnvironment.jpeg(width: 300, height: 200)
         env.configuration.imageFetchDownloadProvider = ScriptedDownloadProvider([
             .start, .hydrate, .authorize,
-            .response(status: 200, headers: ["Content-Length": "\(image.count)", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"]),
+            .response(status: 200, headers: ["Content-Length": "\(image.count)", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT",
+                                             "Authorization": "Bearer echoed-by-a-bad-server"]),
             .data(image.prefix(1000)), .data(image.dropFirst(1000)), .complete(URLError(.networkConnectionLost)),
         ])
         let result = try #require(await env.start(env.request("/late-error.jpg")).success())
         #expect(result.data == image)
         #expect(result.wasStoredOnDisk)
         #expect(recorder.all == [.imageDownloadedWithUnnecessaryError])
+        // The problem carries the response (status and headers), never an Authorization value.
+        let info = try #require(recorder.infos(.imageDownloadedWithUnnecessaryError).first)
+        #expect(info[ProblemInfoKey.httpStatusCode] as? Int == 200)
+        let headers = try #require(info[ProblemInfoKey.httpResponseHeaders] as? [String: String])
+        #expect(headers["Content-Length"] == "\(image.count)")
+        #expect(headers["Last-Modified"] == "Mon, 01 Jan 2024 00:00:00 GMT")
+        #expect(!headers.keys.contains { $0.lowercased() == "authorization" })
+        #expect(!"\(info)".contains("echoed-by-a-bad-server"))
         await env.tearDown()
     }
 
@@ -193,7 +202,7 @@ struct ImageDownloaderErrorTests {
         ])!
         let headers = ResponseHeaders(response)
         #expect(headers.contentLength == 42)
-        #expect(headers.eTag == nil)  // weak tags cannot validate a range
+        #expect(headers.entityTag == nil)  // weak tags cannot validate a range
         #expect(!headers.acceptsByteRanges)
         #expect(headers.lastModified == "Mon, 01 Jan 2024 00:00:00 GMT")
     }

@@ -76,7 +76,7 @@ struct ImageDownloaderResumeTests {
         let file = try env.pipeline.diskCache.openTemporaryFile(forIdentifier: identifier)
         try file.append(bytes)
         var metadata = partial.metadata
-        metadata.eTag = nil
+        metadata.entityTag = nil
         #expect(file.finalize(metadata: metadata, complete: false))
 
         env.server.resetLog()
@@ -147,7 +147,7 @@ struct ImageDownloaderResumeTests {
         // A cached partial longer than the image now is: its range cannot be satisfied.
         let stale = image + Data(repeating: 0x55, count: 4096)
         let entry = MemoryCacheEntry(identifier: url.absoluteString, partial: MemoryCachePartialImage(
-            data: stale, url: url, dimensions: CGSize(width: 400, height: 300), expectedContentLength: stale.count + 10,
+            data: stale, url: url, dimensions: CGSize(width: 400, height: 300), expectedLength: stale.count + 10,
             lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", imageType: .jpeg))
         #expect(env.pipeline.memoryCache.updateEntry(entry))
         let member = env.start(env.request(path))

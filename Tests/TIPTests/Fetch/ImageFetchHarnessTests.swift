@@ -152,7 +152,7 @@ struct ImageFetchHarnessTests {
         let partial = image.data.prefix(image.data.count * 4 / 10)
         let metadata = DiskCacheMetadata(identifier: url.absoluteString, url: url, lastAccess: Date(), timeToLive: 3_600,
                                          width: 800, height: 600, isAnimated: false, isPlaceholder: false,
-                                         lastModified: StubbingImageFetchDownloadProvider.stubLastModified, eTag: nil,
+                                         lastModified: StubbingImageFetchDownloadProvider.stubLastModified, entityTag: nil,
                                          expectedLength: Int64(image.data.count), imageType: ImageType.jpeg.rawValue)
         let file = try env.pipeline.diskCache.openTemporaryFile(forIdentifier: url.absoluteString)
         try file.append(partial)

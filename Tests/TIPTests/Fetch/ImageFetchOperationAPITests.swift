@@ -65,25 +65,52 @@ struct ImageFetchOperationAPITests {
         await env.tearDown()
     }
 
+    @Test("isCancelled is TIP's: true once the fetch ended cancelled, false for a fetch that succeeded")
+    func isCancelledFollowsTheState() async throws {
+        let (env, url, _) = try await stubbed()
+        let request = GenericImageFetchRequest(imageURL: url)
+        let cancelledDelegate = HarnessFetchDelegate(wantsScans: false)
+        let cancelled = env.pipeline.operation(with: request, delegate: cancelledDelegate)
+        #expect(!cancelled.isCancelled)
+        cancelled.cancel()
+        env.pipeline.fetchImage(with: cancelled)
+        #expect(await eventually { cancelled.isFinished })
+        #expect(cancelled.state == .cancelled)
+        #expect(cancelled.isCancelled)
+
+        let succeededDelegate = HarnessFetchDelegate(wantsScans: false)
+        let succeeded = env.pipeline.operation(with: request, delegate: succeededDelegate)
+        env.pipeline.fetchImage(with: succeeded)
+        #expect(await eventually { succeeded.isFinished })
+        #expect(succeeded.state == .succeeded)
+        #expect(!succeeded.isCancelled)
+        withExtendedLifetime((cancelledDelegate, succeededDelegate)) {}
+        await env.tearDown()
+    }
+
     @Test("cancelAndDiscardDelegate: the fetch ends cancelled and the delegate hears nothing more")
     func cancelAndDiscard() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try HarnessImage.make(.jpeg)
-        env.server.setImage(image.data, at: "/discard.jpg")
-        env.server.setFault(.stall(afterBodyBytes: image.data.count / 2), for: "/discard.jpg")
         let delegate = HarnessFetchDelegate(wantsScans: false)
-        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/discard.jpg")),
+        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("discard.jpg")),
                                                delegate: delegate)
         env.pipeline.fetchImage(with: operation)
+        let download = try await env.provider.next()
+        download.respond(status: 200, headers: ["Content-Length": "\(image.data.count)"])
+        download.send(image.data.prefix(image.data.count / 2))
         #expect(await eventually { operation.progress > 0 })
         let before = delegate.events.withLock { $0 }
         operation.cancelAndDiscardDelegate()
         #expect(await eventually { operation.isFinished })
         #expect(operation.state == .cancelled)
         #expect((operation.error as? ImageFetchError)?.code == .cancelled)
+        // Bytes arriving after the cancellation reach nobody.
+        download.send(image.data.suffix(from: image.data.count / 2))
+        download.finish()
         try await Task.sleep(for: .milliseconds(100))
         #expect(delegate.events.withLock { $0 } == before)
-        await env.tearDown()
     }
 
     @Test("waitUntilFinished blocks until the final callback ran; the run-loop variant keeps the run loop turning")

@@ -116,7 +116,7 @@ struct ImageFetchScenarioTests {
     @Test("an error after the complete body is forgiven: the image is delivered, cached, and the problem reported")
     func errorAfterCompleteBody() async throws {
         let env = try await DownloaderTestEnvironment()
-        let recorder = DiskCacheProblemRecorder()
+        let recorder = RecordingProblemObserver()
         env.configuration.problemObserver = recorder
         let image = try HarnessImage.make(.gif)
         env.configuration.imageFetchDownloadProvider = ScriptedDownloadProvider([

@@ -3,15 +3,15 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A member of a shared download: what the fetch operation implements to take part in one
-/// (TIP's `TIPImageDownloadDelegate`).
+/// A member of a shared download: what a fetch operation implements to take part in one (TIP's
+/// `TIPImageDownloadDelegate`).
 ///
 /// The downloader reads `imageDownloadRequest` once, when the member joins, and `imageDownloadPriority`
 /// whenever told it changed. Every callback runs on `imageDownloadQueue` (serial), in this order:
 /// `didStart` once, then `didReset` / `didUpdate` any number of times, then exactly one `didComplete`;
 /// nothing follows the completion. A member that joins late gets `didStart` and one update carrying every
 /// byte received so far.
-protocol ImageDownloadDelegate: ImageFetchOperationUnderlyingContext {
+protocol ImageDownloadMember: ImageFetchOperationUnderlyingContext {
     /// What to download.
     var imageDownloadRequest: ImageDownloadRequest { get }
     /// The member's current priority.
@@ -22,7 +22,7 @@ protocol ImageDownloadDelegate: ImageFetchOperationUnderlyingContext {
     /// The download started (or, for a late joiner, had started). `resumedByteCount` is the size of the
     /// cached partial the download resumes from (0 for a whole download); an update carrying those bytes
     /// follows at once.
-    func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedByteCount: Int?)
+    func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedLength: Int?)
     /// The download starts over from byte 0 (the server ignored the range, or refused it): drop what
     /// the earlier updates delivered. Progress is 0 again.
     func imageDownloadDidReset(_ download: ImageDownloadHandle)
@@ -55,25 +55,25 @@ struct ImageDownloadUpdate: Sendable {
     /// Bytes of the image held so far (resumed partial included).
     var totalByteCount: Int
     /// The image's full length, when the server said.
-    var expectedByteCount: Int?
+    var expectedLength: Int?
     /// The image type, once the first bytes told it.
     var imageType: ImageType?
     /// The image's dimensions, once its header arrived; zero before.
     var dimensions: CGSize
     /// Whether the download resumes a cached partial (the server answered 206).
     var isResumed: Bool
-    /// What the bytes did to the shared partial image (`didLoadFrame` when a scan or frame completed), once a
-    /// member asked for it with `ImageDownloader.usePartialImage(for:)`; `didProgress` otherwise. Merged
-    /// updates keep the furthest result.
+    /// What the bytes did to the shared partial image (`didLoadFrame` when a scan or frame completed);
+    /// `didProgress` without one. Merged updates keep the furthest result.
     var appendResult: ImageDecoderAppendResult = .didProgress
-    /// The download's shared partial image, once a member asked for it.
+    /// The download's shared partial image, made as soon as the type was known when a member may render
+    /// progressively (see ``ImageDownloadRequest/rendering``).
     var partialImage: PartialImage?
 
     /// Bytes held / full length, at most 0.999 (the last step belongs to the final image); 0 when the
     /// length is unknown.
     var progress: Float {
-        guard let expectedByteCount, expectedByteCount > 0 else { return 0 }
-        return min(0.999, Float(totalByteCount) / Float(expectedByteCount))
+        guard let expectedLength, expectedLength > 0 else { return 0 }
+        return min(0.999, Float(totalByteCount) / Float(expectedLength))
     }
 }
 
@@ -89,12 +89,15 @@ struct ImageDownloadResult: Sendable {
     var dimensions: CGSize
     /// Whether the image is an animation (as far as its header says).
     var isAnimated: Bool
+    /// Where the bytes came from: `network`, `networkResumed` (the server answered 206 to a resume), or
+    /// `memoryCache` (a download of the URL committed them just before this member asked).
+    var source: ImageLoadSource
     /// Whether the bytes completed a cached partial (the server answered 206).
-    var wasResumed: Bool
+    var wasResumed: Bool { source == .networkResumed }
     /// The final HTTP response.
     var response: HTTPURLResponse?
-    /// Whether this member was the download's first (TIP hands the first member the raw bytes to cache).
-    var isFirstMember: Bool
+    /// Whether the download committed the bytes to the caches (only bodies the catalogue reads are committed).
+    var wasCommitted: Bool
     /// Whether the complete image was written to the pipeline's disk cache.
     var wasStoredOnDisk: Bool
     /// The request that was sent (hydrated, with any `Authorization` header removed).

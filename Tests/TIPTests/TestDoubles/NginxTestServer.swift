@@ -126,7 +126,7 @@ final class NginxTestServer: @unchecked Sendable {
     }
 
     /// The `ETag` nginx sends for a file: `"<mtime in hex>-<length in hex>"`.
-    static func eTag(modified: Date, length: Int) -> String {
+    static func entityTag(modified: Date, length: Int) -> String {
         "\"" + String(Int(modified.timeIntervalSince1970.rounded(.down)), radix: 16) + "-" + String(length, radix: 16) + "\""
     }
 

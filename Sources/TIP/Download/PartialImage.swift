@@ -49,13 +49,13 @@ final class PartialImage: Sendable {
     /// The filter renders resample with.
     let interpolationQuality: InterpolationQuality
     /// The full length in bytes, when known.
-    let expectedContentLength: Int?
+    let expectedLength: Int?
 
-    init(expectedContentLength: Int?, sizingHint: (dimensions: CGSize, contentMode: ContentMode) = (.zero, .center),
+    init(expectedLength: Int?, sizingHint: (dimensions: CGSize, contentMode: ContentMode) = (.zero, .center),
          interpolationQuality: InterpolationQuality = .default,
          catalogue: CodecCatalogue = .shared, decoderConfigMap: [ImageType: any Sendable]? = nil,
          maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
-        self.expectedContentLength = expectedContentLength.flatMap { $0 > 0 ? $0 : nil }
+        self.expectedLength = expectedLength.flatMap { $0 > 0 ? $0 : nil }
         self.sizingHint = sizingHint
         self.interpolationQuality = interpolationQuality
         self.catalogue = catalogue
@@ -106,8 +106,8 @@ final class PartialImage: Sendable {
     var progress: Float {
         withStorage { storage in
             if storage.state == .complete { return 1 }
-            guard let expectedContentLength else { return 0 }
-            return min(0.999, Float(storage.data.count) / Float(expectedContentLength))
+            guard let expectedLength else { return 0 }
+            return min(0.999, Float(storage.data.count) / Float(expectedLength))
         }
     }
 
@@ -209,7 +209,7 @@ final class PartialImage: Sendable {
         let options = ImageDecodingOptions(targetDimensions: sizingHint.dimensions, targetContentMode: sizingHint.contentMode,
                                            configuration: decoderConfigMap?[type], maximumPixelCount: maximumPixelCount,
                                            interpolationQuality: interpolationQuality)
-        return decoder.makeContext(expectedLength: expectedContentLength, options: options)
+        return decoder.makeContext(expectedLength: expectedLength, options: options)
     }
 
     private func feed(_ bytes: Data, _ storage: inout Storage) -> ImageDecoderAppendResult {

@@ -12,7 +12,7 @@ struct ImageDownloadBodyTests {
 
     @Test("a small body stays on the heap and is handed over byte for byte")
     func smallBody() {
-        let body = ImageDownloadBody()
+        let body = ImageDownloadBuffer()
         let data = bytes(20_000, seed: 1)
         #expect(body.append(data.prefix(7_000)))
         #expect(body.append(data.suffix(from: 7_000)))
@@ -24,15 +24,15 @@ struct ImageDownloadBodyTests {
 
     @Test("growing past the threshold in random chunks moves the bytes into a mapping, unchanged")
     func growsIntoMapping() {
-        let body = ImageDownloadBody()
-        let data = bytes(3 * ImageDownloadBody.mappingThreshold + 123, seed: 2)
+        let body = ImageDownloadBuffer()
+        let data = bytes(3 * ImageDownloadBuffer.mappingThreshold + 123, seed: 2)
         var random = SplitMix64(seed: 3)
         var offset = 0
         while offset < data.count {
             let end = min(data.count, offset + 1 + Int(random.next() % 40_000))
             #expect(body.append(data.subdata(in: offset..<end)))
             offset = end
-            if offset >= ImageDownloadBody.mappingThreshold { #expect(body.isMapped) }
+            if offset >= ImageDownloadBuffer.mappingThreshold { #expect(body.isMapped) }
         }
         #expect(body.isMapped)
         #expect(body.withUnsafeBytes { Data($0) } == data)
@@ -41,10 +41,10 @@ struct ImageDownloadBodyTests {
 
     @Test("reserving the announced length maps at once; the handed-over data outlives the body")
     func reservedMapping() {
-        let data = bytes(ImageDownloadBody.mappingThreshold * 2, seed: 4)
+        let data = bytes(ImageDownloadBuffer.mappingThreshold * 2, seed: 4)
         var taken = Data()
         do {
-            let body = ImageDownloadBody()
+            let body = ImageDownloadBuffer()
             #expect(body.reserve(data.count))
             #expect(body.isMapped && body.isEmpty)
             #expect(body.append(data))
@@ -60,8 +60,8 @@ struct ImageDownloadBodyTests {
 
     @Test("a copy does not see later bytes; clearing empties the body for reuse")
     func copyAndClear() {
-        let body = ImageDownloadBody()
-        let first = bytes(ImageDownloadBody.mappingThreshold + 10, seed: 5)
+        let body = ImageDownloadBuffer()
+        let first = bytes(ImageDownloadBuffer.mappingThreshold + 10, seed: 5)
         #expect(body.append(first))
         let copy = body.copy()
         #expect(body.append(Data([9, 9, 9])))
@@ -74,7 +74,7 @@ struct ImageDownloadBodyTests {
 
     @Test("the completeness check reads the body in place")
     func completenessInPlace() throws {
-        let body = ImageDownloadBody()
+        let body = ImageDownloadBuffer()
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 64, height: 48, progressive: false, seed: 7)
         #expect(body.append(jpeg.prefix(jpeg.count - 2)))
         #expect(!body.withUnsafeBytes { ImageDownloadHeaderReader.looksComplete($0, type: .jpeg) })

@@ -5,54 +5,6 @@ import FoundationNetworking
 import Testing
 @testable import TIP
 
-/// Records the events the checker forwards.
-private final class RecordingClient: ImageFetchDownloadClient, @unchecked Sendable {
-    // `events` has its own lock.
-    let events = Locked([String]())
-
-    func downloadDidStart(_ download: any ImageFetchDownload) { events.withLock { $0.append("start") } }
-    func download(
-        _ download: any ImageFetchDownload, hydrateRequest request: URLRequest,
-        completion: @escaping @Sendable ((any Error)?) -> Void
-    ) { events.withLock { $0.append("hydrate") } }
-    func download(
-        _ download: any ImageFetchDownload, authorizeRequest request: URLRequest,
-        completion: @escaping @Sendable ((any Error)?) -> Void
-    ) { events.withLock { $0.append("authorize") } }
-    func download(_ download: any ImageFetchDownload, didReceiveResponse response: HTTPURLResponse) {
-        events.withLock { $0.append("response") }
-    }
-    func download(_ download: any ImageFetchDownload, didReceiveData data: Data) {
-        events.withLock { $0.append("data") }
-    }
-    func download(_ download: any ImageFetchDownload, didCompleteWithError error: (any Error)?) {
-        let text: String
-        if let error = error as? ImageFetchError, error.code.isDownloadContractViolation {
-            text = "violation \(error.code.rawValue)"
-        } else {
-            text = error == nil ? "completeOK" : "completeErr"
-        }
-        events.withLock { $0.append(text) }
-    }
-    func downloadWillRetry(_ download: any ImageFetchDownload) { events.withLock { $0.append("retry") } }
-}
-
-/// A download that, like a real one, answers `cancel` with an error completion through the checker.
-private final class FakeDownload: ImageFetchDownload, @unchecked Sendable {
-    // `cancels` has its own lock; `checker` is set once before use.
-    let cancels = Locked(0)
-    var checker: ImageFetchDownloadContractChecker?
-    var context: (any ImageFetchDownloadContext)? { nil }
-    var finalURLRequest: URLRequest? { nil }
-    var priority: Operation.QueuePriority = .normal
-    func start() {}
-    func cancel(description: String) {
-        cancels.withLock { $0 += 1 }
-        checker?.download(self, didCompleteWithError: ImageFetchError.cancelled(description))
-    }
-    func discardContext() {}
-}
-
 private enum Call: CaseIterable {
     case start, hydrate, authorize, response, data, completeOK, completeErr, retry
 }
@@ -97,28 +49,39 @@ private struct ReferenceContract {
     }
 }
 
-@Suite("ImageFetchDownloadContractChecker")
-struct ImageFetchDownloadContractCheckerTests {
+@Suite("ImageDownloadContract")
+struct ImageDownloadContractTests {
+    /// Runs `calls` through the contract the way the download client does: forwarded events are recorded by
+    /// name; a violation is reported as one completion and cancels the download, whose own error completion (the
+    /// answer to the cancel) the contract then drops.
     private static func run(_ calls: [Call]) -> (events: [String], cancels: Int) {
-        let client = RecordingClient()
-        let checker = ImageFetchDownloadContractChecker(wrapping: client)
-        let download = FakeDownload()
-        download.checker = checker
-        let request = URLRequest(url: URL(string: "http://example.invalid/a.jpg")!)
-        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: nil)!
+        var contract = ImageDownloadContract()
+        var events: [String] = []
+        var cancels = 0
         for call in calls {
+            let event: ImageDownloadContract.Event
             switch call {
-            case .start: checker.downloadDidStart(download)
-            case .hydrate: checker.download(download, hydrateRequest: request) { _ in }
-            case .authorize: checker.download(download, authorizeRequest: request) { _ in }
-            case .response: checker.download(download, didReceiveResponse: response)
-            case .data: checker.download(download, didReceiveData: Data([1]))
-            case .completeOK: checker.download(download, didCompleteWithError: nil)
-            case .completeErr: checker.download(download, didCompleteWithError: URLError(.timedOut))
-            case .retry: checker.downloadWillRetry(download)
+            case .start: event = .start
+            case .hydrate: event = .hydrate
+            case .authorize: event = .authorize
+            case .response: event = .response
+            case .data: event = .data
+            case .completeOK: event = .complete(failed: false)
+            case .completeErr: event = .complete(failed: true)
+            case .retry: event = .retry
+            }
+            switch contract.apply(event) {
+            case .forward:
+                events.append("\(call)")
+            case .drop:
+                break
+            case .violation(let code):
+                events.append("violation \(code.rawValue)")
+                cancels += 1
+                #expect(contract.apply(.complete(failed: true)) == .drop)
             }
         }
-        return (client.events.withLock { $0 }, download.cancels.withLock { $0 })
+        return (events, cancels)
     }
 
     /// Six calls are the shortest path to a retry after data (1009).

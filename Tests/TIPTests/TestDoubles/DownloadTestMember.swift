@@ -5,7 +5,7 @@ import FoundationNetworking
 @testable import TIP
 
 /// A downloader member for tests: records every callback (in order) and lets a test await the completion.
-final class DownloadTestMember: ImageDownloadDelegate {
+final class DownloadTestMember: ImageDownloadMember {
     enum Event: Equatable, Sendable {
         case started(resumed: Int, expected: Int?)
         case reset
@@ -45,8 +45,8 @@ final class DownloadTestMember: ImageDownloadDelegate {
     var receivedByteCount: Int { state.withLock { $0.received } }
     var result: Result<ImageDownloadResult, any Error>? { state.withLock { $0.result } }
 
-    func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedByteCount: Int?) {
-        state.withLock { $0.events.append(.started(resumed: resumedByteCount, expected: expectedByteCount)) }
+    func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedLength: Int?) {
+        state.withLock { $0.events.append(.started(resumed: resumedByteCount, expected: expectedLength)) }
     }
 
     func imageDownloadDidReset(_ download: ImageDownloadHandle) {
@@ -94,15 +94,4 @@ final class DownloadTestMember: ImageDownloadDelegate {
         if case .success(let value) = await completion(timeout: timeout) { return value }
         return nil
     }
-}
-
-/// Waits until `condition` holds (polling every 2 ms) or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(30), _ condition: @Sendable () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while !condition() {
-        if clock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return true
 }

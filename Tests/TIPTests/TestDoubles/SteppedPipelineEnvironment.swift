@@ -1,0 +1,50 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import TIP
+
+/// An isolated configuration and pipeline whose downloads the test steps by hand (``SteppedDownloadProvider``),
+/// with a problem recorder installed.
+final class SteppedPipelineEnvironment: Sendable {
+    let configuration: GlobalConfiguration
+    let root: URL
+    let provider = SteppedDownloadProvider()
+    let pipeline: ImagePipeline
+    let problems = RecordingProblemObserver()
+
+    init(_ name: String = #function) throws {
+        let (configuration, root) = try makeTestConfiguration(name)
+        self.configuration = configuration
+        self.root = root
+        configuration.imageFetchDownloadProvider = provider
+        configuration.problemObserver = problems
+        let identifier = "stepped-" + UUID().uuidString.prefix(8).lowercased()
+        guard let pipeline = ImagePipeline(identifier: identifier, configuration: configuration) else {
+            throw POSIXError(.EEXIST)
+        }
+        self.pipeline = pipeline
+        pipeline.diskCache.waitUntilManifestLoaded()
+    }
+
+    /// Deletes the temporary directory.
+    func tearDown() {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// A URL no server answers (the stepped provider does).
+    static func url(_ name: String) -> URL {
+        URL(string: "http://images.test/\(name)")!  // a literal, valid URL
+    }
+
+    /// The headers of a resumable 200 for a body of `length` bytes.
+    static func resumableHeaders(length: Int, entityTag: String, type: String = "image/jpeg") -> [String: String] {
+        ["Content-Length": "\(length)", "ETag": entityTag, "Accept-Ranges": "bytes", "Content-Type": type]
+    }
+
+    /// The headers of a 206 for bytes `first...` of a body of `length` bytes.
+    static func rangeHeaders(from first: Int, length: Int, entityTag: String, type: String = "image/jpeg") -> [String: String] {
+        ["Content-Length": "\(length - first)", "Content-Range": "bytes \(first)-\(length - 1)/\(length)",
+         "ETag": entityTag, "Accept-Ranges": "bytes", "Content-Type": type]
+    }
+}
