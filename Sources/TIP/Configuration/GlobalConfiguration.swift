@@ -55,6 +55,9 @@ public final class GlobalConfiguration: Sendable {
         var imageFetchDownloadProvider: (any ImageFetchDownloadProvider)?
         var maxConcurrentImagePipelineDownloadCount = GlobalConfiguration.defaultMaxConcurrentImagePipelineDownloadCount
         var maxImageDownloadByteCount = GlobalConfiguration.defaultMaxImageDownloadByteCount
+        var maxImageDownloadDuration = GlobalConfiguration.defaultMaxImageDownloadDuration
+        var minimumImageDownloadBytesPerSecond = GlobalConfiguration.defaultMinimumImageDownloadBytesPerSecond
+        var imageDownloadRateInterval = GlobalConfiguration.defaultImageDownloadRateInterval
         var observers: [WeakObserver] = []
         var isInBackground = false
     }

@@ -45,6 +45,9 @@ final class SharedImageDownload: @unchecked Sendable {
     private var byteLimit: Int64 = 0
     /// Why the download is being abandoned (chosen at the response or a chunk; the completion then ends it).
     private(set) var failure: (any Error)?
+    /// The downloader's own time limits on the current attempt, and the attempt they belong to.
+    var timeouts: ImageDownloadTimeouts?
+    var timeoutGeneration = 0
 
     init(request: ImageDownloadRequest, downloader: ImageDownloader, configuration: GlobalConfiguration) {
         self.configuration = configuration
@@ -93,6 +96,7 @@ final class SharedImageDownload: @unchecked Sendable {
                 "The download provider returned a download for another context; a provider must make each download with the context it was given."))
         }
         attempt = (client, download)
+        startTimeouts()
         appliedPriority = members.priority.queuePriority
         configuration.log(.debug, "download \(request.url.absoluteString) for \(members.count) fetch(es)"
             + (rules.resume.map { ", resuming from byte \($0.byteCount)" } ?? ""))
@@ -170,6 +174,7 @@ final class SharedImageDownload: @unchecked Sendable {
 
     func client(_ client: ImageDownloadClient, didReceive data: Data) {
         guard isCurrent(client), failure == nil, !data.isEmpty else { return }
+        timeouts?.received(data.count)
         let hadType = body.imageType != nil
         guard let appendResult = body.append(data, expectedLength: expectedLength) else {
             return abandon(failing: ImageFetchError(.couldNotDownloadImage,

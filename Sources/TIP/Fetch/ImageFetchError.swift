@@ -24,6 +24,9 @@ public struct ImageFetchError: Error, Sendable, CustomNSError, CustomStringConve
         case couldNotLoadImage = 6
         /// Beyond TIP: the response was larger than `GlobalConfiguration.maxImageDownloadByteCount`.
         case downloadTooLarge = 7
+        /// Beyond TIP: the download ran past `GlobalConfiguration.maxImageDownloadDuration`, or went slower than
+        /// `minimumImageDownloadBytesPerSecond`; what arrived is kept as a resumable partial.
+        case downloadTimedOut = 8
         /// Contract: the download reported `didStart` more than once.
         case downloadEncounteredToStartMoreThanOnce = 1001
         /// Contract: the download asked to hydrate its request more than once.
@@ -130,6 +133,23 @@ extension ImageFetchError {
             .downloadTooLarge,
             "The response for \(url.absoluteString) is larger than the limit (\(byteCount) bytes, limit \(limit)); "
                 + "raise GlobalConfiguration.maxImageDownloadByteCount to load it.")
+    }
+
+    /// `downloadTimedOut`: the download of `url` ran past `limit` seconds in all.
+    public static func downloadTimedOut(url: URL, duration limit: TimeInterval) -> ImageFetchError {
+        ImageFetchError(
+            .downloadTimedOut,
+            "The download of \(url.absoluteString) took longer than \(limit) s and was stopped; what arrived is kept "
+                + "and a later fetch resumes it. Raise GlobalConfiguration.maxImageDownloadDuration for slow origins.")
+    }
+
+    /// `downloadTimedOut`: the download of `url` received `received` bytes in `interval` seconds, below the minimum.
+    public static func downloadTimedOut(url: URL, received: Int, interval: TimeInterval, minimumBytesPerSecond: Int) -> ImageFetchError {
+        ImageFetchError(
+            .downloadTimedOut,
+            "The download of \(url.absoluteString) received \(received) bytes in \(interval) s, slower than the minimum of "
+                + "\(minimumBytesPerSecond) bytes per second, and was stopped; what arrived is kept and a later fetch resumes it. "
+                + "Lower GlobalConfiguration.minimumImageDownloadBytesPerSecond for slow origins.")
     }
 
     /// TIP's error for a successful response without a body (code 1006, as TIP reports it).
