@@ -1,0 +1,96 @@
+import COpenJPEG
+import Foundation
+import TIP
+
+/// One-shot JPEG 2000 decoding on OpenJPEG, straight to the target size: the header is read and
+/// checked first, then only the resolution levels the target needs are decoded (see
+/// ``JPEG2000ResolutionSelection``), and one resampling pass gives the exact dimensions.
+///
+/// A codestream that is not whole (no EOC, or a short `jp2c` box) is decoded leniently and comes
+/// back with `isPartial`; a whole one is decoded strictly, so damage is an error.
+enum JPEG2000Decoding {
+    /// Pixels from which OpenJPEG decodes on two threads (measured: below it, the pool's start-up
+    /// outweighs the gain).
+    static let parallelPixelThreshold = 1 << 20
+
+    /// Decodes the JPEG 2000 file in `bytes`.
+    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+        guard !bytes.isEmpty else { throw .emptyData }
+        guard let layout = try JPEG2000Layout.scan(bytes), layout.hasMainHeader else { throw .truncatedData }
+        return try decode(bytes, layout: layout, options: options)
+    }
+
+    /// Decodes `bytes`, whose layout is `layout` (main header present).
+    static func decode(_ bytes: UnsafeRawBufferPointer, layout: JPEG2000Layout, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+        do {
+            return try decode(bytes, layout: layout, options: options, allowReduction: true)
+        } catch .corruptData(let text) where text.contains("cp_reduce") {
+            // A tile-part header declared fewer resolution levels than the main header: full resolution.
+            return try decode(bytes, layout: layout, options: options, allowReduction: false)
+        }
+    }
+
+    private static func decode(_ bytes: UnsafeRawBufferPointer, layout: JPEG2000Layout, options: ImageDecodingOptions,
+                               allowReduction: Bool) throws(ImageDecodingError) -> ImageContainer {
+        let header = try JPEG2000Header.read(bytes, format: layout.format, strict: layout.isComplete, threads: 1)
+        try options.checkDimensions(width: header.width, height: header.height)
+        // A larger image needs its own decompressor, with threads (they are set before the header is read).
+        let decompressor: OpenJPEGDecompressor
+        if header.width * header.height >= parallelPixelThreshold, ProcessInfo.processInfo.activeProcessorCount > 1 {
+            decompressor = try OpenJPEGDecompressor(bytes, format: layout.format, strict: layout.isComplete, threads: 2)
+        } else {
+            decompressor = header.decompressor
+        }
+        let selection = JPEG2000ResolutionSelection(x0: header.x0, y0: header.y0, x1: header.x1, y1: header.y1,
+                                                    resolutionLevels: allowReduction ? decompressor.resolutionLevels : 1,
+                                                    options: options)
+        guard decompressor.reduce(by: selection.discardedLevels) else {
+            throw .corruptData(decompressor.messages.errorText(or: "OpenJPEG refused the resolution reduction"))
+        }
+        guard decompressor.decode() else {
+            let text = decompressor.messages.errorText(or: "OpenJPEG could not decode the image")
+            throw layout.isComplete ? .corruptData(text) : .truncatedData
+        }
+        guard let bitmap = header.converter.bitmap(from: decompressor.image) else {
+            throw .corruptData("OpenJPEG returned no pixels")
+        }
+        let output = selection.finalWidth == bitmap.width && selection.finalHeight == bitmap.height
+            ? bitmap
+            : Resampler.resample(bitmap, width: selection.finalWidth, height: selection.finalHeight, quality: options.interpolationQuality)
+        return ImageContainer(image: output, isPartial: !layout.isComplete)
+    }
+}
+
+/// What the main header of a JPEG 2000 codestream says, read by OpenJPEG (no pixel work), with
+/// the decompressor that read it.
+struct JPEG2000Header {
+    /// The decompressor, positioned after the header.
+    let decompressor: OpenJPEGDecompressor
+    /// The image area on the reference grid.
+    let x0: Int, y0: Int, x1: Int, y1: Int
+    /// How the components become pixels.
+    let converter: JPEG2000PixelConverter
+
+    /// Width in pixels.
+    var width: Int { x1 - x0 }
+    /// Height in pixels.
+    var height: Int { y1 - y0 }
+    /// Whether an alpha component is present.
+    var hasAlpha: Bool { converter.alphaComponent != nil }
+
+    /// Reads the header of `bytes` (its main header must be present). Throws for anything that is
+    /// not a decodable JPEG 2000 image.
+    static func read(_ bytes: UnsafeRawBufferPointer, format: JPEG2000Layout.Format, strict: Bool, threads: Int) throws(ImageDecodingError) -> JPEG2000Header {
+        let decompressor = try OpenJPEGDecompressor(bytes, format: format, strict: strict, threads: threads)
+        let image = decompressor.image.pointee
+        let x0 = Int(image.x0), y0 = Int(image.y0), x1 = Int(image.x1), y1 = Int(image.y1)
+        guard x1 > x0, y1 > y0, image.numcomps > 0, let components = image.comps else {
+            throw .corruptData("invalid JPEG 2000 image area \(x0),\(y0)-\(x1),\(y1)")
+        }
+        let count = Int(image.numcomps)
+        guard count <= 5 else { throw .unsupported("JPEG 2000 with \(count) components") }
+        let converter = try JPEG2000PixelConverter(componentCount: count, alpha: (0..<count).map { Int(components[$0].alpha) },
+                                                   colorSpace: image.color_space)
+        return JPEG2000Header(decompressor: decompressor, x0: x0, y0: y0, x1: x1, y1: y1, converter: converter)
+    }
+}
