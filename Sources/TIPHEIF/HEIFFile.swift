@@ -1,0 +1,133 @@
+import CHeif
+import TIP
+
+/// A HEIF file read by libheif from bytes in memory (not copied: they must outlive the file), with
+/// its primary image. Reading parses the boxes only; no pixel is decoded.
+///
+/// Not thread-safe: one decode, on one thread.
+final class HEIFFile {
+    private let context: OpaquePointer
+    /// The primary image.
+    let primary: HEIFImageHandle
+
+    /// Reads the boxes of `bytes`. libheif refuses any image (primary, thumbnail, alpha or tile) with
+    /// a side above `maximumSide` pixels before allocating for it.
+    ///
+    /// The header of a file still arriving is read from its first bytes padded with zeros to the
+    /// file's full length (`HEIFDecoderContext`): libheif checks every `iloc` extent against the
+    /// length it is given, and reads metadata items (Exif) while parsing.
+    init(_ bytes: UnsafeRawBufferPointer, maximumSide: Int) throws(ImageDecodingError) {
+        HEIFLibrary.prepare()
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { throw .emptyData }
+        guard let context = heif_context_alloc() else { throw .unsupported("libheif could not allocate a context") }
+        heif_context_set_maximum_image_size_limit(context, Int32(clamping: max(1, min(maximumSide, 32768))))
+        let read = heif_context_read_from_memory_without_copy(context, base, bytes.count, nil)
+        guard read.code == heif_error_Ok else {
+            // The message lives in the context: make the error before freeing it.
+            let error = HEIFLibrary.decodingError(read, while: "reading the file")
+            heif_context_free(context)
+            throw error
+        }
+        var handle: OpaquePointer?
+        let primaryError = heif_context_get_primary_image_handle(context, &handle)
+        guard primaryError.code == heif_error_Ok, let handle else {
+            let error = HEIFLibrary.decodingError(primaryError, while: "finding the primary image")
+            heif_context_free(context)
+            throw error
+        }
+        self.context = context
+        self.primary = HEIFImageHandle(handle)
+    }
+
+    deinit {
+        heif_context_free(context)
+    }
+}
+
+/// One image of a HEIF file (primary or thumbnail), released with the handle.
+final class HEIFImageHandle {
+    let handle: OpaquePointer
+
+    init(_ handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit {
+        heif_image_handle_release(handle)
+    }
+
+    /// Width in pixels as displayed (after `clap`, `irot` and `imir`).
+    var width: Int { Int(heif_image_handle_get_width(handle)) }
+    /// Height in pixels as displayed.
+    var height: Int { Int(heif_image_handle_get_height(handle)) }
+    /// The coded size (`ispe`), before transformations.
+    var codedWidth: Int { Int(heif_image_handle_get_ispe_width(handle)) }
+    var codedHeight: Int { Int(heif_image_handle_get_ispe_height(handle)) }
+    /// Whether an alpha plane goes with the image.
+    var hasAlpha: Bool { heif_image_handle_has_alpha_channel(handle) != 0 }
+
+    /// The image's thumbnails (usually none or one).
+    func thumbnails() -> [HEIFImageHandle] {
+        let count = Int(heif_image_handle_get_number_of_thumbnails(handle))
+        guard count > 0, count <= 64 else { return [] }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let listed = Int(heif_image_handle_get_list_of_thumbnail_IDs(handle, &ids, Int32(count)))
+        return ids.prefix(max(0, min(listed, count))).compactMap { id in
+            var thumbnail: OpaquePointer?
+            guard heif_image_handle_get_thumbnail(handle, id, &thumbnail).code == heif_error_Ok, let thumbnail else { return nil }
+            return HEIFImageHandle(thumbnail)
+        }
+    }
+
+    /// Decodes the image upright (libheif applies `clap`, `irot` and `imir` in the order the file
+    /// lists them, to the alpha plane as well) into 8-bit RGBA, then into a bitmap: premultiplied
+    /// `rgba8Premultiplied` with alpha, else `rgbx8`.
+    func decode() throws(ImageDecodingError) -> Bitmap {
+        guard let options = heif_decoding_options_alloc() else { throw .unsupported("libheif could not allocate options") }
+        defer { heif_decoding_options_free(options) }
+        options.pointee.ignore_transformations = 0
+        options.pointee.convert_hdr_to_8bit = 1
+        var image: OpaquePointer?
+        let decoded = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, options)
+        guard decoded.code == heif_error_Ok, let image else { throw HEIFLibrary.decodingError(decoded, while: "decoding") }
+        defer { heif_image_release(image) }
+        let width = Int(heif_image_get_width(image, heif_channel_interleaved))
+        let height = Int(heif_image_get_height(image, heif_channel_interleaved))
+        // The decoder's own output must be what the header said: libheif 1.15 does not check it.
+        guard width == self.width, height == self.height else {
+            throw .corruptData("libheif decoded \(width)x\(height) for an image of \(self.width)x\(self.height)")
+        }
+        var stride: Int32 = 0
+        guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride), Int(stride) >= width * 4 else {
+            throw .corruptData("libheif returned no pixels")
+        }
+        let alpha = hasAlpha
+        let premultiplied = heif_image_is_premultiplied_alpha(image) != 0
+        guard var bitmap = Bitmap(uninitializedWidth: width, height: height, format: alpha ? .rgba8Premultiplied : .rgbx8) else {
+            throw .corruptData("invalid dimensions \(width)x\(height)")
+        }
+        let destinationStride = bitmap.bytesPerRow, sourceStride = Int(stride)
+        bitmap.withUnsafeMutableBytes { pixels in
+            guard let base = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            for y in 0..<height {
+                let row = base + y * destinationStride
+                row.update(from: plane + y * sourceStride, count: width * 4)
+                if alpha && !premultiplied { Self.premultiply(row, count: width) }
+            }
+        }
+        return bitmap
+    }
+
+    /// Premultiplies `count` RGBA pixels in place (rounded to nearest).
+    private static func premultiply(_ row: UnsafeMutablePointer<UInt8>, count: Int) {
+        for x in 0..<count {
+            let a = UInt32(row[x * 4 + 3])
+            guard a != 255 else { continue }
+            for c in 0..<3 {
+                let value = UInt32(row[x * 4 + c]) * a + 128
+                row[x * 4 + c] = UInt8((value + (value >> 8)) >> 8)
+            }
+        }
+    }
+}
+
