@@ -104,6 +104,9 @@ let package = Package(
             dependencies: [
                 "TIP",
                 "TIPImageServer",
+                // `tip-sample decode` reads JPEG 2000, HEIC and AVIF too.
+                "TIPJPEG2000",
+                "TIPHEIF",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Samples/TIPSample"

@@ -7,13 +7,15 @@ import TIP
 ///   size needs, then resampling once to the exact dimensions.
 /// - The header is checked with `checkDimensions` before any pixel buffer is allocated; at most 5
 ///   components (gray, RGB, sYCC or CMYK, plus alpha).
-/// - A truncated codestream decodes to what its bytes hold (`isPartial`); anything else unusable
-///   throws ``ImageDecodingError``.
+/// - A truncated codestream decodes to what its bytes hold (`isPartial`) with OpenJPEG 2.5.3 or
+///   later; older versions (Debian 12 ships 2.5.0) throw ``ImageDecodingError/truncatedData``, as
+///   their lenient mode is not memory-safe on damaged input. Anything else unusable throws
+///   ``ImageDecodingError``.
 ///
 /// Stateless and thread-safe.
 struct JPEG2000Decoder: ImageDecoder {
-    /// True: contexts render what a partial codestream holds.
-    var supportsProgressiveDecoding: Bool { true }
+    /// Whether contexts render what a partial codestream holds: with OpenJPEG 2.5.3 or later.
+    var supportsProgressiveDecoding: Bool { OpenJPEGVersion.allowsPartialDecoding }
 
     /// `match` for the JP2 signature box or a codestream's SOC + SIZ markers.
     func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {

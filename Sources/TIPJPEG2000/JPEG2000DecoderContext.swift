@@ -6,10 +6,10 @@ import TIP
 /// Bytes accumulate; the layout (JP2 boxes, codestream markers) is followed as they arrive, and the
 /// header is read by OpenJPEG once, as soon as the main header is whole: dimensions and alpha are
 /// known from then on, before any pixel is decoded (``ImageDecodingOptions/readsHeaderOnly`` stops
-/// there). `anyProgress` renders decode what the bytes so far hold (a JPEG 2000 codestream is
-/// progressive by layers or resolutions), at the resolution level the target needs; the complete
-/// image renders exactly as a one-shot decode does. The last render is cached per output size and
-/// byte count.
+/// there). With OpenJPEG 2.5.3 or later, `anyProgress` renders decode what the bytes so far hold (a
+/// JPEG 2000 codestream is progressive by layers or resolutions), at the resolution level the target
+/// needs; older versions render only the complete image. The complete image renders exactly as a
+/// one-shot decode does. The last render is cached per output size and byte count.
 ///
 /// Not thread-safe: use from one queue at a time (the ``ImageDecoderContext`` contract).
 final class JPEG2000DecoderContext: ImageDecoderContext {
@@ -37,8 +37,8 @@ final class JPEG2000DecoderContext: ImageDecoderContext {
     var dimensions: CGSize { size.map { CGSize(width: $0.width, height: $0.height) } ?? .zero }
     /// 1 once the codestream is whole.
     var frameCount: Int { isComplete ? 1 : 0 }
-    /// True once the header is read: a partial codestream always renders something.
-    var isProgressive: Bool { size != nil }
+    /// True once the header is read, where partial codestreams render (OpenJPEG 2.5.3 or later).
+    var isProgressive: Bool { size != nil && OpenJPEGVersion.allowsPartialDecoding }
     /// Always false.
     var isAnimated: Bool { false }
     /// True once the header is read and shows an alpha component.
@@ -56,7 +56,7 @@ final class JPEG2000DecoderContext: ImageDecoderContext {
         var result = ImageDecoderAppendResult.didProgress
         if size == nil, scanned.hasMainHeader {
             let header = try data.withTypedBytes { bytes throws(ImageDecodingError) in
-                try JPEG2000Header.read(bytes, format: scanned.format, strict: false, threads: 1)
+                try JPEG2000Header.read(bytes, format: scanned.format, strict: true, threads: 1)
             }
             try options.checkDimensions(width: header.width, height: header.height)
             size = (header.width, header.height)

@@ -7,7 +7,9 @@ import TIP
 /// ``JPEG2000ResolutionSelection``), and one resampling pass gives the exact dimensions.
 ///
 /// A codestream that is not whole (no EOC, or a short `jp2c` box) is decoded leniently and comes
-/// back with `isPartial`; a whole one is decoded strictly, so damage is an error.
+/// back with `isPartial` where OpenJPEG can be trusted with it (2.5.3 and later, see
+/// ``OpenJPEGVersion/allowsPartialDecoding``), else it is ``ImageDecodingError/truncatedData``; a
+/// whole one is decoded strictly, so damage is an error.
 enum JPEG2000Decoding {
     /// Pixels from which OpenJPEG decodes on two threads (measured: below it, the pool's start-up
     /// outweighs the gain).
@@ -22,6 +24,7 @@ enum JPEG2000Decoding {
 
     /// Decodes `bytes`, whose layout is `layout` (main header present).
     static func decode(_ bytes: UnsafeRawBufferPointer, layout: JPEG2000Layout, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+        guard layout.isComplete || OpenJPEGVersion.allowsPartialDecoding else { throw .truncatedData }
         do {
             return try decode(bytes, layout: layout, options: options, allowReduction: true)
         } catch .corruptData(let text) where text.contains("cp_reduce") {

