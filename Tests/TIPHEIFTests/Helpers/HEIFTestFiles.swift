@@ -2,7 +2,7 @@ import Foundation
 @testable import TIP
 @testable import TIPHEIF
 
-/// The committed HEIC and AVIF test files (`Fixtures/`, made by `Fixtures/generate.py`) and the
+/// The committed HEIC and AVIF test files (`Fixtures/`, made by `scripts/make-codec-fixtures`) and the
 /// pictures they were made from.
 enum HEIFTestFiles {
     /// The `Fixtures` directory next to this target's sources.

@@ -2,7 +2,7 @@ import Foundation
 @testable import TIP
 @testable import TIPJPEG2000
 
-/// The committed JPEG 2000 test files (`Fixtures/`, made by `Fixtures/generate.py`) and what they
+/// The committed JPEG 2000 test files (`Fixtures/`, made by `scripts/make-codec-fixtures`) and what they
 /// were made from.
 enum JPEG2000TestFiles {
     /// The `Fixtures` directory next to this target's sources.
