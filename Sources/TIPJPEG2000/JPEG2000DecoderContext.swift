@@ -56,9 +56,8 @@ final class JPEG2000DecoderContext: ImageDecoderContext {
         var result = ImageDecoderAppendResult.didProgress
         if size == nil, scanned.hasMainHeader {
             let header = try data.withTypedBytes { bytes throws(ImageDecodingError) in
-                try JPEG2000Header.read(bytes, format: scanned.format, strict: true, threads: 1)
+                try JPEG2000Header.read(bytes, layout: scanned, options: options, strict: true, threads: 1)
             }
-            try options.checkDimensions(width: header.width, height: header.height)
             size = (header.width, header.height)
             alpha = header.hasAlpha
             result = .didLoadHeaders

@@ -35,8 +35,7 @@ enum JPEG2000Decoding {
 
     private static func decode(_ bytes: UnsafeRawBufferPointer, layout: JPEG2000Layout, options: ImageDecodingOptions,
                                allowReduction: Bool) throws(ImageDecodingError) -> ImageContainer {
-        let header = try JPEG2000Header.read(bytes, format: layout.format, strict: layout.isComplete, threads: 1)
-        try options.checkDimensions(width: header.width, height: header.height)
+        let header = try JPEG2000Header.read(bytes, layout: layout, options: options, strict: layout.isComplete, threads: 1)
         // A larger image needs its own decompressor, with threads (they are set before the header is read).
         let decompressor: OpenJPEGDecompressor
         if header.width * header.height >= parallelPixelThreshold, ProcessInfo.processInfo.activeProcessorCount > 1 {
@@ -81,15 +80,20 @@ struct JPEG2000Header {
     /// Whether an alpha component is present.
     var hasAlpha: Bool { converter.alphaComponent != nil }
 
-    /// Reads the header of `bytes` (its main header must be present). Throws for anything that is
-    /// not a decodable JPEG 2000 image.
-    static func read(_ bytes: UnsafeRawBufferPointer, format: JPEG2000Layout.Format, strict: Bool, threads: Int) throws(ImageDecodingError) -> JPEG2000Header {
-        let decompressor = try OpenJPEGDecompressor(bytes, format: format, strict: strict, threads: threads)
+    /// Reads the header of `bytes`, whose layout is `layout` (main header present). The SIZ marker is
+    /// checked against `options` before OpenJPEG reads anything (see ``JPEG2000Size``), and the image
+    /// OpenJPEG reports again after. Throws for anything that is not a decodable JPEG 2000 image.
+    static func read(_ bytes: UnsafeRawBufferPointer, layout: JPEG2000Layout, options: ImageDecodingOptions, strict: Bool,
+                     threads: Int) throws(ImageDecodingError) -> JPEG2000Header {
+        guard let size = layout.size else { throw .corruptData("no valid SIZ marker after SOC") }
+        try size.check(options)
+        let decompressor = try OpenJPEGDecompressor(bytes, format: layout.format, strict: strict, threads: threads)
         let image = decompressor.image.pointee
         let x0 = Int(image.x0), y0 = Int(image.y0), x1 = Int(image.x1), y1 = Int(image.y1)
         guard x1 > x0, y1 > y0, image.numcomps > 0, let components = image.comps else {
             throw .corruptData("invalid JPEG 2000 image area \(x0),\(y0)-\(x1),\(y1)")
         }
+        try options.checkDimensions(width: x1 - x0, height: y1 - y0)
         let count = Int(image.numcomps)
         guard count <= 5 else { throw .unsupported("JPEG 2000 with \(count) components") }
         let converter = try JPEG2000PixelConverter(componentCount: count, alpha: (0..<count).map { Int(components[$0].alpha) },

@@ -67,8 +67,7 @@ struct JPEG2000DecodeTests {
     @Test("Decoding to a target size gives TIP's exact dimensions and looks like the source scaled",
           arguments: [(CGSize(width: 100, height: 100), ContentMode.scaleAspectFit, 100, 75),
                       (CGSize(width: 200, height: 200), .scaleAspectFill, 267, 200),
-                      (CGSize(width: 33, height: 17), .scaleToFill, 33, 17),
-                      (CGSize(width: 900, height: 900), .scaleAspectFit, 900, 675)])
+                      (CGSize(width: 33, height: 17), .scaleToFill, 33, 17)])
     func scaled(target: CGSize, mode: ContentMode, width: Int, height: Int) throws {
         let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: mode)
         let image = try decoder.decode(JPEG2000TestFiles.data("large.jp2"), options: options).image

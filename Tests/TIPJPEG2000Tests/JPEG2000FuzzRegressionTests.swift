@@ -21,4 +21,30 @@ struct JPEG2000FuzzRegressionTests {
             }
         }
     }
+
+    /// A codestream whose SIZ claims 96x458752 pixels in 96x64 tiles (7,168 tiles): OpenJPEG allocated
+    /// about 450 MB of tile structures while reading the header, before our dimension check ran (a
+    /// timeout for the fuzzer). The SIZ marker is now checked first.
+    @Test func sizCheckedBeforeOpenJPEGReadsTheHeader() throws {
+        let data = try JPEG2000TestFiles.data("fuzz/tiny-tiles.j2k")
+        let options = ImageDecodingOptions(maximumPixelCount: 1 << 20)
+        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 96, height: 458_752, maximumPixelCount: 1 << 20)) {
+            try JPEG2000Codec().decoder.decode(data, options: options)
+        }
+        let context = JPEG2000Codec().decoder.makeContext(expectedLength: nil, options: options)
+        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 96, height: 458_752, maximumPixelCount: 1 << 20)) {
+            _ = try context.append(data)
+        }
+        // Within the pixel limit, too many tiles for the area is refused as well.
+        var size = try #require(data.withUnsafeBytes { JPEG2000Size($0, codestreamStart: 0, limit: $0.count) })
+        #expect(size.tileCount == 7_168 && size.componentCount == 3)
+        var tiny = data
+        tiny.replaceSubrange(8..<16, with: [0, 0, 0x01, 0, 0, 0, 0x01, 0])      // 256x256 image
+        tiny.replaceSubrange(24..<32, with: [0, 0, 0, 0x04, 0, 0, 0, 0x04])     // 4x4 tiles: 4,096 of them
+        size = try #require(tiny.withUnsafeBytes { JPEG2000Size($0, codestreamStart: 0, limit: $0.count) })
+        #expect(size.tileCount == 4_096 && size.maximumTileCount == 64)
+        #expect(throws: ImageDecodingError.unsupported("JPEG 2000 with 4096 tiles for 256x256 pixels")) {
+            try JPEG2000Codec().decoder.decode(tiny, options: ImageDecodingOptions())
+        }
+    }
 }

@@ -89,7 +89,9 @@ enum OptionalCodecBenchmarks {
             if file.type == .jpeg2000 {
                 // The physical limit: OpenJPEG at the resolution level the codec chose, nothing else.
                 let levels = file.data.withUnsafeBytes { bytes in
-                    (try? JPEG2000Header.read(bytes, format: .jp2, strict: true, threads: 1)).map {
+                    (try? JPEG2000Layout.scan(bytes)).flatMap { $0 }.flatMap { layout in
+                        try? JPEG2000Header.read(bytes, layout: layout, options: ImageDecodingOptions(), strict: true, threads: 1)
+                    }.map {
                         JPEG2000ResolutionSelection(x0: $0.x0, y0: $0.y0, x1: $0.x1, y1: $0.y1, resolutionLevels: $0.decompressor.resolutionLevels,
                                                     options: thumbnailOptions).discardedLevels
                     } ?? 0

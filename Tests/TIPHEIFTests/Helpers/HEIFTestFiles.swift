@@ -28,17 +28,19 @@ enum HEIFTestFiles {
         HEIFCodec(format: name.hasSuffix(".avif") ? .avif : .heic).decoder
     }
 
-    /// PSNR (dB) of `a` against `b` over premultiplied RGBA.
+    /// PSNR (dB) of `a` against `b` over premultiplied RGBA, on a grid of about 20,000 pixels.
     static func psnr(_ a: Bitmap, _ b: Bitmap) -> Double {
         precondition(a.width == b.width && a.height == b.height, "sizes differ: \(a.width)x\(a.height) vs \(b.width)x\(b.height)")
-        var squares = 0.0
-        for y in 0..<a.height {
-            for x in 0..<a.width {
+        let step = max(1, Int((Double(a.width * a.height) / 20_000).squareRoot()))
+        var squares = 0.0, count = 0
+        for y in stride(from: 0, to: a.height, by: step) {
+            for x in stride(from: 0, to: a.width, by: step) {
                 let difference = SIMD4<Double>(a.pixel(x: x, y: y)) - SIMD4<Double>(b.pixel(x: x, y: y))
                 squares += (difference * difference).sum()
+                count += 4
             }
         }
-        let mse = squares / Double(a.width * a.height * 4)
+        let mse = squares / Double(count)
         return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
     }
 }
