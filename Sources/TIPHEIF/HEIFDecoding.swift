@@ -23,14 +23,17 @@ enum HEIFDecoding {
         let file = try HEIFFile(bytes, maximumSide: options.maximumPixelCount)
         let primary = file.primary
         try options.checkDimensions(width: primary.width, height: primary.height)
-        try options.checkDimensions(width: primary.codedWidth, height: primary.codedHeight)
+        if primary.codedWidth > 0 && primary.codedHeight > 0 {
+            try options.checkDimensions(width: primary.codedWidth, height: primary.codedHeight)
+        }
         let final = options.outputDimensions(width: primary.width, height: primary.height)
         var source = primary
         if final.width < primary.width || final.height < primary.height {
             let candidates = primary.thumbnails().filter { thumbnail in
                 thumbnail.width >= final.width && thumbnail.height >= final.height
                     && thumbnail.width < primary.width && thumbnail.hasAlpha == primary.hasAlpha
-                    && abs(thumbnail.width * primary.height - thumbnail.height * primary.width) <= max(primary.width, primary.height)
+                    // Same aspect ratio, give or take rounding (writers round thumbnails to even sizes).
+                    && abs(thumbnail.width * primary.height - thumbnail.height * primary.width) <= 2 * max(primary.width, primary.height)
             }
             if let smallest = candidates.min(by: { $0.width * $0.height < $1.width * $1.height }) { source = smallest }
         }

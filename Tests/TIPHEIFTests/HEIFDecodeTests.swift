@@ -63,6 +63,16 @@ struct HEIFDecodeTests {
         #expect(full.width == 300 && full.height == 225)
     }
 
+    @Test("A thumbnail whose size the writer rounded (100x66 for 100x67.2) still counts as the same picture")
+    func roundedThumbnail() throws {
+        let data = try HEIFTestFiles.data("thumbnail-rounded.heic")
+        let options = ImageDecodingOptions(targetDimensions: CGSize(width: 80, height: 80), targetContentMode: .scaleAspectFit)
+        let plan = try data.withUnsafeBytes { try HEIFDecoding.plan($0, options: options) }
+        #expect(plan.usesThumbnail && plan.source.width == 100 && plan.source.height == 66)
+        let image = try HEIFTestFiles.decoder(for: "x.heic").decode(data, options: options).image
+        #expect(image.width == 80 && image.height == 54)
+    }
+
     @Test("Type detection: magic numbers, each format's decoder, TIP's type strings")
     func detection() throws {
         let heic = try HEIFTestFiles.data("photo.heic"), avif = try HEIFTestFiles.data("photo.avif")

@@ -1,7 +1,9 @@
 import Foundation
 import TIP
-import TIPHEIF
-import TIPJPEG2000
+// The thumbnail choice, to time libheif alone on the image the codec decodes.
+@testable import TIPHEIF
+// The resolution selection, to time OpenJPEG alone at the level the codec picks.
+@testable import TIPJPEG2000
 
 /// The `codecs3` rows: JPEG 2000 (TIPJPEG2000), HEIC and AVIF (TIPHEIF). Each codec's full decode
 /// against the library called directly (same threads, same output), and the decode to fit 400x400
@@ -86,21 +88,35 @@ enum OptionalCodecBenchmarks {
             if let best {
                 Harness.report(rowName, ours: ours, baselineName: "the faster peer: \(best.name)", baseline: best.samples, target: 0.85)
             }
+            if file.type != .jpeg2000 {
+                // The limit with this libheif: decoding the image the codec picks (the primary image, or
+                // the thumbnail when one is large enough) to RGBA, nothing else.
+                let useThumbnail = try file.data.withUnsafeBytes { try HEIFDecoding.plan($0, options: thumbnailOptions).usesThumbnail }
+                let limit = try Harness.measure {
+                    guard OptionalCodecDirect.decodeHEIF(file.data, thumbnail: useThumbnail) != nil else { throw BenchmarkFailure("libheif failed") }
+                }
+                Harness.report(rowName, ours: ours, baselineName: "libheif direct, \(useThumbnail ? "the thumbnail" : "the full image") to RGBA, no resize",
+                               baseline: limit, target: nil, note: "information: the limit with this libheif")
+            }
             if file.type == .jpeg2000 {
                 // The physical limit: OpenJPEG at the resolution level the codec chose, nothing else.
-                let levels = file.data.withUnsafeBytes { bytes in
-                    (try? JPEG2000Layout.scan(bytes)).flatMap { $0 }.flatMap { layout in
-                        try? JPEG2000Header.read(bytes, layout: layout, options: ImageDecodingOptions(), strict: true, threads: 1)
-                    }.map {
-                        JPEG2000ResolutionSelection(x0: $0.x0, y0: $0.y0, x1: $0.x1, y1: $0.y1, resolutionLevels: $0.decompressor.resolutionLevels,
-                                                    options: thumbnailOptions).discardedLevels
-                    } ?? 0
-                }
+                let levels = try discardedLevels(file.data, options: thumbnailOptions)
                 let limit = try Harness.measure {
                     guard OptionalCodecDirect.decodeJPEG2000(file.data, reduce: levels) != nil else { throw BenchmarkFailure("reduced decode failed") }
                 }
                 Harness.report(rowName, ours: ours, baselineName: "OpenJPEG direct at the same level (\(levels) discarded), no resize", baseline: limit, target: nil, note: "information: the limit")
             }
+        }
+    }
+
+    /// The resolution levels the codec discards for `options`.
+    static func discardedLevels(_ data: Data, options: ImageDecodingOptions) throws -> Int {
+        try data.withUnsafeBytes { bytes throws -> Int in
+            guard let layout = try JPEG2000Layout.scan(bytes) else { throw BenchmarkFailure("not JPEG 2000") }
+            let header = try JPEG2000Header.read(bytes, layout: layout, options: ImageDecodingOptions(), strict: true, threads: 1)
+            let selection = JPEG2000ResolutionSelection(x0: header.x0, y0: header.y0, x1: header.x1, y1: header.y1,
+                                                        resolutionLevels: header.decompressor.resolutionLevels, options: options)
+            return selection.discardedLevels
         }
     }
 

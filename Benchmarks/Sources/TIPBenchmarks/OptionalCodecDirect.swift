@@ -45,9 +45,9 @@ enum OptionalCodecDirect {
         }
     }
 
-    /// libheif: read from memory, primary image, `heif_decode_image` to interleaved 8-bit RGBA (its
-    /// own buffer). Returns the decoded size, nil on failure.
-    static func decodeHEIF(_ data: Data) -> (width: Int, height: Int)? {
+    /// libheif: read from memory, primary image (or its first thumbnail), `heif_decode_image` to
+    /// interleaved 8-bit RGBA (its own buffer). Returns the decoded size, nil on failure.
+    static func decodeHEIF(_ data: Data, thumbnail: Bool = false) -> (width: Int, height: Int)? {
         data.withUnsafeBytes { bytes -> (width: Int, height: Int)? in
             guard let context = heif_context_alloc() else { return nil }
             defer { heif_context_free(context) }
@@ -55,8 +55,17 @@ enum OptionalCodecDirect {
             var handle: OpaquePointer?
             guard heif_context_get_primary_image_handle(context, &handle).code == heif_error_Ok, let handle else { return nil }
             defer { heif_image_handle_release(handle) }
+            var target = handle
+            if thumbnail {
+                var id: heif_item_id = 0
+                var thumbnailHandle: OpaquePointer?
+                guard heif_image_handle_get_list_of_thumbnail_IDs(handle, &id, 1) == 1,
+                      heif_image_handle_get_thumbnail(handle, id, &thumbnailHandle).code == heif_error_Ok, let thumbnailHandle else { return nil }
+                target = thumbnailHandle
+            }
+            defer { if target != handle { heif_image_handle_release(target) } }
             var image: OpaquePointer?
-            guard heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, nil).code == heif_error_Ok,
+            guard heif_decode_image(target, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, nil).code == heif_error_Ok,
                   let image else { return nil }
             defer { heif_image_release(image) }
             return (Int(heif_image_get_width(image, heif_channel_interleaved)), Int(heif_image_get_height(image, heif_channel_interleaved)))
