@@ -9,14 +9,26 @@ import statistics
 import time
 
 
-def measure(fn, iterations):
+def measure(fn, iterations, cpu=None):
+    """Wall-clock milliseconds of fn (median, min, max). With a cpu dict, the process CPU time of the
+    same runs (all threads) is stored in it too."""
     fn()  # warm-up
-    samples = []
+    samples, cpu_samples = [], []
     for _ in range(iterations):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         fn()
         samples.append((time.perf_counter() - start) * 1000)
+        cpu_samples.append((time.process_time() - cpu_start) * 1000)
+    if cpu is not None:
+        cpu.update({"median": statistics.median(cpu_samples), "min": min(cpu_samples), "max": max(cpu_samples)})
     return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
+
+
+def measure_into(results, key, fn, iterations):
+    """Stores fn's wall-clock figures under key and its CPU figures under "cpu:" + key."""
+    cpu = {}
+    results[key] = measure(fn, iterations, cpu)
+    results["cpu:" + key] = cpu
 
 
 def main():
@@ -123,7 +135,7 @@ def main():
                 im = Image.open(io.BytesIO(data))
                 im.load()
             try:
-                results["pillow_load:" + name] = measure(pillow_load, args.iterations)
+                measure_into(results, "pillow_load:" + name, pillow_load, args.iterations)
             except Exception:  # this Pillow does not read the format
                 pass
         if pyvips:
@@ -131,7 +143,7 @@ def main():
                 im = pyvips.Image.new_from_buffer(data, "", access="sequential")
                 im.write_to_memory()
             try:
-                results["pyvips_load:" + name] = measure(vips_load, args.iterations)
+                measure_into(results, "pyvips_load:" + name, vips_load, args.iterations)
             except Exception:  # this libvips does not read the format
                 pass
 
@@ -144,7 +156,7 @@ def main():
                 im.thumbnail((400, 400))  # draft()/reduce() where the format has them, then a reducing resize
                 im.load()
             try:
-                results["pillow_thumbnail:" + name] = measure(pillow_thumb, args.iterations)
+                measure_into(results, "pillow_thumbnail:" + name, pillow_thumb, args.iterations)
             except Exception:
                 pass
         if pyvips:
@@ -152,7 +164,7 @@ def main():
                 im = pyvips.Image.thumbnail_buffer(data, 400, height=400)
                 im.write_to_memory()
             try:
-                results["pyvips_thumbnail:" + name] = measure(vips_thumb, args.iterations)
+                measure_into(results, "pyvips_thumbnail:" + name, vips_thumb, args.iterations)
             except Exception:
                 pass
 

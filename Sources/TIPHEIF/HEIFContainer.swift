@@ -92,12 +92,13 @@ struct HEIFContainer: Equatable {
         guard let metaEnd = meta.end else { return nil }
         var offset = meta.payload + 4  // FullBox version and flags
         while let child = Box(bytes, at: offset, limit: metaEnd) {
-            if child.type == "iloc", let end = child.end {
+            // A child may not claim to end past its parent (nor run to the end of the file).
+            guard let end = child.end, end > offset, end <= metaEnd else { return nil }
+            if child.type == "iloc" {
                 var reader = Reader(bytes: bytes, offset: child.payload, limit: end)
                 return reader.ilocRequiredLength()
             }
-            guard let next = child.end, next > offset else { return nil }
-            offset = next
+            offset = end
         }
         return 0  // no item data in the file
     }
@@ -139,11 +140,17 @@ struct HEIFContainer: Equatable {
         }
     }
 
-    /// Big-endian reads that fail (return nil) past `limit`.
+    /// Big-endian reads that fail (return nil) past `limit` or past the bytes.
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
         var offset: Int
         let limit: Int
+
+        init(bytes: UnsafeRawBufferPointer, offset: Int, limit: Int) {
+            self.bytes = bytes
+            self.offset = offset
+            self.limit = min(limit, bytes.count)
+        }
 
         mutating func read(_ count: Int) -> UInt64? {
             guard count >= 0, count <= 8, offset + count <= limit else { return nil }

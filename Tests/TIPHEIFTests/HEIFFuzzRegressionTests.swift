@@ -21,4 +21,22 @@ struct HEIFFuzzRegressionTests {
             }
         }
     }
+
+    /// An `iloc` box claiming to end past its `meta` box (and past the file): our box walk read past
+    /// the bytes (ASan in the fuzzer; a trap in debug builds). A child box must now end within its parent.
+    @Test func ilocPastMeta() throws {
+        let data = try HEIFTestFiles.data("fuzz/iloc-past-meta.heic")
+        let container = data.withUnsafeBytes { HEIFContainer.scan($0) }
+        #expect(container.hasMeta && container.requiredLength == nil)
+        for format in HEIFCodec.Format.allCases {
+            let decoder = HEIFCodec(format: format).decoder
+            #expect(throws: ImageDecodingError.self) { try decoder.decode(data, options: ImageDecodingOptions()) }
+            let context = decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
+            _ = try? context.append(data)
+            #expect(throws: ImageDecodingError.self) {
+                _ = try context.finalize()
+                _ = try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center)
+            }
+        }
+    }
 }
