@@ -140,7 +140,8 @@ struct JPEG2000Size: Equatable {
         guard x1 > x0, y1 > y0, tileWidth > 0, tileHeight > 0, tileX0 <= x0, tileY0 <= y0 else { return nil }
         width = x1 - x0
         height = y1 - y0
-        tileCount = ((x1 - tileX0 + tileWidth - 1) / tileWidth) * ((y1 - tileY0 + tileHeight - 1) / tileHeight)
+        let (tiles, overflow) = ((x1 - tileX0 + tileWidth - 1) / tileWidth).multipliedReportingOverflow(by: (y1 - tileY0 + tileHeight - 1) / tileHeight)
+        tileCount = overflow ? Int.max : tiles
         componentCount = Int(bytes[start + 40]) << 8 | Int(bytes[start + 41])
     }
 

@@ -46,5 +46,12 @@ struct JPEG2000FuzzRegressionTests {
         #expect(throws: ImageDecodingError.unsupported("JPEG 2000 with 4096 tiles for 256x256 pixels")) {
             try JPEG2000Codec().decoder.decode(tiny, options: ImageDecodingOptions())
         }
+        // 2^32-1 pixels a side in 1x1 tiles: the tile count saturates instead of overflowing.
+        var huge = data
+        huge.replaceSubrange(8..<16, with: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+        huge.replaceSubrange(24..<32, with: [0, 0, 0, 1, 0, 0, 0, 1])
+        size = try #require(huge.withUnsafeBytes { JPEG2000Size($0, codestreamStart: 0, limit: $0.count) })
+        #expect(size.tileCount == Int.max)
+        #expect(throws: ImageDecodingError.self) { try JPEG2000Codec().decoder.decode(huge, options: ImageDecodingOptions(maximumPixelCount: .max)) }
     }
 }
