@@ -9,6 +9,8 @@ struct JPEG2000ResolutionSelection: Equatable {
     /// The final dimensions, at the target sizing.
     let finalWidth: Int
     let finalHeight: Int
+    /// The pixels OpenJPEG decodes at that level (reference-grid estimate).
+    let decodedPixelCount: Int
 
     /// The selection for an image whose reference grid spans `x0..<x1` and `y0..<y1`, with
     /// `resolutionLevels` levels (so at most `resolutionLevels - 1` may be discarded).
@@ -26,6 +28,7 @@ struct JPEG2000ResolutionSelection: Equatable {
             levels += 1
         }
         discardedLevels = best
+        decodedPixelCount = (Self.reduced(x1, best) - Self.reduced(x0, best)) * (Self.reduced(y1, best) - Self.reduced(y0, best))
     }
 
     /// A reference-grid coordinate at `levels` levels down: divided by 2^levels, rounded up.

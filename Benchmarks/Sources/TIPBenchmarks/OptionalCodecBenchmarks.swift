@@ -117,6 +117,15 @@ enum OptionalCodecBenchmarks {
                     guard OptionalCodecDirect.decodeJPEG2000(file.data, reduce: levels) != nil else { throw BenchmarkFailure("reduced decode failed") }
                 }
                 Harness.report(rowName, ours: ours, baselineName: "OpenJPEG direct at the same level (\(levels) discarded), no resize", baseline: limit, target: nil, note: "information: the limit")
+                // Whether OpenJPEG's second thread pays, at full resolution and at the reduced level.
+                for reduce in [0, levels] {
+                    let threads = try DownloadBenchmarks.interleaved([
+                        { guard OptionalCodecDirect.decodeJPEG2000(file.data, reduce: reduce, threads: 2) != nil else { throw BenchmarkFailure("2 threads failed") } },
+                        { guard OptionalCodecDirect.decodeJPEG2000(file.data, reduce: reduce, threads: 1) != nil else { throw BenchmarkFailure("1 thread failed") } },
+                    ])
+                    Harness.report("OpenJPEG direct, \(reduce) levels discarded: 2 threads", ours: threads[0], baselineName: "1 thread",
+                                   baseline: threads[1], target: nil, note: "information: the codec uses 2 threads from 1 decoded megapixel")
+                }
             }
         }
     }
