@@ -9,6 +9,10 @@ let package = Package(
         .library(name: "TIPImageServer", targets: ["TIPImageServer"]),
         // The optional WebP codec (libwebp), registered by the user: `TIPWebP.register()`.
         .library(name: "TIPWebP", targets: ["TIPWebP"]),
+        // The optional JPEG 2000 codec (OpenJPEG), registered by the user: `TIPJPEG2000.register()`.
+        .library(name: "TIPJPEG2000", targets: ["TIPJPEG2000"]),
+        // The optional HEIC and AVIF codec (libheif), registered by the user: `TIPHEIF.register()`.
+        .library(name: "TIPHEIF", targets: ["TIPHEIF"]),
         .executable(name: "tip-sample", targets: ["TIPSample"]),
     ],
     dependencies: [
@@ -33,6 +37,18 @@ let package = Package(
             name: "CWebP",
             pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"])]
+        ),
+        // OpenJPEG 2.5, only for the optional `TIPJPEG2000` codec.
+        .systemLibrary(
+            name: "COpenJPEG",
+            pkgConfig: "libopenjp2",
+            providers: [.apt(["libopenjp2-7-dev"])]
+        ),
+        // libheif (HEVC through libde265/x265, AV1 through dav1d/aom), only for the optional `TIPHEIF` codec.
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
         ),
         // <sys/xattr.h>, which Swift's Glibc module leaves out: disk-cache metadata in extended attributes.
         .systemLibrary(name: "CXattr"),
@@ -63,11 +79,34 @@ let package = Package(
             name: "TIPWebPTests",
             dependencies: ["TIPWebP", "TIP"]
         ),
+        // The JPEG 2000 codec plug-in (JP2 and raw codestreams; reduced-resolution decoding; encodes).
+        .target(
+            name: "TIPJPEG2000",
+            dependencies: ["TIP", "COpenJPEG"]
+        ),
+        .testTarget(
+            name: "TIPJPEG2000Tests",
+            dependencies: ["TIPJPEG2000", "TIP"],
+            exclude: ["Fixtures"]
+        ),
+        // The HEIC and AVIF codec plug-in (still images, alpha, irot/imir, thumbnails; encodes where libheif can).
+        .target(
+            name: "TIPHEIF",
+            dependencies: ["TIP", "CHeif"]
+        ),
+        .testTarget(
+            name: "TIPHEIFTests",
+            dependencies: ["TIPHEIF", "TIP"],
+            exclude: ["Fixtures"]
+        ),
         .executableTarget(
             name: "TIPSample",
             dependencies: [
                 "TIP",
                 "TIPImageServer",
+                // `tip-sample decode` reads JPEG 2000, HEIC and AVIF too.
+                "TIPJPEG2000",
+                "TIPHEIF",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Samples/TIPSample"

@@ -9,14 +9,26 @@ import statistics
 import time
 
 
-def measure(fn, iterations):
+def measure(fn, iterations, cpu=None):
+    """Wall-clock milliseconds of fn (median, min, max). With a cpu dict, the process CPU time of the
+    same runs (all threads) is stored in it too."""
     fn()  # warm-up
-    samples = []
+    samples, cpu_samples = [], []
     for _ in range(iterations):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         fn()
         samples.append((time.perf_counter() - start) * 1000)
+        cpu_samples.append((time.process_time() - cpu_start) * 1000)
+    if cpu is not None:
+        cpu.update({"median": statistics.median(cpu_samples), "min": min(cpu_samples), "max": max(cpu_samples)})
     return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
+
+
+def measure_into(results, key, fn, iterations):
+    """Stores fn's wall-clock figures under key and its CPU figures under "cpu:" + key."""
+    cpu = {}
+    results[key] = measure(fn, iterations, cpu)
+    results["cpu:" + key] = cpu
 
 
 def main():
@@ -26,6 +38,12 @@ def main():
     parser.add_argument("--png", help="PNG to decode fully")
     parser.add_argument("--webp", action="append", default=[], help="WebP to decode fully (repeatable); keys end in :<file name>")
     parser.add_argument("--webp-thumbnail", action="append", default=[], help="WebP to shrink to fit 400x400 (repeatable)")
+    parser.add_argument("--load", action="append", default=[],
+                        help="any file to decode fully (JPEG 2000, HEIC, AVIF; repeatable); keys pillow_load:/pyvips_load:<file name>")
+    parser.add_argument("--thumbnail", action="append", default=[],
+                        help="any file to shrink to fit 400x400 (repeatable); keys pillow_thumbnail:/pyvips_thumbnail:<file name>")
+    parser.add_argument("--write-heic-with-thumbnail", nargs=3, metavar=("PNG", "OUT", "SIDE"),
+                        help="write PNG as a HEIC (pillow-heif, quality 80) with an embedded thumbnail of SIDE pixels, then go on")
     args = parser.parse_args()
     results = {}
 
@@ -37,6 +55,15 @@ def main():
         import pyvips
     except Exception:  # missing or without its native library
         pyvips = None
+    try:  # HEIC for Pillow (its AVIF and JPEG 2000 support is built in)
+        import pillow_heif
+        pillow_heif.register_heif_opener()
+    except Exception:
+        pillow_heif = None
+
+    if args.write_heic_with_thumbnail and Image and pillow_heif:
+        source, out, side = args.write_heic_with_thumbnail
+        Image.open(source).convert("RGB").save(out, quality=80, thumbnails=[int(side)])
 
     if args.thumbnail_jpeg:
         data = open(args.thumbnail_jpeg, "rb").read()
@@ -97,6 +124,47 @@ def main():
                 im.load()
             try:
                 results["pillow_webp_thumbnail:" + name] = measure(pillow_webp_thumb, args.iterations)
+            except Exception:
+                pass
+
+    for path in args.load:
+        data = open(path, "rb").read()
+        name = os.path.basename(path)
+        if Image:
+            def pillow_load(data=data):
+                im = Image.open(io.BytesIO(data))
+                im.load()
+            try:
+                measure_into(results, "pillow_load:" + name, pillow_load, args.iterations)
+            except Exception:  # this Pillow does not read the format
+                pass
+        if pyvips:
+            def vips_load(data=data):
+                im = pyvips.Image.new_from_buffer(data, "", access="sequential")
+                im.write_to_memory()
+            try:
+                measure_into(results, "pyvips_load:" + name, vips_load, args.iterations)
+            except Exception:  # this libvips does not read the format
+                pass
+
+    for path in args.thumbnail:
+        data = open(path, "rb").read()
+        name = os.path.basename(path)
+        if Image:
+            def pillow_thumb(data=data):
+                im = Image.open(io.BytesIO(data))
+                im.thumbnail((400, 400))  # draft()/reduce() where the format has them, then a reducing resize
+                im.load()
+            try:
+                measure_into(results, "pillow_thumbnail:" + name, pillow_thumb, args.iterations)
+            except Exception:
+                pass
+        if pyvips:
+            def vips_thumb(data=data):
+                im = pyvips.Image.thumbnail_buffer(data, 400, height=400)
+                im.write_to_memory()
+            try:
+                measure_into(results, "pyvips_thumbnail:" + name, vips_thumb, args.iterations)
             except Exception:
                 pass
 

@@ -1,8 +1,11 @@
 import ArgumentParser
 import Foundation
 import TIP
+import TIPHEIF
+import TIPJPEG2000
 
-/// `tip-sample decode FILE`: decodes a file through the codec catalogue straight to a target size.
+/// `tip-sample decode FILE`: decodes a file through the codec catalogue straight to a target size
+/// (JPEG, PNG, GIF, and with the optional codecs registered, JPEG 2000, HEIC and AVIF).
 struct DecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
@@ -35,6 +38,8 @@ struct DecodeCommand: ParsableCommand {
         }
         let options = ImageDecodingOptions(targetDimensions: size?.dimensions ?? .zero, targetContentMode: mode.mode)
         let catalogue = CodecCatalogue.shared
+        TIPJPEG2000.register(on: catalogue)
+        TIPHEIF.register(on: catalogue)
         let result: (container: ImageContainer, type: ImageType)
         do {
             result = try catalogue.decodeImage(data, options: options)

@@ -1,10 +1,9 @@
 import Foundation
-import TIP
 
 extension Data {
     /// `withUnsafeBytes` for a body that throws ``ImageDecodingError`` (Foundation's only rethrows
-    /// untyped errors).
-    func withTypedBytes<R>(_ body: (UnsafeRawBufferPointer) throws(ImageDecodingError) -> R) throws(ImageDecodingError) -> R {
+    /// untyped errors). Shared with the optional codec plug-ins.
+    package func withTypedBytes<R>(_ body: (UnsafeRawBufferPointer) throws(ImageDecodingError) -> R) throws(ImageDecodingError) -> R {
         let result: Result<R, ImageDecodingError> = withUnsafeBytes { bytes in
             do throws(ImageDecodingError) {
                 return .success(try body(bytes))
