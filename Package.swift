@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
     ],
     targets: [
@@ -68,6 +69,7 @@ let package = Package(
             dependencies: [
                 "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // The WebP codec plug-in (static, animated, incremental; encodes static images).
@@ -119,7 +121,10 @@ let package = Package(
         .testTarget(
             name: "TIPTests",
             // The crash-consistency tests run the harness executable as a child process.
-            dependencies: ["TIP", "TIPImageServer", "TIPCacheCrashHarness", "TIPStressHarness"]
+            dependencies: [
+                "TIP", "TIPImageServer", "TIPCacheCrashHarness", "TIPStressHarness",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         // The embedded HTTP/1.1 image server (loopback only) behind the sample, the tests and the benchmarks.
         .target(

@@ -90,6 +90,8 @@ public final class GlobalConfiguration: Sendable {
     }
     /// The clock TTLs and last-access times use; tests inject their own.
     let clock: @Sendable () -> Date
+    /// Where counters and timers go (swift-metrics; nothing while no backend is bootstrapped).
+    let metrics = PipelineMetrics()
 
     /// A configuration with TIP's defaults whose pipelines live under `cachesRootDirectory`
     /// (default: the XDG cache directory). `clock` drives TTL expiry (tests inject one).
@@ -117,6 +119,15 @@ public final class GlobalConfiguration: Sendable {
         renderedDomain.withLock { $0.inconsistencyHandler = report }
         memoryDomain.withLock { $0.inconsistencyHandler = report }
         diskDomain.sync { diskDomain.budget.inconsistencyHandler = report }
+        let metrics = self.metrics
+        for (kind, name) in [(ImageCacheType.rendered, "rendered"), (.memory, "memory"), (.disk, "disk")] {
+            let evicted: @Sendable (Int) -> Void = { count in metrics.increment("tip_cache_evictions_total", [("cache", name)], by: count) }
+            switch kind {
+            case .rendered: renderedDomain.withLock { $0.evictionHandler = evicted }
+            case .memory: memoryDomain.withLock { $0.evictionHandler = evicted }
+            case .disk: diskDomain.sync { diskDomain.budget.evictionHandler = evicted }
+            }
+        }
     }
 
     /// `$XDG_CACHE_HOME`, else `~/.cache` (FoundationEssentials' caches directory on Linux).

@@ -17,7 +17,7 @@ extension SharedImageDownload {
         let image = body.takeImage(lastModified: lastModified, entityTag: entityTag, expectedLength: nil)
         let caches = readable ? request.pipeline?.caches : nil
         caches?.commitDownloadedImage(image, for: request)
-        let (leaving, file) = end(wasRunning: true)
+        let (leaving, file) = end(wasRunning: true, succeeded: true)
         let request = self.request
         let response = self.response
         let sentRequest = sent?.request.map { request in
@@ -97,7 +97,15 @@ extension SharedImageDownload {
     /// Marks the download over, frees its slot and hands out its members and its file (the finishing steps
     /// commit or discard the file, then tell the members).
     @discardableResult
-    func end(wasRunning: Bool) -> (members: [any ImageDownloadMember], file: ImagePipelineCaches.DownloadFile?) {
+    func end(wasRunning: Bool, succeeded: Bool = false) -> (members: [any ImageDownloadMember], file: ImagePipelineCaches.DownloadFile?) {
+        if wasRunning {
+            let metrics = configuration.metrics
+            if receivedByteCount > 0 { metrics.increment("tip_downloaded_bytes_total", by: receivedByteCount) }
+            if let startedAt {
+                metrics.record("tip_download_duration_seconds", [("result", succeeded ? "success" : "failure")],
+                               duration: ContinuousClock.now - startedAt)
+            }
+        }
         phase = .finished
         downloader.downloadDidFinish(self, wasRunning: wasRunning)
         return (members.removeAll(), body.takeFile())

@@ -45,6 +45,8 @@ final class SharedImageDownload: @unchecked Sendable {
     private var byteLimit: Int64 = 0
     /// Why the download is being abandoned (chosen at the response or a chunk; the completion then ends it).
     private(set) var failure: (any Error)?
+    /// Bytes received from the network (a resumed partial's not included), for the metrics.
+    private(set) var receivedByteCount = 0
     /// The downloader's own time limits on the current attempt, and the attempt they belong to.
     var timeouts: ImageDownloadTimeouts?
     var timeoutGeneration = 0
@@ -175,6 +177,7 @@ final class SharedImageDownload: @unchecked Sendable {
     func client(_ client: ImageDownloadClient, didReceive data: Data) {
         guard isCurrent(client), failure == nil, !data.isEmpty else { return }
         timeouts?.received(data.count)
+        receivedByteCount += data.count
         let hadType = body.imageType != nil
         guard let appendResult = body.append(data, expectedLength: expectedLength) else {
             return abandon(failing: ImageFetchError(.couldNotDownloadImage,

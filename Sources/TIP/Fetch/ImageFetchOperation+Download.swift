@@ -54,7 +54,8 @@ extension ImageFetchOperation {
         let image: ImageContainer
         do {
             image = try finalImageFromPartial() ?? decoding.decode(downloaded.data, type: downloaded.imageType,
-                                                                    quality: configuration.defaultInterpolationQuality)
+                                                                    quality: configuration.defaultInterpolationQuality,
+                                                                    metrics: configuration.metrics)
         } catch {
             if downloaded.wasCommitted {
                 caches.discardUndecodableImage(identifier: identifier, url: downloaded.url, error: error)

@@ -28,9 +28,27 @@ extension ImageFetchOperation {
                                  storesRendered: storable && !request.options.contains(.skipStoringToRenderedCache)
                                      && !result.imageIsTreatedAsPlaceholder,
                                  transformerIdentifier: transformerIdentifier)
+        countFetch(source: result.imageSource, result: "success")
         configuration.callbackQueue.async {
             delegate?.imageFetchOperation(self, didLoadFinalImage: result)
             self.markFinished()
+        }
+    }
+
+    /// Counts the fetch's outcome in the configuration's metrics.
+    func countFetch(source: ImageLoadSource?, result: String) {
+        let name = source.map(Self.metricName) ?? "none"
+        configuration.metrics.increment("tip_fetches_total", [("pipeline", imagePipeline.identifier), ("source", name), ("result", result)])
+    }
+
+    private static func metricName(_ source: ImageLoadSource) -> String {
+        switch source {
+        case .memoryCache: "memory"
+        case .diskCache: "disk"
+        case .additionalCache: "additional"
+        case .network: "network"
+        case .networkResumed: "network_resumed"
+        case .unknown: "none"
         }
     }
 
@@ -45,6 +63,7 @@ extension ImageFetchOperation {
             state.metrics = state.recorder.finish(at: now, cancelled: cancelled)
             return state.delegate
         }
+        countFetch(source: nil, result: cancelled ? "cancelled" : "failure")
         configuration.callbackQueue.async {
             delegate?.imageFetchOperation(self, didFailToLoadFinalImage: error)
             self.markFinished()

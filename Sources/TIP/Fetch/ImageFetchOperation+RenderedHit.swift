@@ -44,6 +44,7 @@ extension ImageFetchOperation {
         if !request.options.contains(.doNotResetExpiryOnAccess) {
             caches.renderedImageWasServed(identifier: identifier)
         }
+        countFetch(source: .memoryCache, result: "success")
         delegate?.imageFetchOperationDidStart(self)
         delegate?.imageFetchOperation(self, didLoadFinalImage: result)
         markFinished()

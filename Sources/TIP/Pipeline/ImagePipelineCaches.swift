@@ -28,12 +28,14 @@ struct ImagePipelineCaches: Sendable {
         var targetContentMode: ContentMode
         var decoderConfigMap: [ImageType: any Sendable]?
 
-        /// Decodes complete `data` straight to the target sizing.
-        func decode(_ data: Data, type: ImageType?, quality: InterpolationQuality) throws -> ImageContainer {
+        /// Decodes complete `data` straight to the target sizing (timed in `metrics`).
+        func decode(_ data: Data, type: ImageType?, quality: InterpolationQuality, metrics: PipelineMetrics) throws -> ImageContainer {
             let options = ImageDecodingOptions(targetDimensions: targetDimensions, targetContentMode: targetContentMode,
                                                interpolationQuality: quality)
-            return try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: decoderConfigMap,
-                                                         imageType: type).container
+            return try metrics.measure("tip_decode_duration_seconds", [("type", type?.rawValue ?? "unknown")]) {
+                try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: decoderConfigMap,
+                                                      imageType: type).container
+            }
         }
     }
 
@@ -56,8 +58,14 @@ struct ImagePipelineCaches: Sendable {
     /// The rendered image for this exact sizing, if any (a synchronous lookup under a lock).
     func renderedImage(identifier: String, targetDimensions: CGSize, targetContentMode: ContentMode,
                        transformerIdentifier: String?) -> RenderedCacheHit? {
-        rendered.image(withIdentifier: identifier, targetDimensions: targetDimensions, targetContentMode: targetContentMode,
-                       transformerIdentifier: transformerIdentifier)
+        let hit = rendered.image(withIdentifier: identifier, targetDimensions: targetDimensions, targetContentMode: targetContentMode,
+                                 transformerIdentifier: transformerIdentifier)
+        countLookup("rendered", hit: hit != nil)
+        return hit
+    }
+
+    private func countLookup(_ cache: String, hit: Bool) {
+        configuration.metrics.increment("tip_cache_lookups_total", [("cache", cache), ("result", hit ? "hit" : "miss")])
     }
 
     /// A synchronous rendered hit was served: refresh the memory cache's recency soon, off the caller's thread.
@@ -71,9 +79,14 @@ struct ImagePipelineCaches: Sendable {
     /// URL and `acceptsOtherURL` is false, or when it does not decode (the entry is then dropped and reported).
     func memoryImage(identifier: String, url: URL, acceptsOtherURL: Bool, touch: Bool, decoding: Decoding) -> CachedImage? {
         guard let entry = memory.entry(withIdentifier: identifier, touch: touch), let complete = entry.complete,
-              complete.url == url || acceptsOtherURL else { return nil }
+              complete.url == url || acceptsOtherURL else {
+            countLookup("memory", hit: false)
+            return nil
+        }
+        countLookup("memory", hit: true)
         do {
-            let image = try decoding.decode(complete.data, type: complete.imageType, quality: configuration.defaultInterpolationQuality)
+            let image = try decoding.decode(complete.data, type: complete.imageType, quality: configuration.defaultInterpolationQuality,
+                                            metrics: configuration.metrics)
             let original = complete.dimensions == .zero ? image.dimensions : complete.dimensions
             return CachedImage(image: image, url: complete.url, isPlaceholder: complete.isPlaceholder,
                                originalDimensions: original, bytes: nil)
@@ -88,8 +101,13 @@ struct ImagePipelineCaches: Sendable {
     /// A file that does not decode is removed and reported, and counts as a miss.
     func diskImage(identifier: String, decoding: Decoding, accepts: (_ url: URL, _ area: Int64) -> Bool) -> CachedImage? {
         guard let part = disk.entry(withIdentifier: identifier, includePartial: false)?.complete,
-              accepts(part.metadata.url, part.metadata.area) else { return nil }
-        return decodeDiskPart(part, of: disk, decoding: decoding)
+              accepts(part.metadata.url, part.metadata.area) else {
+            countLookup("disk", hit: false)
+            return nil
+        }
+        let found = decodeDiskPart(part, of: disk, decoding: decoding)
+        countLookup("disk", hit: found != nil)
+        return found
     }
 
     /// The first other live pipeline whose disk holds `identifier` at `url`: its file is copied into this pipeline's
@@ -111,7 +129,8 @@ struct ImagePipelineCaches: Sendable {
         guard let data = cache.completeData(of: part) else { return nil }
         let type = metadata.imageType.map(ImageType.init(rawValue:))
         do {
-            let image = try decoding.decode(data, type: type, quality: configuration.defaultInterpolationQuality)
+            let image = try decoding.decode(data, type: type, quality: configuration.defaultInterpolationQuality,
+                                            metrics: configuration.metrics)
             let original = metadata.width > 0 && metadata.height > 0
                 ? CGSize(width: metadata.width, height: metadata.height) : image.dimensions
             let bytes = MemoryCacheCompleteImage(
