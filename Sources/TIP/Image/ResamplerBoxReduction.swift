@@ -17,8 +17,15 @@ enum ResamplerBoxReduction {
     /// `ceil(width / factorX)` x `ceil(height / factorY)`. Averaging keeps colour ≤ alpha and keeps
     /// `rgbx8` opaque. Splits the rows across threads when half the source pixel count exceeds
     /// `parallelThreshold`.
-    static func reduce(_ bitmap: Bitmap, factorX: Int, factorY: Int, parallelThreshold: Int = Resampler.defaultParallelThreshold) -> Bitmap {
-        let (w, h) = (bitmap.width, bitmap.height)
+    ///
+    /// With `region` (source pixels, origin on the box grid, ending on it or at the bitmap's edge), only
+    /// the boxes inside it are averaged: the result is that part of the whole reduction.
+    static func reduce(_ bitmap: Bitmap, factorX: Int, factorY: Int, region: (x: Int, y: Int, width: Int, height: Int)? = nil,
+                       parallelThreshold: Int = Resampler.defaultParallelThreshold) -> Bitmap {
+        let area = region ?? (0, 0, bitmap.width, bitmap.height)
+        precondition(area.x % factorX == 0 && area.y % factorY == 0 && area.width > 0 && area.height > 0
+                     && area.x + area.width <= bitmap.width && area.y + area.height <= bitmap.height, "box reduction region off the grid")
+        let (w, h) = (area.width, area.height)
         let outW = (w + factorX - 1) / factorX, outH = (h + factorY - 1) / factorY
         guard var out = Bitmap(uninitializedWidth: outW, height: outH, format: bitmap.format) else {
             preconditionFailure("box reduction: the output bitmap could not be allocated")
@@ -28,7 +35,8 @@ enum ResamplerBoxReduction {
         bitmap.withUnsafeBytes { src in
             out.withUnsafeMutableBytes { dst in
                 guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-                let buffers = ResamplerPasses.Buffers(source: s, sourceStride: srcStride, destination: d, destinationStride: dstStride)
+                let origin = s + area.y * srcStride + area.x * bpp
+                let buffers = ResamplerPasses.Buffers(source: origin, sourceStride: srcStride, destination: d, destinationStride: dstStride)
                 Resampler.forEachBand(rows: outH, work: w * h / 2, threshold: parallelThreshold) { band in
                     reduceRows(band, buffers, width: w, height: h, outWidth: outW, bytesPerPixel: bpp, factorX: factorX, factorY: factorY)
                 }
