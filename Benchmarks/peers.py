@@ -26,6 +26,11 @@ def main():
     parser.add_argument("--png", help="PNG to decode fully")
     parser.add_argument("--webp", action="append", default=[], help="WebP to decode fully (repeatable); keys end in :<file name>")
     parser.add_argument("--webp-thumbnail", action="append", default=[], help="WebP to shrink to fit 400x400 (repeatable)")
+    parser.add_argument("--blur-raw", action="append", default=[],
+                        help="KEY:PATH:WIDTH:HEIGHT:MODE raw 4-byte pixels (MODE RGBX opaque, RGBa premultiplied) to blur (repeatable)")
+    parser.add_argument("--sigma", action="append", default=[], help="Gaussian blur sigma for every --blur-raw (repeatable)")
+    parser.add_argument("--blur-out", help="directory for Pillow's blurred pixels (pillow-KEY-SIGMA.raw), for PSNR")
+    parser.add_argument("--crop-thumbnail-jpeg", help="JPEG to shrink to a 200x200 centre-cropped thumbnail")
     args = parser.parse_args()
     results = {}
 
@@ -99,6 +104,56 @@ def main():
                 results["pillow_webp_thumbnail:" + name] = measure(pillow_webp_thumb, args.iterations)
             except Exception:
                 pass
+
+    for spec in args.blur_raw:
+        key, path, width, height, mode = spec.split(":")
+        width, height = int(width), int(height)
+        raw = open(path, "rb").read()
+        for sigma_text in args.sigma:
+            sigma = float(sigma_text)
+            name = "%s:%s" % (key, sigma_text)
+            if Image:
+                from PIL import ImageFilter
+                # The same bytes: RGBX opaque (as Pillow stores RGB), or RGBa (Pillow's premultiplied mode).
+                im = Image.frombytes("RGBX" if mode == "RGBX" else "RGBa", (width, height), raw)
+                if mode == "RGBX":
+                    im = im.convert("RGB")
+                blur = ImageFilter.GaussianBlur(sigma)
+
+                def pillow_blur(im=im, blur=blur):
+                    im.filter(blur)
+                results["pillow_blur:" + name] = measure(pillow_blur, args.iterations)
+                if args.blur_out:
+                    out = im.filter(blur)
+                    out = out.convert("RGBX") if mode == "RGBX" else out
+                    with open(os.path.join(args.blur_out, "pillow-%s-%s.raw" % (key, sigma_text)), "wb") as f:
+                        f.write(out.tobytes())
+            if pyvips:
+                # The same pixels as an uncompressed image in memory: 3 bands when opaque, 4 with alpha.
+                vim = pyvips.Image.new_from_memory(raw, width, height, 4, "uchar")
+                if mode == "RGBX":
+                    vim = vim.extract_band(0, n=3)
+                vim = vim.copy_memory()
+
+                def vips_blur(vim=vim, sigma=sigma):
+                    vim.gaussblur(sigma).write_to_memory()
+                results["pyvips_blur:" + name] = measure(vips_blur, args.iterations)
+
+    if args.crop_thumbnail_jpeg:
+        data = open(args.crop_thumbnail_jpeg, "rb").read()
+        if pyvips:
+            def vips_crop_thumb():
+                im = pyvips.Image.thumbnail_buffer(data, 200, height=200, crop="centre")
+                im.write_to_memory()
+            results["pyvips_crop_thumbnail"] = measure(vips_crop_thumb, args.iterations)
+        if Image:
+            from PIL import ImageOps
+
+            def pillow_crop_thumb():
+                im = Image.open(io.BytesIO(data))
+                im.draft("RGB", (200, 200))  # DCT scaling, still at least 200x200
+                ImageOps.fit(im, (200, 200), method=Image.Resampling.LANCZOS).load()
+            results["pillow_crop_thumbnail"] = measure(pillow_crop_thumb, args.iterations)
 
     print(json.dumps(results))
 

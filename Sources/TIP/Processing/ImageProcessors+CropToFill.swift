@@ -31,6 +31,7 @@ extension ImageProcessors {
         /// `image` scaled to cover the size and cropped to it.
         public func process(_ image: Bitmap, context: ImageProcessingContext) throws -> Bitmap {
             let (width, height) = try ImageProcessors.workingSize(size, context: context, processor: identifier)
+            try ImageProcessors.checkOutput(width: width, height: height, context: context, processor: identifier)
             let fill = TargetSizing.pixelDimensions(width: image.width, height: image.height,
                                                     targetDimensions: CGSize(width: width, height: height), contentMode: .scaleAspectFill)
             let fullWidth = max(fill.width, width), fullHeight = max(fill.height, height)

@@ -29,7 +29,7 @@ public enum ImageProcessors {
     }
 
     /// The pixel size a sizing processor works to: `size` when given (which must be positive), else the
-    /// context's target dimensions; throws when there is none, or when it exceeds the context's limit.
+    /// context's target dimensions; throws when there is none.
     static func workingSize(_ size: CGSize?, context: ImageProcessingContext, processor: String) throws(ImageProcessingError) -> (width: Int, height: Int) {
         let pixels: (width: Int, height: Int)
         if let size {
@@ -41,7 +41,6 @@ public enum ImageProcessors {
             guard let target = context.targetPixels else { throw .missingTargetDimensions(processor: processor) }
             pixels = target
         }
-        try checkOutput(width: pixels.width, height: pixels.height, context: context, processor: processor)
         return pixels
     }
 
