@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Times the peers a Linux user would pick instead of TIP (Pillow, pyvips) on the same files, in the
-same run as the Swift benchmarks. Prints one JSON object: {name: {"median": ms, "min": ms, "max": ms}}."""
+same run as the Swift benchmarks. Prints one JSON object: {name: {"median": ms, "min": ms, "max": ms,
+"cpu": ms}}, "cpu" being the median process CPU time (all threads) of one run."""
 import argparse
 import io
 import json
@@ -12,11 +13,13 @@ import time
 def measure(fn, iterations):
     fn()  # warm-up
     samples = []
+    cpu = []
     for _ in range(iterations):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         fn()
         samples.append((time.perf_counter() - start) * 1000)
-    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
+        cpu.append((time.process_time() - cpu_start) * 1000)
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples), "cpu": statistics.median(cpu)}
 
 
 def main():

@@ -13,30 +13,27 @@ enum ResamplerDoubling {
         precondition(bitmap.format.bytesPerPixel == 4, "doubling works on 4-byte pixels")
         precondition(origin >= 0 && origin + (width + 1) / 2 <= bitmap.width && origin + (height + 1) / 2 <= bitmap.height,
                      "doubling: the kept part lies outside the source")
-        guard var tall = Bitmap(uninitializedWidth: bitmap.width, height: height, format: bitmap.format),
-              var out = Bitmap(uninitializedWidth: width, height: height, format: bitmap.format) else {
+        guard var out = Bitmap(uninitializedWidth: width, height: height, format: bitmap.format) else {
             preconditionFailure("doubling: the output bitmap could not be allocated")
         }
         let sourceRows = bitmap.height, columns = bitmap.width
-        // Rows: tall row y from source rows around y / 2.
-        let tallStride = tall.bytesPerRow
+        let tallStride = (columns * 4 + Bitmap.rowAlignment - 1) / Bitmap.rowAlignment * Bitmap.rowAlignment
+        let outStride = out.bytesPerRow, sourceStride = bitmap.bytesPerRow
         bitmap.withUnsafeBytes { src in
-            tall.withUnsafeMutableBytes { dst in
-                guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-                let buffers = ResamplerPasses.Buffers(source: s, sourceStride: bitmap.bytesPerRow, destination: d, destinationStride: tallStride)
-                Resampler.forEachBand(rows: height, work: columns * height, threshold: parallelThreshold) { band in
-                    doubleRows(band, buffers, sourceRows: sourceRows, rowBytes: columns * 4, origin: origin)
-                }
-            }
-        }
-        // Columns: each tall row into an output row.
-        let outStride = out.bytesPerRow
-        tall.withUnsafeBytes { src in
             out.withUnsafeMutableBytes { dst in
                 guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-                let buffers = ResamplerPasses.Buffers(source: s, sourceStride: tallStride, destination: d, destinationStride: outStride)
+                let buffers = ResamplerPasses.Buffers(source: s, sourceStride: sourceStride, destination: d, destinationStride: outStride)
+                // Each band doubles its rows into its own buffer of tall rows, then their columns: one
+                // parallel section rather than two.
                 Resampler.forEachBand(rows: height, work: width * height, threshold: parallelThreshold) { band in
-                    doubleColumns(band, buffers, columns: columns, width: width, origin: origin)
+                    let tall = UnsafeMutableRawPointer.allocate(byteCount: band.count * tallStride, alignment: Bitmap.rowAlignment)
+                    defer { tall.deallocate() }
+                    let rows = ResamplerPasses.Buffers(source: buffers.source, sourceStride: sourceStride, destination: tall - band.lowerBound * tallStride,
+                                                       destinationStride: tallStride)
+                    doubleRows(band, rows, sourceRows: sourceRows, rowBytes: columns * 4, origin: origin)
+                    let columnsPass = ResamplerPasses.Buffers(source: tall - band.lowerBound * tallStride, sourceStride: tallStride,
+                                                              destination: buffers.destination, destinationStride: outStride)
+                    doubleColumns(band, columnsPass, columns: columns, width: width, origin: origin)
                 }
             }
         }
