@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Times the peers a Linux user would pick instead of TIP (Pillow, pyvips) on the same files, in the
-same run as the Swift benchmarks. Prints one JSON object: {name: {"median": ms, "min": ms, "max": ms}}."""
+same run as the Swift benchmarks. Prints one JSON object: {name: {"median": ms, "min": ms, "max": ms,
+"cpu": ms}}, "cpu" being the median process CPU time (all threads) of one run."""
 import argparse
 import io
 import json
@@ -21,7 +22,8 @@ def measure(fn, iterations, cpu=None):
         cpu_samples.append((time.process_time() - cpu_start) * 1000)
     if cpu is not None:
         cpu.update({"median": statistics.median(cpu_samples), "min": min(cpu_samples), "max": max(cpu_samples)})
-    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
+            "cpu": statistics.median(cpu_samples)}
 
 
 def measure_into(results, key, fn, iterations):
@@ -44,6 +46,11 @@ def main():
                         help="any file to shrink to fit 400x400 (repeatable); keys pillow_thumbnail:/pyvips_thumbnail:<file name>")
     parser.add_argument("--write-heic-with-thumbnail", nargs=3, metavar=("PNG", "OUT", "SIDE"),
                         help="write PNG as a HEIC (pillow-heif, quality 80) with an embedded thumbnail of SIDE pixels, then go on")
+    parser.add_argument("--blur-raw", action="append", default=[],
+                        help="KEY:PATH:WIDTH:HEIGHT:MODE raw 4-byte pixels (MODE RGBX opaque, RGBa premultiplied) to blur (repeatable)")
+    parser.add_argument("--sigma", action="append", default=[], help="Gaussian blur sigma for every --blur-raw (repeatable)")
+    parser.add_argument("--blur-out", help="directory for Pillow's blurred pixels (pillow-KEY-SIGMA.raw), for PSNR")
+    parser.add_argument("--crop-thumbnail-jpeg", help="JPEG to shrink to a 200x200 centre-cropped thumbnail")
     args = parser.parse_args()
     results = {}
 
@@ -167,6 +174,55 @@ def main():
                 measure_into(results, "pyvips_thumbnail:" + name, vips_thumb, args.iterations)
             except Exception:
                 pass
+    for spec in args.blur_raw:
+        key, path, width, height, mode = spec.split(":")
+        width, height = int(width), int(height)
+        raw = open(path, "rb").read()
+        for sigma_text in args.sigma:
+            sigma = float(sigma_text)
+            name = "%s:%s" % (key, sigma_text)
+            if Image:
+                from PIL import ImageFilter
+                # The same bytes: RGBX opaque (as Pillow stores RGB), or RGBa (Pillow's premultiplied mode).
+                im = Image.frombytes("RGBX" if mode == "RGBX" else "RGBa", (width, height), raw)
+                if mode == "RGBX":
+                    im = im.convert("RGB")
+                blur = ImageFilter.GaussianBlur(sigma)
+
+                def pillow_blur(im=im, blur=blur):
+                    im.filter(blur)
+                results["pillow_blur:" + name] = measure(pillow_blur, args.iterations)
+                if args.blur_out:
+                    out = im.filter(blur)
+                    out = out.convert("RGBX") if mode == "RGBX" else out
+                    with open(os.path.join(args.blur_out, "pillow-%s-%s.raw" % (key, sigma_text)), "wb") as f:
+                        f.write(out.tobytes())
+            if pyvips:
+                # The same pixels as an uncompressed image in memory: 3 bands when opaque, 4 with alpha.
+                vim = pyvips.Image.new_from_memory(raw, width, height, 4, "uchar")
+                if mode == "RGBX":
+                    vim = vim.extract_band(0, n=3)
+                vim = vim.copy_memory()
+
+                def vips_blur(vim=vim, sigma=sigma):
+                    vim.gaussblur(sigma).write_to_memory()
+                results["pyvips_blur:" + name] = measure(vips_blur, args.iterations)
+
+    if args.crop_thumbnail_jpeg:
+        data = open(args.crop_thumbnail_jpeg, "rb").read()
+        if pyvips:
+            def vips_crop_thumb():
+                im = pyvips.Image.thumbnail_buffer(data, 200, height=200, crop="centre")
+                im.write_to_memory()
+            results["pyvips_crop_thumbnail"] = measure(vips_crop_thumb, args.iterations)
+        if Image:
+            from PIL import ImageOps
+
+            def pillow_crop_thumb():
+                im = Image.open(io.BytesIO(data))
+                im.draft("RGB", (200, 200))  # DCT scaling, still at least 200x200
+                ImageOps.fit(im, (200, 200), method=Image.Resampling.LANCZOS).load()
+            results["pillow_crop_thumbnail"] = measure(pillow_crop_thumb, args.iterations)
 
     print(json.dumps(results))
 
