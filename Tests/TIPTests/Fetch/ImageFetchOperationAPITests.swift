@@ -22,7 +22,7 @@ struct ImageFetchOperationAPITests {
         env.configuration.imageFetchDownloadProvider = provider
         let image = try HarnessImage.make(.jpeg)
         let url = URL(string: "https://stub.tip.invalid/api.jpg")!
-        provider.stub(image, at: url, seconds: 0.1)
+        provider.stub(image, at: url)
         return (env, url, image)
     }
 
@@ -52,17 +52,25 @@ struct ImageFetchOperationAPITests {
 
     @Test("priority before the start sets the queue priority; after it, the download's")
     func priorityBeforeStart() async throws {
-        let (env, url, _) = try await stubbed()
-        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url), delegate: nil)
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        let image = try HarnessImage.make(.jpeg)
+        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("priority.jpg")),
+                                               delegate: nil)
         operation.priority = .veryHigh
         #expect(operation.queuePriority == .veryHigh)
         operation.priority = ImageFetchPriority(rawValue: -5)
         #expect(operation.queuePriority == .low)
         #expect(operation.priority.rawValue == -5)
         env.pipeline.fetchImage(with: operation)
+        let download = try await env.provider.next()
+        #expect(download.priorities == [.low])
+        // While downloading, a new priority reaches the download.
+        operation.priority = .veryHigh
+        #expect(await eventually { download.priorities == [.low, .veryHigh] })
+        download.serve(image.data)
         #expect(await eventually { operation.isFinished })
         #expect(operation.state == .succeeded)  // a nil delegate from the start is not "a delegate that went away"
-        await env.tearDown()
     }
 
     @Test("isCancelled is TIP's: true once the fetch ended cancelled, false for a fetch that succeeded")
