@@ -49,7 +49,9 @@ enum SteppedDownloadError: Error {
 }
 
 /// One download of ``SteppedDownloadProvider``. Every client call happens on the context's queue, in the
-/// contract's order; `cancel(description:)` ends it with a `cancelled` error unless it already ended.
+/// contract's order; `cancel(description:)` ends it with a `cancelled` error unless it already ended. It records
+/// what a test asserts about it: the request that went out (``header(_:)``), every priority it was given
+/// (``priorities``) and whether it was cancelled (``waitUntilCancelled(timeout:)``).
 final class SteppedDownload: ImageFetchDownload {
     private struct State {
         var context: (any ImageFetchDownloadContext)?
