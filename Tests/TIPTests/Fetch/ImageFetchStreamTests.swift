@@ -10,44 +10,39 @@ struct ImageFetchStreamTests {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 1000, height: 750, progressive: true)
-        let half = jpeg.count / 2
-        let scans = Locked(0)
-        // Half the bytes; the rest once a scan came out of the stream.
-        let answering = Task {
-            let download = try await env.provider.next()
-            download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"s\""))
-            download.send(jpeg.prefix(half), chunkSize: 8 * 1024)
-            #expect(await eventually { scans.withLock { $0 } > 0 }, "no scan from the first half")
-            download.send(jpeg.suffix(from: half), chunkSize: 8 * 1024)
-            download.finish()
-        }
+        // The stream starts its fetch when it is made; the events wait in its buffer. Every step runs in this task,
+        // so no step waits for another task the concurrency pool has yet to run.
+        let events = env.pipeline.fetchEvents(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("s.jpg")))
+        try await env.provider.next().serve(jpeg, entityTag: "\"s\"", chunkSize: 8 * 1024)
         var progressCount = 0
+        var scans = 0
         var final: ImageFetchResult?
-        for try await event in env.pipeline.fetchEvents(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("s.jpg"))) {
+        for try await event in events {
             switch event {
             case .progress: progressCount += 1
-            case .progressiveImage: scans.withLock { $0 += 1 }
+            case .progressiveImage: scans += 1
             case .final(let result): final = result
             case .preview, .firstAnimatedFrame: break
             }
             #expect(final == nil || { if case .final = event { true } else { false } }())
         }
-        try await answering.value
         #expect(progressCount > 0)
-        #expect(scans.withLock { $0 } > 0)
+        #expect(scans > 0)
         #expect(final?.imageSource == .network)
 
-        // Some bytes, then nothing: only the stream's consumer stopping ends the download.
-        let stopping = Task {
+        // Some bytes, then nothing: only the consumer stopping ends the download.
+        var stopped: SteppedDownload?
+        do {
+            let events = env.pipeline.fetchEvents(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("stop.jpg")))
             let download = try await env.provider.next()
+            stopped = download
             download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"t\""))
             download.send(jpeg.prefix(20_000))
-            return download
+            for try await event in events {
+                if case .progress(let value) = event, value > 0 { break }
+            }
         }
-        for try await event in env.pipeline.fetchEvents(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("stop.jpg"))) {
-            if case .progress(let value) = event, value > 0 { break }
-        }
-        #expect(try await stopping.value.waitUntilCancelled())
+        #expect(await stopped?.waitUntilCancelled() == true)
     }
 
     @Test("getAllFetchOperations lists the fetch and store operations not yet finished")

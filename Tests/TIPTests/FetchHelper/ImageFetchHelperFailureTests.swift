@@ -66,10 +66,11 @@ struct ImageFetchHelperFailureTests {
             bed.target.fetchedImageContainer = ImageContainer(image: TestImages.photo(width: 20, height: 15))
         }
         #expect(await abandoned.waitUntilCancelled())
-        let stored = GenericImageFetchRequest(imageURL: url)
-        let storing = Task { try await bed.pipeline.fetchImage(for: stored) }
+        let storing = bed.pipeline.operation(with: GenericImageFetchRequest(imageURL: url)) { _, _ in }
+        bed.pipeline.fetchImage(with: storing)
         try await bed.downloads.next().serve(jpeg)
-        _ = try await storing.value
+        #expect(await eventually { storing.isFinished })
+        #expect(storing.state == .succeeded)
         #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
         #expect(bed.target.shownDimensions == CGSize(width: 200, height: 150))
         #expect(!bed.helper.fetchedImageTreatedAsPlaceholder)
