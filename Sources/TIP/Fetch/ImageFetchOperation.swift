@@ -158,10 +158,10 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
         }
     }
 
-    /// Cancels and forgets the delegate.
+    /// Forgets the delegate, then cancels: the delegate hears nothing more, not even the cancellation (as TIP).
     public func cancelAndDiscardDelegate() {
-        cancel()
         discardDelegate()
+        cancel()
     }
 
     // MARK: Operation

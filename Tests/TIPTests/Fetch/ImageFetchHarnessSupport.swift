@@ -78,3 +78,18 @@ extension ImagePipeline {
         return (operation, delegate)
     }
 }
+
+extension SteppedPipelineEnvironment {
+    /// Runs one fetch of `request` to its end with a harness delegate (or `delegate`); `answer` steps its download
+    /// (given the download, the operation and the delegate).
+    func harnessFetch(_ request: any ImageFetchRequest, wantsScans: Bool, delegate: HarnessFetchDelegate? = nil,
+                      answer: (SteppedDownload, ImageFetchOperation, HarnessFetchDelegate) async throws -> Void)
+        async throws -> (ImageFetchOperation, HarnessFetchDelegate) {
+        let delegate = delegate ?? HarnessFetchDelegate(wantsScans: wantsScans)
+        let operation = pipeline.operation(with: request, delegate: delegate)
+        pipeline.fetchImage(with: operation)
+        try await answer(try await provider.next(), operation, delegate)
+        _ = await eventually(timeout: .seconds(120)) { operation.isFinished }
+        return (operation, delegate)
+    }
+}

@@ -60,22 +60,25 @@ struct ImageFetchOperationTests {
         await env.tearDown()
     }
 
-    @Test("cancelling while downloading fails with Cancelled and leaves the resumable partial")
+    @Test("cancelling while downloading fails with Cancelled, cancels the download and leaves the resumable partial")
     func cancelWhileDownloading() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try DownloaderTestEnvironment.jpeg(width: 1000, height: 800)
-        env.server.setImage(image, at: "/slow.jpg")
-        env.server.setFault(.stall(afterBodyBytes: image.count / 3), for: "/slow.jpg")
-        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/slow.jpg"))
+        let request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("slow.jpg"))
         let delegate = RecordingFetchDelegate()
         let operation = env.pipeline.operation(with: request, delegate: delegate)
         env.pipeline.fetchImage(with: operation)
-        #expect(await eventually { operation.progress > 0.2 })
+        // A third of the image, then nothing: only the cancellation ends it.
+        let download = try await env.provider.next()
+        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: image.count, entityTag: "\"c\""))
+        download.send(image.prefix(image.count / 3))
+        #expect(await eventually { operation.progress > 0.3 })  // one chunk: all of the third arrived
         operation.cancel()
         #expect(await eventually { operation.isFinished })
         #expect(operation.state == .cancelled)
-        #expect(await eventually { env.diskEntry(request.imageURL.absoluteString)?.partial != nil })
-        await env.tearDown()
+        #expect(await download.waitUntilCancelled())
+        #expect(await eventually { env.diskEntry(request.imageURL.absoluteString)?.partial?.byteCount == Int64(image.count / 3) })
     }
 
     @Test("a delegate that goes away cancels the fetch; a discarded one lets it run headless")
@@ -114,16 +117,17 @@ struct ImageFetchOperationTests {
 
     @Test("the completion block gets the image once; async/await returns it; task cancellation cancels the fetch")
     func completionAndAsync() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try DownloaderTestEnvironment.jpeg(width: 640, height: 480)
-        env.server.setImage(image, at: "/block.jpg")
-        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/block.jpg"), identifier: nil,
+        let request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("block.jpg"), identifier: nil,
                                                targetDimensions: CGSize(width: 64, height: 64), targetContentMode: .scaleAspectFill)
         let calls = Locked<[ImageLoadSource?]>([])
         let operation = env.pipeline.operation(with: request) { result, error in
             calls.withLock { $0.append(error == nil ? result?.imageSource : nil) }
         }
         env.pipeline.fetchImage(with: operation)
+        try await env.provider.next().serve(image)
         #expect(await eventually { operation.isFinished })
         #expect(calls.withLock { $0 } == [.network])
 
@@ -131,10 +135,9 @@ struct ImageFetchOperationTests {
         #expect(result.imageSource == .memoryCache)
         #expect(result.imageContainer.dimensions == CGSize(width: 85, height: 64))  // aspect fill covers the target, uncropped (TIP)
 
-        env.server.setImage(image, at: "/stall.jpg")
-        env.server.setFault(.stall(afterBodyBytes: 1000), for: "/stall.jpg")
-        let task = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: env.server.url(for: "/stall.jpg"))) }
-        #expect(await env.server.waitUntil(timeout: .seconds(60)) { $0.requestCount(for: "/stall.jpg") == 1 })
+        // A download that is never answered: only the task's cancellation ends it.
+        let task = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("stall.jpg"))) }
+        let download = try await env.provider.next()
         task.cancel()
         do {
             _ = try await task.value
@@ -142,7 +145,8 @@ struct ImageFetchOperationTests {
         } catch {
             #expect((error as? ImageFetchError)?.code == .cancelled)
         }
-        await env.tearDown()
+        #expect(await download.waitUntilCancelled())
+        #expect(env.provider.count == 2)
     }
 
     @Test("on the callback queue, a clean rendered-cache match completes inside fetchImage; a dirty one is a dirty preview")

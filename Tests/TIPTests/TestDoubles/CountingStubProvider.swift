@@ -16,10 +16,10 @@ final class CountingStubProvider: ImageFetchDownloadProvider {
         return stubs.imageFetchDownload(with: context)
     }
 
-    /// Stubs `image` at `url`, resumable, paced so the whole body takes about `seconds`.
-    func stub(_ image: HarnessImage, at url: URL, seconds: Double) {
-        let bits = UInt64(max(64_000, Double(image.data.count * 8) / seconds))
+    /// Stubs `image` at `url`, resumable, unpaced (a test that needs a download in flight steps one by hand:
+    /// ``SteppedDownloadProvider``).
+    func stub(_ image: HarnessImage, at url: URL) {
         stubs.addDownloadStub(forRequestURL: url, responseData: image.data, responseMIMEType: image.mimeType,
-                              shouldSupportResuming: true, suggestedBitrate: bits)
+                              shouldSupportResuming: true, suggestedBitrate: 0)
     }
 }

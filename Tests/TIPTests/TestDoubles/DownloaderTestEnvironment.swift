@@ -6,7 +6,7 @@ import FoundationNetworking
 import TIPImageServer
 
 /// An isolated configuration, pipeline and embedded image server for downloader tests.
-final class DownloaderTestEnvironment: Sendable {
+final class DownloaderTestEnvironment: PipelineTestEnvironment, Sendable {
     let configuration: GlobalConfiguration
     let root: URL
     let server: TIPImageServer
@@ -26,8 +26,6 @@ final class DownloaderTestEnvironment: Sendable {
         pipeline.diskCache.waitUntilManifestLoaded()
     }
 
-    var downloader: ImageDownloader { configuration.downloader }
-
     /// Stops the server and deletes the temporary directory.
     func tearDown() async {
         await server.stop()
@@ -37,20 +35,6 @@ final class DownloaderTestEnvironment: Sendable {
     /// A request for `path` on the server, cached in the pipeline unless `cached` is false.
     func request(_ path: String, cached: Bool = true, identifier: String? = nil) -> ImageDownloadRequest {
         ImageDownloadRequest(url: server.url(for: path), identifier: identifier, pipeline: cached ? pipeline : nil)
-    }
-
-    /// Adds a new member for `request` to the downloader.
-    @discardableResult
-    func start(_ request: ImageDownloadRequest, priority: ImageFetchPriority = .normal,
-               onUpdate: (@Sendable (DownloadTestMember, ImageDownloadUpdate) -> Void)? = nil) -> DownloadTestMember {
-        let member = DownloadTestMember(request, priority: priority, onUpdate: onUpdate)
-        downloader.add(member)
-        return member
-    }
-
-    /// The disk entry for `identifier` (complete and partial parts).
-    func diskEntry(_ identifier: String) -> DiskCacheEntry? {
-        pipeline.diskCache.entry(withIdentifier: identifier)
     }
 
     /// A generated JPEG of roughly `width` x `height` (distinct per `seed`).

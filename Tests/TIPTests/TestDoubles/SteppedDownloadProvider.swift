@@ -49,11 +49,14 @@ enum SteppedDownloadError: Error {
 }
 
 /// One download of ``SteppedDownloadProvider``. Every client call happens on the context's queue, in the
-/// contract's order; `cancel(description:)` ends it with a `cancelled` error unless it already ended.
+/// contract's order; `cancel(description:)` ends it with a `cancelled` error unless it already ended. It records
+/// what a test asserts about it: the request that went out (``header(_:)``), every priority it was given
+/// (``priorities``) and whether it was cancelled (``waitUntilCancelled(timeout:)``).
 final class SteppedDownload: ImageFetchDownload {
     private struct State {
         var context: (any ImageFetchDownloadContext)?
         var priority = Operation.QueuePriority.normal
+        var priorities: [Operation.QueuePriority] = []
         var sentRequest: URLRequest?
         var cancelDescription: String?
         var isOver = false
@@ -71,8 +74,16 @@ final class SteppedDownload: ImageFetchDownload {
     var finalURLRequest: URLRequest? { sentRequest }
     var priority: Operation.QueuePriority {
         get { state.withLock { $0.priority } }
-        set { state.withLock { $0.priority = newValue } }
+        set {
+            state.withLock {
+                $0.priority = newValue
+                $0.priorities.append(newValue)
+            }
+        }
     }
+
+    /// Every priority the downloader gave the download, in order (the first one before `start()`).
+    var priorities: [Operation.QueuePriority] { state.withLock { $0.priorities } }
 
     /// The request as it would go out (hydrated, with `Authorization`), once prepared.
     var sentRequest: URLRequest? { state.withLock { $0.sentRequest } }
@@ -80,6 +91,13 @@ final class SteppedDownload: ImageFetchDownload {
     var cancelDescription: String? { state.withLock { $0.cancelDescription } }
     /// Whether the download ended (completed, or cancelled).
     var isOver: Bool { state.withLock { $0.isOver } }
+    /// Whether the client cancelled the download (before it ended otherwise).
+    var isCancelled: Bool { cancelDescription != nil }
+
+    /// The value of the header `name` in the request that went out; nil before it went out or when absent.
+    func header(_ name: String) -> String? {
+        sentRequest?.value(forHTTPHeaderField: name)
+    }
 
     func start() {
         queue.async { [self] in
@@ -130,10 +148,11 @@ final class SteppedDownload: ImageFetchDownload {
         }
     }
 
-    /// Answers with the whole of `data` (a resumable 200 with `entityTag`) and ends the download.
-    func serve(_ data: Data, entityTag: String = "\"v\"", type: String = "image/jpeg") {
+    /// Answers with the whole of `data` (a resumable 200 with `entityTag`), in chunks of `chunkSize` bytes
+    /// (nil: one chunk), and ends the download.
+    func serve(_ data: Data, entityTag: String = "\"v\"", type: String = "image/jpeg", chunkSize: Int? = nil) {
         respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: data.count, entityTag: entityTag, type: type))
-        send(data)
+        send(data, chunkSize: chunkSize ?? max(1, data.count))
         finish()
     }
 
@@ -158,6 +177,11 @@ final class SteppedDownload: ImageFetchDownload {
     /// Waits until the download ended (completed or cancelled); false on timeout.
     func waitUntilOver(timeout: Duration = .seconds(60)) async -> Bool {
         await eventually(timeout: timeout) { self.isOver }
+    }
+
+    /// Waits until the client cancelled the download and it ended; false on timeout, or when it ended otherwise.
+    func waitUntilCancelled(timeout: Duration = .seconds(60)) async -> Bool {
+        await eventually(timeout: timeout) { self.isOver } && isCancelled
     }
 
     private var liveClient: (any ImageFetchDownloadClient)? {

@@ -6,7 +6,7 @@ import FoundationNetworking
 
 /// An isolated configuration and pipeline whose downloads the test steps by hand (``SteppedDownloadProvider``),
 /// with a problem recorder installed.
-final class SteppedPipelineEnvironment: Sendable {
+final class SteppedPipelineEnvironment: PipelineTestEnvironment, Sendable {
     let configuration: GlobalConfiguration
     let root: URL
     let provider = SteppedDownloadProvider()
@@ -25,6 +25,11 @@ final class SteppedPipelineEnvironment: Sendable {
         }
         self.pipeline = pipeline
         pipeline.diskCache.waitUntilManifestLoaded()
+    }
+
+    /// A downloader request for ``url(_:)`` of `name`, cached in the pipeline unless `cached` is false.
+    func request(_ name: String, cached: Bool = true) -> ImageDownloadRequest {
+        ImageDownloadRequest(url: Self.url(name), pipeline: cached ? pipeline : nil)
     }
 
     /// Deletes the temporary directory.
