@@ -68,6 +68,7 @@ let package = Package(
             dependencies: [
                 "TIP",
                 "TIPImageServer",
+                "TIPWebP",  // registered at start: the sample decodes and fetches WebP too
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Samples/TIPSample"
@@ -75,12 +76,13 @@ let package = Package(
         // Runs the `tip-sample` executable as a child process and checks its output.
         .testTarget(
             name: "TIPSampleTests",
-            dependencies: ["TIPSample", "TIP", "TIPImageServer"]
+            dependencies: ["TIPSample", "TIP", "TIPImageServer", "TIPWebP"]
         ),
         .testTarget(
             name: "TIPTests",
-            // The crash-consistency tests run the harness executable as a child process.
-            dependencies: ["TIP", "TIPImageServer", "TIPCacheCrashHarness", "TIPStressHarness"]
+            // The crash-consistency tests run the harness executable as a child process, the callback-queue tests
+            // the plain `main.swift` program.
+            dependencies: ["TIP", "TIPImageServer", "TIPCacheCrashHarness", "TIPStressHarness", "TIPCallbackHarness"]
         ),
         // The embedded HTTP/1.1 image server (loopback only) behind the sample, the tests and the benchmarks.
         .target(
@@ -101,6 +103,13 @@ let package = Package(
             name: "TIPCacheCrashHarness",
             dependencies: ["TIP"],
             path: "Tests/CacheCrashHarness"
+        ),
+        // A plain `main.swift` program that fetches with the default configuration and waits on a semaphore
+        // (no main loop), run as a child process by the callback-queue tests.
+        .executableTarget(
+            name: "TIPCallbackHarness",
+            dependencies: ["TIP", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/CallbackHarness"
         ),
         // The stress executable (10,000 fetches across 4 pipelines), run under LeakSanitizer or valgrind;
         // the tests run a smaller count in-process.

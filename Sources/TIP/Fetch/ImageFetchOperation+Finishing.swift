@@ -7,7 +7,17 @@ extension ImageFetchOperation {
                  _ body: @escaping @Sendable (ImageFetchOperation, any ImageFetchDelegate) -> Void) {
         guard let delegate else { return }
         if let capability, !delegate[keyPath: capability] { return }
-        configuration.callbackQueue.async { body(self, delegate) }
+        dispatchToDelegate { body(self, delegate) }
+    }
+
+    /// Runs `work` where the delegate hears of the fetch: the callback queue (watched for being serviced), or the
+    /// operation's own queue for the async API's internal delegates.
+    func dispatchToDelegate(_ work: @escaping @Sendable () -> Void) {
+        if deliversOnOwnQueue {
+            workQueue.async(execute: work)
+        } else {
+            configuration.dispatchToCallbackQueue(work)
+        }
     }
 
     /// Delivers the final image, stores it in the caches, and finishes once the delegate has it.
@@ -28,7 +38,7 @@ extension ImageFetchOperation {
                                  storesRendered: storable && !request.options.contains(.skipStoringToRenderedCache)
                                      && !result.imageIsTreatedAsPlaceholder,
                                  transformerIdentifier: transformerIdentifier)
-        configuration.callbackQueue.async {
+        dispatchToDelegate {
             delegate?.imageFetchOperation(self, didLoadFinalImage: result)
             self.markFinished()
         }
@@ -45,7 +55,7 @@ extension ImageFetchOperation {
             state.metrics = state.recorder.finish(at: now, cancelled: cancelled)
             return state.delegate
         }
-        configuration.callbackQueue.async {
+        dispatchToDelegate {
             delegate?.imageFetchOperation(self, didFailToLoadFinalImage: error)
             self.markFinished()
         }

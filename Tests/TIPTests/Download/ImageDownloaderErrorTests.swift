@@ -96,7 +96,7 @@ struct ImageDownloaderErrorTests {
         env.server.setImage(image, at: "/slow.jpg")
         env.server.setFault(.stall(afterBodyBytes: image.count / 2), for: "/slow.jpg")
         let error = await env.start(env.request("/slow.jpg")).failure()
-        #expect((error as? URLError)?.code == .timedOut)
+        #expect(((error as? ImageFetchError)?.underlyingError as? URLError)?.code == .timedOut)
         let identifier = env.server.url(for: "/slow.jpg").absoluteString
         #expect(await eventually { env.diskEntry(identifier)?.partial != nil })
         #expect(env.diskEntry(identifier)?.partial?.byteCount == Int64(image.count / 2))

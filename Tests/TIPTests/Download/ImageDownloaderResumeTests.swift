@@ -215,7 +215,7 @@ struct ImageDownloaderResumeTests {
             .response(status: 200, headers: ["Content-Length": "\(image.count)", "Accept-Ranges": "bytes"]),
             .data(image.prefix(image.count / 2)), .complete(URLError(.networkConnectionLost)),
         ])
-        #expect(await env.start(env.request("/novalidator.jpg")).failure() is URLError)
+        #expect((await env.start(env.request("/novalidator.jpg")).failure() as? ImageFetchError)?.underlyingError is URLError)
         try await Task.sleep(for: .milliseconds(100))
         #expect(env.diskEntry(env.server.url(for: "/placeholder.jpg").absoluteString) == nil)
         #expect(env.diskEntry(env.server.url(for: "/novalidator.jpg").absoluteString) == nil)
