@@ -82,7 +82,8 @@ let package = Package(
             name: "TIPTests",
             // The crash-consistency tests run the harness executable as a child process, the callback-queue tests
             // the plain `main.swift` program.
-            dependencies: ["TIP", "TIPImageServer", "TIPCacheCrashHarness", "TIPStressHarness", "TIPCallbackHarness"]
+            dependencies: ["TIP", "TIPImageServer", "TIPCacheCrashHarness", "TIPStressHarness", "TIPCallbackHarness",
+                           .product(name: "Logging", package: "swift-log")]
         ),
         // The embedded HTTP/1.1 image server (loopback only) behind the sample, the tests and the benchmarks.
         .target(

@@ -11,10 +11,27 @@ import Foundation
 import Logging
 import TIP
 
-if CommandLine.arguments.dropFirst().first == "log-bootstrap" {
+// And: TIPCallbackHarness check-root <directory>: stands the shared pipeline up on that caches root (the tests
+// run it as an unprivileged user) and prints the problems reported, one per line: "problem <name> errno=<n>".
+final class PrintingObserver: ProblemObserver {
+    func problemWasEncountered(_ problem: Problem, userInfo: [String: any Sendable]) {
+        print("problem \(problem.rawValue) errno=\(userInfo[ProblemInfoKey.errno] ?? "")")
+    }
+}
+
+switch CommandLine.arguments.dropFirst().first {
+case "log-bootstrap":
     LoggingSystem.bootstrap { label in StreamLogHandler.standardOutput(label: label) }
     _ = ImagePipeline(identifier: "not a valid identifier!")
     exit(0)
+case "check-root" where CommandLine.arguments.count == 3:
+    let observer = PrintingObserver()
+    GlobalConfiguration.shared.problemObserver = observer
+    GlobalConfiguration.shared.cachesRootDirectory = URL(fileURLWithPath: CommandLine.arguments[2], isDirectory: true)
+    _ = ImagePipeline.shared
+    exit(0)
+default:
+    break
 }
 
 /// A delegate the program holds, as TIP's docs say to.

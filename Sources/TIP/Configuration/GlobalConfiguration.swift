@@ -262,13 +262,22 @@ public final class GlobalConfiguration: Sendable {
 
     /// The directory under which each pipeline keeps its disk cache, in
     /// `<root>/TIPImagePipeline/<identifier>/`. Default: `$XDG_CACHE_HOME` or `~/.cache`. Changing it
-    /// affects pipelines created afterwards.
+    /// affects pipelines created afterwards: live pipelines keep their directory, and a warning names them.
+    /// A root that cannot hold files is reported when a pipeline stands up (``Problem/diskCacheDirectoryUnusable``).
     public var cachesRootDirectory: URL {
         get { settings.withLock { $0.cachesRootDirectory } }
-        set { settings.withLock { $0.cachesRootDirectory = newValue } }
+        set {
+            let old = settings.withLock { settings in
+                defer { settings.cachesRootDirectory = newValue }
+                return settings.cachesRootDirectory
+            }
+            warnIfLivePipelinesKeep(old, whenRootBecomes: newValue)
+        }
     }
 
-    /// Where the pipeline logs. Default nil (no logging).
+    /// Where the pipeline logs. Default ``defaultLogger``: swift-log (`Logger(label: "TIP")`), warnings and more
+    /// severe, so an application that bootstraps `LoggingSystem` sees TIP's warnings without configuring TIP
+    /// (swift-log's default handler writes to stderr). Set nil to silence the pipeline.
     public var logger: (any PipelineLogger)? {
         get { settings.withLock { $0.logger } }
         set { settings.withLock { $0.logger = newValue } }
