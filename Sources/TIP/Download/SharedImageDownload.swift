@@ -201,8 +201,9 @@ final class SharedImageDownload: @unchecked Sendable {
                 postUnnecessaryError(error)
                 return succeed(sent: sent)
             }
-            // One error type at the surface: the transport's error travels as the underlying error.
-            return finish(failing: ImageFetchError.couldNotDownload(request.url, underlyingError: error))
+            // One error type at the surface: the transport's error travels as the underlying error. An error the
+            // request's own hydration or authorization block returned goes back to the caller as it is.
+            return finish(failing: client.blockFailed ? error : ImageFetchError.couldNotDownload(request.url, underlyingError: error))
         }
         guard response != nil, !body.isEmpty else {
             return finish(failing: ImageFetchError.emptyResponse(status: response?.statusCode ?? 0, url: request.url))

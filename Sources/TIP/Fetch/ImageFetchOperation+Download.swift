@@ -108,7 +108,7 @@ extension ImageFetchOperation {
             return "The image downloaded from \(url) is \(type.rawValue) (\(contentType)), and no codec for it is "
                 + "registered; \(type.missingCodecAdvice)."
         case let .dimensionsTooLarge(width, height, limit)?:
-            return "The image downloaded from \(url) is \(width)x\(height), more than the limit of \(limit) pixels; raise "
+            return "The image downloaded from \(url) is \(width)x\(height), which exceeds the limit of \(limit) pixels; raise "
                 + "GlobalConfiguration.shared.maximumPixelCount (or the request's maximumPixelCount) to load it."
         default:
             return "The image downloaded from \(url) (\(contentType)) could not be decoded (\(error)); the server may have "

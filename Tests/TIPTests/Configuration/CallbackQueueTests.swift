@@ -56,12 +56,18 @@ struct CallbackQueueTests {
         #expect(try await events.value == 1)
     }
 
-    @Test("callbacks waiting on a queue nothing services: one warning naming the queue and the setting")
-    func watchdogWarnsOnce() async throws {
+    /// A configuration whose watchdog reports after `interval` seconds, logging into the returned logger.
+    private func watchedConfiguration(interval: TimeInterval) -> (GlobalConfiguration, CapturingLogger) {
         let configuration = GlobalConfiguration(cachesRootDirectory: FileManager.default.temporaryDirectory)
         let logger = CapturingLogger()
         configuration.logger = logger
-        configuration.callbackWatchdog.interval = 0.05
+        configuration.callbackWatchdog.interval = interval
+        return (configuration, logger)
+    }
+
+    @Test("callbacks waiting on a queue nothing services: one warning naming the queue and the setting")
+    func watchdogWarnsOnce() async throws {
+        let (configuration, logger) = watchedConfiguration(interval: 0.05)
         let stuck = DispatchQueue(label: "stuck-callbacks")
         stuck.suspend()
         configuration.callbackQueue = stuck
@@ -82,10 +88,7 @@ struct CallbackQueueTests {
 
     @Test("a serviced callback queue is never reported")
     func watchdogQuietWhenServiced() async throws {
-        let configuration = GlobalConfiguration(cachesRootDirectory: FileManager.default.temporaryDirectory)
-        let logger = CapturingLogger()
-        configuration.logger = logger
-        configuration.callbackWatchdog.interval = 0.5
+        let (configuration, logger) = watchedConfiguration(interval: 0.5)
         configuration.callbackQueue = DispatchQueue(label: "serviced-callbacks")
         let ran = Locked(0)
         for _ in 0..<20 { configuration.dispatchToCallbackQueue { ran.withLock { $0 += 1 } } }

@@ -120,8 +120,8 @@ struct ImageDownloaderHydrationTests {
             _ = await env.start(request).completion()
         }
         #expect(await eventually { env.diskEntry(env.server.url(for: "/s2.jpg").absoluteString)?.partial != nil })
-        #expect(!logger.messages(containing: "").isEmpty)
-        #expect(!logger.messages(containing: "").contains { $0.contains("very-secret") })
+        #expect(!logger.allMessages.isEmpty)
+        #expect(!logger.allMessages.contains { $0.contains("very-secret") })
         // Every file in the pipeline's directory, with its extended attributes.
         let needle = Data("very-secret".utf8)
         let files = try FileManager.default.contentsOfDirectory(at: env.pipeline.directory, includingPropertiesForKeys: nil)

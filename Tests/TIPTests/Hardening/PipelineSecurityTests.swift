@@ -175,7 +175,7 @@ struct PipelineSecurityTests {
         let inspection = await withCheckedContinuation { continuation in env.pipeline.inspect { continuation.resume(returning: $0) } }
         let inspectionText = String(reflecting: inspection)
         #expect(!inspection.completeDiskEntries.isEmpty)
-        for text in [inspectionText] + errors + logger.messages(containing: "") + problems.texts.withLock({ $0 }) {
+        for text in [inspectionText] + errors + logger.allMessages + problems.texts.withLock({ $0 }) {
             #expect(!text.contains(needle), "the secret leaked: \(text.prefix(300))")
         }
         let files = try FileManager.default.contentsOfDirectory(at: env.pipeline.directory, includingPropertiesForKeys: nil)

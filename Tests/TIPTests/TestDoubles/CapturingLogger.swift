@@ -14,6 +14,9 @@ final class CapturingLogger: PipelineLogger {
         entries.withLock { $0.append((level, message)) }
     }
 
+    /// Every message, in order.
+    var allMessages: [String] { entries.withLock { $0.map(\.message) } }
+
     /// The messages of `level` (every level when nil) containing `text`.
     func messages(containing text: String, level: PipelineLogLevel? = nil) -> [String] {
         entries.withLock { $0.filter { ($0.level == level || level == nil) && $0.message.contains(text) }.map(\.message) }
