@@ -5,8 +5,8 @@ extension ImageType {
     /// any other type.
     var missingCodecAdvice: String {
         if self == .webp {
-            return "add the TIPWebP product (.product(name: \"TIPWebP\", package: \"TIP\")) to your target and call "
-                + "TIPWebP.register() at start-up"
+            return "add the TIPWebP product and call TIPWebP.register() at start-up (the TIPWebP product goes next to "
+                + "TIP in your target's dependencies)"
         }
         return "register an ImageCodec for it with CodecCatalogue.shared.setCodec(_:for: ImageType(rawValue: \"\(rawValue)\"))"
     }
