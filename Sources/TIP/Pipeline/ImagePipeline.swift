@@ -84,7 +84,9 @@ public final class ImagePipeline: Sendable {
         self.memoryCache = MemoryCache(domain: configuration.memoryDomain, configuration: configuration)
         self.diskCache = DiskCache(directory: directory, domain: configuration.diskDomain, configuration: configuration)
         configuration.registry.register(self)
-        checkCachesRoot()
+        // An unusable directory is reported now (problem observer and logger, with the real errno), not discovered
+        // as fetches that silently cache nothing.
+        diskCache.reportIfDirectoryUnusable(pipelineIdentifier: identifier)
         for observer in configuration.imagePipelineObservers {
             observer.imagePipelineDidStandUp(self)
         }
@@ -245,10 +247,3 @@ struct SendableError: @unchecked Sendable {
     init(_ error: any Error) { self.error = error }
 }
 
-extension ImagePipeline {
-    /// At stand-up: a disk cache directory that cannot hold files is reported now (problem observer and logger,
-    /// with the real errno), not discovered as fetches that silently cache nothing.
-    func checkCachesRoot() {
-        diskCache.reportIfDirectoryUnusable(pipelineIdentifier: identifier)
-    }
-}

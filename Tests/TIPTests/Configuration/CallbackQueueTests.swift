@@ -32,7 +32,7 @@ struct CallbackQueueTests {
 
         let url = SteppedPipelineEnvironment.url("async.jpg")
         let fetch = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: url)) }
-        try await env.provider.next().serve(jpeg)
+        try await env.provider.next(timeout: .seconds(300)).serve(jpeg)
         let result = try await fetch.value
         #expect(result.imageSource == .network && result.imageContainer.dimensions == CGSize(width: 64, height: 48))
 
@@ -42,7 +42,7 @@ struct CallbackQueueTests {
 
         let oneLine = Task { try await env.pipeline.image(for: SteppedPipelineEnvironment.url("one-line.jpg"),
                                                           targetDimensions: CGSize(width: 32, height: 32)) }
-        try await env.provider.next().serve(jpeg)
+        try await env.provider.next(timeout: .seconds(300)).serve(jpeg)
         #expect(try await oneLine.value.dimensions == CGSize(width: 32, height: 24))
 
         let events = Task {
@@ -52,7 +52,7 @@ struct CallbackQueueTests {
             }
             return finals
         }
-        try await env.provider.next().serve(jpeg)
+        try await env.provider.next(timeout: .seconds(300)).serve(jpeg)
         #expect(try await events.value == 1)
     }
 

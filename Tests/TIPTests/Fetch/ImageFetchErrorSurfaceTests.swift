@@ -36,7 +36,7 @@ struct ImageFetchErrorSurfaceTests {
 
         // The async API throws the same error.
         let task = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: url)) }
-        try await env.provider.next().finish(URLError(.cannotConnectToHost))
+        try await env.provider.next(timeout: .seconds(300)).finish(URLError(.cannotConnectToHost))
         await #expect(throws: ImageFetchError.self) { try await task.value }
         let thrown = await task.result
         if case .failure(let error as ImageFetchError) = thrown {
@@ -49,7 +49,8 @@ struct ImageFetchErrorSurfaceTests {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         let task = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("a.jpg"))) }
-        let download = try await env.provider.next()
+        // A long limit: the task needs a turn of the (2-thread) concurrency pool before its download exists.
+        let download = try await env.provider.next(timeout: .seconds(300))
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(await download.waitUntilOver())

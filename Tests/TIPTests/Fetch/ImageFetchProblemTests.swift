@@ -5,17 +5,6 @@ import Testing
 /// TIP's declared problems are posted where TIP posts them, and a released delegate's cancel is logged.
 @Suite("Fetch problems posted as TIP posts them")
 struct ImageFetchProblemTests {
-    /// A completion-API fetch of `request`, answered with `data`; its result or error.
-    private func fetch(_ env: SteppedPipelineEnvironment, _ request: GenericImageFetchRequest, serving data: Data) async throws
-        -> (result: ImageFetchResult?, error: (any Error)?) {
-        let outcome = Locked<(ImageFetchResult?, (any Error)?)>((nil, nil))
-        let operation = env.pipeline.operation(with: request) { result, error in outcome.withLock { $0 = (result, error) } }
-        env.pipeline.fetchImage(with: operation)
-        try await env.provider.next().serve(data)
-        #expect(await eventually { operation.isFinished })
-        return outcome.withLock { $0 }
-    }
-
     @Test("target dimensions neither zero nor positive: TIPProblemImageFetchHasInvalidTargetDimensions, the image at its own size",
           arguments: [CGSize(width: -10, height: 50), CGSize(width: 0, height: 50), CGSize(width: -1, height: -1)])
     func invalidTargetDimensions(target: CGSize) async throws {
@@ -23,7 +12,7 @@ struct ImageFetchProblemTests {
         defer { env.tearDown() }
         let url = SteppedPipelineEnvironment.url("invalid-target.jpg")
         let request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: target, targetContentMode: .scaleAspectFit)
-        let (result, _) = try await fetch(env, request, serving: try DownloaderTestEnvironment.jpeg(width: 64, height: 48))
+        let (result, _) = try await env.fetch(request, serving: try DownloaderTestEnvironment.jpeg(width: 64, height: 48))
         #expect(result?.imageContainer.dimensions == CGSize(width: 64, height: 48))
         let info = try #require(env.problems.infos(.imageFetchHasInvalidTargetDimensions).first)
         #expect(info[ProblemInfoKey.targetDimensions] as? CGSize == target)
@@ -36,8 +25,8 @@ struct ImageFetchProblemTests {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 64, height: 48)
-        _ = try await fetch(env, GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("zero.jpg")), serving: jpeg)
-        _ = try await fetch(env, GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("sized.jpg"), identifier: nil,
+        _ = try await env.fetch(GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("zero.jpg")), serving: jpeg)
+        _ = try await env.fetch(GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("sized.jpg"), identifier: nil,
                                                           targetDimensions: CGSize(width: 10, height: 10), targetContentMode: .scaleAspectFit),
                             serving: jpeg)
         #expect(env.problems.count(.imageFetchHasInvalidTargetDimensions) == 0)
@@ -63,7 +52,7 @@ struct ImageFetchProblemTests {
         defer { env.tearDown() }
         let url = SteppedPipelineEnvironment.url("located.jpg")
         let located = Self.withGPSDirectory(try DownloaderTestEnvironment.jpeg(width: 64, height: 48))
-        let (result, error) = try await fetch(env, GenericImageFetchRequest(imageURL: url), serving: located)
+        let (result, error) = try await env.fetch(GenericImageFetchRequest(imageURL: url), serving: located)
         #expect(result?.imageContainer.dimensions == CGSize(width: 64, height: 48), "\(String(describing: error))")
         #expect(env.problems.infos(.imageDownloadedHasGPSInfo).map { $0[ProblemInfoKey.imageURL] as? String } == [url.absoluteString])
     }
@@ -74,7 +63,7 @@ struct ImageFetchProblemTests {
         defer { env.tearDown() }
         let request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("huge-target.jpg"), identifier: nil,
                                                targetDimensions: CGSize(width: 20_000, height: 20_000), targetContentMode: .scaleAspectFill)
-        let (result, error) = try await fetch(env, request, serving: try DownloaderTestEnvironment.jpeg(width: 64, height: 48))
+        let (result, error) = try await env.fetch(request, serving: try DownloaderTestEnvironment.jpeg(width: 64, height: 48))
         #expect(result?.imageContainer.dimensions == CGSize(width: 64, height: 48), "\(String(describing: error))")
         let info = try #require(env.problems.infos(.imageFailedToScale).first)
         #expect(info[ProblemInfoKey.scaledDimensions] as? CGSize == CGSize(width: 26_667, height: 20_000))

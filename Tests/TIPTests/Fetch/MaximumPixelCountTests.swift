@@ -25,11 +25,7 @@ struct MaximumPixelCountTests {
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 64, height: 48)
         let url = SteppedPipelineEnvironment.url("big.jpg")
 
-        let refused = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: url)) }
-        try await env.provider.next().serve(jpeg)
-        var failure: (any Error)?
-        if case .failure(let error) = await refused.result { failure = error }
-        let error = try #require(failure as? ImageFetchError)
+        let error = try #require(try await env.fetch(GenericImageFetchRequest(imageURL: url), serving: jpeg).error as? ImageFetchError)
         #expect(error.code == .couldNotDecodeImage)
         #expect(error.message.contains("64x48") && error.message.contains("GlobalConfiguration.shared.maximumPixelCount"), "\(error.message)")
         #expect(env.pipeline.diskCache.entry(withIdentifier: url.absoluteString) == nil)
@@ -37,10 +33,8 @@ struct MaximumPixelCountTests {
 
         var raising = GenericImageFetchRequest(imageURL: url)
         raising.maximumPixelCount = 10_000
-        let raised = raising
-        let allowed = Task { try await env.pipeline.fetchImage(for: raised) }
-        try await env.provider.next().serve(jpeg)
-        #expect(try await allowed.value.imageContainer.dimensions == CGSize(width: 64, height: 48))
-        #expect(GenericImageFetchRequest(raised).maximumPixelCount == 10_000)
+        let allowed = try await env.fetch(raising, serving: jpeg).result
+        #expect(allowed?.imageContainer.dimensions == CGSize(width: 64, height: 48))
+        #expect(GenericImageFetchRequest(raising).maximumPixelCount == 10_000)
     }
 }

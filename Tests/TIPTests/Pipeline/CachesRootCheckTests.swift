@@ -43,9 +43,14 @@ struct CachesRootCheckTests {
         // The fetch still succeeds (memory), and the failed disk write names the real cause.
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 64, height: 48)
         let url = SteppedPipelineEnvironment.url("a.jpg")
-        let fetch = Task { try await pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: url)) }
+        let source = Locked<ImageLoadSource?>(nil)
+        let operation = pipeline.operation(with: GenericImageFetchRequest(imageURL: url)) { result, _ in
+            source.withLock { $0 = result?.imageSource }
+        }
+        pipeline.fetchImage(with: operation)
         try await provider.next().serve(jpeg)
-        #expect(try await fetch.value.imageSource == .network)
+        #expect(await eventually { operation.isFinished })
+        #expect(source.withLock { $0 } == .network)
         var store = GenericImageStoreRequest(imageURL: SteppedPipelineEnvironment.url("b.jpg"))
         store.imageData = jpeg
         await withCheckedContinuation { done in pipeline.storeImage(with: store) { _, _ in done.resume() } }
