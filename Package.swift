@@ -109,6 +109,7 @@ let package = Package(
                 // `tip-sample decode` reads JPEG 2000, HEIC and AVIF too.
                 "TIPJPEG2000",
                 "TIPHEIF",
+                "TIPWebP",  // registered at start: the sample decodes and fetches WebP too
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Samples/TIPSample"
@@ -116,13 +117,15 @@ let package = Package(
         // Runs the `tip-sample` executable as a child process and checks its output.
         .testTarget(
             name: "TIPSampleTests",
-            dependencies: ["TIPSample", "TIP", "TIPImageServer"]
+            dependencies: ["TIPSample", "TIP", "TIPImageServer", "TIPWebP"]
         ),
         .testTarget(
             name: "TIPTests",
-            // The crash-consistency tests run the harness executable as a child process.
+            // The crash-consistency tests run the harness executable as a child process, the callback-queue tests
+            // the plain `main.swift` program.
             dependencies: [
-                "TIP", "TIPImageServer", "TIPCacheCrashHarness", "TIPStressHarness",
+                "TIP", "TIPImageServer", "TIPCacheCrashHarness", "TIPStressHarness", "TIPCallbackHarness",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
@@ -145,6 +148,13 @@ let package = Package(
             name: "TIPCacheCrashHarness",
             dependencies: ["TIP"],
             path: "Tests/CacheCrashHarness"
+        ),
+        // A plain `main.swift` program that fetches with the default configuration and waits on a semaphore
+        // (no main loop), run as a child process by the callback-queue tests.
+        .executableTarget(
+            name: "TIPCallbackHarness",
+            dependencies: ["TIP", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/CallbackHarness"
         ),
         // The stress executable (10,000 fetches across 4 pipelines), run under LeakSanitizer or valgrind;
         // the tests run a smaller count in-process.

@@ -26,7 +26,7 @@ struct DecodeCommand: ParsableCommand {
                                valueName: "name"))
     var processors: [ProcessorArgument] = []
 
-    @Option(help: "Write the result (the first frame of an animation) to this .png or .jpg file.")
+    @Option(help: "Write the result (the first frame of an animation) to this .png, .jpg, .gif or .webp file.")
     var out: String?
 
     @Option(help: "Decode this many times and print the median decode time.")
@@ -91,7 +91,7 @@ struct DecodeCommand: ParsableCommand {
         if let out {
             let type = ImageType(fileExtension: (out as NSString).pathExtension) ?? .png
             do {
-                try catalogue.encodeImage(ImageContainer(image: result.container.image), toFilePath: out, type: type, quality: 0.85)
+                try ImageContainer(image: result.container.image).write(to: URL(fileURLWithPath: out), type: type, quality: 0.85)
             } catch {
                 var err = StandardError()
                 print("error: \(error.description)", to: &err)

@@ -232,8 +232,8 @@ final class DiskCache: BudgetedCache, @unchecked Sendable {
     func reportWriteFailure(_ error: POSIXError, path: String, identifier: String?) {
         var info: [String: any Sendable] = [ProblemInfoKey.path: path, ProblemInfoKey.error: "\(error.code) (\(error.code.rawValue))"]
         if let identifier { info[ProblemInfoKey.imageIdentifier] = identifier }
-        configuration.log(.error, "disk cache write failed at \(path): \(error.code)")
-        configuration.post(.diskCacheWriteFailed, userInfo: info)
+        configuration.post(.diskCacheWriteFailed, userInfo: info, level: .error,
+                           message: "disk cache write failed at \(path): \(error.code) (\(error.code.rawValue)); the memory caches keep working")
         ensureDirectory()
     }
 }

@@ -20,7 +20,7 @@ extension DiskCache {
     @discardableResult
     func updateImageEntry(metadata input: DiskCacheMetadata, source: Source, forced: Bool = false) -> Bool {
         // The empty identifier has no file name (it would name the directory itself).
-        guard !input.identifier.isEmpty else { return false }
+        guard !input.identifier.isEmpty else { return reportNoFileName(for: input) }
         var metadata = input
         metadata.expectedLength = 0
         let name = SafeIdentifier.fileName(for: metadata.identifier)
@@ -35,7 +35,9 @@ extension DiskCache {
         let reserved: String? = domain.sync {
             guard decideStore(metadata, name: name, size: size, forced: forced) else { return nil }
             guard ensureDirectory() else {
-                reportWriteFailure(POSIXError(.ENOENT), path: directoryPath, identifier: metadata.identifier)
+                // The real reason (EACCES, ENOTDIR, EROFS...), not the ENOENT that sent us here.
+                let code = DiskCache.directoryError(directoryPath) ?? .ENOENT
+                reportWriteFailure(POSIXError(code), path: directoryPath, identifier: metadata.identifier)
                 return nil
             }
             let temporary = DiskCacheFiles.temporaryName()
@@ -200,7 +202,7 @@ extension DiskCache {
         metadata.lastAccess = configuration.clock()
         guard !metadata.identifier.isEmpty else {
             DiskCacheFiles.remove(path(temporaryName))
-            return false
+            return reportNoFileName(for: metadata)
         }
         let name = SafeIdentifier.fileName(for: metadata.identifier)
         var entry = currentEntry(name) ?? DiskCacheEntry(identifier: metadata.identifier)
@@ -348,5 +350,17 @@ extension DiskCache {
             }
             if let completion { DispatchQueue.global(qos: .utility).async(execute: completion) }
         }
+    }
+
+    /// TIP's `TIPProblemDiskCacheUpdateImageEntryCouldNotGenerateFileName`: no file name can be made for the
+    /// entry's identifier, so nothing is written. Returns false (not stored).
+    func reportNoFileName(for metadata: DiskCacheMetadata) -> Bool {
+        configuration.post(.diskCacheUpdateImageEntryCouldNotGenerateFileName, userInfo: [
+            ProblemInfoKey.imageIdentifier: metadata.identifier,
+            ProblemInfoKey.imageURL: metadata.url.absoluteString,
+            ProblemInfoKey.path: directoryPath,
+        ], message: "no disk cache file name can be made for the image identifier '\(metadata.identifier)' "
+            + "(\(metadata.url.absoluteString)): it is not stored on disk; give the image a non-empty identifier")
+        return false
     }
 }

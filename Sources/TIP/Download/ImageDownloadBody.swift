@@ -9,13 +9,15 @@ final class ImageDownloadBody {
     private let buffer = ImageDownloadBuffer()
     private let header = ImageDownloadHeaderReader()
     private let interpolationQuality: InterpolationQuality
+    private let maximumPixelCount: Int
     /// The file the bytes go to; nil when the disk cache could not take them.
     private(set) var file: ImagePipelineCaches.DownloadFile?
     /// The partial image fed every byte, once made.
     private(set) var partialImage: PartialImage?
 
-    init(interpolationQuality: InterpolationQuality) {
+    init(interpolationQuality: InterpolationQuality, maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
         self.interpolationQuality = interpolationQuality
+        self.maximumPixelCount = maximumPixelCount
     }
 
     /// Bytes held.
@@ -77,7 +79,7 @@ final class ImageDownloadBody {
     func makePartialImage(targetDimensions: CGSize, targetContentMode: ContentMode, expectedLength: Int?) {
         guard partialImage == nil else { return }
         let made = PartialImage(expectedLength: expectedLength, sizingHint: (targetDimensions, targetContentMode),
-                                interpolationQuality: interpolationQuality)
+                                interpolationQuality: interpolationQuality, maximumPixelCount: maximumPixelCount)
         if !buffer.isEmpty { made.append(buffer.copy()) }
         partialImage = made
     }
@@ -94,7 +96,8 @@ final class ImageDownloadBody {
         header.reset()
         useFile(file)
         if let old = partialImage {
-            partialImage = PartialImage(expectedLength: nil, sizingHint: old.sizingHint, interpolationQuality: interpolationQuality)
+            partialImage = PartialImage(expectedLength: nil, sizingHint: old.sizingHint, interpolationQuality: interpolationQuality,
+                                        maximumPixelCount: maximumPixelCount)
         }
     }
 

@@ -17,6 +17,8 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
         var hydratedRequest: URLRequest?
         var authorization: String?
         var contract = ImageDownloadContract()
+        /// Whether the hydration or authorization block returned an error (the request's own error, passed on as is).
+        var blockFailed = false
     }
 
     let originalRequest: URLRequest
@@ -35,6 +37,8 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
 
     var hydratedRequest: URLRequest? { state.withLock { $0.hydratedRequest } }
     var authorization: String? { state.withLock { $0.authorization } }
+    /// Whether the hydration or authorization block failed this client's request with an error of its own.
+    var blockFailed: Bool { state.withLock { $0.blockFailed } }
     var client: any ImageFetchDownloadClient { self }
 
     /// Checks `event`; true when it should go on. A violation is reported to the owner and cancels `download`.
@@ -78,7 +82,10 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
 
     private func hydrationDidFinish(original: URLRequest, hydrated: URLRequest?, error: (any Error)?,
                                     completion: @Sendable ((any Error)?) -> Void) {
-        if let error { return completion(error) }
+        if let error {
+            state.withLock { $0.blockFailed = true }
+            return completion(error)
+        }
         var request = hydrated ?? original
         if request.url != original.url {
             return completion(ImageFetchError.illegalModification(originalURL: originalRequest.url ?? URL(fileURLWithPath: "/"),
@@ -107,7 +114,10 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
         authorizer.block(request, subject.member) { [self] value, error in
             guard once.withLock({ called in defer { called = true }; return !called }) else { return }
             downloadQueue.async {
-                if let error { return completion(error) }
+                if let error {
+                    self.state.withLock { $0.blockFailed = true }
+                    return completion(error)
+                }
                 self.state.withLock { $0.authorization = value }
                 completion(nil)
             }

@@ -28,6 +28,8 @@ struct ImageDownloadRequest: Sendable {
     var allowsCommittedImage = false
     /// What the member may render while bytes arrive; nil: nothing. Not part of the coalescing key.
     var rendering: ImageDownloadRendering?
+    /// The most pixels an image may have to be decoded and cached (the first member's).
+    var maximumPixelCount = ImageDecodingOptions.defaultMaximumPixelCount
 
     /// A request for `url` (identifier: the URL's absolute string).
     init(url: URL, identifier: String? = nil, pipeline: ImagePipeline? = nil,
@@ -69,6 +71,7 @@ extension ImageDownloadRequest {
         allowsResume = request.loadingSources.allows(.networkResumed)
         allowsFullDownload = request.loadingSources.allows(.network)
         allowsCommittedImage = request.loadingSources.allows(.memoryCache)
+        maximumPixelCount = request.resolvedMaximumPixelCount(pipeline?.configuration)
     }
 }
 

@@ -200,7 +200,7 @@ final class PartialImage: Sendable {
                 if !candidates.isEmpty { break }
             }
             if candidates.isEmpty {
-                if !undecided || isComplete { storage.failure = .unrecognizedFormat }
+                if !undecided || isComplete { storage.failure = ImageDecodingError.unreadable(storage.data, codecs: codecs) }
                 return nil
             }
         }

@@ -13,7 +13,7 @@ extension SharedImageDownload {
         configuration.log(.debug, "downloaded \(request.url.absoluteString): \(body.count) bytes"
             + (isResumed ? " (resumed)" : "") + ", HTTP \(response?.statusCode ?? 0)")
         // Only bodies the catalogue reads become cache entries: anything else would fail to decode on every hit.
-        let readable = body.isReadable(maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
+        let readable = body.isReadable(maximumPixelCount: request.maximumPixelCount)
         let image = body.takeImage(lastModified: lastModified, entityTag: entityTag, expectedLength: nil)
         let caches = readable ? request.pipeline?.caches : nil
         caches?.commitDownloadedImage(image, for: request)

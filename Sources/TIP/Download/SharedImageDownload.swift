@@ -58,7 +58,8 @@ final class SharedImageDownload: @unchecked Sendable {
         self.queue = downloader.queue
         self.downloader = downloader
         members = ImageDownloadMembers(handle: ImageDownloadHandle(url: request.url, identifier: request.identifier))
-        body = ImageDownloadBody(interpolationQuality: configuration.defaultInterpolationQuality)
+        body = ImageDownloadBody(interpolationQuality: configuration.defaultInterpolationQuality,
+                                 maximumPixelCount: request.maximumPixelCount)
     }
 
     /// Whether a new fetch may join: not once it is failing or lost every member (it is being cancelled).
@@ -208,7 +209,9 @@ final class SharedImageDownload: @unchecked Sendable {
                 postUnnecessaryError(error)
                 return succeed(sent: sent)
             }
-            return finish(failing: error)
+            // One error type at the surface: the transport's error travels as the underlying error. An error the
+            // request's own hydration or authorization block returned goes back to the caller as it is.
+            return finish(failing: client.blockFailed ? error : ImageFetchError.couldNotDownload(request.url, underlyingError: error))
         }
         guard response != nil, !body.isEmpty else {
             return finish(failing: ImageFetchError.emptyResponse(status: response?.statusCode ?? 0, url: request.url))

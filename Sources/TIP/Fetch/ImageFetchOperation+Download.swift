@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 // The fetch as a member of a shared download, from joining to the downloaded image: events arrive on `workQueue`.
 extension ImageFetchOperation {
@@ -65,8 +68,13 @@ extension ImageFetchOperation {
                     ProblemInfoKey.error: String(describing: error),
                 ])
             }
-            return fail(ImageFetchError(.couldNotDecodeImage,
-                "The image downloaded from \(downloaded.url.absoluteString) could not be decoded (\(error)); the server may have sent something else."))
+            return fail(ImageFetchError(.couldNotDecodeImage, Self.undecodableMessage(error, downloaded: downloaded)))
+        }
+        if downloaded.source != .memoryCache, ImageMetadataReader.hasGPSInfo(downloaded.data, type: downloaded.imageType) {
+            // TIP: an image served with its location is a privacy leak to report (it is still delivered).
+            configuration.post(.imageDownloadedHasGPSInfo, userInfo: [ProblemInfoKey.imageURL: downloaded.url.absoluteString],
+                               message: "the image downloaded from \(downloaded.url.absoluteString) carries GPS information "
+                                   + "(an EXIF GPS directory): the server should strip it")
         }
         if downloaded.source != .memoryCache {
             guarded.withLock { state in
@@ -86,6 +94,27 @@ extension ImageFetchOperation {
                                 originalDimensions: downloaded.dimensions == .zero ? image.dimensions : downloaded.dimensions,
                                 transformed: transformed)
         succeed(result, propagateBytes: nil)
+    }
+
+    /// Why a downloaded body did not decode, in words that name the setting or the response that explains it.
+    static func undecodableMessage(_ error: any Error, downloaded: ImageDownloadResult) -> String {
+        let url = downloaded.url.absoluteString
+        let contentType = downloaded.response?.value(forHTTPHeaderField: "Content-Type").map { "Content-Type \($0)" }
+            ?? "no Content-Type"
+        switch error as? ImageDecodingError {
+        case .unrecognizedFormat?, .emptyData?:
+            return "The response from \(url) is not an image: the server sent \(contentType) (\(downloaded.data.count) bytes), "
+                + "which no registered codec reads; check the URL (an error or login page answered with a success status?)."
+        case .missingCodec(let type)?:
+            return "The image downloaded from \(url) is \(type.rawValue) (\(contentType)), and no codec for it is "
+                + "registered; \(type.missingCodecAdvice)."
+        case let .dimensionsTooLarge(width, height, limit)?:
+            return "The image downloaded from \(url) is \(width)x\(height), which exceeds the limit of \(limit) pixels; raise "
+                + "GlobalConfiguration.shared.maximumPixelCount (or the request's maximumPixelCount) to load it."
+        default:
+            return "The image downloaded from \(url) (\(contentType)) could not be decoded (\(error)); the server may have "
+                + "sent something else."
+        }
     }
 
     /// Records and reports download progress, which only goes back when the download restarts from byte 0.

@@ -7,7 +7,17 @@ extension ImageFetchOperation {
                  _ body: @escaping @Sendable (ImageFetchOperation, any ImageFetchDelegate) -> Void) {
         guard let delegate else { return }
         if let capability, !delegate[keyPath: capability] { return }
-        configuration.callbackQueue.async { body(self, delegate) }
+        dispatchToDelegate { body(self, delegate) }
+    }
+
+    /// Runs `work` where the delegate hears of the fetch: the callback queue (watched for being serviced), or the
+    /// operation's own queue for the async API's internal delegates.
+    func dispatchToDelegate(_ work: @escaping @Sendable () -> Void) {
+        if deliversOnOwnQueue {
+            workQueue.async(execute: work)
+        } else {
+            configuration.dispatchToCallbackQueue(work)
+        }
     }
 
     /// Delivers the final image, stores it in the caches, and finishes once the delegate has it.
@@ -29,7 +39,7 @@ extension ImageFetchOperation {
                                      && !result.imageIsTreatedAsPlaceholder,
                                  transformerIdentifier: transformerIdentifier)
         countFetch(source: result.imageSource, result: "success")
-        configuration.callbackQueue.async {
+        dispatchToDelegate {
             delegate?.imageFetchOperation(self, didLoadFinalImage: result)
             self.markFinished()
         }
@@ -64,7 +74,7 @@ extension ImageFetchOperation {
             return state.delegate
         }
         countFetch(source: nil, result: cancelled ? "cancelled" : "failure")
-        configuration.callbackQueue.async {
+        dispatchToDelegate {
             delegate?.imageFetchOperation(self, didFailToLoadFinalImage: error)
             self.markFinished()
         }

@@ -50,7 +50,8 @@ extension ImageFetchOperation {
     /// How cache hits are decoded: straight to the request's target sizing.
     var decoding: ImagePipelineCaches.Decoding {
         ImagePipelineCaches.Decoding(targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
-                                     decoderConfigMap: request.decoderConfigMap)
+                                     decoderConfigMap: request.decoderConfigMap,
+                                     maximumPixelCount: request.resolvedMaximumPixelCount(configuration))
     }
 
     // MARK: Memory
@@ -171,7 +172,7 @@ extension ImageFetchOperation {
             $0.recorder.record(.hitPreview, at: now)
         }
         guard let delegate, delegate.handlesPreviews else { return next() }
-        configuration.callbackQueue.async {
+        dispatchToDelegate {
             delegate.imageFetchOperation(self, didLoadPreviewImage: result) { behavior in
                 self.workQueue.async {
                     switch behavior {
@@ -201,13 +202,28 @@ extension ImageFetchOperation {
         return (scaledIfNeeded(image), transformed)
     }
 
-    /// The final scaling step: with a scaling content mode the delivered image has the target's dimensions.
+    /// The final scaling step: with a scaling content mode the delivered image has the target's dimensions. A scaled
+    /// image over the fetch's maximum pixel count is not made: the image is delivered unscaled, and TIP's
+    /// `TIPProblemImageFailedToScale` posted.
     func scaledIfNeeded(_ image: ImageContainer) -> ImageContainer {
         let target = request.targetDimensions
         guard TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode) else { return image }
         let expected = TargetSizing.pixelDimensions(width: Int(image.dimensions.width), height: Int(image.dimensions.height),
                                                     targetDimensions: target, contentMode: request.targetContentMode)
         guard CGSize(width: expected.width, height: expected.height) != image.dimensions else { return image }
+        let limit = request.resolvedMaximumPixelCount(configuration)
+        let (pixels, overflow) = expected.width.multipliedReportingOverflow(by: expected.height)
+        guard !overflow, pixels <= limit else {
+            configuration.post(.imageFailedToScale, userInfo: [
+                ProblemInfoKey.dimensions: image.dimensions, ProblemInfoKey.targetDimensions: target,
+                ProblemInfoKey.targetContentMode: request.targetContentMode,
+                ProblemInfoKey.scaledDimensions: CGSize(width: expected.width, height: expected.height),
+                ProblemInfoKey.animated: image.isAnimated, ProblemInfoKey.imageIdentifier: identifier,
+            ], message: "the image \(identifier) was not scaled to \(expected.width)x\(expected.height): that is more "
+                + "than the maximum pixel count (\(limit)); it is delivered at \(Int(image.dimensions.width))x"
+                + "\(Int(image.dimensions.height)). Ask for a smaller target, or raise GlobalConfiguration.maximumPixelCount.")
+            return image
+        }
         return image.scaledToTargetDimensions(target, contentMode: request.targetContentMode,
                                               quality: configuration.defaultInterpolationQuality)
     }

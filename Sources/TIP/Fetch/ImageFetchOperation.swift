@@ -50,10 +50,14 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
     let clock = ContinuousClock()
     /// The identifier the caches use.
     let identifier: String
+    /// Whether the delegate hears of the fetch on the operation's own queue instead of the callback queue: the
+    /// async API's internal delegates, so that `try await` never depends on the callback queue being serviced.
+    let deliversOnOwnQueue: Bool
 
     init(pipeline: ImagePipeline, request: any ImageFetchRequest, context: (any Sendable)?, delegate: (any ImageFetchDelegate)?,
-         ownsDelegate: Bool = false) {
+         ownsDelegate: Bool = false, deliversOnOwnQueue: Bool = false) {
         self.request = request
+        self.deliversOnOwnQueue = deliversOnOwnQueue
         self.imagePipeline = pipeline
         self.configuration = pipeline.configuration
         self.identifier = request.resolvedImageIdentifier
@@ -144,10 +148,18 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
         }
     }
 
-    /// TIP: a delegate that went away (without being discarded) cancels the fetch.
+    /// TIP: a delegate that went away (without being discarded) cancels the fetch; said once, at debug level.
     func cancelIfDelegateIsGone() {
-        let gone = guarded.withLock { $0.expectsDelegate && $0.delegate == nil }
-        if gone { cancel() }
+        let gone = guarded.withLock { state -> Bool in
+            guard state.expectsDelegate, state.delegate == nil else { return false }
+            state.expectsDelegate = false  // the cancel below is final: report it once
+            return true
+        }
+        guard gone else { return }
+        configuration.log(.debug, "the fetch of \(request.imageURL.absoluteString) is cancelled: its delegate was released "
+            + "(the operation holds its delegate weakly; keep a reference to it, or call discardDelegate() to let the "
+            + "fetch run without one)")
+        cancel(reason: "its delegate was released")
     }
 
     /// Waits for the fetch to finish while turning the current run loop in 0.3 s slices, so callbacks on the
@@ -178,12 +190,17 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
 
     /// Cancels the fetch (TIP's semantics: see the type's documentation). Asynchronous; idempotent.
     public override func cancel() {
+        cancel(reason: "the fetch was cancelled")
+    }
+
+    /// Cancels the fetch, saying why in its `cancelled` error.
+    func cancel(reason: String) {
         let downloading = guarded.withLock { state -> Bool? in
-            guard let cancelled = state.phase.cancelled(reason: "the fetch was cancelled") else { return nil }
+            guard let cancelled = state.phase.cancelled(reason: reason) else { return nil }
             state.phase = cancelled
             return cancelled.isDownloading
         }
-        if downloading == true { configuration.downloader.remove(self, reason: "the fetch was cancelled") }
+        if downloading == true { configuration.downloader.remove(self, reason: reason) }
     }
 
     /// Starts the fetch (called by the queue).

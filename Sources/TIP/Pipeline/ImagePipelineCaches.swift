@@ -27,15 +27,34 @@ struct ImagePipelineCaches: Sendable {
         var targetDimensions: CGSize
         var targetContentMode: ContentMode
         var decoderConfigMap: [ImageType: any Sendable]?
+        var maximumPixelCount = ImageDecodingOptions.defaultMaximumPixelCount
 
-        /// Decodes complete `data` straight to the target sizing (timed in `metrics`).
+        /// Decodes complete `data` straight to the target sizing (timed in `metrics`). An image within the pixel
+        /// limit whose output at the target would not be (a large target filled by upscaling) is decoded at its own
+        /// size: the fetch's final scaling step then reports that it could not scale it (TIP's `ImageFailedToScale`)
+        /// and delivers it as is.
         func decode(_ data: Data, type: ImageType?, quality: InterpolationQuality, metrics: PipelineMetrics) throws -> ImageContainer {
-            let options = ImageDecodingOptions(targetDimensions: targetDimensions, targetContentMode: targetContentMode,
-                                               interpolationQuality: quality)
+            var options = ImageDecodingOptions(targetDimensions: targetDimensions, targetContentMode: targetContentMode,
+                                               maximumPixelCount: maximumPixelCount, interpolationQuality: quality)
             return try metrics.measure("tip_decode_duration_seconds", [("type", type?.rawValue ?? "unknown")]) {
-                try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: decoderConfigMap,
-                                                      imageType: type).container
+                let result = Result { () throws(ImageDecodingError) in
+                    try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: decoderConfigMap, imageType: type)
+                }
+                guard case .failure(let error) = result, targetDimensions != .zero, Self.isOnlyTheOutputTooLarge(error) else {
+                    return try result.get().container
+                }
+                options.targetDimensions = .zero
+                options.targetContentMode = .center
+                return try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: decoderConfigMap,
+                                                             imageType: type).container
             }
+        }
+
+        /// Whether `error` refuses the output at the target sizing while the image itself is within the limit.
+        private static func isOnlyTheOutputTooLarge(_ error: ImageDecodingError) -> Bool {
+            guard case let .dimensionsTooLarge(width, height, limit) = error else { return false }
+            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+            return !overflow && pixels <= limit
         }
     }
 

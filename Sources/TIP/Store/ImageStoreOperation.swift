@@ -48,7 +48,7 @@ final class ImageStoreOperation: Operation, AsynchronousOperation, DependencyOpe
 
     private func finish(_ stored: Bool, _ error: (any Error)?) {
         let completion = self.completion
-        pipeline.configuration.callbackQueue.async {
+        pipeline.configuration.dispatchToCallbackQueue {
             completion?(stored, error)
             self.transition(executing: true, finished: true) { self.phase.withLock { $0 = .finished } }
         }

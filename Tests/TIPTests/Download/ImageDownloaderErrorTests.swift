@@ -76,15 +76,16 @@ struct ImageDownloaderErrorTests {
         await env.tearDown()
     }
 
-    @Test("a dropped connection fails the download with the transport's error")
+    @Test("a dropped connection fails the download with couldNotDownloadImage, the transport's error underneath")
     func droppedConnection() async throws {
         let env = try await DownloaderTestEnvironment()
         let image = try DownloaderTestEnvironment.jpeg(width: 700, height: 500)
         env.server.setImage(image, at: "/drop.jpg")
         env.server.setFault(.dropConnection(afterBodyBytes: 100), for: "/drop.jpg")
         let error = await env.start(env.request("/drop.jpg", cached: false)).failure()
-        #expect(error != nil)
-        #expect(!(error is ImageFetchError))
+        let wrapped = try #require(error as? ImageFetchError)
+        #expect(wrapped.code == .couldNotDownloadImage && wrapped.underlyingError != nil)
+        #expect(!(wrapped.underlyingError is ImageFetchError))
         await env.tearDown()
     }
 
@@ -96,7 +97,7 @@ struct ImageDownloaderErrorTests {
         env.server.setImage(image, at: "/slow.jpg")
         env.server.setFault(.stall(afterBodyBytes: image.count / 2), for: "/slow.jpg")
         let error = await env.start(env.request("/slow.jpg")).failure()
-        #expect((error as? URLError)?.code == .timedOut)
+        #expect(((error as? ImageFetchError)?.underlyingError as? URLError)?.code == .timedOut)
         let identifier = env.server.url(for: "/slow.jpg").absoluteString
         #expect(await eventually { env.diskEntry(identifier)?.partial != nil })
         #expect(env.diskEntry(identifier)?.partial?.byteCount == Int64(image.count / 2))

@@ -32,6 +32,17 @@ final class SteppedPipelineEnvironment: PipelineTestEnvironment, Sendable {
         ImageDownloadRequest(url: Self.url(name), pipeline: cached ? pipeline : nil)
     }
 
+    /// Runs a completion-API fetch of `request`, answers its download with `data` (a resumable 200) and returns
+    /// the fetch's result or error once it finished.
+    func fetch(_ request: GenericImageFetchRequest, serving data: Data) async throws -> (result: ImageFetchResult?, error: (any Error)?) {
+        let outcome = Locked<(ImageFetchResult?, (any Error)?)>((nil, nil))
+        let operation = pipeline.operation(with: request) { result, error in outcome.withLock { $0 = (result, error) } }
+        pipeline.fetchImage(with: operation)
+        try await provider.next().serve(data)
+        _ = await eventually { operation.isFinished }
+        return outcome.withLock { $0 }
+    }
+
     /// Deletes the temporary directory.
     func tearDown() {
         try? FileManager.default.removeItem(at: root)
