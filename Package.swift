@@ -5,21 +5,25 @@ let package = Package(
     name: "TIP",
     platforms: [.macOS(.v15)],
     products: [
+        // Only the library and its codec plug-ins are products: SwiftPM fetches, for a package that depends on
+        // this one, only the dependencies of product targets, so the sample, the harnesses and the tests (and
+        // the image server package and SwiftNIO they use) stay out of a consumer's build. Keep it that way:
+        // `scripts/check-consumer-dependencies` fails when a consumer of `TIP` fetches more than swift-log and
+        // swift-metrics.
         .library(name: "TIP", targets: ["TIP"]),
-        .library(name: "TIPImageServer", targets: ["TIPImageServer"]),
         // The optional WebP codec (libwebp), registered by the user: `TIPWebP.register()`.
         .library(name: "TIPWebP", targets: ["TIPWebP"]),
         // The optional JPEG 2000 codec (OpenJPEG), registered by the user: `TIPJPEG2000.register()`.
         .library(name: "TIPJPEG2000", targets: ["TIPJPEG2000"]),
         // The optional HEIC and AVIF codec (libheif), registered by the user: `TIPHEIF.register()`.
         .library(name: "TIPHEIF", targets: ["TIPHEIF"]),
-        .executable(name: "tip-sample", targets: ["TIPSample"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
+        // Used by the sample, the harnesses and the tests only (never by a product target).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(path: "ImageServer"),  // TIPImageServer, on SwiftNIO
     ],
     targets: [
         // TurboJPEG: one-shot decode with DCT scaling, encode, header parsing.
@@ -101,11 +105,13 @@ let package = Package(
             dependencies: ["TIPHEIF", "TIP"],
             exclude: ["Fixtures"]
         ),
+        // `swift run -c release tip-sample`: an executable target without a product, so that its dependencies
+        // are not a consumer's (SwiftPM makes the executable for this package's own builds only).
         .executableTarget(
-            name: "TIPSample",
+            name: "tip-sample",
             dependencies: [
                 "TIP",
-                "TIPImageServer",
+                .product(name: "TIPImageServer", package: "ImageServer"),
                 // `tip-sample decode` reads JPEG 2000, HEIC and AVIF too.
                 "TIPJPEG2000",
                 "TIPHEIF",
@@ -117,36 +123,36 @@ let package = Package(
         // Runs the `tip-sample` executable as a child process and checks its output.
         .testTarget(
             name: "TIPSampleTests",
-            dependencies: ["TIPSample", "TIP", "TIPImageServer", "TIPWebP"]
+            dependencies: ["tip-sample", "TIP", .product(name: "TIPImageServer", package: "ImageServer"), "TIPWebP"]
         ),
         .testTarget(
             name: "TIPTests",
             // The crash-consistency tests run the harness executable as a child process, the callback-queue tests
             // the plain `main.swift` program.
             dependencies: [
-                "TIP", "TIPImageServer", "TIPCacheCrashHarness", "TIPStressHarness", "TIPCallbackHarness",
+                "TIP", "TIPTestSupport", .product(name: "TIPImageServer", package: "ImageServer"),
+                "TIPCacheCrashHarness", "TIPStressHarness", "TIPCallbackHarness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        // The embedded HTTP/1.1 image server (loopback only) behind the sample, the tests and the benchmarks.
-        .target(
-            name: "TIPImageServer",
-            dependencies: [
-                "TIP",  // for its `Locked` (package access)
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
-        ),
+        // The embedded HTTP/1.1 image server (ImageServer/, a package of its own) against URLSession, curl and
+        // raw sockets.
         .testTarget(
             name: "TIPImageServerTests",
-            dependencies: ["TIPImageServer"]
+            dependencies: [.product(name: "TIPImageServer", package: "ImageServer")]
+        ),
+        // Code the tests and the harness executables share that the `TIP` product must not compile: the disk
+        // cache's crash-consistency workload (package access to TIP's caches).
+        .target(
+            name: "TIPTestSupport",
+            dependencies: ["TIP"],
+            path: "Tests/TIPTestSupport"
         ),
         // A child process the crash-consistency tests kill with SIGKILL in the middle of cache writes.
         .executableTarget(
             name: "TIPCacheCrashHarness",
-            dependencies: ["TIP"],
+            dependencies: ["TIP", "TIPTestSupport"],
             path: "Tests/CacheCrashHarness"
         ),
         // A plain `main.swift` program that fetches with the default configuration and waits on a semaphore
@@ -160,7 +166,7 @@ let package = Package(
         // the tests run a smaller count in-process.
         .executableTarget(
             name: "TIPStressHarness",
-            dependencies: ["TIP", "TIPImageServer"],
+            dependencies: ["TIP", .product(name: "TIPImageServer", package: "ImageServer")],
             path: "Tests/StressHarness"
         ),
     ],

@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "TIP", path: ".."),
+        .package(path: "../ImageServer"),
     ],
     targets: [
         // TurboJPEG called directly: the baseline the codec is measured against.
@@ -19,7 +20,7 @@ let package = Package(
             dependencies: [
                 .product(name: "TIP", package: "TIP"),
                 // The embedded loopback server the download benchmarks fetch from.
-                .product(name: "TIPImageServer", package: "TIP"),
+                .product(name: "TIPImageServer", package: "ImageServer"),
                 // The optional WebP codec, measured by the webp rows.
                 .product(name: "TIPWebP", package: "TIP"),
                 // The optional JPEG 2000, HEIC and AVIF codecs, measured by the codecs3 rows.

@@ -6,7 +6,8 @@
 // Pipeline: TIPCacheCrashHarness --download <caches root> <server base URL> <image count> <seed>
 //           (PipelineCrashConsistencyTests; see PipelineDownloadMode.swift)
 import Foundation
-@_spi(Testing) import TIP
+import TIP
+import TIPTestSupport
 
 let arguments = CommandLine.arguments
 if arguments.count == 5, arguments[1] == "--populate", let count = Int(arguments[4]) {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TIPSample
+@testable import tip_sample
 
 /// The run plan, in process: counts, phases and repeats for every scenario.
 @Suite("Sample fetch plan")

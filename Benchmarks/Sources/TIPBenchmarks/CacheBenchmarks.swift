@@ -2,7 +2,7 @@ import CTurboJPEGDirect
 import Foundation
 @testable import TIP
 
-/// The cache rows of PERFORMANCE.md: rendered lookups, disk hits, start-up with 100,000 entries,
+/// The cache rows of the README's benchmark table: rendered lookups, disk hits, start-up with 100,000 entries,
 /// and inserts under a full budget. Built with `-enable-testing` (see `run`) to reach the caches.
 enum CacheBenchmarks {
     static func run() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import TIP
 
-/// The foundation rows of PERFORMANCE.md: JPEG, thumbnail, PNG and progressive streaming.
+/// The foundation rows of the README's benchmark table: JPEG, thumbnail, PNG and progressive streaming.
 enum CodecBenchmarks {
     static func run() throws {
         let turbo = TurboJPEGDirect()

@@ -5,7 +5,7 @@ import FoundationNetworking
 @testable import TIP
 import TIPImageServer
 
-/// The download rows of PERFORMANCE.md, over loopback from the embedded image server (in-memory images,
+/// The download rows of the README's benchmark table, over loopback from the embedded image server (in-memory images,
 /// no throttle): 1,000 distinct small images through the downloader vs a plain URLSession loop with the
 /// same concurrency (and curl as the limit), and 100 members sharing one download vs one member alone.
 /// Every run checks its bytes and the server's request log, so a broken run cannot report a good number.

@@ -1,7 +1,7 @@
 import Foundation
 @testable import TIP
 
-/// The fetch rows of PERFORMANCE.md: the synchronous rendered-cache hit through `fetchImage(with:)`, and
+/// The fetch rows of the README's benchmark table: the synchronous rendered-cache hit through `fetchImage(with:)`, and
 /// progressive streaming through a whole fetch (stubbed download, scans rendered by the default policy).
 enum FetchBenchmarks {
     static func run() throws {

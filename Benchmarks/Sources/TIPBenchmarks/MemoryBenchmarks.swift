@@ -2,7 +2,7 @@ import Foundation
 @testable import TIP
 import TIPImageServer
 
-/// The memory row of PERFORMANCE.md: 1,000 12-megapixel JPEGs fetched to 200 px thumbnails; the peak RSS must
+/// The memory row of the README's benchmarks: 1,000 12-megapixel JPEGs fetched to 200 px thumbnails; the peak RSS must
 /// stay within the configured rendered + memory cache budgets + 64 MB (no full-size bitmap is ever kept).
 ///
 /// The fetches run in a child process (this executable re-run with ``childFlag``) so that the earlier rows do

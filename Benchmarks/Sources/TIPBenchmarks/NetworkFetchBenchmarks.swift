@@ -6,7 +6,7 @@ import FoundationNetworking
 @testable import TIP
 import TIPImageServer
 
-/// The whole-fetch network row of PERFORMANCE.md: 1,000 distinct small JPEGs fetched over loopback from the
+/// The whole-fetch network row of the README's benchmarks: 1,000 distinct small JPEGs fetched over loopback from the
 /// embedded server through real `ImagePipeline` fetch operations (download, decode, caching; cold caches: a
 /// fresh pipeline per run) vs a plain URLSession + TurboJPEG loop with the same concurrency. Every run checks
 /// the decoded sizes and the server's request log.

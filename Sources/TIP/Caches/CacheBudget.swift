@@ -14,7 +14,7 @@ protocol BudgetedCache: AnyObject {
 /// Not thread-safe by itself: each cache kind guards its budget with the same lock or queue that
 /// guards all caches of that kind (rendered and memory caches: a lock; disk caches: the disk queue),
 /// and every method here runs under it.
-final class CacheBudget: @unchecked Sendable {
+package final class CacheBudget: @unchecked Sendable {
     // Every member is used only under the lock or queue of its cache kind (see the type comment).
     /// Largest total bytes allowed (resolved: never negative). 0 disables the kind.
     private(set) var maxBytes: Int64
@@ -42,7 +42,7 @@ final class CacheBudget: @unchecked Sendable {
         weak var cache: (any BudgetedCache)?
     }
 
-    init(maxBytes: Int64, maxCount: Int, maxRatioSizeOfCacheEntry: Int) {
+    package init(maxBytes: Int64, maxCount: Int, maxRatioSizeOfCacheEntry: Int) {
         self.maxBytes = max(0, maxBytes)
         self.maxCount = max(0, maxCount)
         self.maxRatioSizeOfCacheEntry = maxRatioSizeOfCacheEntry

@@ -23,7 +23,7 @@ final class LockedCacheDomain: Sendable {
 /// Every disk cache of all live pipelines, and their shared ``CacheBudget``, owned by one serial
 /// queue (TIP's global disk queue): all disk metadata and file changes happen on it, so an eviction
 /// can never delete a file that a concurrent write just put in place.
-final class DiskCacheDomain: @unchecked Sendable {
+package final class DiskCacheDomain: @unchecked Sendable {
     // `budget` is touched only on `queue`.
     /// The serial queue that owns the budget and every disk cache's state.
     let queue: DispatchQueue
@@ -32,7 +32,7 @@ final class DiskCacheDomain: @unchecked Sendable {
 
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    init(budget: CacheBudget, label: String = "tip.disk-caches") {
+    package init(budget: CacheBudget, label: String = "tip.disk-caches") {
         self.queue = DispatchQueue(label: label, qos: .utility)
         self.budget = budget
         queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))

@@ -19,11 +19,11 @@ import Glibc
 /// Thread contract: every member may be called from any thread; state and file changes run on the
 /// ``DiskCacheDomain`` queue (directly when already on it). ``waitUntilManifestLoaded()`` must not be
 /// called on that queue.
-final class DiskCache: BudgetedCache, @unchecked Sendable {
+package final class DiskCache: BudgetedCache, @unchecked Sendable {
     // Every `var` below is guarded by `domain.queue`; `loadGroup` is thread-safe.
 
     /// Where metadata is kept.
-    enum MetadataStorage: Sendable, Equatable {
+    package enum MetadataStorage: Sendable, Equatable {
         /// `user.` extended attributes on each file.
         case extendedAttributes
         /// A `<file>#meta` sidecar next to each file.
@@ -31,7 +31,7 @@ final class DiskCache: BudgetedCache, @unchecked Sendable {
     }
 
     /// Where a stored image's bytes come from.
-    enum Source: Sendable {
+    package enum Source: Sendable {
         /// Bytes in memory.
         case data(Data)
         /// An existing file (copied; e.g. another pipeline's cache file).
@@ -78,7 +78,7 @@ final class DiskCache: BudgetedCache, @unchecked Sendable {
 
     /// For tests: forces the metadata storage and runs `manifestLoadHook` on the loading thread after
     /// the directory was scanned and before the manifest is applied.
-    init(directory: URL, domain: DiskCacheDomain, configuration: GlobalConfiguration,
+    package init(directory: URL, domain: DiskCacheDomain, configuration: GlobalConfiguration,
          metadataStorage: MetadataStorage?, manifestLoadHook: (@Sendable () -> Void)? = nil) {
         self.directory = directory
         self.domain = domain
@@ -128,14 +128,14 @@ final class DiskCache: BudgetedCache, @unchecked Sendable {
     var isManifestLoaded: Bool { domain.sync { isLoaded } }
 
     /// Blocks until the manifest is loaded (tests, benchmarks). Not on the domain queue.
-    func waitUntilManifestLoaded() {
+    package func waitUntilManifestLoaded() {
         loadGroup.wait()
     }
 
     /// Entries held (identifiers with a complete and/or partial file); 0 while loading.
-    var count: Int { domain.sync { lru.count } }
+    package var count: Int { domain.sync { lru.count } }
     /// Bytes of all files held; 0 while loading.
-    var totalBytes: Int64 { domain.sync { bytesHeld } }
+    package var totalBytes: Int64 { domain.sync { bytesHeld } }
 
     var _budgetedEntryCount: Int { lru.count }
 
@@ -148,7 +148,7 @@ final class DiskCache: BudgetedCache, @unchecked Sendable {
     }
 
     /// Leaves the shared budget, subtracting exactly what this cache holds. Files stay.
-    func tearDown() {
+    package func tearDown() {
         domain.sync {
             guard !isTornDown else { return }
             isTornDown = true

@@ -8,11 +8,11 @@ import Foundation
 /// dimensions, `ANI` animated, `pl` placeholder (only written when true), `LMD` Last-Modified (`"!"`
 /// when none; values under 4 characters read as nil), `clen` expected length (0 for a complete file),
 /// `ETag`, `type` image type string.
-struct DiskCacheMetadata: Sendable, Equatable {
+package struct DiskCacheMetadata: Sendable, Equatable {
     /// The image identifier (the file name may be a hash of it).
-    var identifier: String
+    package var identifier: String
     /// The URL of the variant stored.
-    var url: URL
+    package var url: URL
     /// When the file was last written or read.
     var lastAccess: Date
     /// Seconds the entry lives after `lastAccess`.
@@ -20,9 +20,9 @@ struct DiskCacheMetadata: Sendable, Equatable {
     /// Whether reads slide `lastAccess` and bump the LRU (false: TIP's `doNotResetExpiryOnAccess`).
     var updatesExpiryOnAccess: Bool
     /// Pixel width.
-    var width: Int
+    package var width: Int
     /// Pixel height.
-    var height: Int
+    package var height: Int
     /// Whether the image is animated.
     var isAnimated: Bool
     /// Whether the image is a placeholder (any real image beats it).
@@ -32,12 +32,12 @@ struct DiskCacheMetadata: Sendable, Equatable {
     /// The server's ETag validator, if any (beyond TIP).
     var entityTag: String?
     /// Expected full length of a partial download; 0 for a complete file.
-    var expectedLength: Int64
+    package var expectedLength: Int64
     /// The image type string (e.g. `public.jpeg`), if known.
     var imageType: String?
 
     /// A record with TIP's defaults for the optional parts.
-    init(identifier: String, url: URL, lastAccess: Date, timeToLive: TimeInterval, updatesExpiryOnAccess: Bool = true,
+    package init(identifier: String, url: URL, lastAccess: Date, timeToLive: TimeInterval, updatesExpiryOnAccess: Bool = true,
          width: Int, height: Int, isAnimated: Bool = false, isPlaceholder: Bool = false,
          lastModified: String? = nil, entityTag: String? = nil, expectedLength: Int64 = 0, imageType: String? = nil) {
         self.identifier = identifier

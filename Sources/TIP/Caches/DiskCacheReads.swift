@@ -66,7 +66,7 @@ extension DiskCache {
     }
 
     /// The complete image bytes for `identifier` (a lookup with access refresh, then the file read).
-    func completeData(withIdentifier identifier: String) -> (metadata: DiskCacheMetadata, data: Data)? {
+    package func completeData(withIdentifier identifier: String) -> (metadata: DiskCacheMetadata, data: Data)? {
         guard let part = entry(withIdentifier: identifier, includePartial: false)?.complete,
               let bytes = completeData(of: part) else { return nil }
         return (part.metadata, bytes)

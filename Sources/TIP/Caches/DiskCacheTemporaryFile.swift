@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Thread-safe: the descriptor and counters are guarded by a mutex; finalizing runs on the cache's
 /// domain queue.
-final class DiskCacheTemporaryFile: Sendable {
+package final class DiskCacheTemporaryFile: Sendable {
     private struct State {
         var fd: Int32
         var byteCount: Int64
@@ -49,7 +49,7 @@ final class DiskCacheTemporaryFile: Sendable {
 
     /// Appends `data`. A write error (e.g. a full disk) is reported as `diskCacheWriteFailed`, makes
     /// the file unusable (finalizing then discards it) and is rethrown.
-    func append(_ data: Data) throws(POSIXError) {
+    package func append(_ data: Data) throws(POSIXError) {
         let failure: POSIXError? = state.withLock { state in
             guard state.fd >= 0, !state.failed else { return POSIXError(.EBADF) }
             do throws(POSIXError) {
@@ -90,7 +90,7 @@ final class DiskCacheTemporaryFile: Sendable {
     /// temporary file is gone either way. The file is flushed first, then installed on the domain queue
     /// (callable on it too).
     @discardableResult
-    func finalize(metadata: DiskCacheMetadata, complete: Bool) -> Bool {
+    package func finalize(metadata: DiskCacheMetadata, complete: Bool) -> Bool {
         let taken: (fd: Int32, failed: Bool)? = state.withLock { state in
             guard state.fd >= 0 else { return nil }
             defer { state.fd = -1 }

@@ -18,7 +18,7 @@ extension DiskCache {
     /// it), between two short turns on the queue: one that decides and reserves the temporary name, one
     /// that decides again (the entry may have changed meanwhile) and renames the file into place.
     @discardableResult
-    func updateImageEntry(metadata input: DiskCacheMetadata, source: Source, forced: Bool = false) -> Bool {
+    package func updateImageEntry(metadata input: DiskCacheMetadata, source: Source, forced: Bool = false) -> Bool {
         // The empty identifier has no file name (it would name the directory itself).
         guard !input.identifier.isEmpty else { return reportNoFileName(for: input) }
         var metadata = input
@@ -147,7 +147,7 @@ extension DiskCache {
 
     /// A new temporary file in the cache directory for downloading `identifier`: append bytes from
     /// any queue, then finalize it as complete or partial (or discard it).
-    func openTemporaryFile(forIdentifier identifier: String) throws(POSIXError) -> DiskCacheTemporaryFile {
+    package func openTemporaryFile(forIdentifier identifier: String) throws(POSIXError) -> DiskCacheTemporaryFile {
         let result: Result<DiskCacheTemporaryFile, POSIXError> = domain.sync {
             ensureDirectory()
             let name = DiskCacheFiles.temporaryName()
@@ -258,7 +258,7 @@ extension DiskCache {
 
     /// Renames `oldIdentifier`'s files (complete and partial) to `newIdentifier`, replacing whatever
     /// the new identifier had. Missing ⇒ `POSIXError(.ENOENT)`.
-    func changeIdentifier(from oldIdentifier: String, to newIdentifier: String) throws(POSIXError) {
+    package func changeIdentifier(from oldIdentifier: String, to newIdentifier: String) throws(POSIXError) {
         let result: Result<Void, POSIXError> = domain.sync {
             guard !oldIdentifier.isEmpty else { return .failure(POSIXError(.ENOENT)) }
             guard !newIdentifier.isEmpty else { return .failure(POSIXError(.EINVAL)) }
@@ -315,7 +315,7 @@ extension DiskCache {
     }
 
     /// Deletes `identifier`'s complete and partial files.
-    func clearImage(withIdentifier identifier: String) {
+    package func clearImage(withIdentifier identifier: String) {
         domain.sync {
             guard !identifier.isEmpty else { return }
             let name = SafeIdentifier.fileName(for: identifier)

@@ -4,7 +4,7 @@ import Foundation
 public struct PipelineError: Error, Sendable, CustomNSError, CustomStringConvertible {
     /// TIP's generic error codes.
     public enum Code: Int, Sendable {
-        /// Unknown.
+        /// A failure TIP has no code for.
         case unknown = 0
         /// Deprecated in TIP; never produced.
         case cannotUseGPUInBackground = 1

@@ -98,7 +98,7 @@ public final class GlobalConfiguration: Sendable {
 
     /// A configuration with TIP's defaults whose pipelines live under `cachesRootDirectory`
     /// (default: the XDG cache directory). `clock` drives TTL expiry (tests inject one).
-    init(cachesRootDirectory: URL? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
+    package init(cachesRootDirectory: URL? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
         let root = cachesRootDirectory ?? GlobalConfiguration.defaultCachesRootDirectory()
         let maxBytes: [ImageCacheType: Int64] = [
             .rendered: GlobalConfiguration.defaultMaxBytesForAllRenderedCaches,

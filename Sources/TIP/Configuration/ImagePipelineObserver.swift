@@ -22,16 +22,16 @@ public protocol ImagePipelineObserver: AnyObject, Sendable {
 }
 
 extension ImagePipelineObserver {
-    /// Default: nothing.
+    /// Ignores the event.
     public func imagePipelineDidStandUp(_ pipeline: ImagePipeline) {}
-    /// Default: nothing.
+    /// Ignores the event.
     public func imagePipelineDidTearDown(identifier: String) {}
-    /// Default: nothing.
+    /// Ignores the event.
     public func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
                               isPlaceholder: Bool, wasManuallyStored: Bool) {}
-    /// Default: nothing.
+    /// Ignores the event.
     public func imagePipeline(_ pipeline: ImagePipeline, didStartDownloadingImageAt url: URL) {}
-    /// Default: nothing.
+    /// Ignores the event.
     public func imagePipeline(_ pipeline: ImagePipeline, didFinishDownloadingImageAt url: URL, imageType: ImageType?,
                               byteCount: Int, dimensions: CGSize, wasResumed: Bool) {}
 }

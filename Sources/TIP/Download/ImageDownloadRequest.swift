@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a fetch asks the downloader for. Fetches whose URL, identifier, hydrator, authorizer (by identity)
-/// and pipeline match share one download (API map §22.5); the other fields come from the first fetch.
+/// and pipeline match share one download, as in TIP; the other fields come from the first fetch.
 struct ImageDownloadRequest: Sendable {
     /// The image URL.
     var url: URL

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A cached partial download that a new download continues (API map §22.6): how many bytes it holds, the full
+/// A cached partial download that a new download continues: how many bytes it holds, the full
 /// length when known, and the validators for `If-Range`.
 struct ImageDownloadResume: Sendable, Equatable {
     /// Bytes the partial holds: the range asked for starts here.
@@ -40,7 +40,7 @@ struct ImageDownloadResume: Sendable, Equatable {
     }
 }
 
-/// What a download does with a response (API map §22.6 and RFC 9110's range rules), given what it asked for: a
+/// What a download does with a response (TIP's resume rules and RFC 9110's range rules), given what it asked for: a
 /// pure value, so every status × range × validator case is tested on its own.
 struct ImageDownloadResponseRules: Sendable {
     /// The partial the request asked to continue; nil for a request of the whole image.

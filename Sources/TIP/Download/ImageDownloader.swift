@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs the network downloads of every pipeline of a configuration (one per process for
 /// `GlobalConfiguration.shared`), sharing one download between fetches that ask for the same thing
-/// (API map §22.5).
+/// (see ``ImageDownloadRequest``).
 ///
 /// At most `maxConcurrentImagePipelineDownloadCount` downloads run; the others wait in arrival order
 /// (priority never reorders the wait, as in TIP, but sets the running download's priority). Members

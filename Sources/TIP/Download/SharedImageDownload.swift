@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One network download shared by every fetch that joined it (API map §22.5-22.6): it runs the provider's
+/// One network download shared by every fetch that joined it: it runs the provider's
 /// download through an ``ImageDownloadClient``, applies the HTTP resume rules to its response, feeds the body,
 /// delivers to the members, and commits what it got through the pipeline's caches before the members hear the end.
 ///

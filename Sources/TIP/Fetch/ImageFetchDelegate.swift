@@ -11,7 +11,7 @@ public enum ImageFetchPreviewLoadedBehavior: Int, Sendable {
 /// Receives a fetch's events (TIP's `TIPImageFetchDelegate`). Every method has a default that does nothing;
 /// where TIP changes behaviour depending on whether a method is implemented, a capability flag says so.
 ///
-/// Callbacks run on `GlobalConfiguration.callbackQueue` in the order TIP documents (API map §6), except
+/// Callbacks run on `GlobalConfiguration.callbackQueue` in the order the protocol lists them, except
 /// `shouldLoadProgressively`, which runs synchronously on the fetch's own queue. Exactly one of
 /// `didLoadFinalImage` / `didFailToLoadFinalImage` is called, and the operation finishes only after it ran.
 public protocol ImageFetchDelegate: AnyObject, Sendable {
@@ -52,36 +52,36 @@ public protocol ImageFetchDelegate: AnyObject, Sendable {
 }
 
 extension ImageFetchDelegate {
-    /// False.
+    /// False: `willAttemptToLoadFrom` is not called.
     public var wantsSourceAttemptCallbacks: Bool { false }
-    /// False.
+    /// False: previews are skipped and the fetch goes on to the final image.
     public var handlesPreviews: Bool { false }
-    /// False.
+    /// False: `shouldLoadProgressively` is not asked and no scan is rendered.
     public var handlesProgressiveLoading: Bool { false }
-    /// False.
+    /// False: an animation is delivered only when it is complete.
     public var handlesFirstAnimatedFrame: Bool { false }
-    /// Nothing.
+    /// Ignores the dirty preview; the fetch goes on.
     public func imageFetchOperation(_ operation: ImageFetchOperation, didLoadDirtyPreviewImage result: ImageFetchResult) {}
-    /// Nothing.
+    /// Ignores the start.
     public func imageFetchOperationDidStart(_ operation: ImageFetchOperation) {}
-    /// Nothing.
+    /// Ignores the attempt.
     public func imageFetchOperation(_ operation: ImageFetchOperation, willAttemptToLoadFrom source: ImageLoadSource) {}
-    /// Continues.
+    /// Answers `.continueLoading` at once: the fetch goes on to the final image.
     public func imageFetchOperation(_ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
                                     completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void) {
         completion(.continueLoading)
     }
-    /// False.
+    /// False: the image is rendered once, when it is complete.
     public func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
                                     url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool { false }
-    /// Nothing.
+    /// Ignores the scan.
     public func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float) {}
-    /// Nothing.
+    /// Ignores the frame.
     public func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float) {}
-    /// Nothing.
+    /// Ignores the progress.
     public func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgress progress: Float) {}
-    /// Nothing.
+    /// Ignores the image (a delegate that wants it implements this method).
     public func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFinalImage result: ImageFetchResult) {}
-    /// Nothing.
+    /// Ignores the failure.
     public func imageFetchOperation(_ operation: ImageFetchOperation, didFailToLoadFinalImage error: any Error) {}
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-// The source order (API map §22.3; the synchronous rendered-cache path is in +RenderedHit): memory, disk,
+// TIP's source order (the synchronous rendered-cache path is in +RenderedHit): memory, disk,
 // other live pipelines' disks, additional caches, network. Everything here runs on `workQueue`; every cache is
 // reached through the pipeline's one door (`ImagePipelineCaches`).
 extension ImageFetchOperation {

@@ -15,7 +15,7 @@ final class ImageFetchProgressiveRendering: @unchecked Sendable {
     var partialImage: PartialImage?
 }
 
-// Progressive scans and first animation frames while bytes arrive (API map §22.7). Runs on `workQueue`.
+// Progressive scans and first animation frames while bytes arrive. Runs on `workQueue`.
 extension ImageFetchOperation {
     /// The policy for `type`: the request's, else TIP's defaults; nil: none.
     func progressivePolicy(for type: ImageType) -> (any ImageFetchProgressiveLoadingPolicy)? {

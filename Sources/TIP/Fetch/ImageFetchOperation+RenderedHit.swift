@@ -1,6 +1,6 @@
 import Foundation
 
-// The synchronous rendered-cache path (API map §22.3 step 0), run inside `fetchImage(with:)` on the
+// The synchronous rendered-cache path (TIP's step before the operation starts), run inside `fetchImage(with:)` on the
 // callback queue.
 extension ImageFetchOperation {
     /// Looks the request up in the rendered cache. A clean exact match completes the operation now (returns

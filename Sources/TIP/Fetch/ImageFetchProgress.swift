@@ -20,7 +20,7 @@ public enum ImageFetchProgressUpdateBehavior: Int, Sendable {
     case updateWithFullFrameProgress = 2
 }
 
-/// TIP's five progressive loading policies as decision rules (API map §11), kept apart from the policy
+/// TIP's five progressive loading policies as decision rules, kept apart from the policy
 /// objects so the tables can be checked on their own.
 enum ProgressiveLoadingRules {
     /// Everything a policy decides from.

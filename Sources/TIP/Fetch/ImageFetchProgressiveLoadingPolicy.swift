@@ -17,7 +17,7 @@ public struct FirstAndLastFrameProgressiveLoadingPolicy: ImageFetchProgressiveLo
     public var shouldRenderLowQualityFrame: Bool
     /// A policy; the default allows low-quality first frames.
     public init(shouldRenderLowQualityFrame: Bool = true) { self.shouldRenderLowQualityFrame = shouldRenderLowQualityFrame }
-    /// See the type.
+    /// Renders a full frame when it is the first render (one scan when allowed, else two) or the last.
     public func behavior(for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
                          type: ImageType, dimensions: CGSize, renderCount: Int) -> ImageFetchProgressUpdateBehavior {
         ProgressiveLoadingRules.firstAndLastFrame(.init(frameProgress: frameProgress, frameCount: frameCount, progress: progress,
@@ -33,7 +33,7 @@ public struct FullFrameProgressiveLoadingPolicy: ImageFetchProgressiveLoadingPol
     public var shouldRenderLowQualityFrame: Bool
     /// A policy; the default allows low-quality first frames.
     public init(shouldRenderLowQualityFrame: Bool = true) { self.shouldRenderLowQualityFrame = shouldRenderLowQualityFrame }
-    /// See the type.
+    /// Renders every full frame of two scans or more, and one scan when allowed or past 20%.
     public func behavior(for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
                          type: ImageType, dimensions: CGSize, renderCount: Int) -> ImageFetchProgressUpdateBehavior {
         ProgressiveLoadingRules.fullFrame(.init(frameProgress: frameProgress, frameCount: frameCount, progress: progress,
@@ -48,7 +48,7 @@ public struct GreedyProgressiveLoadingPolicy: ImageFetchProgressiveLoadingPolicy
     public var minimumProgress: Float
     /// A policy rendering any progress past `minimumProgress`.
     public init(minimumProgress: Float = 0) { self.minimumProgress = minimumProgress }
-    /// See the type.
+    /// Renders any advance (incomplete scans too) once `progress` is past `minimumProgress`.
     public func behavior(for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
                          type: ImageType, dimensions: CGSize, renderCount: Int) -> ImageFetchProgressUpdateBehavior {
         ProgressiveLoadingRules.greedy(.init(frameProgress: frameProgress, frameCount: frameCount, progress: progress,
@@ -62,7 +62,7 @@ public struct FirstAndLastOpportunityProgressiveLoadingPolicy: ImageFetchProgres
     public var minimumProgress: Float
     /// A policy rendering once past `minimumProgress`, then at the end.
     public init(minimumProgress: Float = 0) { self.minimumProgress = minimumProgress }
-    /// See the type.
+    /// Renders the first advance past `minimumProgress` (incomplete scans too), then the full frame at the end.
     public func behavior(for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
                          type: ImageType, dimensions: CGSize, renderCount: Int) -> ImageFetchProgressUpdateBehavior {
         ProgressiveLoadingRules.firstAndLastOpportunity(.init(frameProgress: frameProgress, frameCount: frameCount,

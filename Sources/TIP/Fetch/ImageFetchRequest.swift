@@ -41,25 +41,25 @@ public protocol ImageFetchRequest: Sendable {
 extension ImageFetchRequest {
     /// Nil: the URL's absolute string.
     public var imageIdentifier: String? { nil }
-    /// Zero.
+    /// Zero: the image is delivered at its own size.
     public var targetDimensions: CGSize { .zero }
     /// `.center`.
     public var targetContentMode: ContentMode { .center }
     /// 30 days.
     public var timeToLive: TimeInterval { ImageFetchRequestDefaults.timeToLive }
-    /// None.
+    /// No options: reads refresh expiry, the image is no placeholder and goes into the rendered cache.
     public var options: ImageFetchOptions { [] }
     /// All.
     public var loadingSources: ImageFetchLoadingSources { .all }
-    /// Nil.
+    /// Nil: every decoder runs with its default configuration.
     public var decoderConfigMap: [ImageType: any Sendable]? { nil }
     /// Nil (TIP's defaults).
     public var progressiveLoadingPolicies: [ImageType: any ImageFetchProgressiveLoadingPolicy]? { nil }
-    /// Nil.
+    /// Nil: the image is only scaled.
     public var transformer: (any ImageFetchTransformer)? { nil }
-    /// Nil.
+    /// Nil: the HTTP request is sent as the provider makes it.
     public var imageRequestHydrator: ImageRequestHydrator? { nil }
-    /// Nil.
+    /// Nil: no `Authorization` header.
     public var imageRequestAuthorizer: ImageRequestAuthorizer? { nil }
     /// Nil: ``GlobalConfiguration/maximumPixelCount``.
     public var maximumPixelCount: Int? { nil }

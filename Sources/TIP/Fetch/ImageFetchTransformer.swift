@@ -15,6 +15,6 @@ public protocol ImageFetchTransformer: Sendable {
 }
 
 extension ImageFetchTransformer {
-    /// Nil.
+    /// Nil: transformed images are neither read from nor written to the rendered cache.
     public var transformerIdentifier: String? { nil }
 }

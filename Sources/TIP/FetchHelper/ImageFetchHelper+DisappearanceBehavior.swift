@@ -2,7 +2,7 @@ extension ImageFetchHelper {
     /// What the helper does when its target disappears (TIP's `TIPImageViewDisappearanceBehavior`, same raw
     /// values).
     public enum DisappearanceBehavior: Int, Sendable, CaseIterable {
-        /// Nothing.
+        /// Keep the image and let the fetch run as it is.
         case none = 0
         /// Cancel the fetch in flight; it starts again when the target reappears.
         case cancelImageFetch = 1

@@ -14,8 +14,8 @@ import Foundation
 /// ```
 ///
 /// Threading: use the helper on the callback queue of the configuration its pipelines use
-/// (``GlobalConfiguration/callbackQueue``, the main queue by default) — call triggers and actions there; the
-/// helper calls its target, delegate and data source there too (except the delegate's synchronous
+/// (``GlobalConfiguration/callbackQueue``, on Linux the library's own queue by default) — call triggers and
+/// actions there; the helper calls its target, delegate and data source there too (except the delegate's synchronous
 /// `shouldLoadProgressively` question, asked on the fetch's queue). Reading its state is safe from any thread.
 public final class ImageFetchHelper: @unchecked Sendable {
     // @unchecked: every mutable field is in `guarded` (a lock), never held while calling out. Mutations happen on

@@ -24,20 +24,20 @@ public protocol ImageFetchHelperDataSource: AnyObject, Sendable {
 }
 
 extension ImageFetchHelperDataSource {
-    /// Nil.
+    /// Nil: nothing ready; the helper asks for a bitmap next.
     public func imageContainer(for helper: ImageFetchHelper) -> ImageContainer? { nil }
-    /// Nil.
+    /// Nil: nothing ready; the helper asks for a request next.
     public func image(for helper: ImageFetchHelper) -> Bitmap? { nil }
-    /// Nil.
+    /// Nil: the helper asks for a URL next.
     public func imageFetchRequest(for helper: ImageFetchHelper) -> (any ImageFetchRequest)? { nil }
-    /// Nil.
+    /// Nil: there is nothing to fetch.
     public func imageURL(for helper: ImageFetchHelper) -> URL? { nil }
-    /// Nil.
+    /// Nil: no pipeline, so the fetch ends; implement it to fetch.
     public func imagePipeline(for helper: ImageFetchHelper) -> ImagePipeline? { nil }
-    /// False.
+    /// False: the image shown stays when the target's sizing changes.
     public func shouldRefetchOnTargetSizingChange(for helper: ImageFetchHelper) -> Bool { false }
     /// `.normal`.
     public func fetchOperationPriority(for helper: ImageFetchHelper) -> ImageFetchPriority { .normal }
-    /// None.
+    /// No extra lines.
     public func additionalDebugInfoStrings(for helper: ImageFetchHelper) -> [String] { [] }
 }

@@ -42,7 +42,7 @@ public protocol ImageFetchHelperDelegate: AnyObject, Sendable {
 }
 
 extension ImageFetchHelperDelegate {
-    /// False.
+    /// False: previews are not shown and the fetch goes on.
     public func fetchHelper(_ helper: ImageFetchHelper, shouldUpdateImageWithPreviewImageResult result: ImageFetchResult) -> Bool {
         false
     }
@@ -50,7 +50,7 @@ extension ImageFetchHelperDelegate {
     public func fetchHelper(_ helper: ImageFetchHelper, shouldContinueLoadingAfterFetchingPreviewImageResult result: ImageFetchResult) -> Bool {
         helper.shouldContinueLoadingByDefault(afterPreview: result)
     }
-    /// False.
+    /// False: the image is shown once, when it is complete.
     public func fetchHelper(_ helper: ImageFetchHelper, shouldLoadProgressivelyWithIdentifier identifier: String, url: URL,
                             imageType: ImageType, originalDimensions: CGSize) -> Bool {
         false
@@ -60,19 +60,19 @@ extension ImageFetchHelperDelegate {
                             url: URL, dimensions: CGSize, treatedAsPlaceholder: Bool, manuallyStored: Bool) -> Bool {
         helper.shouldReloadByDefault(afterStoreOf: url, treatedAsPlaceholder: treatedAsPlaceholder)
     }
-    /// Nothing.
+    /// Ignores the event.
     public func fetchHelperDidStartLoading(_ helper: ImageFetchHelper) {}
-    /// Nothing.
+    /// Ignores the event.
     public func fetchHelperDidStartLoadingFromNetwork(_ helper: ImageFetchHelper) {}
-    /// Nothing.
+    /// Ignores the progress.
     public func fetchHelper(_ helper: ImageFetchHelper, didUpdateProgress progress: Float) {}
-    /// Nothing.
+    /// Ignores the update (the target's `fetchedImageContainer` is set either way).
     public func fetchHelper(_ helper: ImageFetchHelper, didUpdateDisplayedImageContainer container: ImageContainer,
                             fromSourceDimensions sourceDimensions: CGSize, isFinal: Bool) {}
-    /// Nothing.
+    /// Ignores the event.
     public func fetchHelper(_ helper: ImageFetchHelper, didLoadFinalImageFrom source: ImageLoadSource) {}
-    /// Nothing.
+    /// Ignores the failure.
     public func fetchHelper(_ helper: ImageFetchHelper, didFailToLoadFinalImage error: any Error) {}
-    /// Nothing.
+    /// Ignores the event.
     public func fetchHelperDidReset(_ helper: ImageFetchHelper) {}
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-// The door's download side (API map §22.5-22.6): the partial a download resumes, the file it writes, and what it
+// The door's download side: the partial a download resumes, the file it writes, and what it
 // commits when it ends.
 extension ImagePipelineCaches {
     /// What a download holds about its image, for the caches.

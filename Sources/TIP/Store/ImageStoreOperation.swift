@@ -1,6 +1,6 @@
 import Foundation
 
-/// Stores one request into a pipeline's caches (API map §9), on the configuration's fetch queue: hydration,
+/// Stores one request into a pipeline's caches, on the configuration's fetch queue: hydration,
 /// then the memory, disk and rendered caches, then the stored-image event and the completion on the
 /// callback queue. Asynchronous: it finishes after the completion ran.
 final class ImageStoreOperation: Operation, AsynchronousOperation, DependencyOperation, @unchecked Sendable {

@@ -38,23 +38,23 @@ public protocol ImageStoreRequest: Sendable {
 }
 
 extension ImageStoreRequest {
-    /// Nil.
+    /// Nil: the entries are keyed by the URL's absolute string.
     public var imageIdentifier: String? { nil }
-    /// 30 days.
+    /// Thirty days (`ImageFetchRequestDefaults.timeToLive`), refreshed by every read.
     public var timeToLive: TimeInterval { ImageFetchRequestDefaults.timeToLive }
-    /// None.
+    /// No options: a normal entry (not a placeholder) whose reads refresh its expiry and recency.
     public var options: ImageStoreOptions { [] }
-    /// Nil.
+    /// Nil: supply the image as `imageData` or `imageFilePath` instead.
     public var image: ImageContainer? { nil }
-    /// Nil.
+    /// Nil: without encoded data the memory cache keeps nothing for this store.
     public var imageData: Data? { nil }
-    /// Nil.
+    /// Nil: no file to copy into the disk cache.
     public var imageFilePath: String? { nil }
-    /// Nil.
+    /// Nil: read from the bytes; an `image` alone is encoded as `CodecCatalogue.recommendedImageType(for:)` says.
     public var imageType: ImageType? { nil }
-    /// Zero.
+    /// Zero: the dimensions are read from the image's header.
     public var imageDimensions: CGSize { .zero }
-    /// Nil.
+    /// Nil: the request is stored as it is.
     public var hydrater: (any ImageStoreRequestHydrater)? { nil }
 }
 
@@ -100,7 +100,7 @@ public struct GenericImageStoreRequest: ImageStoreRequest {
 public struct ImageStoreError: Error, Sendable, CustomNSError, CustomStringConvertible, Equatable {
     /// TIP's store error codes.
     public enum Code: Int, Sendable {
-        /// Unknown.
+        /// A failure TIP has no code for.
         case unknown = 0
         /// No image, data or file was given.
         case imageNotProvided = 1

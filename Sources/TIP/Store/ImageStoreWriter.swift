@@ -1,6 +1,6 @@
 import Foundation
 
-/// The store algorithm (API map §9): what goes into which cache for one request.
+/// The store algorithm (TIP's): what goes into which cache for one request.
 struct ImageStoreWriter {
     let pipeline: ImagePipeline
     let request: any ImageStoreRequest

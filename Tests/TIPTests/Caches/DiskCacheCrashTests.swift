@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@_spi(Testing) @testable import TIP
+@testable import TIP
+import TIPTestSupport
 
 @Suite("Disk cache crash safety", .serialized)
 struct DiskCacheCrashTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TIP
 
-/// A second, independent reading of TIP's sizing rules, written from the API map, that the port is
+/// A second, independent reading of TIP's sizing rules, written from TIP's documented behaviour, that the port is
 /// compared against exhaustively.
 private enum ReferenceSizing {
     static func scaled(_ s: CGSize, _ t: CGSize, _ mode: ContentMode, _ scale: CGFloat) -> CGSize {

@@ -1,9 +1,11 @@
 import Foundation
+import TIP
 
 /// Support for the crash-consistency harness (`TIPCacheCrashHarness`), an executable that writes
-/// disk-cache entries in a loop until a test kills it with SIGKILL. Not API: exposed as SPI so the
-/// harness builds in debug and release without `@testable`.
-@_spi(Testing) public enum DiskCacheCrashHarnessSupport {
+/// disk-cache entries in a loop until a test kills it with SIGKILL. A test-support target, not part of the
+/// `TIP` product: it reaches the disk cache through `package` access, so the harness builds in debug and
+/// release without `@testable`.
+public enum DiskCacheCrashHarnessSupport {
     /// The bytes the harness stores for `url`: a pure function of the URL (its version query picks the
     /// size), framed by a length and an FNV checksum so a torn or mixed-up file is recognisable.
     public static func content(for url: URL) -> [UInt8] {

@@ -1,9 +1,10 @@
 import Foundation
-import TIP
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Everything the connections share: resources, throttles, faults, the request log and the open connections.
-/// Thread-safe: all of it lives in one `Locked`; file reads and hashing happen outside the lock.
+/// Thread-safe: all of it lives in one `NIOLockedValueBox` (a pthread mutex, which ThreadSanitizer sees); file reads
+/// and hashing happen outside the lock.
 final class ServerStore: Sendable {
     /// What a request learns when it begins.
     struct Ticket {
@@ -37,33 +38,33 @@ final class ServerStore: Sendable {
         var channels: [ObjectIdentifier: any Channel] = [:]
     }
 
-    private let state: Locked<State>
+    private let state: NIOLockedValueBox<State>
     /// `Last-Modified` for in-memory images set without a date.
     let defaultLastModified: Date
 
     init(configuration: TIPImageServer.Configuration) {
         var initial = State()
         initial.defaultThrottle = configuration.throttle
-        state = Locked(initial)
+        state = NIOLockedValueBox(initial)
         defaultLastModified = configuration.defaultLastModified
     }
 
     // MARK: Resources
 
     func setImage(_ resource: ServedResource, at path: String) {
-        state.withLock { $0.images[path] = resource }
+        state.withLockedValue { $0.images[path] = resource }
     }
 
     func removeImage(at path: String) {
-        state.withLock { _ = $0.images.removeValue(forKey: path) }
+        state.withLockedValue { _ = $0.images.removeValue(forKey: path) }
     }
 
     func removeAllImages() {
-        state.withLock { $0.images.removeAll() }
+        state.withLockedValue { $0.images.removeAll() }
     }
 
     func setDirectory(_ realPath: String?) {
-        state.withLock {
+        state.withLockedValue {
             $0.directory = realPath
             $0.fileHashes.removeAll()
         }
@@ -71,19 +72,19 @@ final class ServerStore: Sendable {
 
     /// The in-memory image at `path`, else the file it names in the served directory, else `nil`.
     func resource(for path: String) -> ServedResource? {
-        let (image, directory) = state.withLock { ($0.images[path], $0.directory) }
+        let (image, directory) = state.withLockedValue { ($0.images[path], $0.directory) }
         if let image { return image }
         guard let directory, let file = FileResolver.resolve(rawPath: path, root: directory),
               let (body, modified) = FileResolver.read(file)
         else { return nil }
         let whole = Date(timeIntervalSince1970: TimeInterval(modified))
-        let cached = state.withLock { $0.fileHashes[file] }
+        let cached = state.withLockedValue { $0.fileHashes[file] }
         let hash: UInt64
         if let cached, cached.size == body.readableBytes, cached.modified == whole {
             hash = cached.hash
         } else {
             hash = ServedResource.hash(body)
-            state.withLock {
+            state.withLockedValue {
                 $0.fileHashes[file] = CachedHash(size: body.readableBytes, modified: whole, hash: hash)
             }
         }
@@ -93,26 +94,26 @@ final class ServerStore: Sendable {
     // MARK: Throttles, faults, validators
 
     func setDefaultThrottle(_ throttle: TIPImageServer.Throttle?) {
-        state.withLock { $0.defaultThrottle = throttle }
+        state.withLockedValue { $0.defaultThrottle = throttle }
     }
 
     func setThrottle(_ throttle: TIPImageServer.Throttle?, for path: String) {
-        state.withLock { $0.throttles[path] = throttle }
+        state.withLockedValue { $0.throttles[path] = throttle }
     }
 
     func setFault(_ fault: TIPImageServer.Fault?, for path: String) {
-        state.withLock { $0.faults[path] = fault }
+        state.withLockedValue { $0.faults[path] = fault }
     }
 
     func changeValidator(at path: String) {
-        state.withLock { $0.generations[path, default: 0] += 1 }
+        state.withLockedValue { $0.generations[path, default: 0] += 1 }
     }
 
     // MARK: Requests and the log
 
     /// Logs a new request and returns what applies to it; consumes one-shot faults.
     func beginRequest(method: String, path: String, uri: String, headers: [(name: String, value: String)]) -> Ticket {
-        state.withLock { state in
+        state.withLockedValue { state in
             let fault = state.faults[path]
             switch fault {
             case .changeValidatorEveryRequest:
@@ -137,7 +138,7 @@ final class ServerStore: Sendable {
 
     /// Sets the status of a record (ignored when the log was reset since).
     func setStatus(_ status: Int, record id: Int) {
-        state.withLock { state in
+        state.withLockedValue { state in
             let index = id - state.logBase
             if index >= 0, index < state.log.count { state.log[index].status = status }
         }
@@ -145,7 +146,7 @@ final class ServerStore: Sendable {
 
     /// Adds body bytes to a record (ignored when the log was reset since).
     func addBytes(_ count: Int, record id: Int) {
-        state.withLock { state in
+        state.withLockedValue { state in
             let index = id - state.logBase
             if index >= 0, index < state.log.count { state.log[index].bytesSent += count }
         }
@@ -153,25 +154,25 @@ final class ServerStore: Sendable {
 
     /// Marks a record complete (ignored when the log was reset since).
     func markComplete(record id: Int) {
-        state.withLock { state in
+        state.withLockedValue { state in
             let index = id - state.logBase
             if index >= 0, index < state.log.count { state.log[index].isComplete = true }
         }
     }
 
     func records(for path: String?) -> [TIPImageServer.RequestRecord] {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard let path else { return state.log }
             return state.log.filter { $0.path == path }
         }
     }
 
     func requestCount(for path: String) -> Int {
-        state.withLock { state in state.log.reduce(0) { $0 + ($1.path == path ? 1 : 0) } }
+        state.withLockedValue { state in state.log.reduce(0) { $0 + ($1.path == path ? 1 : 0) } }
     }
 
     func resetLog() {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.logBase += state.log.count
             state.log.removeAll()
         }
@@ -180,20 +181,20 @@ final class ServerStore: Sendable {
     // MARK: Connections
 
     func register(_ channel: any Channel) {
-        state.withLock { $0.channels[ObjectIdentifier(channel)] = channel }
+        state.withLockedValue { $0.channels[ObjectIdentifier(channel)] = channel }
     }
 
     func unregister(_ channel: any Channel) {
-        state.withLock { _ = $0.channels.removeValue(forKey: ObjectIdentifier(channel)) }
+        state.withLockedValue { _ = $0.channels.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
     var openConnectionCount: Int {
-        state.withLock { $0.channels.count }
+        state.withLockedValue { $0.channels.count }
     }
 
     /// Removes and returns every open connection.
     func takeChannels() -> [any Channel] {
-        state.withLock { state in
+        state.withLockedValue { state in
             let channels = Array(state.channels.values)
             state.channels.removeAll()
             return channels

@@ -1,5 +1,5 @@
 import Foundation
-import TIP
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -40,7 +40,7 @@ public final class TIPImageServer: Sendable {
     /// The configuration the server was made with.
     public let configuration: Configuration
     private let store: ServerStore
-    private let lifecycle = Locked<Lifecycle>(.idle)
+    private let lifecycle = NIOLockedValueBox<Lifecycle>(.idle)
 
     /// Makes a server (not listening yet; call `start()`).
     public init(configuration: Configuration = Configuration()) {
@@ -49,7 +49,7 @@ public final class TIPImageServer: Sendable {
     }
 
     deinit {
-        let running = lifecycle.withLock { state -> (MultiThreadedEventLoopGroup, any Channel)? in
+        let running = lifecycle.withLockedValue { state -> (MultiThreadedEventLoopGroup, any Channel)? in
             if case .running(let group, let channel, _) = state { return (group, channel) }
             return nil
         }
@@ -63,7 +63,7 @@ public final class TIPImageServer: Sendable {
 
     /// The port the server listens on, 0 when it is not listening.
     public var port: Int {
-        lifecycle.withLock { state in
+        lifecycle.withLockedValue { state in
             if case .running(_, _, let port) = state { return port }
             return 0
         }
@@ -93,7 +93,7 @@ public final class TIPImageServer: Sendable {
             let channel = try bootstrap.bind(host: "127.0.0.1", port: configuration.port).wait()
             didStart(group: group, channel: channel)
         } catch {
-            lifecycle.withLock { $0 = .idle }
+            lifecycle.withLockedValue { $0 = .idle }
             try? group.syncShutdownGracefully()
             throw error
         }
@@ -106,7 +106,7 @@ public final class TIPImageServer: Sendable {
             let channel = try await bootstrap.bind(host: "127.0.0.1", port: configuration.port).get()
             didStart(group: group, channel: channel)
         } catch {
-            lifecycle.withLock { $0 = .idle }
+            lifecycle.withLockedValue { $0 = .idle }
             try? await group.shutdownGracefully()
             throw error
         }
@@ -134,7 +134,7 @@ public final class TIPImageServer: Sendable {
     public var openConnectionCount: Int { store.openConnectionCount }
 
     private func prepareStart() throws -> (MultiThreadedEventLoopGroup, ServerBootstrap) {
-        try lifecycle.withLock { state in
+        try lifecycle.withLockedValue { state in
             switch state {
             case .starting, .running: throw ServerError.alreadyRunning
             case .idle, .stopped: state = .starting
@@ -159,12 +159,12 @@ public final class TIPImageServer: Sendable {
 
     private func didStart(group: MultiThreadedEventLoopGroup, channel: any Channel) {
         let port = channel.localAddress?.port ?? configuration.port
-        lifecycle.withLock { $0 = .running(group: group, channel: channel, port: port) }
+        lifecycle.withLockedValue { $0 = .running(group: group, channel: channel, port: port) }
     }
 
     /// Moves to `.stopped`, closes the sockets and returns the group to shut down (nil when not running).
     private func beginStop() -> MultiThreadedEventLoopGroup? {
-        let running = lifecycle.withLock { state -> (MultiThreadedEventLoopGroup, any Channel)? in
+        let running = lifecycle.withLockedValue { state -> (MultiThreadedEventLoopGroup, any Channel)? in
             guard case .running(let group, let channel, _) = state else { return nil }
             state = .stopped
             return (group, channel)
