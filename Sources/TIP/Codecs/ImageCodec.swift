@@ -6,9 +6,9 @@ public struct ImageCodecProperties: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     /// Wraps raw bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
-    /// Can decode.
+    /// The codec decodes: its `decoder` reads the type.
     public static let decoding = ImageCodecProperties(rawValue: 1 << 0)
-    /// Can encode.
+    /// The codec encodes: its `encoder` is not `nil`.
     public static let encoding = ImageCodecProperties(rawValue: 1 << 1)
     /// Can decode and encode animations.
     public static let animation = ImageCodecProperties(rawValue: 1 << 2)
@@ -22,7 +22,7 @@ public struct ImageCodecProperties: OptionSet, Sendable, Hashable {
 /// CodecCatalogue.shared.setCodec(MyCodec(), for: ImageType(rawValue: "public.my-type"))
 /// ```
 public protocol ImageCodec: Sendable {
-    /// The decoder.
+    /// The decoder for the codec's type; every codec has one.
     var decoder: any ImageDecoder { get }
     /// The encoder, or nil for a read-only codec.
     var encoder: (any ImageEncoder)? { get }
@@ -33,7 +33,7 @@ public protocol ImageCodec: Sendable {
 extension ImageCodec {
     /// Default: nil (read-only).
     public var encoder: (any ImageEncoder)? { nil }
-    /// Default: false.
+    /// Whether the codec decodes and encodes animations; `false` unless a codec says otherwise.
     public var isAnimated: Bool { false }
 
     /// What this codec can do.

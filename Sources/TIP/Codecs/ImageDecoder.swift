@@ -82,7 +82,7 @@ public enum ImageDecoderDetection: Int, Sendable {
     case noMatch = -1
     /// Too few bytes to tell.
     case needMoreData = 0
-    /// This format.
+    /// The data is in this decoder's format.
     case match = 1
 }
 
@@ -138,7 +138,7 @@ public protocol ImageDecoder: Sendable {
 }
 
 extension ImageDecoder {
-    /// Default: false.
+    /// Whether the decoder renders progressive scans while bytes arrive; `false` unless a decoder says otherwise.
     public var supportsProgressiveDecoding: Bool { false }
 }
 

@@ -48,6 +48,6 @@ public struct PipelineError: Error, Sendable, CustomNSError, CustomStringConvert
         if let imageType { info[Self.imageTypeKey] = imageType.rawValue }
         return info
     }
-    /// The message.
+    /// The error's message (also under `NSLocalizedDescriptionKey`), for `print` and string interpolation.
     public var description: String { message }
 }

@@ -5,7 +5,7 @@ public struct Problem: RawRepresentable, Hashable, Sendable, CustomStringConvert
     public let rawValue: String
     /// Wraps a problem name.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// The name.
+    /// The problem's name: TIP's string constant, for logs.
     public var description: String { rawValue }
 
     /// A disk-cache file name could not be made for an identifier (the empty identifier, which would name the

@@ -36,7 +36,7 @@ extension ImageFetchHelperDataSource {
     public func imagePipeline(for helper: ImageFetchHelper) -> ImagePipeline? { nil }
     /// False: the image shown stays when the target's sizing changes.
     public func shouldRefetchOnTargetSizingChange(for helper: ImageFetchHelper) -> Bool { false }
-    /// `.normal`.
+    /// `.normal`: the helper's fetches run at the default priority.
     public func fetchOperationPriority(for helper: ImageFetchHelper) -> ImageFetchPriority { .normal }
     /// No extra lines.
     public func additionalDebugInfoStrings(for helper: ImageFetchHelper) -> [String] { [] }

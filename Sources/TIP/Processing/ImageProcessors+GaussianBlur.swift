@@ -23,7 +23,7 @@ extension ImageProcessors {
         /// `tip.blur(sigma)`.
         public var identifier: String { "tip.blur(\(ImageProcessors.format(sigma)))" }
 
-        /// `image` blurred.
+        /// `image` blurred by `sigma` (edges repeated), in its own pixel format.
         public func process(_ image: Bitmap, context: ImageProcessingContext) throws -> Bitmap {
             guard sigma.isFinite, sigma >= 0 else {
                 throw ImageProcessingError.invalidParameter(processor: identifier, reason: "sigma \(sigma) must be finite and not negative")

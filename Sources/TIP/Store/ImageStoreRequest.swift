@@ -2,7 +2,7 @@ import Foundation
 
 /// How a stored image is kept (TIP's `TIPImageStoreOptions`; same bits as the fetch options).
 public struct ImageStoreOptions: OptionSet, Sendable, Hashable {
-    /// The bits.
+    /// The options as bits, TIP's values.
     public let rawValue: Int
     /// Options from raw bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
@@ -108,10 +108,10 @@ public struct ImageStoreError: Error, Sendable, CustomNSError, CustomStringConve
         case imageURLNotProvided = 2
         /// The pipeline has no cache to store into.
         case noCacheForStoring = 3
-        /// Storing failed.
+        /// The image could not be written to the caches.
         case storageFailed = 4
     }
-    /// The code.
+    /// What went wrong.
     public let code: Code
     /// What happened, for people.
     public let message: String
@@ -126,6 +126,6 @@ public struct ImageStoreError: Error, Sendable, CustomNSError, CustomStringConve
     public var errorCode: Int { code.rawValue }
     /// The message under `NSLocalizedDescriptionKey`.
     public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
-    /// The message.
+    /// The error's message (also under `NSLocalizedDescriptionKey`), for `print` and string interpolation.
     public var description: String { message }
 }

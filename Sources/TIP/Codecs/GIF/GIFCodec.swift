@@ -8,7 +8,7 @@ import Foundation
 /// let gif = try GIFCodec().encoder?.encode(container, options: [], quality: 1)
 /// ```
 ///
-/// Stateless and thread-safe. See ``GIFDecoder`` and ``GIFEncoder`` for the exact behaviour.
+/// Stateless and thread-safe. ``decoder`` and ``encoder`` say what each direction supports.
 public struct GIFCodec: ImageCodec {
     /// Makes the codec.
     public init() {}
