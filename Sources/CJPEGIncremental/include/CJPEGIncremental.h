@@ -30,7 +30,7 @@ typedef struct {
     int rows_decoded;        ///< sequential: output rows decoded so far
     int input_complete;      ///< all image data consumed (EOI or fake EOI reached)
     int warnings;            ///< libjpeg warnings so far (corrupt data, premature end)
-    int truncated;           ///< the input ended early and the source supplied a fake EOI
+    int truncated;           ///< the input ended early: the source supplied a fake EOI, or a scan's data stopped at a marker
     long long consumed;      ///< bytes libjpeg has consumed so far (a progress token)
 } tip_jpeg_inc_info;
 

@@ -94,7 +94,9 @@ struct JPEGDecoder: ImageDecoder {
             if retry != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
                 return .failure(.corruptData(errorMessage(handle)))
             }
-            isPartial = !endsWithEOI(bytes)
+            // Cut short: no EOI, or an EOI (or another marker) inside a scan's data, which libjpeg reports as a
+            // premature end and fills with gray. Other warnings (extraneous bytes before a marker) are benign.
+            isPartial = !endsWithEOI(bytes) || errorMessage(handle).localizedLowercase.contains("premature end")
         }
         if isCMYK {
             bitmap.withUnsafeMutableBytes { dst in
