@@ -108,6 +108,11 @@ extension ImageType {
         (.png, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
         (.gif, [0x47, 0x49, 0x46]),
         (.bmp, [0x42, 0x4D]),
+        (.tiff, [0x49, 0x49, 0x2A, 0x00]),   // "II*\0": little-endian TIFF
+        (.tiff, [0x4D, 0x4D, 0x00, 0x2A]),   // "MM\0*": big-endian TIFF
+        (.tiff, [0x49, 0x49, 0x2B, 0x00]),   // BigTIFF, little-endian
+        (.tiff, [0x4D, 0x4D, 0x00, 0x2B]),   // BigTIFF, big-endian
+        (.ico, [0x00, 0x00, 0x01, 0x00]),    // icon directory: reserved 0, type 1
         // "RIFF", any 4-byte length, "WEBP"
         (.webp, [0x52, 0x49, 0x46, 0x46, nil, nil, nil, nil, 0x57, 0x45, 0x42, 0x50]),
     ]
@@ -116,9 +121,14 @@ extension ImageType {
     public static let maximumMagicNumberLength = 12
 
     /// The types ``detect(fromMagicNumbers:)`` can recognise.
-    public static var detectableViaMagicNumbers: [ImageType] { signatures.map(\.type) }
+    public static var detectableViaMagicNumbers: [ImageType] {
+        signatures.reduce(into: []) { types, signature in
+            if !types.contains(signature.type) { types.append(signature.type) }
+        }
+    }
 
-    /// Sniffs `prefix` (the first bytes of the data; any length) for a JPEG, PNG, GIF, BMP or WebP signature.
+    /// Sniffs `prefix` (the first bytes of the data; any length) for a JPEG, PNG, GIF, BMP, TIFF, ICO or
+    /// WebP signature. (TGA has none: its decoder's own detection checks the header's fields.)
     /// Says ``ImageTypeDetection/needMoreData`` while the bytes so far still agree with some signature.
     public static func detect<C: Collection>(fromMagicNumbers prefix: C) -> ImageTypeDetection where C.Element == UInt8 {
         let head = Array(prefix.prefix(maximumMagicNumberLength))

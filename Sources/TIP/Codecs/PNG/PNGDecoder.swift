@@ -84,10 +84,6 @@ public struct PNGDecoder: ImageDecoder {
         var renderOptions = options
         renderOptions.targetDimensions = targetDimensions
         renderOptions.targetContentMode = contentMode
-        let quality = options.interpolationQuality
-        let upright = bitmap.applyingOrientation(orientation)
-        let size = try renderOptions.checkedOutputDimensions(width: upright.width, height: upright.height)
-        let scaled = Resampler.resample(upright, width: size.width, height: size.height, quality: quality)
-        return ImageContainer(image: scaled, isPartial: isPartial)
+        return try ImageContainer.decoded(bitmap, orientation: orientation, isPartial: isPartial, options: renderOptions)
     }
 }
