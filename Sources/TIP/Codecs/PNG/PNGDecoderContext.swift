@@ -4,6 +4,11 @@ import Foundation
 /// the image data starts, libpng's progressive reader writes rows into a canvas as they decode, so
 /// `anyProgress` renders show every row received so far (interlaced images sharpen pass by pass).
 ///
+/// An APNG (an acTL chunk before the image data) is rendered by frames instead: each frame is
+/// decoded once its data is complete (``APNGFrameDecoder``), so the first frame shows as soon as its
+/// bytes are in, like a GIF's; `anyProgress` and `fullFrameProgress` render the complete frames so
+/// far, `completeImage` only the whole animation.
+///
 /// Not thread-safe: use from one queue at a time (the ``ImageDecoderContext`` contract).
 final class PNGDecoderContext: ImageDecoderContext {
     private(set) var data = Data()
@@ -14,6 +19,10 @@ final class PNGDecoderContext: ImageDecoderContext {
     private var fedCount = 0
     private var failure: ImageDecodingError?
     private var lastResult: ImageDecoderAppendResult = .didProgress
+    /// An APNG's frames, decoded at canvas size as they complete.
+    private var frameDecoder: APNGFrameDecoder?
+    /// The last animation render, by output size, frames decoded and completeness.
+    private var animationRender: (key: [Int], image: ImageContainer)?
 
     init(options: ImageDecodingOptions) {
         self.options = options
@@ -26,9 +35,16 @@ final class PNGDecoderContext: ImageDecoderContext {
             : CGSize(width: header.width, height: header.height)
     }
 
-    var frameCount: Int { scanner.isComplete ? 1 : 0 }
+    var frameCount: Int {
+        if isAnimation, let animation = scanner.animation, animation.isUsable { return animation.completeFrameCount }
+        return scanner.isComplete ? 1 : 0
+    }
     var isProgressive: Bool { scanner.header?.isInterlaced ?? false }
-    var isAnimated: Bool { false }
+    /// True once an acTL declaring more than one frame arrived (and while the animation keeps APNG's rules).
+    var isAnimated: Bool { scanner.animation.map { $0.failure == nil && $0.declaredFrameCount > 1 } ?? false }
+
+    /// Whether the image data started after an acTL: the image is rendered as an animation.
+    private var isAnimation: Bool { scanner.animation != nil && scanner.imageDataOffset != nil }
     var hasAlpha: Bool {
         guard let header = scanner.header else { return false }
         return header.hasAlphaChannel || scanner.hasTransparencyChunk
@@ -40,6 +56,7 @@ final class PNGDecoderContext: ImageDecoderContext {
         // Bytes after IEND are kept in `data` but never decoded.
         guard !newData.isEmpty, !scanner.isComplete else { return .didProgress }
         let hadHeader = scanner.header != nil
+        let hadFrames = frameCount
         do {
             try process()
         } catch {
@@ -48,6 +65,7 @@ final class PNGDecoderContext: ImageDecoderContext {
         }
         var result = ImageDecoderAppendResult.didProgress
         if !hadHeader && scanner.header != nil { result = .didLoadHeaders }
+        if isAnimation && frameCount > hadFrames { result = .didLoadFrame }
         if scanner.isComplete { result = .didCompleteLoading }
         lastResult = max(lastResult, result)
         return result
@@ -56,7 +74,7 @@ final class PNGDecoderContext: ImageDecoderContext {
     func finalize() throws(ImageDecodingError) -> ImageDecoderAppendResult {
         if let failure { throw failure }
         guard scanner.header != nil else { throw data.isEmpty ? .emptyData : .truncatedData }
-        if reader == nil && !scanner.isComplete {
+        if reader == nil && !scanner.isComplete && !isAnimation {
             // The data ended before the first IDAT: give libpng what there is, for a clean verdict.
             try startReader()
         }
@@ -65,6 +83,9 @@ final class PNGDecoderContext: ImageDecoderContext {
 
     func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? {
         if let failure, reader == nil { throw failure }
+        if isAnimation, let animation = scanner.animation {
+            return try renderAnimation(animation, mode: mode, targetDimensions: targetDimensions, targetContentMode: targetContentMode)
+        }
         if mode != .anyProgress && !scanner.isComplete { return nil }
         guard let reader, let (bitmap, isWhole) = reader.image(finalizing: false) else {
             if scanner.isComplete {
@@ -93,11 +114,49 @@ final class PNGDecoderContext: ImageDecoderContext {
         if !hadHeader, let header = scanner.header {
             try options.checkDimensions(width: header.width, height: header.height)
         }
-        if reader == nil, scanner.imageDataOffset != nil {
+        if reader == nil, scanner.imageDataOffset != nil, !isAnimation {
             try startReader()
         } else if reader != nil {
             try feedReader()
         }
+    }
+
+    /// The complete frames so far (`completeImage`: only once the file is complete).
+    private func renderAnimation(_ animation: APNGLayout, mode: ImageDecoderRenderMode, targetDimensions: CGSize,
+                                 targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? {
+        guard let header = scanner.header else { return nil }
+        if mode == .completeImage && !scanner.isComplete { return nil }
+        var renderOptions = options
+        renderOptions.targetDimensions = targetDimensions
+        renderOptions.targetContentMode = targetContentMode
+        let decoder = frameDecoder ?? APNGFrameDecoder(header: header, orientation: scanner.orientation, options: options, scalesFrames: false)
+        frameDecoder = decoder
+        if animation.isUsable {
+            let scanned = scanner
+            data.withUnsafeBytes { decoder.advance($0, scanner: scanned) }
+        }
+        guard animation.isUsable, !(decoder.frames.isEmpty && decoder.isStopped) else {
+            // The animation breaks APNG's rules, or its first frame does not decode: the default image,
+            // as the specification asks, once it is all here.
+            guard scanner.isComplete else { return nil }
+            let still: Result<ImageContainer, ImageDecodingError> = data.withUnsafeBytes { bytes in
+                do throws(ImageDecodingError) {
+                    return .success(try PNGDecoder.decode(bytes, options: renderOptions, allowsAnimation: false))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return try still.get()
+        }
+        guard !decoder.frames.isEmpty else { return nil }
+        let upright = scanner.orientation.swapsDimensions ? (header.height, header.width) : (header.width, header.height)
+        let size = try renderOptions.checkedOutputDimensions(width: upright.0, height: upright.1)
+        let key = [size.width, size.height, decoder.frames.count, scanner.isComplete ? 1 : 0]
+        if let animationRender, animationRender.key == key { return animationRender.image }
+        guard let image = decoder.container(animation: animation, isFileComplete: scanner.isComplete,
+                                            scaledTo: (targetDimensions, targetContentMode)) else { return nil }
+        animationRender = (key, image)
+        return image
     }
 
     private func startReader() throws(ImageDecodingError) {
