@@ -110,7 +110,7 @@ def tiff():
     rgb.save(b, "TIFF", save_all=True, append_images=[pattern("RGB", shift=90)], compression="tiff_lzw")
     write("tiff/multipage.tif", b.getvalue())
     reference("tiff/multipage.tif", rgb)
-    # 16-bit RGB, big-endian, uncompressed: written by hand (Pillow has no 16-bit RGB mode).
+    # 16-bit RGB, big-endian, uncompressed, in strips: written by hand (Pillow has no 16-bit RGB mode).
     write("tiff/rgb16-bigendian.tif", tiff16(rgb))
     reference("tiff/rgb16-bigendian.tif", rgb)
     # Tiles, through libtiff's own tool.
@@ -119,15 +119,25 @@ def tiff():
 
 
 def tiff16(image):
-    """A big-endian 16-bit RGB TIFF: sample v becomes v * 257 (the reference's 8-bit value exactly)."""
+    """A big-endian 16-bit RGB TIFF, uncompressed, directory first, strips of 2 rows listed in
+    out-of-line tables: sample v becomes v * 257 (the reference's 8-bit value exactly)."""
     width, height = image.size
-    pixels = b"".join(struct.pack(">3H", *(c * 257 for c in image.getpixel((x, y)))) for y in range(height) for x in range(width))
-    entries = []
-    bps_offset = 8
-    data_offset = 8 + 6 + 2 + 12 * 10 + 4
-    entries += [(256, 3, 1, width), (257, 3, 1, height), (258, 3, 3, bps_offset), (259, 3, 1, 1), (262, 3, 1, 2),
-                (273, 4, 1, data_offset), (277, 3, 1, 3), (278, 3, 1, height), (279, 4, 1, len(pixels)), (284, 3, 1, 1)]
-    ifd_offset = 8 + 6
+    rows_per_strip = 2
+    row_bytes = width * 6
+    strips = [(y, min(rows_per_strip, height - y)) for y in range(0, height, rows_per_strip)]
+    entry_count = 10
+    ifd_offset = 8 + 6                                  # after the header and BitsPerSample's values
+    tables = ifd_offset + 2 + 12 * entry_count + 4      # StripOffsets, then StripByteCounts
+    data_offset = tables + 8 * len(strips)
+    offsets, counts, position = [], [], data_offset
+    for _, rows in strips:
+        offsets.append(position)
+        counts.append(rows * row_bytes)
+        position += rows * row_bytes
+    entries = [(256, 3, 1, width), (257, 3, 1, height), (258, 3, 3, 8), (259, 3, 1, 1), (262, 3, 1, 2),
+               (273, 4, len(strips), tables), (277, 3, 1, 3), (278, 3, 1, rows_per_strip),
+               (279, 4, len(strips), tables + 4 * len(strips)), (284, 3, 1, 1)]
+    assert len(entries) == entry_count
     out = b"MM\x00\x2a" + struct.pack(">I", ifd_offset) + struct.pack(">3H", 16, 16, 16)
     out += struct.pack(">H", len(entries))
     for tag, kind, count, value in entries:
@@ -136,7 +146,9 @@ def tiff16(image):
         else:
             out += struct.pack(">HHII", tag, kind, count, value)
     out += struct.pack(">I", 0)
+    out += struct.pack(f">{len(strips)}I", *offsets) + struct.pack(f">{len(strips)}I", *counts)
     assert len(out) == data_offset
+    pixels = b"".join(struct.pack(">3H", *(c * 257 for c in image.getpixel((x, y)))) for y in range(height) for x in range(width))
     return out + pixels
 
 

@@ -24,8 +24,11 @@ final class WholeFileDecoderContext: ImageDecoderContext {
     private var isFinalized = false
     private var failure: ImageDecodingError?
     private var lastResult = ImageDecoderAppendResult.didProgress
-    /// The image decoded at its own size (formats that do not decode for the target sizing).
-    private var decoded: ImageContainer?
+    /// The image decoded at its own size (formats that do not decode for the target sizing), and how
+    /// many bytes it was decoded from.
+    private var decoded: (byteCount: Int, image: ImageContainer)?
+    /// Set when a decode at `finalize()` found the file whole though the header did not tell its length.
+    private var decodedWhole = false
     /// The last render of a format that decodes for the target sizing, with its sizing.
     private var lastRender: (sizing: TargetKey, image: ImageContainer)?
 
@@ -33,6 +36,7 @@ final class WholeFileDecoderContext: ImageDecoderContext {
         var width: Double
         var height: Double
         var contentMode: ContentMode
+        var byteCount: Int
     }
 
     init(format: any WholeFileImageFormat, expectedLength: Int?, options: ImageDecodingOptions) {
@@ -56,6 +60,7 @@ final class WholeFileDecoderContext: ImageDecoderContext {
     /// Whether every byte of the file is in.
     private var isComplete: Bool {
         guard header != nil else { return false }
+        if decodedWhole { return true }
         if let length = header?.fileLength, data.count >= length { return true }
         if let expectedLength, data.count >= expectedLength { return true }
         return false
@@ -89,6 +94,7 @@ final class WholeFileDecoderContext: ImageDecoderContext {
         if isComplete { return .didCompleteLoading }
         // Without a length in the header, the decode tells whether the file is whole.
         if !format.decodesForTargetSizing, let image = try? decodedAtOwnSize(), !image.isPartial {
+            decodedWhole = true
             return .didCompleteLoading
         }
         return lastResult
@@ -98,7 +104,8 @@ final class WholeFileDecoderContext: ImageDecoderContext {
         if let failure { throw failure }
         guard header != nil, isComplete || isFinalized else { return nil }
         if format.decodesForTargetSizing {
-            let key = TargetKey(width: targetDimensions.width, height: targetDimensions.height, contentMode: targetContentMode)
+            let key = TargetKey(width: targetDimensions.width, height: targetDimensions.height, contentMode: targetContentMode,
+                                byteCount: data.count)
             if let lastRender, lastRender.sizing == key { return accepted(lastRender.image, mode: mode) }
             var renderOptions = options
             renderOptions.targetDimensions = targetDimensions
@@ -122,12 +129,12 @@ final class WholeFileDecoderContext: ImageDecoderContext {
     }
 
     private func decodedAtOwnSize() throws(ImageDecodingError) -> ImageContainer {
-        if let decoded { return decoded }
+        if let decoded, decoded.byteCount == data.count { return decoded.image }
         var ownSize = options
         ownSize.targetDimensions = .zero
         ownSize.targetContentMode = .center
         let image = try format.decode(data, options: ownSize)
-        decoded = image
+        decoded = (data.count, image)
         return image
     }
 

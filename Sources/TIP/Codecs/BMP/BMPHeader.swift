@@ -66,16 +66,17 @@ struct BMPHeader: Equatable, Sendable {
         guard reader.count >= 2 else { return nil }
         guard bytes[0] == 0x42, bytes[1] == 0x4D else { throw .corruptData("not a BMP signature") }
         guard let dataOffset = reader.u32(at: 10) else { return nil }
-        try self.init(reader: reader, dibOffset: 14, declaredPixelOffset: dataOffset, isIconEntry: false)
+        try self.init(reader: reader, dibOffset: 14, declaredPixelOffset: dataOffset, fileSize: reader.u32(at: 2), isIconEntry: false)
     }
 
     /// The header of an icon entry's DIB starting at `offset` (its height counts the AND mask too), or
     /// nil while `bytes` is too short to tell.
     init?(iconEntry bytes: UnsafeRawBufferPointer, at offset: Int) throws(ImageDecodingError) {
-        try self.init(reader: ByteReader(bytes, littleEndian: true), dibOffset: offset, declaredPixelOffset: nil, isIconEntry: true)
+        try self.init(reader: ByteReader(bytes, littleEndian: true), dibOffset: offset, declaredPixelOffset: nil, fileSize: nil, isIconEntry: true)
     }
 
-    private init?(reader: ByteReader, dibOffset: Int, declaredPixelOffset: Int?, isIconEntry: Bool) throws(ImageDecodingError) {
+    private init?(reader: ByteReader, dibOffset: Int, declaredPixelOffset: Int?, fileSize: Int?,
+                  isIconEntry: Bool) throws(ImageDecodingError) {
         guard let size = reader.u32(at: dibOffset) else { return nil }
         guard [12, 40, 52, 56, 64, 108, 124].contains(size) else {
             throw size < 12 || size > 124 ? .corruptData("DIB header size \(size)") : .unsupported("BMP header of \(size) bytes")
@@ -183,7 +184,8 @@ struct BMPHeader: Equatable, Sendable {
             pixelOffset = declaredPixelOffset
         }
 
-        // Where the pixel data ends, when the header can tell.
+        // Where the pixel data ends, when the header can tell (sizes no 32-bit file holds tell nothing:
+        // the dimensions check refuses those images).
         var pixelDataEnd: Int?
         if compression == .none || isIconEntry {
             var (total, overflowed) = rowBytes.multipliedReportingOverflow(by: height)
@@ -191,10 +193,12 @@ struct BMPHeader: Equatable, Sendable {
                 let maskBytes = (rawWidth + 31) / 32 * 4 * height
                 (total, overflowed) = total.addingReportingOverflow(maskBytes)
             }
-            guard !overflowed, total <= Int(Int32.max) else { throw .corruptData("pixel data too large") }
-            pixelDataEnd = pixelOffset + total
+            if !overflowed, total <= Int(UInt32.max) { pixelDataEnd = pixelOffset + total }
         } else if imageSize > 0 {
             pixelDataEnd = pixelOffset + imageSize
+        } else if let fileSize, fileSize > pixelOffset {
+            // Run-length data without its size: the file header's size is the best guess.
+            pixelDataEnd = fileSize
         }
 
         self.width = rawWidth
