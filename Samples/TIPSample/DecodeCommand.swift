@@ -18,7 +18,7 @@ struct DecodeCommand: ParsableCommand {
     @Option(help: "How the image fits the target size: \(ContentModeArgument.allCases.map(\.rawValue).joined(separator: ", ")).")
     var mode: ContentModeArgument = .scaleAspectFit
 
-    @Option(help: "Write the result (the first frame of an animation) to this .png or .jpg file.")
+    @Option(help: "Write the result (the first frame of an animation) to this file; its extension picks the type (.png, .jpg, .gif, .tif, .bmp, .tga).")
     var out: String?
 
     @Option(help: "Decode this many times and print the median decode time.")

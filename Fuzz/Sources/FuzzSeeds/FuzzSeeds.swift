@@ -9,7 +9,8 @@ import TIPWebP
 public func unusedFuzzTest(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> CInt { 0 }
 
 /// Writes small generated seed images, made with the project's own encoders, into per-target
-/// corpus directories: `FuzzSeeds <corpus-root>` creates `<root>/jpeg`, `png`, `gif`, `webp`.
+/// corpus directories: `FuzzSeeds <corpus-root>` creates `<root>/jpeg`, `png`, `gif`, `webp`, `tiff`,
+/// `bmp`, `tga` and `apng` (ICO seeds come from the committed codec test files).
 @main
 struct FuzzSeeds {
     static func main() throws {
@@ -58,16 +59,24 @@ struct FuzzSeeds {
             add("gif", "\(name).gif") { try encode(GIFCodec(), image, options: [], quality: 1) }
             add("webp", "\(name).webp") { try encode(WebPCodec(), image, options: [], quality: 0.6) }
             add("webp", "\(name)-lossless.webp") { try encode(WebPCodec(), image, options: [], quality: 1) }
+            add("tiff", "\(name).tif") { try encode(TIFFCodec(), image, options: [], quality: 1) }
+            add("tiff", "\(name)-gray.tif") { try encode(TIFFCodec(), image, options: [.grayscale], quality: 1) }
+            add("bmp", "\(name).bmp") { try encode(BMPCodec(), image, options: [], quality: 1) }
+            add("bmp", "\(name)-gray.bmp") { try encode(BMPCodec(), image, options: [.grayscale], quality: 1) }
+            add("tga", "\(name).tga") { try encode(TGACodec(), image, options: [], quality: 1) }
+            add("tga", "\(name)-rle.tga") { try encode(TGACodec(encoder: TGAEncoder(compression: .runLength)), image, options: [], quality: 1) }
         }
         let frames = (0..<3).map { gradient(width: 16, height: 12, alpha: $0 == 1, shift: $0 * 40) }
         if let animation = ImageContainer(animatedFrames: frames, frameDurations: [0.1, 0.05, 0.2], loopCount: 2) {
             add("gif", "animated.gif") { try encode(GIFCodec(), animation, options: [], quality: 1) }
             add("webp", "animated.webp") { try encode(WebPCodec(), animation, options: [], quality: 0.8) }
+            add("apng", "animated.png") { try encode(PNGCodec(), animation, options: [], quality: 1) }
+            add("apng", "animated-interlaced.png") { try encode(PNGCodec(), animation, options: [.progressive], quality: 1) }
         }
         return seeds
     }
 
-    /// Encodes with `codec`'s encoder (all four built-in codecs have one).
+    /// Encodes with `codec`'s encoder.
     static func encode(_ codec: any ImageCodec, _ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws -> Data {
         guard let encoder = codec.encoder else { throw CocoaError(.featureUnsupported) }
         return try encoder.encode(image, options: options, quality: quality)
