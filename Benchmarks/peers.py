@@ -26,6 +26,12 @@ def main():
     parser.add_argument("--png", help="PNG to decode fully")
     parser.add_argument("--webp", action="append", default=[], help="WebP to decode fully (repeatable); keys end in :<file name>")
     parser.add_argument("--webp-thumbnail", action="append", default=[], help="WebP to shrink to fit 400x400 (repeatable)")
+    parser.add_argument("--load", action="append", default=[],
+                        help="NAME=PATH: decode fully (repeatable); keys pillow_load:NAME, pyvips_load:NAME")
+    parser.add_argument("--thumbnail", action="append", default=[],
+                        help="NAME=PATH: shrink to fit 400x400 (repeatable); keys pillow_thumbnail:NAME, pyvips_thumbnail:NAME")
+    parser.add_argument("--frames", action="append", default=[],
+                        help="NAME=PATH: decode every frame of an animation (repeatable); key pillow_frames:NAME")
     args = parser.parse_args()
     results = {}
 
@@ -99,6 +105,53 @@ def main():
                 results["pillow_webp_thumbnail:" + name] = measure(pillow_webp_thumb, args.iterations)
             except Exception:
                 pass
+
+    # The formats of the second codec wave (TIFF, BMP, TGA, ICO, APNG): a peer that cannot read one is
+    # left out of that row.
+    def named(values):
+        for value in values:
+            name, path = value.split("=", 1)
+            yield name, open(path, "rb").read()
+
+    def attempt(key, fn):
+        try:
+            results[key] = measure(fn, args.iterations)
+        except Exception:  # the peer does not read this format
+            pass
+
+    for name, data in named(args.load):
+        if Image:
+            def pillow_load(data=data):
+                im = Image.open(io.BytesIO(data))
+                im.load()
+            attempt("pillow_load:" + name, pillow_load)
+        if pyvips:
+            def vips_load(data=data):
+                im = pyvips.Image.new_from_buffer(data, "", access="sequential")
+                im.write_to_memory()
+            attempt("pyvips_load:" + name, vips_load)
+
+    for name, data in named(args.thumbnail):
+        if Image:
+            def pillow_thumb(data=data):
+                im = Image.open(io.BytesIO(data))
+                im.thumbnail((400, 400))
+                im.load()
+            attempt("pillow_thumbnail:" + name, pillow_thumb)
+        if pyvips:
+            def vips_thumb(data=data):
+                im = pyvips.Image.thumbnail_buffer(data, 400, height=400)
+                im.write_to_memory()
+            attempt("pyvips_thumbnail:" + name, vips_thumb)
+
+    for name, data in named(args.frames):
+        if Image:
+            def pillow_frames(data=data):
+                im = Image.open(io.BytesIO(data))
+                for index in range(getattr(im, "n_frames", 1)):
+                    im.seek(index)
+                    im.load()
+            attempt("pillow_frames:" + name, pillow_frames)
 
     print(json.dumps(results))
 

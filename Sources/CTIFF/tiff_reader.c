@@ -110,6 +110,13 @@ tip_tiff_image *tip_tiff_open(const uint8_t *data, size_t size, uint64_t max_sin
     info->photometric = photometric;
     info->compression = compression;
     info->is_tiled = TIFFIsTiled(tif) ? 1 : 0;
+    uint32_t piece = 0;
+    if (info->is_tiled) {
+        TIFFGetField(tif, TIFFTAG_TILELENGTH, &piece);
+    } else {
+        TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &piece);
+    }
+    info->rows_per_piece = piece == 0 || piece > height ? height : piece;
     char reason[1024] = "";
     info->is_supported = TIFFRGBAImageOK(tif, reason) ? 1 : 0;
     if (info->is_supported) {
@@ -166,6 +173,11 @@ static void put_separate(TIFFRGBAImage *img, uint32_t *cp, uint32_t x, uint32_t 
 
 int tip_tiff_read_rgba(tip_tiff_image *image, uint8_t *raster, size_t stride, uint32_t *rows_complete,
                        char *message, size_t message_size) {
+    return tip_tiff_read_rgba_rows(image, raster, stride, 0, UINT32_MAX, rows_complete, message, message_size);
+}
+
+int tip_tiff_read_rgba_rows(tip_tiff_image *image, uint8_t *raster, size_t stride, uint32_t first_row, uint32_t row_count,
+                            uint32_t *rows_complete, char *message, size_t message_size) {
     tip_tiff_copy_message(message, message_size, "");
     if (rows_complete) *rows_complete = 0;
     if (image == NULL || raster == NULL) return TIP_TIFF_FAILED;
@@ -179,13 +191,15 @@ int tip_tiff_read_rgba(tip_tiff_image *image, uint8_t *raster, size_t stride, ui
         return TIP_TIFF_FAILED;
     }
     uint32_t width = state.rgba.width, height = state.rgba.height;
-    if (stride < (size_t)width * 4 || stride % 4 != 0 || stride / 4 - width > INT32_MAX / 2) {
+    if (stride < (size_t)width * 4 || stride % 4 != 0 || stride / 4 - width > INT32_MAX / 2 || first_row >= height) {
         TIFFRGBAImageEnd(&state.rgba);
-        tip_tiff_copy_message(message, message_size, "invalid raster stride");
+        tip_tiff_copy_message(message, message_size, "invalid raster or rows");
         return TIP_TIFF_FAILED;
     }
+    uint32_t rows = row_count < height - first_row ? row_count : height - first_row;
     // Rows in stored order: no flips, the caller applies the orientation.
     state.rgba.req_orientation = state.rgba.orientation;
+    state.rgba.row_offset = (int)first_row;
     state.raster = raster;
     state.stride = stride;
     if (state.rgba.isContig) {
@@ -195,13 +209,13 @@ int tip_tiff_read_rgba(tip_tiff_image *image, uint8_t *raster, size_t stride, ui
         state.put.separate = state.rgba.put.separate;
         state.rgba.put.separate = put_separate;
     }
-    // A scratch raster pointer that libtiff only does arithmetic on: every write goes through the
+    // The raster pointer libtiff gets is only used for arithmetic: every write goes through the
     // restriding put routines above.
-    int ok = TIFFRGBAImageGet(&state.rgba, (uint32_t *)raster, width, height);
+    int ok = TIFFRGBAImageGet(&state.rgba, (uint32_t *)raster, width, rows);
     TIFFRGBAImageEnd(&state.rgba);
-    uint32_t complete = state.rows_complete > height ? height : state.rows_complete;
+    uint32_t complete = state.rows_complete > rows ? rows : state.rows_complete;
     if (rows_complete) *rows_complete = complete;
-    if (ok && complete == height && image->messages.error_count == 0) return TIP_TIFF_OK;
+    if (ok && complete == rows && image->messages.error_count == 0) return TIP_TIFF_OK;
     tip_tiff_copy_message(message, message_size,
                           image->messages.text[0] ? image->messages.text : (reason[0] ? reason : "incomplete image data"));
     return complete > 0 ? TIP_TIFF_PARTIAL : TIP_TIFF_FAILED;

@@ -32,6 +32,8 @@ typedef struct {
     int32_t is_tiled;
     /// 1 when libtiff's RGBA interface can convert this image, 0 otherwise (see the message).
     int32_t is_supported;
+    /// Rows per strip, or the tile length: bands decoded apart must start at multiples of it.
+    uint32_t rows_per_piece;
 } tip_tiff_info;
 
 /// Results of `tip_tiff_read_rgba`.
@@ -56,6 +58,13 @@ tip_tiff_image *tip_tiff_open(const uint8_t *data, size_t size, uint64_t max_sin
 /// `*rows_complete` on were not written) or TIP_TIFF_FAILED, with the first libtiff error in `message`.
 int tip_tiff_read_rgba(tip_tiff_image *image, uint8_t *raster, size_t stride, uint32_t *rows_complete,
                        char *message, size_t message_size);
+
+/// Decodes rows `first_row` to `first_row + row_count - 1` (stored order) into `raster` (the band's
+/// first row; rows `stride` bytes apart), as `tip_tiff_read_rgba` does for the whole image. Bands that
+/// start at multiples of `rows_per_piece` read disjoint strips or tiles, so separate handles over the
+/// same bytes can decode them on separate threads. `*rows_complete` counts from the band's first row.
+int tip_tiff_read_rgba_rows(tip_tiff_image *image, uint8_t *raster, size_t stride, uint32_t first_row, uint32_t row_count,
+                            uint32_t *rows_complete, char *message, size_t message_size);
 
 /// Closes the image (NULL is fine).
 void tip_tiff_close(tip_tiff_image *image);

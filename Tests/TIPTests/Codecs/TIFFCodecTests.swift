@@ -38,6 +38,25 @@ struct TIFFCodecTests {
         #expect(try codec.decoder.decode(gray, options: ImageDecodingOptions()).image.converted(to: .gray8) == source.converted(to: .gray8))
     }
 
+    @Test("large images decode in bands on several cores, exactly as one sequential decode", arguments: [false, true])
+    func parallel(_ alpha: Bool) throws {
+        let source = alpha ? TestImages.translucent(width: 700, height: 500) : TestImages.photo(width: 700, height: 500)
+        let data = try codec.encoder!.encode(ImageContainer(image: source), options: [], quality: 1)
+        let decoded = try codec.decoder.decode(data, options: ImageDecodingOptions())
+        #expect(!decoded.isPartial)
+        #expect(ImageComparison.maxDifference(decoded.image, source) <= (alpha ? 1 : 0))
+        // A damaged strip in the second half: the bands fail, the sequential decode keeps the rows above it.
+        var damaged = [UInt8](data)
+        let offsets = try #require(data.withUnsafeBytes { raw in
+            TIFFDirectory(raw).flatMap { directory in directory.entry(273).flatMap { directory.values(of: $0) } }
+        })
+        let strip = offsets[offsets.count * 3 / 4]
+        for i in 0..<64 { damaged[strip + i] = 0xFF }
+        let partial = try codec.decoder.decode(Data(damaged), options: ImageDecodingOptions())
+        #expect(partial.isPartial)
+        #expect(partial.image.pixel(x: 10, y: 10) == decoded.image.pixel(x: 10, y: 10))
+    }
+
     @Test("decodes straight to the target sizing, orientation applied first")
     func targetSizing() throws {
         let data = try CodecFixtureFiles.data("tiff/orientation6.tif")

@@ -72,6 +72,10 @@ public struct TIFFDecoder: ImageDecoder {
         guard var bitmap = Bitmap(uninitializedWidth: width, height: height, format: format) else {
             throw .unsupported("out of memory for \(width)x\(height)")
         }
+        let orientation = ImageOrientation(rawValue: Int(info.orientation)) ?? .up
+        if decodeInParallel(bytes, first: image, info: info, allocationLimit: allocationLimit, into: &bitmap) {
+            return (bitmap, orientation, false)
+        }
         var rowsComplete: UInt32 = 0
         let stride = bitmap.bytesPerRow
         let status = bitmap.withUnsafeMutableBytes { pixels in
@@ -80,7 +84,6 @@ public struct TIFFDecoder: ImageDecoder {
                                    text.baseAddress, text.count)
             }
         }
-        let orientation = ImageOrientation(rawValue: Int(info.orientation)) ?? .up
         switch Int(status) {
         case Int(TIP_TIFF_OK):
             return (bitmap, orientation, false)
@@ -102,7 +105,7 @@ public struct TIFFDecoder: ImageDecoder {
         }
     }
 
-    private static func text(_ message: [CChar]) -> String {
+    static func text(_ message: [CChar]) -> String {
         String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
