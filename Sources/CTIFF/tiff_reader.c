@@ -3,27 +3,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Bytes in memory, read through libtiff's client procs (mapped: libtiff reads strips in place).
-typedef struct {
-    const uint8_t *data;
-    toff_t size;
-    toff_t position;
-} memory_source;
-
 struct tip_tiff_image {
     TIFF *tif;
-    memory_source source;
+    // The caller's bytes; libtiff reads strips in place through the map proc.
+    tip_tiff_memory source;
     tip_tiff_messages messages;
 };
 
-static tmsize_t source_read(thandle_t handle, void *buffer, tmsize_t count) {
-    memory_source *source = (memory_source *)handle;
-    if (count <= 0 || source->position >= source->size) return 0;
-    toff_t available = source->size - source->position;
-    toff_t length = (toff_t)count < available ? (toff_t)count : available;
-    memcpy(buffer, source->data + source->position, (size_t)length);
-    source->position += length;
-    return (tmsize_t)length;
+// A read-only file is mapped: libtiff then reads strips where they are instead of copying them.
+static int source_map(thandle_t handle, void **base, toff_t *size) {
+    tip_tiff_memory *source = (tip_tiff_memory *)handle;
+    *base = source->data;
+    *size = source->size;
+    return 1;
 }
 
 static tmsize_t source_write(thandle_t handle, void *buffer, tmsize_t count) {
@@ -31,34 +23,6 @@ static tmsize_t source_write(thandle_t handle, void *buffer, tmsize_t count) {
     (void)buffer;
     (void)count;
     return 0;
-}
-
-static toff_t source_seek(thandle_t handle, toff_t offset, int whence) {
-    memory_source *source = (memory_source *)handle;
-    toff_t base = whence == SEEK_CUR ? source->position : (whence == SEEK_END ? source->size : 0);
-    if (offset > UINT64_MAX - base) return (toff_t)-1;
-    source->position = base + offset;  // past the end is allowed; reads there return 0 bytes
-    return source->position;
-}
-
-static int source_close(thandle_t handle) {
-    (void)handle;
-    return 0;
-}
-
-static toff_t source_size(thandle_t handle) { return ((memory_source *)handle)->size; }
-
-static int source_map(thandle_t handle, void **base, toff_t *size) {
-    memory_source *source = (memory_source *)handle;
-    *base = (void *)source->data;
-    *size = source->size;
-    return 1;
-}
-
-static void source_unmap(thandle_t handle, void *base, toff_t size) {
-    (void)handle;
-    (void)base;
-    (void)size;
 }
 
 tip_tiff_image *tip_tiff_open(const uint8_t *data, size_t size, uint64_t max_single_allocation,
@@ -74,7 +38,7 @@ tip_tiff_image *tip_tiff_open(const uint8_t *data, size_t size, uint64_t max_sin
         tip_tiff_copy_message(message, message_size, "out of memory");
         return NULL;
     }
-    image->source.data = data;
+    image->source.data = (uint8_t *)data;
     image->source.size = (toff_t)size;
     tmsize_t limit = max_single_allocation > (uint64_t)INT64_MAX ? 0 : (tmsize_t)max_single_allocation;
     TIFFOpenOptions *options = tip_tiff_options(&image->messages, limit);
@@ -83,8 +47,9 @@ tip_tiff_image *tip_tiff_open(const uint8_t *data, size_t size, uint64_t max_sin
         tip_tiff_copy_message(message, message_size, "out of memory");
         return NULL;
     }
-    image->tif = TIFFClientOpenExt("memory", "rm", (thandle_t)&image->source, source_read, source_write,
-                                   source_seek, source_close, source_size, source_map, source_unmap, options);
+    image->tif = TIFFClientOpenExt("memory", "rm", (thandle_t)&image->source, tip_tiff_memory_read, source_write,
+                                   tip_tiff_memory_seek, tip_tiff_memory_close, tip_tiff_memory_size, source_map,
+                                   tip_tiff_memory_unmap, options);
     TIFFOpenOptionsFree(options);
     if (image->tif == NULL) {
         tip_tiff_copy_message(message, message_size,

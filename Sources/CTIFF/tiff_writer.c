@@ -3,77 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-// A growing buffer libtiff writes into (and seeks in, to patch offsets).
-typedef struct {
-    uint8_t *data;
-    toff_t size;
-    toff_t capacity;
-    toff_t position;
-    int failed;
-} memory_sink;
-
-static tmsize_t sink_write(thandle_t handle, void *buffer, tmsize_t count) {
-    memory_sink *sink = (memory_sink *)handle;
-    if (count <= 0) return 0;
-    toff_t end = sink->position + (toff_t)count;
-    if (end < sink->position || end > (toff_t)INT64_MAX) {
-        sink->failed = 1;
-        return 0;
-    }
-    if (end > sink->capacity) {
-        toff_t capacity = sink->capacity ? sink->capacity : 65536;
-        while (capacity < end) capacity *= 2;
-        uint8_t *grown = (uint8_t *)realloc(sink->data, (size_t)capacity);
-        if (grown == NULL) {
-            sink->failed = 1;
-            return 0;
-        }
-        sink->data = grown;
-        sink->capacity = capacity;
-    }
-    if (sink->position > sink->size) memset(sink->data + sink->size, 0, (size_t)(sink->position - sink->size));
-    memcpy(sink->data + sink->position, buffer, (size_t)count);
-    sink->position = end;
-    if (end > sink->size) sink->size = end;
-    return count;
-}
-
-static tmsize_t sink_read(thandle_t handle, void *buffer, tmsize_t count) {
-    memory_sink *sink = (memory_sink *)handle;
-    if (count <= 0 || sink->position >= sink->size) return 0;
-    toff_t available = sink->size - sink->position;
-    toff_t length = (toff_t)count < available ? (toff_t)count : available;
-    memcpy(buffer, sink->data + sink->position, (size_t)length);
-    sink->position += length;
-    return (tmsize_t)length;
-}
-
-static toff_t sink_seek(thandle_t handle, toff_t offset, int whence) {
-    memory_sink *sink = (memory_sink *)handle;
-    toff_t base = whence == SEEK_CUR ? sink->position : (whence == SEEK_END ? sink->size : 0);
-    if (offset > UINT64_MAX - base) return (toff_t)-1;
-    sink->position = base + offset;
-    return sink->position;
-}
-
-static int sink_close(thandle_t handle) {
-    (void)handle;
-    return 0;
-}
-
-static toff_t sink_size(thandle_t handle) { return ((memory_sink *)handle)->size; }
-
+// Writing needs no mapping.
 static int sink_map(thandle_t handle, void **base, toff_t *size) {
     (void)handle;
     (void)base;
     (void)size;
     return 0;
-}
-
-static void sink_unmap(thandle_t handle, void *base, toff_t size) {
-    (void)handle;
-    (void)base;
-    (void)size;
 }
 
 // Exact round(value * 255 / alpha), clamped.
@@ -130,7 +65,7 @@ int tip_tiff_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32
         return -1;
     }
     uint16_t samples = write_layout == TIP_TIFF_WRITE_GRAY ? 1 : (write_layout == TIP_TIFF_WRITE_RGB ? 3 : 4);
-    memory_sink sink;
+    tip_tiff_memory sink;
     memset(&sink, 0, sizeof(sink));
     tip_tiff_messages messages;
     memset(&messages, 0, sizeof(messages));
@@ -141,8 +76,9 @@ int tip_tiff_encode(const uint8_t *pixels, size_t stride, uint32_t width, uint32
     }
     // Classic TIFF (4 GiB at most) unless the pixels alone need more: then BigTIFF.
     int big = (uint64_t)width * height * samples > 0xF0000000ull;
-    TIFF *tif = TIFFClientOpenExt("memory", big ? "w8" : "w", (thandle_t)&sink, sink_read, sink_write, sink_seek,
-                                  sink_close, sink_size, sink_map, sink_unmap, options);
+    TIFF *tif = TIFFClientOpenExt("memory", big ? "w8" : "w", (thandle_t)&sink, tip_tiff_memory_read, tip_tiff_memory_write,
+                                  tip_tiff_memory_seek, tip_tiff_memory_close, tip_tiff_memory_size, sink_map, tip_tiff_memory_unmap,
+                                  options);
     TIFFOpenOptionsFree(options);
     if (tif == NULL) {
         tip_tiff_copy_message(message, message_size, messages.text[0] ? messages.text : "libtiff could not start");

@@ -88,15 +88,7 @@ struct ICOCodecTests {
         let whole = try CodecFixtureFiles.data("ico/bmp-entries.ico")
         let cut = try codec.decoder.decode(whole.prefix(whole.count - 200), options: ImageDecodingOptions())
         #expect(cut.isPartial)
-        var rng = SplitMix64(seed: 8)
-        for path in Self.files + ["ico/indexed-andmask.ico"] {
-            let file = try CodecFixtureFiles.data(path)
-            for length in stride(from: 0, to: file.count, by: 3) { _ = try? codec.decoder.decode(file.prefix(length), options: ImageDecodingOptions()) }
-            for _ in 0..<200 {
-                var bytes = [UInt8](file)
-                for _ in 0..<3 { bytes[Int(rng.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: rng.next()) }
-                _ = try? codec.decoder.decode(Data(bytes), options: ImageDecodingOptions(maximumPixelCount: 1 << 20))
-            }
-        }
+        try CodecFixtureFiles.decodeDamaged(Self.files + ["ico/indexed-andmask.ico"], with: codec.decoder, seed: 8, step: 3,
+                                            copies: 200, flips: 3)
     }
 }

@@ -105,22 +105,25 @@ struct ImageFetchProgressiveTests {
         await env.tearDown()
     }
 
-    @Test("an animated GIF delivers its first frame once while bytes arrive, then the whole animation")
-    func firstAnimatedFrame() async throws {
+    @Test("an animated GIF or APNG delivers its first frame once while bytes arrive, then the whole animation",
+          arguments: [ImageType.gif, .png])
+    func firstAnimatedFrame(_ type: ImageType) async throws {
         let env = try await DownloaderTestEnvironment()
         let frames = (0..<6).map { TestImages.photo(width: 160, height: 120, format: .rgba8Premultiplied, seed: UInt64($0 + 1)) }
         let animation = try #require(ImageContainer(animatedFrames: frames, frameDurations: Array(repeating: 0.1, count: 6), loopCount: 0))
-        let gif = try CodecCatalogue.shared.encodeImage(animation, type: .gif, quality: 1)
-        env.server.setImage(gif, at: "/anim.gif")
-        env.server.setThrottle(.init(bytesPerSecond: max(20_000, gif.count), chunkSize: max(1024, gif.count / 12)), for: "/anim.gif")
+        let encoded = try CodecCatalogue.shared.encodeImage(animation, type: type, quality: 1)
+        let path = "/anim.\(type.preferredFileExtension ?? "img")"
+        env.server.setImage(encoded, at: path)
+        env.server.setThrottle(.init(bytesPerSecond: max(20_000, encoded.count), chunkSize: max(1024, encoded.count / 12)), for: path)
         let delegate = ProgressiveRecordingDelegate(optIn: false)
-        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/anim.gif")), delegate: delegate)
+        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: path)), delegate: delegate)
         env.pipeline.fetchImage(with: operation)
         #expect(await eventually { operation.isFinished })
         #expect(delegate.firstFrames.withLock { $0 } == [CGSize(width: 160, height: 120)])
         #expect(delegate.order.withLock { $0 } == ["first-frame", "final"])
         let final = try #require(delegate.final.withLock { $0 })
         #expect(final.imageContainer.frameCount == 6)
+        if type == .png { #expect(Array(final.imageContainer.frames) == frames) }
         await env.tearDown()
     }
 }

@@ -32,4 +32,22 @@ enum CodecFixtureFiles {
     static func difference(_ bitmap: Bitmap, _ reference: Bitmap) -> Int {
         ImageComparison.maxDifference(bitmap, reference)
     }
+
+    /// Decodes every `step`-th prefix of each file and `copies` copies with `flips` random bytes changed:
+    /// each gives an image or a typed error (a crash or a trap ends the test run).
+    static func decodeDamaged(_ paths: [String], with decoder: any ImageDecoder, seed: UInt64, step: Int = 1,
+                              copies: Int = 100, flips: Int = 4) throws {
+        var rng = SplitMix64(seed: seed)
+        for path in paths {
+            let data = try Self.data(path)
+            for length in stride(from: 0, to: data.count, by: step) {
+                _ = try? decoder.decode(data.prefix(length), options: ImageDecodingOptions())
+            }
+            for _ in 0..<copies {
+                var bytes = [UInt8](data)
+                for _ in 0..<flips { bytes[Int(rng.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: rng.next()) }
+                _ = try? decoder.decode(Data(bytes), options: ImageDecodingOptions(maximumPixelCount: 1 << 20))
+            }
+        }
+    }
 }

@@ -27,19 +27,12 @@ public struct BMPDecoder: ImageDecoder {
 
     /// Decodes `data` to the options' target sizing.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
-        guard !data.isEmpty else { throw .emptyData }
-        let decoded: Result<(Bitmap, Bool), ImageDecodingError> = data.withUnsafeBytes { bytes in
-            do throws(ImageDecodingError) {
-                guard let header = try BMPHeader(file: bytes) else { throw .truncatedData }
-                try options.checkDimensions(width: header.width, height: header.height)
-                let (bitmap, isPartial) = try BMPPixelReader.decode(bytes, header: header)
-                return .success((bitmap, isPartial))
-            } catch {
-                return .failure(error)
-            }
+        try ImageContainer.decoding(data, options: options) { bytes throws(ImageDecodingError) in
+            guard let header = try BMPHeader(file: bytes) else { throw .truncatedData }
+            try options.checkDimensions(width: header.width, height: header.height)
+            let (bitmap, isPartial) = try BMPPixelReader.decode(bytes, header: header)
+            return (bitmap, .up, isPartial)
         }
-        let (bitmap, isPartial) = try decoded.get()
-        return try ImageContainer.decoded(bitmap, isPartial: isPartial, options: options)
     }
 
     /// A context that reads the header as bytes arrive and decodes once the file is complete.

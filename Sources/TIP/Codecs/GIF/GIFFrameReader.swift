@@ -287,21 +287,9 @@ extension GIFFrameReader {
     /// The frames so far as a container, resampled to `sizing` when given (the output size is
     /// computed from the canvas). Throws `truncatedData` when there is no frame yet.
     func container(scaledTo sizing: (targetDimensions: CGSize, contentMode: ContentMode)?) throws(ImageDecodingError) -> ImageContainer {
-        guard let first = frames.first else { throw stopError ?? .truncatedData }
-        var scaled = frames
-        if let sizing {
-            let size = TargetSizing.pixelDimensions(width: first.width, height: first.height,
-                                                    targetDimensions: sizing.targetDimensions, contentMode: sizing.contentMode)
-            if size.width != first.width || size.height != first.height {
-                scaled = frames.map { Resampler.resample($0, width: size.width, height: size.height, quality: options.interpolationQuality) }
-            }
-        }
-        if scaled.count == 1 {
-            return ImageContainer(image: scaled[0], isPartial: !isComplete)
-        }
-        guard let container = ImageContainer(animatedFrames: scaled, frameDurations: durations, loopCount: loopCount, isPartial: !isComplete) else {
-            throw .truncatedData
-        }
-        return container
+        guard let container = ImageContainer(animatedFrames: frames, frameDurations: durations, loopCount: loopCount,
+                                             isPartial: !isComplete) else { throw stopError ?? .truncatedData }
+        guard let sizing else { return container }
+        return container.scaledToTargetDimensions(sizing.targetDimensions, contentMode: sizing.contentMode, quality: options.interpolationQuality)
     }
 }

@@ -156,18 +156,11 @@ final class APNGFrameDecoder {
     /// when no frame decoded.
     func container(animation: APNGLayout, isFileComplete: Bool,
                    scaledTo sizing: (targetDimensions: CGSize, contentMode: ContentMode)?) -> ImageContainer? {
-        guard let first = frames.first else { return nil }
-        var scaled = frames
-        if let sizing {
-            let size = TargetSizing.pixelDimensions(width: first.width, height: first.height,
-                                                    targetDimensions: sizing.targetDimensions, contentMode: sizing.contentMode)
-            if size.width != first.width || size.height != first.height {
-                scaled = frames.map { Resampler.resample($0, width: size.width, height: size.height, quality: options.interpolationQuality) }
-            }
-        }
         let isPartial = !isFileComplete || stopError != nil || frames.count < animation.frames.count
-        if scaled.count == 1 { return ImageContainer(image: scaled[0], isPartial: isPartial) }
-        return ImageContainer(animatedFrames: scaled, frameDurations: durations, loopCount: animation.playCount, isPartial: isPartial)
+        guard let container = ImageContainer(animatedFrames: frames, frameDurations: durations, loopCount: animation.playCount,
+                                             isPartial: isPartial) else { return nil }
+        guard let sizing else { return container }
+        return container.scaledToTargetDimensions(sizing.targetDimensions, contentMode: sizing.contentMode, quality: options.interpolationQuality)
     }
 
     /// Decodes every frame of a whole APNG at the options' target sizing. Nil when the first frame

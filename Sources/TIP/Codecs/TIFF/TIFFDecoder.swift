@@ -33,16 +33,9 @@ public struct TIFFDecoder: ImageDecoder {
 
     /// Decodes the first image of `data` to the options' target sizing.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
-        guard !data.isEmpty else { throw .emptyData }
-        let decoded: Result<(Bitmap, ImageOrientation, Bool), ImageDecodingError> = data.withUnsafeBytes { bytes in
-            do throws(ImageDecodingError) {
-                return .success(try TIFFDecoder.decodeBitmap(bytes, options: options))
-            } catch {
-                return .failure(error)
-            }
+        try ImageContainer.decoding(data, options: options) { bytes throws(ImageDecodingError) in
+            try TIFFDecoder.decodeBitmap(bytes, options: options)
         }
-        let (bitmap, orientation, isPartial) = try decoded.get()
-        return try ImageContainer.decoded(bitmap, orientation: orientation, isPartial: isPartial, options: options)
     }
 
     /// A context that reads the header as bytes arrive and decodes once the file is complete.
