@@ -65,7 +65,8 @@ public struct BMPEncoder: ImageEncoder {
             if layout == .gray8 {
                 for level in 0..<256 { header.bytes([UInt8(level), UInt8(level), UInt8(level), 0]) }
             }
-            let pixels = raw.baseAddress! + pixelOffset
+            guard let base = raw.baseAddress else { return }
+            let pixels = base + pixelOffset
             for y in 0..<height {
                 Self.writeRow(bitmap, y: y, layout: layout, to: pixels + (height - 1 - y) * rowBytes)
             }
@@ -88,7 +89,8 @@ public struct BMPEncoder: ImageEncoder {
     private static func writeRow(_ bitmap: Bitmap, y: Int, layout: Layout, to target: UnsafeMutableRawPointer) {
         let out = target.assumingMemoryBound(to: UInt8.self)
         bitmap.withUnsafeBytes { bytes in
-            let row = bytes.baseAddress! + y * bitmap.bytesPerRow
+            guard let base = bytes.baseAddress else { return }
+            let row = base + y * bitmap.bytesPerRow
             for x in 0..<bitmap.width {
                 let pixel: SIMD4<UInt32>
                 if bitmap.format == .gray8 {

@@ -61,7 +61,8 @@ enum BMPPixelReader {
     private static func decodeRows(_ bytes: UnsafeRawBufferPointer, header: BMPHeader, rows: Int, into bitmap: inout Bitmap,
                                    usesAlpha: Bool) -> Bool {
         let stride = bitmap.bytesPerRow, width = header.width, format = bitmap.format
-        let source = bytes.baseAddress! + header.pixelOffset
+        guard let base = bytes.baseAddress else { return false }
+        let source = base + header.pixelOffset
         let converter = RowConverter(header: header, usesAlpha: usesAlpha && (header.masks.alpha != 0 || header.isIconEntry))
         var sawAlpha = false
         bitmap.withUnsafeMutableBytes { out in

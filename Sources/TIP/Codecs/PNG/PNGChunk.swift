@@ -15,7 +15,7 @@ enum PNGChunk {
         stream += Array(type.utf8)
         stream += data
         let crc = stream.withUnsafeBufferPointer { all in
-            tip_png_crc32(0, all.baseAddress! + typeStart, all.count - typeStart)
+            all.baseAddress.map { tip_png_crc32(0, $0 + typeStart, all.count - typeStart) } ?? 0
         }
         stream += bigEndian(Int(crc))
     }

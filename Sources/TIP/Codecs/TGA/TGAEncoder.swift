@@ -76,7 +76,8 @@ public struct TGAEncoder: ImageEncoder {
     /// Bitmap row `y` as stored TGA pixels (B, G, R[, A] or gray).
     private static func storedRow(_ bitmap: Bitmap, y: Int, gray: Bool, alpha: Bool, into row: inout [UInt8]) {
         bitmap.withUnsafeBytes { bytes in
-            let source = bytes.baseAddress! + y * bitmap.bytesPerRow
+            guard let base = bytes.baseAddress else { return }
+            let source = base + y * bitmap.bytesPerRow
             for x in 0..<bitmap.width {
                 if bitmap.format == .gray8 {
                     let g = source.load(fromByteOffset: x, as: UInt8.self)
