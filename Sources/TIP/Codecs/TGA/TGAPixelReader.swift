@@ -117,8 +117,15 @@ private struct RowSource {
             let count = min(packetLeft, header.width - filled)
             let target = out + filled * pixelBytes
             if packetIsRun {
-                for i in 0..<count {
-                    (target + i * pixelBytes).copyMemory(from: base + runPixel, byteCount: pixelBytes)
+                switch pixelBytes {
+                case 4:
+                    target.initializeMemory(as: UInt32.self, repeating: (base + runPixel).loadUnaligned(as: UInt32.self), count: count)
+                case 1:
+                    target.initializeMemory(as: UInt8.self, repeating: bytes[runPixel], count: count)
+                default:
+                    for i in 0..<count {
+                        (target + i * pixelBytes).copyMemory(from: base + runPixel, byteCount: pixelBytes)
+                    }
                 }
             } else {
                 let length = count * pixelBytes
