@@ -51,6 +51,9 @@ struct BMPCodecTests {
         // Without the end-of-bitmap code and the top row, the image is partial.
         let cut = BMPCodecTests.file(width: 4, height: 3, bits: 8, compression: 1, colors: 3, table: table, pixels: Array(pixels.prefix(11)))
         #expect(try codec.decoder.decode(cut, options: ImageDecodingOptions()).isPartial)
+        // Not one run-length code: nothing to show.
+        let empty = BMPCodecTests.file(width: 4, height: 3, bits: 8, compression: 1, colors: 3, table: table, pixels: [])
+        #expect(throws: ImageDecodingError.truncatedData) { try codec.decoder.decode(empty, options: ImageDecodingOptions()) }
     }
 
     @Test("a cut file shows the rows it holds (bottom-up: the bottom ones)")

@@ -24,6 +24,8 @@ enum BMPPixelReader {
         }
         let pixels = UnsafeRawBufferPointer(start: base, count: bytes.count)
         if header.compression != .none {
+            // Nothing to show without a single run-length code.
+            guard bytes.count - header.pixelOffset >= 2 else { throw .truncatedData }
             guard var bitmap = Bitmap(width: header.width, height: header.height, format: format) else { throw outOfMemory(header) }
             let isComplete = decodeRunLengths(pixels, header: header, into: &bitmap)
             return (bitmap, !isComplete)
