@@ -112,11 +112,32 @@ struct ImageFetchProgressiveTests {
         let frames = (0..<6).map { TestImages.photo(width: 160, height: 120, format: .rgba8Premultiplied, seed: UInt64($0 + 1)) }
         let animation = try #require(ImageContainer(animatedFrames: frames, frameDurations: Array(repeating: 0.1, count: 6), loopCount: 0))
         let encoded = try CodecCatalogue.shared.encodeImage(animation, type: type, quality: 1)
-        let path = "/anim.\(type.preferredFileExtension ?? "img")"
-        env.server.setImage(encoded, at: path)
-        env.server.setThrottle(.init(bytesPerSecond: max(20_000, encoded.count), chunkSize: max(1024, encoded.count / 12)), for: path)
+        // The download is stepped, with no timing a loaded machine could upset: the header (a GIF's
+        // includes its 768-byte colour table), then (once the fetch has seen it and asked for a partial
+        // image) more bytes, then up to two thirds (the first frames are whole), where it holds until the
+        // delegate has the first frame.
         let delegate = ProgressiveRecordingDelegate(optIn: false)
-        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: path)), delegate: delegate)
+        let fetch = Locked<ImageFetchOperation?>(nil)
+        // True once the fetch has seen `bytes`, and the script has gone round the download queue once more
+        // since: what the fetch asked the downloader while handling them (the partial image) is queued first.
+        let yielded = Locked(Set<Int>())
+        let seen = { @Sendable (bytes: Int) -> Bool in
+            guard (fetch.withLock { $0 }?.progress ?? 0) >= Float(bytes) / Float(encoded.count) else { return false }
+            return !yielded.withLock { $0.insert(bytes).inserted }
+        }
+        let split = encoded.count * 2 / 3
+        env.configuration.imageFetchDownloadProvider = ScriptedDownloadProvider([
+            .start, .hydrate, .authorize,
+            .response(status: 200, headers: ["Content-Length": "\(encoded.count)"]),
+            .data(encoded.prefix(2048)), .waitUntil { seen(2048) },
+            .data(encoded[2048..<4096]), .waitUntil { seen(4096) },
+            .data(encoded[4096..<split]),
+            .waitUntil { !delegate.firstFrames.withLock { $0 }.isEmpty },
+            .data(encoded.suffix(from: split)), .complete(nil),
+        ])
+        let url = URL(string: "https://scripted.tip.invalid/anim.\(type.preferredFileExtension ?? "img")")!
+        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url), delegate: delegate)
+        fetch.withLock { $0 = operation }
         env.pipeline.fetchImage(with: operation)
         #expect(await eventually { operation.isFinished })
         #expect(delegate.firstFrames.withLock { $0 } == [CGSize(width: 160, height: 120)])

@@ -1,8 +1,11 @@
 import Foundation
 
-/// The incremental state of one PNG decode: chunk headers are scanned as bytes arrive, and once
-/// the image data starts, libpng's progressive reader writes rows into a canvas as they decode, so
-/// `anyProgress` renders show every row received so far (interlaced images sharpen pass by pass).
+/// The incremental state of one PNG decode: chunk headers are scanned as bytes arrive, and when a
+/// render asks for pixels, libpng's progressive reader decodes the image data received so far into a
+/// canvas (resuming where it stopped), so `anyProgress` renders show every row received so far
+/// (interlaced images sharpen pass by pass). Bytes that are never rendered cost no decoding: a
+/// download whose partial image only reads the header, or waits for an animation's first frame, pays
+/// for scanning chunk headers alone.
 ///
 /// An APNG (an acTL chunk before the image data) is rendered by frames instead: each frame is
 /// decoded once its data is complete (``APNGFrameDecoder``), so the first frame shows as soon as its
@@ -74,9 +77,14 @@ final class PNGDecoderContext: ImageDecoderContext {
     func finalize() throws(ImageDecodingError) -> ImageDecoderAppendResult {
         if let failure { throw failure }
         guard scanner.header != nil else { throw data.isEmpty ? .emptyData : .truncatedData }
-        if reader == nil && !scanner.isComplete && !isAnimation {
-            // The data ended before the first IDAT: give libpng what there is, for a clean verdict.
-            try startReader()
+        if !scanner.isComplete && !isAnimation {
+            // The data ended early: give libpng what there is, for a clean verdict.
+            do {
+                try decodeReceivedRows(beforeImageData: true)
+            } catch {
+                failure = error
+                throw error
+            }
         }
         return scanner.isComplete ? .didCompleteLoading : lastResult
     }
@@ -87,6 +95,13 @@ final class PNGDecoderContext: ImageDecoderContext {
             return try renderAnimation(animation, mode: mode, targetDimensions: targetDimensions, targetContentMode: targetContentMode)
         }
         if mode != .anyProgress && !scanner.isComplete { return nil }
+        do {
+            try decodeReceivedRows()
+        } catch {
+            // The rows decoded before the damage still render (partial).
+            failure = error
+            if reader == nil { throw error }
+        }
         guard let reader, let (bitmap, isWhole) = reader.image(finalizing: false) else {
             if scanner.isComplete {
                 let status = reader?.status
@@ -114,9 +129,16 @@ final class PNGDecoderContext: ImageDecoderContext {
         if !hadHeader, let header = scanner.header {
             try options.checkDimensions(width: header.width, height: header.height)
         }
-        if reader == nil, scanner.imageDataOffset != nil, !isAnimation {
+    }
+
+    /// Decodes the image data received since the last call (a still image; an animation's frames are
+    /// decoded by its renders). The canvas is made once the image data starts, or at the end when
+    /// `beforeImageData` (for libpng's verdict on a file that ends before it).
+    private func decodeReceivedRows(beforeImageData: Bool = false) throws(ImageDecodingError) {
+        guard !isAnimation, scanner.header != nil, scanner.imageDataOffset != nil || beforeImageData else { return }
+        if reader == nil {
             try startReader()
-        } else if reader != nil {
+        } else {
             try feedReader()
         }
     }
