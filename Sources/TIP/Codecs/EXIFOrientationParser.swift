@@ -8,4 +8,10 @@ enum EXIFOrientationParser {
         guard entry.type == 3, let value = directory.reader.u16(at: entry.valueOffset) else { return nil }
         return ImageOrientation(rawValue: value)
     }
+
+    /// Whether the first IFD of `tiff` points to a GPS directory (tag 0x8825), as cameras and phones write
+    /// the location a photo was taken at.
+    static func hasGPSDirectory(inTIFF tiff: UnsafeRawBufferPointer) -> Bool {
+        TIFFDirectory(tiff)?.entry(0x8825) != nil
+    }
 }

@@ -18,11 +18,18 @@ public struct ICODecoder: ImageDecoder {
     /// Makes a decoder.
     public init() {}
 
-    /// `.match` for the icon signature (reserved 0, type 1), `.needMoreData` for a matching prefix.
+    /// `.match` for the icon signature (reserved 0, type 1) not followed by `ftyp` (an ISO-BMFF file
+    /// whose first box is 256 bytes long starts with the same 4 bytes), `.needMoreData` while a prefix
+    /// may still be either (at most 7 bytes).
     public func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
-        let head = Array(data.prefix(4))
-        guard ICODirectory.signature.starts(with: head) else { return .noMatch }
-        return head.count == 4 ? .match : (isComplete ? .noMatch : .needMoreData)
+        switch ImageType.detect(fromMagicNumbers: data) {
+        case .match(let type):
+            return type == .ico ? .match : .noMatch
+        case .needMoreData:
+            return !isComplete && ICODirectory.signature.starts(with: data.prefix(4)) ? .needMoreData : .noMatch
+        case .noMatch:
+            return .noMatch
+        }
     }
 
     /// Decodes the best entry for the options' target sizing, scaled to it.
