@@ -64,11 +64,17 @@ let package = Package(
             name: "CPNG",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("deflate")]
         ),
+        // Our C shim over libtiff 4.5 (TIFF in memory, errors caught per handle, RGBA decoding, LZW encoding).
+        .target(
+            name: "CTIFF",
+            linkerSettings: [.linkedLibrary("tiff")]
+        ),
         .target(
             name: "TIP",
             dependencies: [
                 "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr",
                 .product(name: "Logging", package: "swift-log"),
+                "CTIFF",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),

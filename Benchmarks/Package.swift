@@ -14,6 +14,9 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEGDirect", pkgConfig: "libturbojpeg"),
         // libwebp called directly: the baseline the WebP codec is measured against.
         .systemLibrary(name: "CWebPDirect", pkgConfig: "libwebp"),
+        // libtiff and stb_image called directly: the baselines of the TIFF, BMP and TGA codecs.
+        .systemLibrary(name: "CTIFFDirect", pkgConfig: "libtiff-4"),
+        .systemLibrary(name: "CSTBDirect"),
         .executableTarget(
             name: "TIPBenchmarks",
             dependencies: [
@@ -27,6 +30,8 @@ let package = Package(
                 .product(name: "TIPHEIF", package: "TIP"),
                 "CTurboJPEGDirect",
                 "CWebPDirect",
+                "CTIFFDirect",
+                "CSTBDirect",
             ]
         ),
     ],

@@ -1,7 +1,8 @@
 import Foundation
 
 // TIP benchmark suite: every row prints ours vs a baseline measured in the same run, and a ratio.
-// Usage: TIPBenchmarks [--iterations N] [--only codecs|caches|downloads|fetches|webp|memory|fetches-network|codecs3|processing]
+// Usage: TIPBenchmarks [--iterations N]
+//   [--only codecs|codecs2|caches|downloads|fetches|webp|memory|fetches-network|codecs3|processing]
 let arguments = CommandLine.arguments
 // The memory row's child process (see MemoryBenchmarks): runs alone, prints its measurements, exits.
 if arguments.contains(MemoryBenchmarks.childFlag) {
@@ -14,12 +15,15 @@ if let index = arguments.firstIndex(of: "--iterations"), index + 1 < arguments.c
 print("TIP benchmarks: release build, 1 warm-up + \(Harness.iterations) runs per measurement, medians (min–max)\n")
 do {
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-    let groups = ["codecs", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3", "processing"]
+    let groups = [
+        "codecs", "codecs2", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3", "processing",
+    ]
     if let only, !groups.contains(only) {
         print("unknown group \(only); one of: \(groups.joined(separator: ", "))")
         exit(2)
     }
     if only == nil || only == "codecs" { try CodecBenchmarks.run() }
+    if only == nil || only == "codecs2" { try NewCodecBenchmarks.run() }
     if only == nil || only == "caches" { try CacheBenchmarks.run() }
     if only == nil || only == "downloads" { try DownloadBenchmarks.run() }
     if only == nil || only == "fetches" { try FetchBenchmarks.run() }
