@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "TIPImageServer", targets: ["TIPImageServer"]),
         // The optional WebP codec (libwebp), registered by the user: `TIPWebP.register()`.
         .library(name: "TIPWebP", targets: ["TIPWebP"]),
+        // Pre-rendered, memory-mapped image tables of fixed formats (FastImageCache on TIP's pipeline).
+        .library(name: "TIPImageTables", targets: ["TIPImageTables"]),
         .executable(name: "tip-sample", targets: ["TIPSample"]),
     ],
     dependencies: [
@@ -63,11 +65,28 @@ let package = Package(
             name: "TIPWebPTests",
             dependencies: ["TIPWebP", "TIP"]
         ),
+        // Image tables: one memory-mapped file per format, filled through an ImagePipeline.
+        .target(
+            name: "TIPImageTables",
+            dependencies: ["TIP"]
+        ),
+        .testTarget(
+            name: "TIPImageTablesTests",
+            // The crash-consistency test runs the harness executable as a child process.
+            dependencies: ["TIPImageTables", "TIP", "TIPImageServer", "TIPImageTablesCrashHarness"]
+        ),
+        // A child process the image-table crash test kills with SIGKILL in the middle of writes.
+        .executableTarget(
+            name: "TIPImageTablesCrashHarness",
+            dependencies: ["TIPImageTables", "TIP"],
+            path: "Tests/ImageTablesCrashHarness"
+        ),
         .executableTarget(
             name: "TIPSample",
             dependencies: [
                 "TIP",
                 "TIPImageServer",
+                "TIPImageTables",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Samples/TIPSample"

@@ -404,8 +404,9 @@ public final class GlobalConfiguration: Sendable {
 
     // MARK: Problems and logging
 
-    /// Reports `problem` to the problem observer, and logs it at warning level.
-    func post(_ problem: Problem, userInfo: [String: any Sendable] = [:]) {
+    /// Reports `problem` to the problem observer, and logs it at warning level (package-visible: image
+    /// tables report theirs here too).
+    package func post(_ problem: Problem, userInfo: [String: any Sendable] = [:]) {
         let observer = settings.withLock { $0.problemObserver }
         log(.warning, "problem \(problem.rawValue) \(userInfo)")
         observer?.problemWasEncountered(problem, userInfo: userInfo)

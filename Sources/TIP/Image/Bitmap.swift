@@ -87,9 +87,10 @@ public struct Bitmap: Sendable {
         try body(UnsafeRawBufferPointer(start: storage.pointer, count: storage.byteCount))
     }
 
-    /// Calls `body` with writable pixel bytes, copying the storage first if it is shared.
+    /// Calls `body` with writable pixel bytes, copying the storage first if it is shared or borrowed
+    /// (a bitmap over external memory never writes into it).
     public mutating func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
-        if !isKnownUniquelyReferenced(&storage) {
+        if !isKnownUniquelyReferenced(&storage) || storage.isBorrowed {
             storage = storage.copy()
         }
         return try body(UnsafeMutableRawBufferPointer(start: storage.pointer, count: storage.byteCount))
@@ -199,6 +200,41 @@ public struct Bitmap: Sendable {
     }
 }
 
+extension Bitmap {
+    /// A bitmap that views `bytesPerRow * height` bytes at `pointer` without copying them (a memory-mapped
+    /// image table entry, say); nil when a dimension is not positive or `pointer` is not 64-byte aligned.
+    ///
+    /// ```swift
+    /// let view = Bitmap(width: 64, height: 64, format: .rgbx8, borrowing: entryPixels, owner: mapping)
+    /// ```
+    ///
+    /// `bytesPerRow` is ``alignedBytesPerRow(width:format:)``, and the memory must follow the type's rules
+    /// (zero row padding; `rgbx8`'s fourth byte 255) and stay unchanged while any copy of the bitmap lives.
+    /// `owner` is retained until the last copy goes away, so it can keep the memory alive (unmap in its
+    /// `deinit`). The memory is never written: mutating a copy first copies the pixels into memory of its own.
+    public init?(width: Int, height: Int, format: PixelFormat, borrowing pointer: UnsafeRawPointer, owner: any AnyObject & Sendable) {
+        guard let rowBytes = Bitmap.alignedBytesPerRow(width: width, format: format),
+              let total = Bitmap.byteCount(width: width, height: height, format: format),
+              Int(bitPattern: pointer) % Bitmap.rowAlignment == 0
+        else { return nil }
+        self.width = width
+        self.height = height
+        self.bytesPerRow = rowBytes
+        self.format = format
+        self.storage = BitmapStorage(borrowing: pointer, byteCount: total, owner: owner)
+    }
+
+    /// Whether the pixels are borrowed memory (``init(width:height:format:borrowing:owner:)``) rather than
+    /// the bitmap's own.
+    public var isBorrowingMemory: Bool { storage.isBorrowed }
+
+    /// Whether no other copy of this bitmap shares its storage. Image tables use it to tell whether a view of
+    /// an entry is still alive somewhere before reusing the entry's memory.
+    package mutating func isStorageUniquelyReferenced() -> Bool {
+        isKnownUniquelyReferenced(&storage)
+    }
+}
+
 extension Bitmap: Equatable {
     /// Two bitmaps are equal when they have the same size, format and pixel bytes (row padding ignored).
     public static func == (lhs: Bitmap, rhs: Bitmap) -> Bool {
@@ -226,8 +262,16 @@ final class BitmapStorage: @unchecked Sendable {
     /// The mapping's length; 0 for heap storage.
     private let mappedLength: Int
 
+    /// What keeps borrowed memory alive (``Bitmap/init(width:height:format:borrowing:owner:)``); nil when
+    /// this storage owns its buffer.
+    private let owner: (any AnyObject & Sendable)?
+
+    /// Whether the buffer belongs to someone else: it is never written nor freed here.
+    var isBorrowed: Bool { owner != nil }
+
     init(byteCount: Int) {
         self.byteCount = byteCount
+        owner = nil
         if byteCount >= PageMapping.threshold, let mapped = BitmapMappingPool.shared.take(byteCount) {
             pointer = mapped.pointer
             mappedLength = mapped.length
@@ -243,7 +287,17 @@ final class BitmapStorage: @unchecked Sendable {
         return copy
     }
 
+    /// Storage over `byteCount` bytes at `pointer` that `owner` keeps alive; the copy-on-write path copies
+    /// out before any write, so the bytes are only ever read.
+    init(borrowing pointer: UnsafeRawPointer, byteCount: Int, owner: any AnyObject & Sendable) {
+        self.pointer = UnsafeMutableRawPointer(mutating: pointer)
+        self.byteCount = byteCount
+        self.owner = owner
+        mappedLength = 0
+    }
+
     deinit {
+        if owner != nil { return }
         if mappedLength > 0 { BitmapMappingPool.shared.give(pointer, length: mappedLength) } else { pointer.deallocate() }
     }
 }

@@ -1,11 +1,11 @@
-/// SHA-1, used only to name disk-cache files the way TIP does (not for security).
+/// SHA-1, used to name disk-cache files the way TIP does and to key image-table entries (not for security).
 ///
 /// ```swift
 /// SHA1.hexDigest(of: Array("abc".utf8))  // "a9993e364706816aba3e25717850c26c9cd0d89d"
 /// ```
-enum SHA1 {
+package enum SHA1 {
     /// The 20-byte digest of `bytes`.
-    static func digest<C: Collection>(of bytes: C) -> [UInt8] where C.Element == UInt8 {
+    package static func digest<C: Collection>(of bytes: C) -> [UInt8] where C.Element == UInt8 {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
         var message = Array(bytes)
         let bitLength = UInt64(message.count) &* 8

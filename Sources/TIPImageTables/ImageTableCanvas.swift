@@ -1,0 +1,148 @@
+import Foundation
+import TIP
+
+/// The pixels of one image-table entry while a drawing fills them: the entry's own memory in the table's
+/// file, written in place (no copy). It exists only for the duration of a drawing (it cannot be copied or
+/// kept).
+///
+/// ```swift
+/// canvas.fill(SIMD4(0, 0, 0, 255))
+/// canvas.draw(bitmap, x: 4, y: 4)
+/// ```
+///
+/// Colours are premultiplied RGBA whatever the table's pixel format: opaque formats ignore alpha after
+/// compositing, gray keeps the luma (the same rule as ``Bitmap/setPixel(x:y:_:)``). Row padding and the
+/// fourth byte of `rgbx8` are set right by the table once the drawing returns.
+public struct ImageTableCanvas: ~Copyable {
+    /// Width in pixels (the format's).
+    public let width: Int
+    /// Height in pixels (the format's).
+    public let height: Int
+    /// Bytes from one row to the next: a multiple of 64.
+    public let bytesPerRow: Int
+    /// The table's pixel format.
+    public let pixelFormat: PixelFormat
+    private let pixels: UnsafeMutableRawPointer
+
+    init(pixels: UnsafeMutableRawPointer, width: Int, height: Int, bytesPerRow: Int, pixelFormat: PixelFormat) {
+        self.pixels = pixels
+        self.width = width
+        self.height = height
+        self.bytesPerRow = bytesPerRow
+        self.pixelFormat = pixelFormat
+    }
+
+    /// Calls `body` with the entry's bytes (`bytesPerRow * height`), for drawing code of your own.
+    public mutating func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeMutableRawBufferPointer(start: pixels, count: bytesPerRow * height))
+    }
+
+    /// The pixel at (`x`, `y`) as premultiplied RGBA.
+    public func pixel(x: Int, y: Int) -> SIMD4<UInt8> {
+        precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel out of bounds")
+        return Self.load(pixels + y * bytesPerRow + x * pixelFormat.bytesPerPixel, pixelFormat)
+    }
+
+    /// Sets the pixel at (`x`, `y`) (no blending).
+    public mutating func setPixel(x: Int, y: Int, _ value: SIMD4<UInt8>) {
+        precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel out of bounds")
+        Self.store(value, pixels + y * bytesPerRow + x * pixelFormat.bytesPerPixel, pixelFormat)
+    }
+
+    /// Sets every pixel to `color` (no blending).
+    public mutating func fill(_ color: SIMD4<UInt8>) {
+        let step = pixelFormat.bytesPerPixel
+        for y in 0..<height {
+            let row = pixels + y * bytesPerRow
+            for x in 0..<width { Self.store(color, row + x * step, pixelFormat) }
+        }
+    }
+
+    /// Draws `bitmap` with its top-left corner at (`x`, `y`), clipped to the canvas, composited over what
+    /// is there (source-over; an opaque bitmap replaces the pixels).
+    public mutating func draw(_ bitmap: Bitmap, x: Int, y: Int) {
+        let left = max(0, -x), top = max(0, -y)
+        let right = min(bitmap.width, width - x), bottom = min(bitmap.height, height - y)
+        guard left < right, top < bottom else { return }
+        let canvasFormat = pixelFormat, stride = bytesPerRow, base = pixels
+        bitmap.withUnsafeBytes { source in
+            guard let from = source.baseAddress else { return }
+            let sourceStep = bitmap.format.bytesPerPixel, step = canvasFormat.bytesPerPixel
+            for row in top..<bottom {
+                let sourceRow = from + row * bitmap.bytesPerRow + left * sourceStep
+                let canvasRow = base + (y + row) * stride + (x + left) * step
+                if bitmap.format == canvasFormat && !bitmap.format.hasAlpha {
+                    canvasRow.copyMemory(from: sourceRow, byteCount: (right - left) * step)
+                    continue
+                }
+                for column in 0..<(right - left) {
+                    let value = Self.load(sourceRow + column * sourceStep, bitmap.format)
+                    let target = canvasRow + column * step
+                    Self.store(Self.sourceOver(value, Self.load(target, canvasFormat)), target, canvasFormat)
+                }
+            }
+        }
+    }
+
+    /// Draws `bitmap` centred (a larger bitmap is cropped evenly on both sides).
+    public mutating func drawCentered(_ bitmap: Bitmap) {
+        draw(bitmap, x: (width - bitmap.width) / 2, y: (height - bitmap.height) / 2)
+    }
+
+    /// Clears every byte, then applies the format's rules (the state a drawing starts from).
+    mutating func clear() {
+        pixels.initializeMemory(as: UInt8.self, repeating: 0, count: bytesPerRow * height)
+        normalize()
+    }
+
+    /// Zeroes the row padding and sets `rgbx8`'s fourth byte to 255, as ``Bitmap`` requires.
+    mutating func normalize() {
+        let used = width * pixelFormat.bytesPerPixel
+        for y in 0..<height {
+            let row = pixels + y * bytesPerRow
+            if used < bytesPerRow { (row + used).initializeMemory(as: UInt8.self, repeating: 0, count: bytesPerRow - used) }
+            if pixelFormat == .rgbx8 {
+                for x in 0..<width { row.storeBytes(of: 255, toByteOffset: x * 4 + 3, as: UInt8.self) }
+            }
+        }
+    }
+
+    private static func load(_ p: UnsafeRawPointer, _ format: PixelFormat) -> SIMD4<UInt8> {
+        switch format {
+        case .rgba8Premultiplied:
+            return p.loadUnaligned(as: SIMD4<UInt8>.self)
+        case .rgbx8:
+            var value = p.loadUnaligned(as: SIMD4<UInt8>.self)
+            value[3] = 255
+            return value
+        case .gray8:
+            let g = p.load(as: UInt8.self)
+            return SIMD4(g, g, g, 255)
+        }
+    }
+
+    private static func store(_ value: SIMD4<UInt8>, _ p: UnsafeMutableRawPointer, _ format: PixelFormat) {
+        switch format {
+        case .rgba8Premultiplied:
+            p.storeBytes(of: value, as: SIMD4<UInt8>.self)
+        case .rgbx8:
+            p.storeBytes(of: SIMD4(value[0], value[1], value[2], 255), as: SIMD4<UInt8>.self)
+        case .gray8:
+            let luma = (299 * Int(value[0]) + 587 * Int(value[1]) + 114 * Int(value[2]) + 500) / 1000
+            p.storeBytes(of: UInt8(luma), as: UInt8.self)
+        }
+    }
+
+    /// Premultiplied source-over: `source + destination * (255 - source alpha) / 255`, rounded.
+    private static func sourceOver(_ source: SIMD4<UInt8>, _ destination: SIMD4<UInt8>) -> SIMD4<UInt8> {
+        let alpha = Int(source[3])
+        if alpha == 255 { return source }
+        if alpha == 0 { return destination }
+        var out = SIMD4<UInt8>()
+        for channel in 0..<4 {
+            let scaled = Int(destination[channel]) * (255 - alpha) + 127
+            out[channel] = UInt8(min(255, Int(source[channel]) + (scaled + (scaled >> 8)) >> 8))
+        }
+        return out
+    }
+}
