@@ -62,7 +62,7 @@ import TIP
     }
 
     /// Writes, reads, deletes and resets entries in `directory` forever, deterministic for `seed`; prints
-    /// `ready` once the store is open.
+    /// `ready N` once the store is open, N being the entries it dropped as torn or damaged while opening.
     public static func run(directory: String, seed: UInt64) -> Never {
         let formats: [ImageTableFormat]
         let store: ImageTableStore
@@ -73,7 +73,8 @@ import TIP
             FileHandle.standardError.write(Data("harness: \(error)\n".utf8))
             exit(3)
         }
-        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        let discarded = formats.compactMap { store.statistics(formatName: $0.name)?.discardedEntries }.reduce(0, +)
+        FileHandle.standardOutput.write(Data("ready \(discarded)\n".utf8))
         var random = seed | 1
         func next(_ bound: Int) -> Int {
             random ^= random << 13
