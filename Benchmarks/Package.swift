@@ -14,6 +14,8 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEGDirect", pkgConfig: "libturbojpeg"),
         // libwebp called directly: the baseline the WebP codec is measured against.
         .systemLibrary(name: "CWebPDirect", pkgConfig: "libwebp"),
+        // Counts heap allocations by defining malloc & co. in the executable (the image-table rows).
+        .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "TIPBenchmarks",
             dependencies: [
@@ -22,6 +24,9 @@ let package = Package(
                 .product(name: "TIPImageServer", package: "TIP"),
                 // The optional WebP codec, measured by the webp rows.
                 .product(name: "TIPWebP", package: "TIP"),
+                // Image tables, measured by the tables rows.
+                .product(name: "TIPImageTables", package: "TIP"),
+                "CAllocationCounter",
                 "CTurboJPEGDirect",
                 "CWebPDirect",
             ]

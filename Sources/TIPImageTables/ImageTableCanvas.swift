@@ -23,6 +23,9 @@ public struct ImageTableCanvas: ~Copyable {
     /// The table's pixel format.
     public let pixelFormat: PixelFormat
     private let pixels: UnsafeMutableRawPointer
+    /// True from ``clear()`` until the first change: drawing onto a cleared canvas of the same format is a
+    /// copy (source-over onto transparent black leaves the source as it is).
+    private var isCleared = false
 
     init(pixels: UnsafeMutableRawPointer, width: Int, height: Int, bytesPerRow: Int, pixelFormat: PixelFormat) {
         self.pixels = pixels
@@ -34,7 +37,8 @@ public struct ImageTableCanvas: ~Copyable {
 
     /// Calls `body` with the entry's bytes (`bytesPerRow * height`), for drawing code of your own.
     public mutating func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
-        try body(UnsafeMutableRawBufferPointer(start: pixels, count: bytesPerRow * height))
+        isCleared = false
+        return try body(UnsafeMutableRawBufferPointer(start: pixels, count: bytesPerRow * height))
     }
 
     /// The pixel at (`x`, `y`) as premultiplied RGBA.
@@ -46,11 +50,13 @@ public struct ImageTableCanvas: ~Copyable {
     /// Sets the pixel at (`x`, `y`) (no blending).
     public mutating func setPixel(x: Int, y: Int, _ value: SIMD4<UInt8>) {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel out of bounds")
+        isCleared = false
         Self.store(value, pixels + y * bytesPerRow + x * pixelFormat.bytesPerPixel, pixelFormat)
     }
 
     /// Sets every pixel to `color` (no blending).
     public mutating func fill(_ color: SIMD4<UInt8>) {
+        isCleared = false
         let step = pixelFormat.bytesPerPixel
         for y in 0..<height {
             let row = pixels + y * bytesPerRow
@@ -65,13 +71,15 @@ public struct ImageTableCanvas: ~Copyable {
         let right = min(bitmap.width, width - x), bottom = min(bitmap.height, height - y)
         guard left < right, top < bottom else { return }
         let canvasFormat = pixelFormat, stride = bytesPerRow, base = pixels
+        let copies = bitmap.format == canvasFormat && (isCleared || !bitmap.format.hasAlpha)
+        isCleared = false
         bitmap.withUnsafeBytes { source in
             guard let from = source.baseAddress else { return }
             let sourceStep = bitmap.format.bytesPerPixel, step = canvasFormat.bytesPerPixel
             for row in top..<bottom {
                 let sourceRow = from + row * bitmap.bytesPerRow + left * sourceStep
                 let canvasRow = base + (y + row) * stride + (x + left) * step
-                if bitmap.format == canvasFormat && !bitmap.format.hasAlpha {
+                if copies {
                     canvasRow.copyMemory(from: sourceRow, byteCount: (right - left) * step)
                     continue
                 }
@@ -93,6 +101,7 @@ public struct ImageTableCanvas: ~Copyable {
     mutating func clear() {
         pixels.initializeMemory(as: UInt8.self, repeating: 0, count: bytesPerRow * height)
         normalize()
+        isCleared = true
     }
 
     /// Zeroes the row padding and sets `rgbx8`'s fourth byte to 255, as ``Bitmap`` requires.
