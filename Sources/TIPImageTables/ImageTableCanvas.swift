@@ -116,30 +116,10 @@ public struct ImageTableCanvas: ~Copyable {
         }
     }
 
-    private static func load(_ p: UnsafeRawPointer, _ format: PixelFormat) -> SIMD4<UInt8> {
-        switch format {
-        case .rgba8Premultiplied:
-            return p.loadUnaligned(as: SIMD4<UInt8>.self)
-        case .rgbx8:
-            var value = p.loadUnaligned(as: SIMD4<UInt8>.self)
-            value[3] = 255
-            return value
-        case .gray8:
-            let g = p.load(as: UInt8.self)
-            return SIMD4(g, g, g, 255)
-        }
-    }
+    private static func load(_ p: UnsafeRawPointer, _ format: PixelFormat) -> SIMD4<UInt8> { format.loadPixel(from: p) }
 
     private static func store(_ value: SIMD4<UInt8>, _ p: UnsafeMutableRawPointer, _ format: PixelFormat) {
-        switch format {
-        case .rgba8Premultiplied:
-            p.storeBytes(of: value, as: SIMD4<UInt8>.self)
-        case .rgbx8:
-            p.storeBytes(of: SIMD4(value[0], value[1], value[2], 255), as: SIMD4<UInt8>.self)
-        case .gray8:
-            let luma = (299 * Int(value[0]) + 587 * Int(value[1]) + 114 * Int(value[2]) + 500) / 1000
-            p.storeBytes(of: UInt8(luma), as: UInt8.self)
-        }
+        format.storePixel(value, to: p)
     }
 
     /// Premultiplied source-over: `source + destination * (255 - source alpha) / 255`, rounded.

@@ -60,18 +60,9 @@ public struct ImageTableFormat: Sendable, Hashable, CustomStringConvertible {
         self.maximumCount = maximumCount
     }
 
-    /// Whether `name` can name a format (and its file).
+    /// Whether `name` can name a format (and its file): the rule of pipeline identifiers, at most 100 bytes.
     public static func isValidName(_ name: String) -> Bool {
-        guard !name.isEmpty, name.utf8.count <= 100, name != ".", name != ".." else { return false }
-        return name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                return true
-            default:
-                return false
-            }
-        }
+        name.utf8.count <= 100 && ImagePipeline.isValidIdentifier(name)
     }
 
     /// The entry size in pixels.

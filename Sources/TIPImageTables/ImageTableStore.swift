@@ -29,6 +29,9 @@ public final class ImageTableStore: Sendable {
     public let pipeline: ImagePipeline?
     let configuration: GlobalConfiguration
     private let tables: [String: ImageTable]
+    /// The tables in format order: a hit finds its table by comparing names, cheaper than hashing one for
+    /// the few formats a store has.
+    private let tableList: [ImageTable]
     private let waiterCounter = Locked<UInt64>(0)
 
     /// Opens the table of every format in `directory` (created when missing), making anew any table whose
@@ -55,6 +58,7 @@ public final class ImageTableStore: Sendable {
         self.pipeline = pipeline
         self.configuration = configuration
         self.tables = tables
+        self.tableList = formats.compactMap { tables[$0.name] }
     }
 
     /// The registered format named `name`.
@@ -67,13 +71,21 @@ public final class ImageTableStore: Sendable {
     /// is replaced or deleted meanwhile; mutating it copies the pixels first. No I/O beyond page faults, no
     /// allocation; the first retrieval of an entry in a process also checks its pixels against their
     /// checksum (a damaged entry misses and is reported). Any thread.
+    @inlinable
     public func image(for entity: some ImageTableEntity, formatName: String) -> Bitmap? {
         image(forEntityIdentifier: entity.identifier, sourceIdentifier: entity.sourceIdentifier, formatName: formatName)
     }
 
     /// The entry of the entity with `entityIdentifier`, drawn from `sourceIdentifier`, or nil.
     public func image(forEntityIdentifier entityIdentifier: String, sourceIdentifier: String, formatName: String) -> Bitmap? {
-        tables[formatName]?.image(entity: entityIdentifier, source: sourceIdentifier)
+        table(named: formatName)?.image(entity: entityIdentifier, source: sourceIdentifier)
+    }
+
+    /// The table of the format named `name`: a scan of the names for a few formats, the dictionary beyond.
+    private func table(named name: String) -> ImageTable? {
+        guard tableList.count <= 8 else { return tables[name] }
+        for table in tableList where table.format.name == name { return table }
+        return nil
     }
 
     /// The entity's entry when there is one, else a fill (FastImageCache's `retrieveImageForEntity`). On a hit
@@ -84,7 +96,7 @@ public final class ImageTableStore: Sendable {
     public func retrieveImage(for entity: some ImageTableEntity, formatName: String,
                               completion: @escaping @Sendable (Result<Bitmap, ImageTableError>) -> Void) -> Bool {
         let queue = configuration.callbackQueue
-        guard let table = tables[formatName] else {
+        guard let table = table(named: formatName) else {
             queue.async { completion(.failure(.unknownFormat(formatName))) }
             return false
         }
@@ -104,7 +116,7 @@ public final class ImageTableStore: Sendable {
     /// let avatar = try await store.retrieveImage(for: user, formatName: "avatar-64")
     /// ```
     public func retrieveImage(for entity: some ImageTableEntity, formatName: String) async throws(ImageTableError) -> Bitmap {
-        guard let table = tables[formatName] else { throw .unknownFormat(formatName) }
+        guard let table = table(named: formatName) else { throw .unknownFormat(formatName) }
         if let hit = table.image(entity: entity.identifier, source: entity.sourceIdentifier) { return hit }
         let waiterID = nextWaiterID()
         let identifier = entity.identifier
@@ -125,7 +137,7 @@ public final class ImageTableStore: Sendable {
     /// drawing, replacing any entry it had; returns the new entry's view (FastImageCache's `setImage`).
     /// Synchronous: waits for any write of the same table. Do not call it from a drawing.
     public func setImage(_ source: Bitmap, for entity: some ImageTableEntity, formatName: String) throws(ImageTableError) -> Bitmap {
-        guard let table = tables[formatName] else { throw .unknownFormat(formatName) }
+        guard let table = table(named: formatName) else { throw .unknownFormat(formatName) }
         return try table.write(entity: entity.identifier, source: entity.sourceIdentifier, image: source,
                                drawing: entity.drawing(for: table.format)).get()
     }
@@ -133,7 +145,7 @@ public final class ImageTableStore: Sendable {
     /// Deletes the entity's entry of the format (views already handed out stay valid). Fills in flight still
     /// complete.
     public func deleteEntry(forEntityIdentifier entityIdentifier: String, formatName: String) {
-        tables[formatName]?.delete(entity: entityIdentifier)
+        table(named: formatName)?.delete(entity: entityIdentifier)
     }
 
     /// Deletes the entity's entries of every format.
@@ -144,7 +156,7 @@ public final class ImageTableStore: Sendable {
     /// Empties the format's table: its file is replaced by an empty one. Views already handed out stay valid
     /// (the old file stays mapped until the last of them goes).
     public func reset(formatName: String) throws(ImageTableError) {
-        guard let table = tables[formatName] else { throw .unknownFormat(formatName) }
+        guard let table = table(named: formatName) else { throw .unknownFormat(formatName) }
         try table.reset().get()
     }
 
@@ -156,7 +168,7 @@ public final class ImageTableStore: Sendable {
     }
 
     /// What the format's table holds and counted since it was opened.
-    public func statistics(formatName: String) -> ImageTableStatistics? { tables[formatName]?.statistics }
+    public func statistics(formatName: String) -> ImageTableStatistics? { table(named: formatName)?.statistics }
 
     // MARK: Fills
 

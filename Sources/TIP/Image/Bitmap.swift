@@ -99,18 +99,7 @@ public struct Bitmap: Sendable {
     /// The pixel at (`x`, `y`) as premultiplied RGBA (gray is replicated, opaque formats report 255).
     public func pixel(x: Int, y: Int) -> SIMD4<UInt8> {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel out of bounds")
-        let p = storage.pointer + y * bytesPerRow + x * format.bytesPerPixel
-        switch format {
-        case .rgba8Premultiplied:
-            return p.loadUnaligned(as: SIMD4<UInt8>.self)
-        case .rgbx8:
-            var v = p.loadUnaligned(as: SIMD4<UInt8>.self)
-            v[3] = 255
-            return v
-        case .gray8:
-            let g = p.load(as: UInt8.self)
-            return SIMD4(g, g, g, 255)
-        }
+        return format.loadPixel(from: storage.pointer + y * bytesPerRow + x * format.bytesPerPixel)
     }
 
     /// Sets the pixel at (`x`, `y`) from premultiplied RGBA (gray takes the rounded luma; opaque
@@ -120,16 +109,7 @@ public struct Bitmap: Sendable {
         let offset = y * bytesPerRow + x * format.bytesPerPixel
         let format = self.format
         withUnsafeMutableBytes { bytes in
-            let p = bytes.baseAddress! + offset
-            switch format {
-            case .rgba8Premultiplied:
-                p.storeBytes(of: value, as: SIMD4<UInt8>.self)
-            case .rgbx8:
-                p.storeBytes(of: SIMD4(value[0], value[1], value[2], 255), as: SIMD4<UInt8>.self)
-            case .gray8:
-                let luma = (299 * Int(value[0]) + 587 * Int(value[1]) + 114 * Int(value[2]) + 500) / 1000
-                p.storeBytes(of: UInt8(luma), as: UInt8.self)
-            }
+            format.storePixel(value, to: bytes.baseAddress! + offset)
         }
     }
 

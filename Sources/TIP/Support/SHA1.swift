@@ -4,7 +4,9 @@
 /// SHA1.hexDigest(of: Array("abc".utf8))  // "a9993e364706816aba3e25717850c26c9cd0d89d"
 /// ```
 package enum SHA1 {
-    /// The 20-byte digest of `bytes`.
+    /// The 20-byte digest of `bytes`. Inlinable, so that callers in other modules (image tables) get it
+    /// specialized for their collection type.
+    @inlinable
     package static func digest<C: Collection>(of bytes: C) -> [UInt8] where C.Element == UInt8 {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
         var message = Array(bytes)
@@ -54,5 +56,6 @@ package enum SHA1 {
         return String(decoding: chars, as: UTF8.self)
     }
 
-    private static func rotl(_ x: UInt32, _ n: UInt32) -> UInt32 { (x << n) | (x >> (32 - n)) }
+    @usableFromInline
+    static func rotl(_ x: UInt32, _ n: UInt32) -> UInt32 { (x << n) | (x >> (32 - n)) }
 }

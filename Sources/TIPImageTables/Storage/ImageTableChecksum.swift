@@ -20,15 +20,19 @@ enum ImageTableChecksum {
         return finish(mix(a ^ rotate(b, 17)) ^ mix(c ^ rotate(d, 41)) ^ UInt64(count))
     }
 
-    /// A 64-bit checksum of a few words (a record's fields, a header).
-    static func words(_ words: [UInt64], seed: UInt64) -> UInt64 {
-        var state = seed ^ 0x452_821E_638D_0137
-        for word in words { state = mix(state ^ word) }
-        return finish(state)
+    /// A 64-bit checksum of a few words (a record's fields, a header), added one at a time.
+    struct Words {
+        private var state: UInt64
+
+        init(seed: UInt64) { state = seed ^ 0x452_821E_638D_0137 }
+
+        mutating func add(_ word: UInt64) { state = ImageTableChecksum.mix(state ^ word) }
+
+        var value: UInt64 { ImageTableChecksum.finish(state) }
     }
 
     @inline(__always)
-    private static func mix(_ x: UInt64) -> UInt64 {
+    fileprivate static func mix(_ x: UInt64) -> UInt64 {
         let product = x &* multiplier
         return product ^ (product >> 29)
     }
@@ -36,7 +40,7 @@ enum ImageTableChecksum {
     @inline(__always)
     private static func rotate(_ x: UInt64, _ n: UInt64) -> UInt64 { (x << n) | (x >> (64 - n)) }
 
-    private static func finish(_ x: UInt64) -> UInt64 {
+    fileprivate static func finish(_ x: UInt64) -> UInt64 {
         var h = x
         h ^= h >> 33
         h = h &* 0xFF51_AFD7_ED55_8CCD

@@ -68,10 +68,9 @@ enum ImageTableHeader {
     private static func checksum(_ bytes: [UInt8]) -> UInt64 {
         bytes.withUnsafeBytes { raw in
             // The checksum word itself is left out: it is the last 8 of the checked bytes.
-            var words: [UInt64] = []
-            words.reserveCapacity(length / 8 - 1)
-            for index in 0..<(length / 8 - 1) { words.append(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))) }
-            return ImageTableChecksum.words(words, seed: 0x5449_5049_5442_4C31)
+            var sum = ImageTableChecksum.Words(seed: 0x5449_5049_5442_4C31)
+            for index in 0..<(length / 8 - 1) { sum.add(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))) }
+            return sum.value
         }
     }
 }

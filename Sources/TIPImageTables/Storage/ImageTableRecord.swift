@@ -42,9 +42,16 @@ struct ImageTableRecord: Equatable {
 
     /// The checksum of this record as the entry of `slot`.
     func expectedChecksum(slot: Int) -> UInt32 {
-        let words = [UInt64(slot), UInt64(state), entity.low, entity.high, source.low, source.high, pixelChecksum, writeSequence]
-        let sum = ImageTableChecksum.words(words, seed: 0x5245_434F_5244)
-        return UInt32(truncatingIfNeeded: sum ^ (sum >> 32))
+        var sum = ImageTableChecksum.Words(seed: 0x5245_434F_5244)
+        sum.add(UInt64(slot))
+        sum.add(UInt64(state))
+        sum.add(entity.low)
+        sum.add(entity.high)
+        sum.add(source.low)
+        sum.add(source.high)
+        sum.add(pixelChecksum)
+        sum.add(writeSequence)
+        return UInt32(truncatingIfNeeded: sum.value ^ (sum.value >> 32))
     }
 
     /// Whether this is a complete, undamaged record of the entry in `slot`.
@@ -60,10 +67,13 @@ struct ImageTableRecord: Equatable {
     /// `valid` before the rest.
     func store(to p: UnsafeMutableRawPointer) {
         p.storeBytes(of: checksum.littleEndian, toByteOffset: 4, as: UInt32.self)
-        for (offset, word) in [(8, entity.low), (16, entity.high), (24, source.low), (32, source.high),
-                               (40, pixelChecksum), (48, writeSequence), (56, lastAccess)] {
-            p.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt64.self)
-        }
+        p.storeBytes(of: entity.low.littleEndian, toByteOffset: 8, as: UInt64.self)
+        p.storeBytes(of: entity.high.littleEndian, toByteOffset: 16, as: UInt64.self)
+        p.storeBytes(of: source.low.littleEndian, toByteOffset: 24, as: UInt64.self)
+        p.storeBytes(of: source.high.littleEndian, toByteOffset: 32, as: UInt64.self)
+        p.storeBytes(of: pixelChecksum.littleEndian, toByteOffset: 40, as: UInt64.self)
+        p.storeBytes(of: writeSequence.littleEndian, toByteOffset: 48, as: UInt64.self)
+        p.storeBytes(of: lastAccess.littleEndian, toByteOffset: 56, as: UInt64.self)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         p.storeBytes(of: state.littleEndian, as: UInt32.self)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
