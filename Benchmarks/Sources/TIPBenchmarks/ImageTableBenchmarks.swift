@@ -274,10 +274,11 @@ enum ImageTableBenchmarks {
             throw BenchmarkFailure("the tables child failed (status \(process.terminationStatus)): \(text.suffix(600))")
         }
         func mb(_ key: String) -> String { Harness.format((values[key] ?? 0) / 1024, digits: 1) }
+        func added(_ key: String, _ base: String) -> String { Harness.format(((values[key] ?? 0) - (values[base] ?? 0)) / 1024, digits: 1) }
         let mapped = (values["file_bytes"] ?? 0) / 1_048_576
-        let note = "mapped \(Harness.format(mapped, digits: 0)) MB; RSS before opening \(mb("rss_start_kb")) MB, after opening \(mb("rss_open_kb")) MB "
-            + "(file pages \(mb("file_open_kb")) MB, index \(mb("anon_open_kb")) MB; opened in \(Harness.format(values["open_ms"] ?? 0, digits: 0)) ms), "
-            + "after 100 hits \(mb("rss_few_kb")) MB (file pages \(mb("file_few_kb")) MB), after all \(mb("rss_all_kb")) MB (file pages \(mb("file_all_kb")) MB); "
+        let note = "mapped \(Harness.format(mapped, digits: 0)) MB; RSS before opening \(mb("rss_start_kb")) MB; opening added \(added("rss_open_kb", "rss_start_kb")) MB "
+            + "(file pages \(added("file_open_kb", "file_start_kb")) MB, heap: the index \(added("anon_open_kb", "anon_start_kb")) MB; opened in \(Harness.format(values["open_ms"] ?? 0, digits: 0)) ms); "
+            + "100 hits added \(added("rss_few_kb", "rss_open_kb")) MB (file pages \(added("file_few_kb", "file_open_kb")) MB), all \(mb("rss_all_kb")) MB (file pages \(mb("file_all_kb")) MB); "
             + "first retrieval after a launch \(Harness.format(values["first_ns"] ?? 0, digits: 0)) ns per entry (digest lookup, page faults, checksum)"
         Harness.report("image table of 100,000 64x64 entries, 100 touched: RSS added", ours: Samples([(touchedFew - before) / 1024]),
                        baselineName: "all 100,000 touched", baseline: Samples([(touchedAll - before) / 1024]), target: nil, note: note, unit: "MB")
@@ -289,6 +290,8 @@ enum ImageTableBenchmarks {
         guard let index = arguments.firstIndex(of: childFlag), index + 1 < arguments.count else { return 2 }
         do {
             print("rss_start_kb=\(ProcessStatus.kilobytes("VmRSS") ?? 0)")
+            print("file_start_kb=\(ProcessStatus.kilobytes("RssFile") ?? 0)")
+            print("anon_start_kb=\(ProcessStatus.kilobytes("RssAnon") ?? 0)")
             let start = DispatchTime.now().uptimeNanoseconds
             let store = try ImageTableStore(directory: URL(fileURLWithPath: arguments[index + 1]), formats: [try format("bench-resident", maximumCount: residentCount)])
             print("open_ms=\(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)")

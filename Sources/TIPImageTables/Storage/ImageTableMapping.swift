@@ -23,6 +23,8 @@ final class ImageTableMapping: @unchecked Sendable {
             close(descriptor)
             throw .storageFailed(path: path, operation: "mmap", errno: code)
         }
+        // Entries are read in no particular order: no readahead beyond the pages a retrieval touches.
+        madvise(pointer, length, MADV_RANDOM)
         base = pointer
         self.length = length
         self.descriptor = descriptor

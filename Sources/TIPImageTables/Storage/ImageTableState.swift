@@ -33,9 +33,18 @@ struct ImageTableState {
         self.layout = layout
         self.mapping = mapping
         self.chunkCount = 0
-        var winners: [ImageTableKey: (slot: Int32, record: ImageTableRecord)] = [:]
+        // The newest valid record of each entity, and the access order of the kept ones (sequences by slot:
+        // two words per slot rather than whole records, so that opening a large table stays light).
+        var winners: [ImageTableKey: Int32] = [:]
+        var writeSequences: [UInt64] = [], lastAccesses: [UInt64] = []
+        let capacity = layout.capacity(chunks: chunkCount)
+        slots.reserveCapacity(capacity)
+        writeSequences.reserveCapacity(capacity)
+        lastAccesses.reserveCapacity(capacity)
         for chunk in 0..<chunkCount {
             _addChunk()
+            writeSequences.append(contentsOf: repeatElement(0, count: slots.count - writeSequences.count))
+            lastAccesses.append(contentsOf: repeatElement(0, count: slots.count - lastAccesses.count))
             let bytes = ImageTableFile.records(of: chunk, in: mapping, layout: layout)
             guard !bytes.isEmpty else { continue }
             bytes.withUnsafeBytes { raw in
@@ -51,26 +60,26 @@ struct ImageTableState {
                         continue
                     }
                     sequence = max(sequence, record.writeSequence + 1, record.lastAccess + 1)
+                    writeSequences[slot] = record.writeSequence
+                    lastAccesses[slot] = record.lastAccess
                     // A kill between writing an entity's new entry and freeing its old one leaves two.
-                    if let other = winners[record.entity] {
-                        var dropped = slot
-                        if other.record.writeSequence < record.writeSequence {
-                            dropped = Int(other.slot)
-                            winners[record.entity] = (Int32(slot), record)
-                        }
+                    if let other = winners[record.entity].map(Int.init) {
+                        let dropped = writeSequences[other] < record.writeSequence ? other : slot
+                        if dropped == other { winners[record.entity] = Int32(slot) }
                         ImageTableRecord.storeState(ImageTableRecord.free, to: _recordPointer(dropped))
                         counters.discarded += 1
                     } else {
-                        winners[record.entity] = (Int32(slot), record)
+                        winners[record.entity] = Int32(slot)
                     }
                 }
             }
         }
-        for (key, winner) in winners.sorted(by: { ($0.value.record.lastAccess, $0.value.record.writeSequence) < ($1.value.record.lastAccess, $1.value.record.writeSequence) }) {
-            pending[key] = winner.slot
-            slots[Int(winner.slot)].status = .pending
-            _pushFront(winner.slot)
+        for (key, slot) in winners {
+            pending[key] = slot
+            slots[Int(slot)].status = .pending
         }
+        let order = winners.values.sorted { (lastAccesses[Int($0)], writeSequences[Int($0)]) < (lastAccesses[Int($1)], writeSequences[Int($1)]) }
+        for slot in order { _pushFront(slot) }
         free = slots.indices.reversed().filter { slots[$0].status == .free }.map { Int32($0) }
     }
 
