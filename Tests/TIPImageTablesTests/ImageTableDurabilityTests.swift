@@ -131,4 +131,36 @@ struct ImageTableDurabilityTests {
         try handle.seek(toOffset: UInt64(layout.recordOffset(slot)))
         return try #require(try handle.read(upToCount: ImageTableLayout.recordLength))
     }
+
+    @Test("a full disk fails the write that needs a new chunk with ENOSPC and a problem; the entries already there are served")
+    func fullDisk() throws {
+        let env = TableTestEnvironment()
+        try FileManager.default.createDirectory(at: env.tables, withIntermediateDirectories: true)
+        guard mount("tmpfs", env.tables.path, "tmpfs", 0, "size=3m,mode=0700") == 0 else {
+            print("skipped: cannot mount a small tmpfs here (errno \(errno)); the full disk is not exercised")
+            return
+        }
+        defer { _ = umount2(env.tables.path, Int32(MNT_DETACH)) }
+        // 800x800 gray entries, three per 2 MiB chunk: the first chunk fits in 3 MiB, the second does not.
+        let format = try TableTestImages.format(width: 800, height: 800, pixelFormat: .gray8, maximumCount: 9)
+        let store = try env.store([format])
+        let flat = ImageTableDrawing { _, canvas in canvas.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 7, $0.count) } }
+        let source = TableTestImages.pattern(width: 1, height: 1, pixelFormat: .gray8, seed: 0)
+        for index in 0..<3 {
+            _ = try store.setImage(source, for: TableTestImages.entity("e\(index)", drawing: flat), formatName: format.name)
+        }
+        let length = try #require(store.statistics(formatName: format.name)).fileLength
+        #expect {
+            _ = try store.setImage(source, for: TableTestImages.entity("e3", drawing: flat), formatName: format.name)
+        } throws: { error in
+            if case ImageTableError.storageFailed(_, _, let code) = error { return code == ENOSPC }
+            return false
+        }
+        #expect(env.problems.posted(.imageTableWriteFailed).count == 1)
+        #expect(store.statistics(formatName: format.name)?.fileLength == length)
+        #expect(try FileManager.default.attributesOfItem(atPath: env.file(format).path)[.size] as? Int == length, "the file was cut back")
+        for index in 0..<3 {
+            #expect(store.image(for: TableTestImages.entity("e\(index)", drawing: flat), formatName: format.name)?.pixel(x: 5, y: 5) == SIMD4(7, 7, 7, 255))
+        }
+    }
 }

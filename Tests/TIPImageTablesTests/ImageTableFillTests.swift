@@ -143,7 +143,7 @@ struct ImageTableFillTests {
         let store = try env.store([format], pipeline: try env.pipeline())
         let entity = GenericImageTableEntity(identifier: "s", sourceURL: server.url(for: "/slow.png"))
         let task = Task { try await store.retrieveImage(for: entity, formatName: format.name) }
-        #expect(await server.waitUntil { $0.requestCount(for: "/slow.png") == 1 })
+        #expect(await server.waitUntil(timeout: .seconds(60)) { $0.requestCount(for: "/slow.png") == 1 })
         task.cancel()
         await #expect {
             _ = try await task.value
@@ -151,7 +151,7 @@ struct ImageTableFillTests {
             if case ImageTableError.cancelled = error { return true }
             return false
         }
-        #expect(await server.waitUntil { $0.openConnectionCount == 0 }, "the download was cancelled")
+        #expect(await server.waitUntil(timeout: .seconds(60)) { $0.openConnectionCount == 0 }, "the download was cancelled")
         #expect(store.image(for: entity, formatName: format.name) == nil)
     }
 
