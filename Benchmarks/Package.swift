@@ -27,6 +27,9 @@ let package = Package(
                 // Image tables, measured by the tables rows.
                 .product(name: "TIPImageTables", package: "TIP"),
                 "CAllocationCounter",
+                // The optional JPEG 2000, HEIC and AVIF codecs, measured by the codecs3 rows.
+                .product(name: "TIPJPEG2000", package: "TIP"),
+                .product(name: "TIPHEIF", package: "TIP"),
                 "CTurboJPEGDirect",
                 "CWebPDirect",
             ]
