@@ -72,7 +72,7 @@ enum ImageTableBenchmarks {
         let container = ImageContainer(image: source)
         let identifiers = entities.map(\.identifier)
         for identifier in identifiers {
-            rendered.store(container, identifier: identifier, transformerIdentifier: nil, sourceDimensions: CGSize(width: 128, height: 128), isPlaceholder: false)
+            rendered.store(container, identifier: identifier, transformerIdentifier: nil, originalDimensions: CGSize(width: 128, height: 128), isPlaceholder: false)
         }
         let target = CGSize(width: entrySide, height: entrySide)
         let lookUp = { (index: Int) in
