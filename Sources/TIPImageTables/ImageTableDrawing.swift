@@ -42,17 +42,38 @@ public struct ImageTableDrawing: Sendable {
     }
 
     /// A drawing that renders a bitmap of its own from the source (any size; it is drawn centred, clipped
-    /// to the entry). This is where image processors plug in:
+    /// to the entry). Code of your own plugs in here (``processed(by:sourceContentMode:)`` runs TIP's image
+    /// processors):
     ///
     /// ```swift
-    /// let rounded = ImageTableDrawing.rendering { source, format in
-    ///     try processors.reduce(source) { image, processor in try processor.process(image) }
+    /// let inset = ImageTableDrawing.rendering { source, entrySize in
+    ///     ImageTableDrawing.scaled(source, toFit: entrySize.width - 8, entrySize.height - 8)
     /// }
     /// ```
     public static func rendering(sourceContentMode: ContentMode = .scaleAspectFill,
                                  _ render: @escaping @Sendable (_ source: Bitmap, _ entrySize: (width: Int, height: Int)) throws -> Bitmap) -> ImageTableDrawing {
         ImageTableDrawing(sourceContentMode: sourceContentMode) { source, canvas in
             canvas.drawCentered(try render(source, (canvas.width, canvas.height)))
+        }
+    }
+
+    /// Runs TIP's image processors on the source, the entry's pixel size as their target, and draws the
+    /// result centred (clipped to the entry): fill, crop and round the corners with ``ImageProcessor``s
+    /// instead of drawing code of your own.
+    ///
+    /// ```swift
+    /// let avatar = ImageTableDrawing.processed(by: [.cropToFill(), .roundedCorners(radius: 8)])
+    /// ```
+    ///
+    /// The processors see an ``ImageProcessingContext`` whose target dimensions are the entry's size and
+    /// whose content mode is `sourceContentMode`; an ``ImageProcessingError`` fails the fill with
+    /// ``ImageTableError/drawingFailed(_:)``.
+    public static func processed(by processors: [any ImageProcessor],
+                                 sourceContentMode: ContentMode = .scaleAspectFill) -> ImageTableDrawing {
+        rendering(sourceContentMode: sourceContentMode) { source, entrySize in
+            let context = ImageProcessingContext(targetDimensions: CGSize(width: entrySize.width, height: entrySize.height),
+                                                 targetContentMode: sourceContentMode)
+            return try ImageContainer(image: source).processed(by: processors, context: context).image
         }
     }
 

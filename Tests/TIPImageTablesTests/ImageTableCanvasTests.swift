@@ -78,7 +78,7 @@ struct ImageTableCanvasTests {
         #expect(scaled.pixel(x: 10, y: 10) == SIMD4(10, 20, 30, 255))
     }
 
-    @Test("a rendering drawing (the processors' hook) draws the bitmap it returns, centred")
+    @Test("a rendering drawing draws the bitmap it returns, centred")
     func rendering() throws {
         let drawing = ImageTableDrawing.rendering { source, size in
             #expect(size.width == 6 && size.height == 6)
@@ -87,6 +87,35 @@ struct ImageTableCanvasTests {
         let out = try Self.draw(Self.solid(1, 1, .zero), width: 6, height: 6, format: .rgba8Premultiplied, drawing)
         #expect(out.pixel(x: 2, y: 2) == SIMD4(1, 2, 3, 255) && out.pixel(x: 3, y: 3) == SIMD4(1, 2, 3, 255))
         #expect(out.pixel(x: 1, y: 1) == .zero && out.pixel(x: 4, y: 4) == .zero)
+    }
+
+    @Test("a processed drawing crops to fill and rounds the corners with TIP's processors, the entry size as their target")
+    func processed() throws {
+        // 40x20: the left half red, the right half blue; cropped to the middle 20x20 of a 40x20 aspect fill.
+        var source = Bitmap(width: 40, height: 20, format: .rgbx8)!
+        for y in 0..<20 { for x in 0..<40 { source.setPixel(x: x, y: y, x < 20 ? SIMD4(255, 0, 0, 255) : SIMD4(0, 0, 255, 255)) } }
+        let drawing = ImageTableDrawing.processed(by: [.cropToFill(), .roundedCorners(radius: 6)])
+        #expect(drawing.sourceContentMode == .scaleAspectFill)
+        let out = try Self.draw(source, width: 20, height: 20, format: .rgba8Premultiplied, drawing)
+        #expect(out.pixel(x: 0, y: 0) == .zero && out.pixel(x: 19, y: 19) == .zero, "rounded corners are transparent")
+        #expect(out.pixel(x: 5, y: 10) == SIMD4(255, 0, 0, 255) && out.pixel(x: 14, y: 10) == SIMD4(0, 0, 255, 255),
+                "the middle of the source, red on the left and blue on the right")
+        #expect(out.pixel(x: 10, y: 0) == SIMD4(0, 0, 255, 255), "the top edge between the corners is kept")
+    }
+
+    @Test("a processor that refuses its parameters fails the write with drawingFailed")
+    func processedFailure() throws {
+        let env = TableTestEnvironment()
+        let format = try TableTestImages.format()
+        let store = try env.store([format])
+        let entity = TableTestImages.entity("a", drawing: .processed(by: [.roundedCorners(radius: -1)]))
+        #expect {
+            _ = try store.setImage(TableTestImages.pattern(width: 24, height: 16, seed: 1), for: entity, formatName: format.name)
+        } throws: { error in
+            if case ImageTableError.drawingFailed(let underlying) = error { return underlying is ImageProcessingError }
+            return false
+        }
+        #expect(store.image(for: entity, formatName: format.name) == nil)
     }
 
     @Test("after a drawing, row padding is zero and rgbx8's fourth byte is 255, whatever the drawing wrote")

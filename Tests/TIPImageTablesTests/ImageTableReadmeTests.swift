@@ -51,7 +51,7 @@ struct ImageTableReadmeTests {
         #expect(tables.statistics(formatName: "avatar-32")?.entryCount == 0)
     }
 
-    @Test("a custom drawing, and a rendering drawing where processors plug in")
+    @Test("a custom drawing, a processed drawing and a rendering drawing")
     func drawings() throws {
         let env = TableTestEnvironment()
         // From the README:
@@ -72,5 +72,10 @@ struct ImageTableReadmeTests {
         #expect(a.pixel(x: 0, y: 0) == SIMD4(255, 255, 255, 255) && a.pixel(x: 10, y: 10) == SIMD4(0, 0, 0, 255))
         let b = try store.setImage(black, for: TableTestImages.entity("b", drawing: inverted), formatName: format.name)
         #expect(b.pixel(x: 10, y: 10) == SIMD4(255, 255, 255, 255))
+        let rounded = ImageTableDrawing.processed(by: [.cropToFill(), .roundedCorners(radius: 8)])
+        let white = ImageTableCanvasTests.solid(40, 30, SIMD4(255, 255, 255, 255), format: .rgbx8)
+        let c = try store.setImage(white, for: TableTestImages.entity("c", drawing: rounded), formatName: format.name)
+        #expect(c.pixel(x: 0, y: 0) == SIMD4(0, 0, 0, 255), "rgbx8: a rounded corner shows the cleared canvas, opaque black")
+        #expect(c.pixel(x: 10, y: 10) == SIMD4(255, 255, 255, 255))
     }
 }
