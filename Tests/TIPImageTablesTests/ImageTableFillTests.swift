@@ -89,16 +89,13 @@ struct ImageTableFillTests {
         let store = try env.store([format], pipeline: try env.pipeline())
         let entity = GenericImageTableEntity(identifier: "c", sourceURL: server.url(for: "/c.png"))
         let configuration = env.configuration
-        let (returned, onCallbackQueue, filled) = await withCheckedContinuation { continuation in
-            let box = Locked<Bool?>(nil)
-            let returned = store.retrieveImage(for: entity, formatName: format.name) { result in
-                let image = try? result.get()
-                continuation.resume(returning: (box, configuration.isOnCallbackQueue, image))
-            }
-            box.withLock { $0 = returned }
+        let (completions, completed) = AsyncStream<(onCallbackQueue: Bool, image: Bitmap?)>.makeStream()
+        let returned = store.retrieveImage(for: entity, formatName: format.name) { result in
+            completed.yield((configuration.isOnCallbackQueue, try? result.get()))
         }
-        try await Task.sleep(for: .milliseconds(1))
-        #expect(returned.withLock { $0 } == false)
+        #expect(returned == false)
+        var iterator = completions.makeAsyncIterator()
+        let (onCallbackQueue, filled) = try #require(await iterator.next())
         #expect(onCallbackQueue)
         #expect(filled?.width == 16)
         let ran = Locked(false)
@@ -138,7 +135,8 @@ struct ImageTableFillTests {
         let env = TableTestEnvironment()
         let server = try await Self.server(["/slow.png"])
         defer { server.stop() }
-        server.setThrottle(.init(bytesPerSecond: 200, chunkSize: 100), for: "/slow.png")
+        server.setFault(.stall(afterBodyBytes: 10), for: "/slow.png")   // never completes: only a cancel ends it
+        env.configuration.minimumImageDownloadBytesPerSecond = 0           // (and no rate limit)
         let format = try TableTestImages.format()
         let store = try env.store([format], pipeline: try env.pipeline())
         let entity = GenericImageTableEntity(identifier: "s", sourceURL: server.url(for: "/slow.png"))
@@ -166,11 +164,10 @@ struct ImageTableFillTests {
         let store = try env.store([small, large, other], pipeline: try env.pipeline())
         let entity = GenericImageTableEntity(identifier: "u", sourceURL: server.url(for: "/f.png"))
         _ = try await store.retrieveImage(for: entity, formatName: small.name)
-        var sibling: Bitmap?
-        for _ in 0..<500 where sibling == nil {
-            sibling = store.image(for: entity, formatName: large.name)
-            if sibling == nil { try await Task.sleep(for: .milliseconds(10)) }
-        }
+        // The sibling's write was queued on its table's queue before the fill completed: wait for that queue.
+        let siblingQueue = try #require(store.table(named: large.name)).fillQueue
+        await withCheckedContinuation { continuation in siblingQueue.async { continuation.resume() } }
+        let sibling = store.image(for: entity, formatName: large.name)
         #expect(sibling?.width == 48)
         #expect(sibling?.pixel(x: 2, y: 24) == SIMD4(255, 0, 0, 255))
         #expect(store.image(for: entity, formatName: other.name) == nil, "other families are not filled")

@@ -35,14 +35,13 @@ struct ImageTableReadmeTests {
         } else {
             show(try await tables.retrieveImage(for: user, formatName: "avatar-64"))   // fetched, drawn, stored
         }
-        let completed = Locked(false)
-        tables.retrieveImage(for: user, formatName: "avatar-32") { result in completed.withLock { $0 = true } }   // completion API
+        let (completions, completed) = AsyncStream<Void>.makeStream()
+        tables.retrieveImage(for: user, formatName: "avatar-32") { result in completed.yield() }   // completion API
         _ = try tables.setImage(bitmap, for: user, formatName: "avatar-64")        // an image you already have
 
         #expect(shown.withLock { $0 } == 1)
         #expect(tables.image(for: user, formatName: "avatar-64") == bitmap)
-        for _ in 0..<1_000 where !completed.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(completed.withLock { $0 })
+        for await _ in completions { break }   // a hit (drawn with avatar-64's family fill) or a fill of its own
         #expect(tables.image(for: user, formatName: "avatar-32")?.width == 32)
 
         tables.deleteEntries(forEntityIdentifier: "user-42")                       // every format
