@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "TIPImageServer", targets: ["TIPImageServer"]),
         // The optional WebP codec (libwebp), registered by the user: `TIPWebP.register()`.
         .library(name: "TIPWebP", targets: ["TIPWebP"]),
+        // Pre-rendered, memory-mapped image tables of fixed formats (FastImageCache on TIP's pipeline).
+        .library(name: "TIPImageTables", targets: ["TIPImageTables"]),
         // The optional JPEG 2000 codec (OpenJPEG), registered by the user: `TIPJPEG2000.register()`.
         .library(name: "TIPJPEG2000", targets: ["TIPJPEG2000"]),
         // The optional HEIC and AVIF codec (libheif), registered by the user: `TIPHEIF.register()`.
@@ -87,6 +89,22 @@ let package = Package(
             name: "TIPWebPTests",
             dependencies: ["TIPWebP", "TIP"]
         ),
+        // Image tables: one memory-mapped file per format, filled through an ImagePipeline.
+        .target(
+            name: "TIPImageTables",
+            dependencies: ["TIP"]
+        ),
+        .testTarget(
+            name: "TIPImageTablesTests",
+            // The crash-consistency test runs the harness executable as a child process.
+            dependencies: ["TIPImageTables", "TIP", "TIPImageServer", "TIPImageTablesCrashHarness"]
+        ),
+        // A child process the image-table crash test kills with SIGKILL in the middle of writes.
+        .executableTarget(
+            name: "TIPImageTablesCrashHarness",
+            dependencies: ["TIPImageTables", "TIP"],
+            path: "Tests/ImageTablesCrashHarness"
+        ),
         // The JPEG 2000 codec plug-in (JP2 and raw codestreams; reduced-resolution decoding; encodes).
         .target(
             name: "TIPJPEG2000",
@@ -112,6 +130,7 @@ let package = Package(
             dependencies: [
                 "TIP",
                 "TIPImageServer",
+                "TIPImageTables",
                 // `tip-sample decode` reads JPEG 2000, HEIC and AVIF too.
                 "TIPJPEG2000",
                 "TIPHEIF",

@@ -2,11 +2,15 @@ import Foundation
 
 // TIP benchmark suite: every row prints ours vs a baseline measured in the same run, and a ratio.
 // Usage: TIPBenchmarks [--iterations N]
-//   [--only codecs|codecs2|caches|downloads|fetches|webp|memory|fetches-network|codecs3|processing]
+//   [--only codecs|codecs2|caches|downloads|fetches|webp|memory|fetches-network|codecs3|processing|tables]
 let arguments = CommandLine.arguments
 // The memory row's child process (see MemoryBenchmarks): runs alone, prints its measurements, exits.
 if arguments.contains(MemoryBenchmarks.childFlag) {
     exit(MemoryBenchmarks.child(arguments: arguments))
+}
+// The image-table resident-memory row's child process (see ImageTableBenchmarks).
+if arguments.contains(ImageTableBenchmarks.childFlag) {
+    exit(ImageTableBenchmarks.child(arguments: arguments))
 }
 if let index = arguments.firstIndex(of: "--iterations"), index + 1 < arguments.count, let n = Int(arguments[index + 1]), n >= 1 {
     Harness.iterations = n
@@ -16,7 +20,7 @@ print("TIP benchmarks: release build, 1 warm-up + \(Harness.iterations) runs per
 do {
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     let groups = [
-        "codecs", "codecs2", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3", "processing",
+        "codecs", "codecs2", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3", "processing", "tables",
     ]
     if let only, !groups.contains(only) {
         print("unknown group \(only); one of: \(groups.joined(separator: ", "))")
@@ -32,6 +36,7 @@ do {
     if only == nil || only == "fetches-network" { try NetworkFetchBenchmarks.run() }
     if only == nil || only == "memory" { try MemoryBenchmarks.run() }
     if only == nil || only == "processing" { try ProcessingBenchmarks.run() }
+    if only == nil || only == "tables" { try ImageTableBenchmarks.run() }
 } catch {
     print("benchmark failed: \(error)")
     exit(1)

@@ -443,8 +443,9 @@ public final class GlobalConfiguration: Sendable {
     // MARK: Problems and logging
 
     /// Reports `problem` to the problem observer, and logs it (at warning level unless told; `message`, when
-    /// given, says what happened and what to do instead of the problem's name and user info).
-    func post(_ problem: Problem, userInfo: [String: any Sendable] = [:], level: PipelineLogLevel = .warning,
+    /// given, says what happened and what to do instead of the problem's name and user info). Package-visible:
+    /// image tables report theirs here too.
+    package func post(_ problem: Problem, userInfo: [String: any Sendable] = [:], level: PipelineLogLevel = .warning,
               message: @autoclosure () -> String? = nil) {
         let observer = settings.withLock { $0.problemObserver }
         log(level, message().map { "\($0) [\(problem.rawValue)]" } ?? "problem \(problem.rawValue) \(userInfo)")
