@@ -34,6 +34,12 @@ let package = Package(
             pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"])]
         ),
+        // libcurl's multi interface, for the default download provider (typed wrappers for its variadic calls).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // <sys/xattr.h>, which Swift's Glibc module leaves out: disk-cache metadata in extended attributes.
         .systemLibrary(name: "CXattr"),
         // Our C shim over libjpeg: incremental (suspending) decoding with setjmp error handling kept in C.
@@ -50,7 +56,7 @@ let package = Package(
         .target(
             name: "TIP",
             dependencies: [
-                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr",
+                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr", "CCurl",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
