@@ -362,7 +362,8 @@ public final class GlobalConfiguration: Sendable {
     }
 
     /// Makes the network downloads. Default (and after setting nil): a shared
-    /// ``URLSessionImageFetchDownloadProvider``. Downloads already running keep their provider. As in TIP, a
+    /// ``CurlImageFetchDownloadProvider`` on Linux (``URLSessionImageFetchDownloadProvider`` where URLSession is
+    /// not FoundationNetworking's). Downloads already running keep their provider. As in TIP, a
     /// provider with stubbing support gets its stubs cleared and stubbing enabled when set, and cleared and
     /// disabled when replaced.
     public var imageFetchDownloadProvider: (any ImageFetchDownloadProvider)! {
@@ -394,8 +395,15 @@ public final class GlobalConfiguration: Sendable {
         set { settings.withLock { $0.maxImageDownloadByteCount = newValue } }
     }
 
-    /// The provider used when none is set (made on first use).
-    private static let defaultDownloadProvider = URLSessionImageFetchDownloadProvider()
+    /// The provider used when none is set (made on first use): libcurl's where URLSession is FoundationNetworking's
+    /// (Linux), which aborts the process on some valid responses (see ``URLSessionImageFetchDownloadProvider``).
+    private static let defaultDownloadProvider: any ImageFetchDownloadProvider = {
+        #if canImport(FoundationNetworking)
+        CurlImageFetchDownloadProvider()
+        #else
+        URLSessionImageFetchDownloadProvider()
+        #endif
+    }()
 
     /// The live global observers.
     var imagePipelineObservers: [any ImagePipelineObserver] {

@@ -6,7 +6,7 @@ import Testing
 @testable import TIP
 
 /// A context whose client plays TIP: hydration applies `hydrate`, authorization sets `authorizationValue`.
-private final class TestDownloadContext: ImageFetchDownloadContext, @unchecked Sendable {
+final class TestDownloadContext: ImageFetchDownloadContext, @unchecked Sendable {
     // `hydrated` and `authorized` are written and read on `downloadQueue` only.
     let originalRequest: URLRequest
     var hydratedRequest: URLRequest? { hydrated }
@@ -34,7 +34,7 @@ private final class TestDownloadContext: ImageFetchDownloadContext, @unchecked S
 }
 
 /// Records what the download reports; signals `done` on completion.
-private final class TestDownloadClient: ImageFetchDownloadClient, @unchecked Sendable {
+final class TestDownloadClient: ImageFetchDownloadClient, @unchecked Sendable {
     // Everything below is touched on the download queue only (set up before the download starts).
     var hydrate: (URLRequest) -> Void = { _ in }
     var authorize: (URLRequest) -> Void = { _ in }
@@ -80,7 +80,7 @@ struct URLSessionImageFetchDownloadProviderTests {
     static let payload: [UInt8] = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
 
     /// Runs one download of `path` to completion; nil when it timed out.
-    private static func download(
+    static func download(
         _ server: LoopbackHTTPServer, _ path: String, provider: any ImageFetchDownloadProvider,
         hydrate: @escaping @Sendable (inout URLRequest) -> Void = { _ in }, authorization: String? = nil,
         onData: @escaping @Sendable (any ImageFetchDownload, Int) -> Void = { _, _ in }
@@ -96,7 +96,7 @@ struct URLSessionImageFetchDownloadProviderTests {
         return context.downloadQueue.sync { Thread.sleep(forTimeInterval: 0.05); return (context.recorder, download) }
     }
 
-    private static func serve(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
+    static func serve(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
         switch request.path {
         case "/image":
             if let range = request.headers["range"], range.hasPrefix("bytes="),

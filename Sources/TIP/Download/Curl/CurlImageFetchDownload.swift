@@ -3,182 +3,70 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A download made by `CurlImageFetchDownloadProvider`: one libcurl transfer for the hydrated, authorized request.
-///
-/// Client calls happen on the context's download queue in contract order; hydration and authorization
-/// completions may be called from any thread (they hop to the download queue). `cancel(description:)` ends the
-/// download with one `ImageFetchError.cancelled` completion, whatever its phase, and nothing it received after
-/// the call is delivered. The download keeps its provider's session (and so its thread) alive until it ends.
-final class CurlImageFetchDownload: ImageFetchDownload, @unchecked Sendable {
-    private enum Phase {
-        case idle, preparing, loading(CurlTransfer), completed
-    }
-
-    private struct State {
-        var context: (any ImageFetchDownloadContext)?
-        var phase: Phase = .idle
-        var cancelReason: String?
-        var finalRequest: URLRequest?
-        var priority: Operation.QueuePriority = .normal
+/// A download made by `CurlImageFetchDownloadProvider`: one libcurl transfer for the hydrated, authorized request
+/// (the steps, cancellation and completion are `LoadingImageFetchDownload`'s). It keeps its provider's session,
+/// and so the session's thread, alive until it ends.
+final class CurlImageFetchDownload: LoadingImageFetchDownload<CurlTransfer>, @unchecked Sendable {
+    private struct Extra {
         var metrics = CurlImageFetchDownloadMetrics()
-        /// Held from creation until completion.
+        /// Held from creation until the download ends.
         var session: CurlSession?
     }
 
-    // All mutable state lives in `state` (its own lock); the lets are immutable.
-    private let state: Locked<State>
-    private let queue: DispatchQueue
+    // `extra` is guarded by its own lock; `options` is immutable.
+    private let extra: Locked<Extra>
     private let options: CurlTransferOptions
 
     init(context: any ImageFetchDownloadContext, session: CurlSession, options: CurlTransferOptions) {
-        state = Locked(State(context: context, session: session))
-        queue = context.downloadQueue
+        extra = Locked(Extra(session: session))
         self.options = options
+        super.init(context: context)
     }
 
-    var context: (any ImageFetchDownloadContext)? { state.withLock { $0.context } }
-
-    var finalURLRequest: URLRequest? { state.withLock { $0.finalRequest } }
-
-    var downloadMetrics: (any Sendable)? { state.withLock { $0.metrics } }
-
-    var priority: Operation.QueuePriority {
-        get { state.withLock { $0.priority } }
-        set {
-            let (transfer, session) = state.withLock { state -> (CurlTransfer?, CurlSession?) in
-                state.priority = newValue
-                if case .loading(let transfer) = state.phase { return (transfer, state.session) }
-                return (nil, nil)
-            }
-            if let transfer, let loop = session?.loop {
-                loop.setWeight(Self.streamWeight(newValue), of: transfer)
-            }
-        }
-    }
+    override var downloadMetrics: (any Sendable)? { extra.withLock { $0.metrics } }
 
     /// Maps TIP's priority (-8...8) onto HTTP/2 stream weights: 1 (very low), 4, 16 (normal, HTTP/2's default),
-    /// 64, 256 (very high); each step up gets four times the bandwidth share of the one below.
+    /// 64, 256 (very high); each step up gets four times the bandwidth share of the one below. Over HTTP/1.1
+    /// the weight has no effect.
     static func streamWeight(_ priority: Operation.QueuePriority) -> Int {
         let step = min(4, max(-4, priority.rawValue / 2))
         return 1 << (4 + step)
     }
 
-    func start() {
-        queue.async { self.begin() }
-    }
+    private var loop: CurlMultiLoop? { extra.withLock { $0.session?.loop } }
 
-    func cancel(description: String) {
-        enum Action { case none, finish, cancelTransfer(CurlTransfer) }
-        let action = state.withLock { state -> Action in
-            if case .completed = state.phase { return .none }
-            if state.cancelReason != nil { return .none }
-            state.cancelReason = description
-            if case .loading(let transfer) = state.phase { return .cancelTransfer(transfer) }
-            return .finish
-        }
-        switch action {
-        case .none:
-            break
-        case .finish:
-            queue.async { self.finish(error: ImageFetchError.cancelled(description)) }
-        case .cancelTransfer(let transfer):
-            // The transfer stops at its next callback; the completion does not wait for libcurl.
-            transfer.cancel()
-            queue.async { self.finish(error: ImageFetchError.cancelled(description)) }
-        }
-    }
-
-    func discardContext() {
-        let (transfer, _) = state.withLock { state -> (CurlTransfer?, CurlSession?) in
-            state.context = nil
-            guard case .loading(let transfer) = state.phase else { return (nil, nil) }
-            // Nobody is left to hear from a running transfer: it ends here, silently.
-            state.phase = .completed
-            defer { state.session = nil }
-            return (transfer, state.session)
-        }
-        transfer?.cancel()
-    }
-
-    // MARK: - Steps, on the download queue
-
-    private func begin() {
-        let context = state.withLock { state -> (any ImageFetchDownloadContext)? in
-            guard case .idle = state.phase, state.cancelReason == nil else { return nil }
-            state.phase = .preparing
-            return state.context
-        }
-        guard let context else { return }
-        let client = context.client
-        client.downloadDidStart(self)
-        guard isPreparing else { return }
-        client.download(self, hydrateRequest: context.originalRequest) { error in
-            self.queue.async { self.hydrationDidComplete(error) }
-        }
-    }
-
-    private var isPreparing: Bool {
-        state.withLock { state in
-            if case .preparing = state.phase, state.cancelReason == nil { return true }
-            return false
-        }
-    }
-
-    private func hydrationDidComplete(_ error: (any Error)?) {
-        guard isPreparing, let context else { return }
-        if let error { return finish(error: error) }
-        let request = context.hydratedRequest ?? context.originalRequest
-        context.client.download(self, authorizeRequest: request) { error in
-            self.queue.async { self.authorizationDidComplete(error) }
-        }
-    }
-
-    private func authorizationDidComplete(_ error: (any Error)?) {
-        guard isPreparing, let context else { return }
-        if let error { return finish(error: error) }
-        let request: URLRequest
-        switch ImageFetchDownloadRequestPolicy.loadableRequest(for: context) {
-        case .success(let loadable): request = loadable
-        case .failure(let refusal): return finish(error: refusal)
-        }
-        guard let loop = state.withLock({ $0.session?.loop }), let url = request.url,
+    override func makeLoad(for request: URLRequest) -> Result<CurlTransfer, any Error> {
+        guard let loop, let url = request.url,
               let transfer = CurlTransfer(request: request, url: url, options: options,
                                           weight: Self.streamWeight(priority), loop: loop, queue: queue, download: self)
         else {
-            return finish(error: URLError(.unknown, userInfo: [
+            return .failure(URLError(.unknown, userInfo: [
                 NSLocalizedDescriptionKey: "libcurl could not make a transfer (out of memory?).",
             ]))
         }
-        let started = state.withLock { state -> Bool in
-            guard case .preparing = state.phase, state.cancelReason == nil else { return false }
-            state.phase = .loading(transfer)
-            state.finalRequest = request
-            state.metrics.requestStart = Date()
-            return true
-        }
-        // A cancel that raced with us already scheduled its completion.
-        guard started else { return }
-        loop.add(transfer)
+        return .success(transfer)
     }
 
-    private func finish(error: (any Error)?) {
-        // The session is released outside the lock (its last reference ends the provider's thread).
-        let (context, _) = state.withLock { state -> ((any ImageFetchDownloadContext)?, CurlSession?) in
-            if case .completed = state.phase { return (nil, nil) }
-            state.phase = .completed
-            state.metrics.end = Date()
-            defer { state.session = nil }
-            return (state.context, state.session)
-        }
-        context?.client.download(self, didCompleteWithError: error)
+    override func startLoad(_ transfer: CurlTransfer) {
+        extra.withLock { $0.metrics.requestStart = Date() }
+        loop?.add(transfer)
     }
 
-    /// The context while the download is neither completed nor cancelled.
-    private var liveContext: (any ImageFetchDownloadContext)? {
-        state.withLock { state in
-            if case .completed = state.phase { return nil }
-            if state.cancelReason != nil { return nil }
-            return state.context
+    override func stopLoad(_ transfer: CurlTransfer) {
+        // The transfer stops at its next callback; the completion does not wait for libcurl.
+        transfer.cancel()
+    }
+
+    override func load(_ transfer: CurlTransfer, priorityDidChange priority: Operation.QueuePriority) {
+        loop?.setWeight(Self.streamWeight(priority), of: transfer)
+    }
+
+    override func downloadDidEnd() {
+        // Returned to be released outside the lock (its last reference ends the provider's thread).
+        _ = extra.withLock { extra -> CurlSession? in
+            extra.metrics.end = Date()
+            defer { extra.session = nil }
+            return extra.session
         }
     }
 
@@ -186,7 +74,7 @@ final class CurlImageFetchDownload: ImageFetchDownload, @unchecked Sendable {
 
     func transferDidReceive(_ head: CurlResponseHead, url: URL) {
         guard let context = liveContext, let response = head.makeResponse(url: url) else { return }
-        state.withLock {
+        extra.withLock {
             $0.metrics.responseStart = Date()
             $0.metrics.statusCode = head.statusCode
         }
@@ -195,19 +83,19 @@ final class CurlImageFetchDownload: ImageFetchDownload, @unchecked Sendable {
 
     func transferDidReceive(_ data: Data) {
         guard let context = liveContext else { return }
-        state.withLock { $0.metrics.byteCount += data.count }
+        extra.withLock { $0.metrics.byteCount += data.count }
         context.client.download(self, didReceiveData: data)
     }
 
     func transferDidComplete(error: (any Error)?, metrics: CurlImageFetchDownloadMetrics) {
         guard liveContext != nil else { return }
-        state.withLock { state in
-            let own = state.metrics
-            state.metrics = metrics
-            state.metrics.requestStart = own.requestStart
-            state.metrics.responseStart = own.responseStart
-            state.metrics.byteCount = own.byteCount
-            state.metrics.statusCode = own.statusCode
+        extra.withLock { extra in
+            let own = extra.metrics
+            extra.metrics = metrics
+            extra.metrics.requestStart = own.requestStart
+            extra.metrics.responseStart = own.responseStart
+            extra.metrics.byteCount = own.byteCount
+            extra.metrics.statusCode = own.statusCode
         }
         finish(error: error)
     }

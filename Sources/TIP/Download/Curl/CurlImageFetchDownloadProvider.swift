@@ -33,8 +33,8 @@ import Foundation
 /// - **TLS**: certificates are verified against the system's CA store (Debian: /etc/ssl/certs).
 /// - **Metrics**: `downloadMetrics` is a `CurlImageFetchDownloadMetrics`.
 ///
-/// Thread-safe; share one provider between pipelines. Releasing the provider lets its running downloads finish;
-/// its thread ends after the last one.
+/// Thread-safe; share one provider between pipelines. Its thread starts with its first download; releasing the
+/// provider lets its running downloads finish, and its thread ends after the last one.
 public final class CurlImageFetchDownloadProvider: ImageFetchDownloadProvider {
     /// The default cap on response header bytes per download: 256 KiB.
     public static let defaultMaxResponseHeaderByteCount = 256 * 1024
@@ -58,9 +58,10 @@ public final class CurlImageFetchDownloadProvider: ImageFetchDownloadProvider {
     /// The most redirects a download follows.
     public let maxRedirectCount: Int
 
-    private let session = CurlSession()
+    /// Made by the first download (a provider that never downloads starts no thread).
+    private let session = Locked<CurlSession?>(nil)
 
-    /// A provider with its own multi handle and thread. Times are in seconds; `requestTimeout` (default 60) is
+    /// A provider with its own multi handle and thread (started by the first download). Times are in seconds; `requestTimeout` (default 60) is
     /// the idle timeout, applied in whole seconds; `connectTimeout` defaults to 30.
     public init(requestTimeout: TimeInterval = 60, connectTimeout: TimeInterval = 30,
                 maxResponseHeaderByteCount: Int = defaultMaxResponseHeaderByteCount,
@@ -73,12 +74,21 @@ public final class CurlImageFetchDownloadProvider: ImageFetchDownloadProvider {
         self.maxRedirectCount = maxRedirectCount
     }
 
+    /// The session its downloads run on, once the first download made it.
+    var currentSession: CurlSession? { session.withLock { $0 } }
+
     /// A new download for `context`; it does nothing until `start()`. Called on the downloader's queue.
     public func imageFetchDownload(with context: any ImageFetchDownloadContext) -> any ImageFetchDownload {
         let options = CurlTransferOptions(
             connectTimeout: connectTimeout, idleTimeout: requestTimeout,
             maxResponseHeaderByteCount: maxResponseHeaderByteCount, maxResponseHeaderCount: maxResponseHeaderCount,
             maxRedirects: maxRedirectCount, bufferSize: Self.bufferSize)
+        let session = session.withLock { session -> CurlSession in
+            if let session { return session }
+            let made = CurlSession()
+            session = made
+            return made
+        }
         return CurlImageFetchDownload(context: context, session: session, options: options)
     }
 }
