@@ -30,7 +30,8 @@ import Foundation
 ///   HTTP/1.1 it has no effect here (the downloader already starts higher-priority downloads first).
 /// - **Proxies**: as the curl command does, from the environment: `http_proxy` (lowercase only),
 ///   `HTTPS_PROXY`/`https_proxy`, `ALL_PROXY`, `NO_PROXY`.
-/// - **TLS**: certificates are verified against the system's CA store (Debian: /etc/ssl/certs).
+/// - **TLS**: certificates are verified against the system's CA store (Debian: /etc/ssl/certs), or against
+///   `certificateAuthoritiesFile` when set.
 /// - **Metrics**: `downloadMetrics` is a `CurlImageFetchDownloadMetrics`.
 ///
 /// Thread-safe; share one provider between pipelines. Its thread starts with its first download; releasing the
@@ -57,6 +58,8 @@ public final class CurlImageFetchDownloadProvider: ImageFetchDownloadProvider {
     public let maxResponseHeaderCount: Int
     /// The most redirects a download follows.
     public let maxRedirectCount: Int
+    /// A PEM file of the certificate authorities servers are verified against; nil (the default): the system's.
+    public let certificateAuthoritiesFile: String?
 
     /// Made by the first download (a provider that never downloads starts no thread).
     private let session = Locked<CurlSession?>(nil)
@@ -66,12 +69,13 @@ public final class CurlImageFetchDownloadProvider: ImageFetchDownloadProvider {
     public init(requestTimeout: TimeInterval = 60, connectTimeout: TimeInterval = 30,
                 maxResponseHeaderByteCount: Int = defaultMaxResponseHeaderByteCount,
                 maxResponseHeaderCount: Int = defaultMaxResponseHeaderCount,
-                maxRedirectCount: Int = defaultMaxRedirectCount) {
+                maxRedirectCount: Int = defaultMaxRedirectCount, certificateAuthoritiesFile: String? = nil) {
         self.requestTimeout = requestTimeout
         self.connectTimeout = connectTimeout
         self.maxResponseHeaderByteCount = maxResponseHeaderByteCount
         self.maxResponseHeaderCount = maxResponseHeaderCount
         self.maxRedirectCount = maxRedirectCount
+        self.certificateAuthoritiesFile = certificateAuthoritiesFile
     }
 
     /// The session its downloads run on, once the first download made it.
@@ -82,7 +86,8 @@ public final class CurlImageFetchDownloadProvider: ImageFetchDownloadProvider {
         let options = CurlTransferOptions(
             connectTimeout: connectTimeout, idleTimeout: requestTimeout,
             maxResponseHeaderByteCount: maxResponseHeaderByteCount, maxResponseHeaderCount: maxResponseHeaderCount,
-            maxRedirects: maxRedirectCount, bufferSize: Self.bufferSize)
+            maxRedirects: maxRedirectCount, bufferSize: Self.bufferSize,
+            certificateAuthoritiesFile: certificateAuthoritiesFile)
         let session = session.withLock { session -> CurlSession in
             if let session { return session }
             let made = CurlSession()

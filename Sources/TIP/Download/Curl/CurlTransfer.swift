@@ -14,6 +14,8 @@ struct CurlTransferOptions: Sendable {
     var maxRedirects: Int
     /// The receive buffer; also how far a transfer may run ahead of its client before it pauses.
     var bufferSize: Int
+    /// A PEM file of the certificate authorities to verify servers against; nil: the system's store.
+    var certificateAuthoritiesFile: String?
 }
 
 /// One libcurl easy handle loading one request for a `CurlImageFetchDownload`.
@@ -99,6 +101,9 @@ final class CurlTransfer: @unchecked Sendable {
         set(CURLOPT_TCP_KEEPALIVE, 1)
         set(CURLOPT_STREAM_WEIGHT, weight)
         _ = tip_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        if let file = options.certificateAuthoritiesFile {
+            _ = tip_curl_easy_setopt_string(handle, CURLOPT_CAINFO, file)
+        }
 
         var lines = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { name, value in
             // libcurl's syntax for a header with an empty value is "Name;".
