@@ -77,6 +77,7 @@ enum DownloadBenchmarks {
         let streaming = URLSessionDelegateLoop(concurrency: concurrency)
         defer { streaming.invalidate() }
         let loop = URLSessionLoop(concurrency: concurrency)
+        let providerLoop = ProviderLoop(provider: curlProvider, concurrency: concurrency)
         let curl = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root, toFiles: false)
         let curlToFiles = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root, toFiles: true)
         var curlRun = 0
@@ -97,9 +98,10 @@ enum DownloadBenchmarks {
                 nextPipeline += 1
             },
             checked("the downloader (URLSession provider)") { try downloader(urlSessionProvider, pipeline: nil) },
+            checked("the libcurl provider alone") { try providerLoop.run(urls: urls, expectedByteCounts: sizes) },
         ]
         var names = ["URLSession delegate loop", "URLSession completion-handler loop", "downloader (libcurl)",
-                     "downloader (libcurl) + disk cache", "downloader (URLSession)"]
+                     "downloader (libcurl) + disk cache", "downloader (URLSession)", "libcurl provider alone"]
         if let curl, let curlToFiles {
             variants.append(checked("curl") { try curl.run() })
             names.append("curl (server only; curl is another process)")
@@ -112,9 +114,9 @@ enum DownloadBenchmarks {
         }
         let samples = try interleaved(variants, names: names)
         let (streamingLoop, completionHandlers, ours, withCache) = (samples[0], samples[1], samples[2], samples[3])
-        let oursOnURLSession = samples[4]
-        let limit = curl == nil ? nil : samples[5]
-        let limitToFiles = curl == nil ? nil : samples[6]
+        let (oursOnURLSession, providerAlone) = (samples[4], samples[5])
+        let limit = curl == nil ? nil : samples[6]
+        let limitToFiles = curl == nil ? nil : samples[7]
 
         let stored = pipelines.last.map { pipeline in
             urls.filter { pipeline.diskCache.entry(withIdentifier: $0.absoluteString)?.complete != nil }.count
@@ -146,6 +148,8 @@ enum DownloadBenchmarks {
         Harness.report("\(name): downloader (libcurl) + disk-cache writes", ours: withCache, baselineName: baselineName, baseline: baseline, target: nil,
                        note: "information: each image also written to a pipeline's disk cache")
         if let limit {
+            Harness.report("\(name): the libcurl provider alone (no downloader)", ours: providerAlone, baselineName: "curl --parallel-max \(concurrency)",
+                           baseline: limit, target: nil, note: "information: the provider's share of the downloader's time")
             Harness.report("\(name): curl --parallel-max \(concurrency) (the limit)", ours: limit, baselineName: baselineName, baseline: baseline, target: nil,
                            note: "information: one curl process, same URLs")
         }

@@ -159,6 +159,20 @@ struct CurlImageFetchDownloadProviderTests {
         }
     }
 
+    @Test("a started download completes even when nobody keeps a reference to it", arguments: ShippedDownloadProvider.allCases)
+    func unreferencedDownload(_ kind: ShippedDownloadProvider) throws {
+        let server = try LoopbackHTTPServer(handler: Shared.serve)
+        defer { server.stop() }
+        let provider = kind.make()
+        let context = TestDownloadContext(url: server.baseURL.appendingPathComponent("image"))
+        provider.imageFetchDownload(with: context).start()
+        #expect(context.recorder.done.wait(timeout: .now() + 20) == .success)
+        context.downloadQueue.sync {
+            #expect(context.recorder.error == nil)
+            #expect(context.recorder.body == Data(Shared.payload))
+        }
+    }
+
     @Test("a provider that never downloads starts no thread; once it and its downloads are gone, its thread ends")
     func threadLifetime() throws {
         let server = try LoopbackHTTPServer(handler: Shared.serve)

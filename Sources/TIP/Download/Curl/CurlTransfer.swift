@@ -36,6 +36,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     // Guarded by its lock: what the loop's thread and the download queue share.
     private struct Shared {
+        /// Held until the completion is delivered or the transfer is cancelled (as URLSession holds its
+        /// delegate's tasks), so a download runs even when its client keeps no reference to it.
+        var download: CurlImageFetchDownload?
         var events: [Event] = []
         var isDrainScheduled = false
         var undeliveredByteCount = 0
@@ -50,7 +53,6 @@ final class CurlTransfer: @unchecked Sendable {
     private let loop: CurlMultiLoop
     private let url: URL
     private let pauseThreshold: Int
-    private weak var download: CurlImageFetchDownload?
 
     // Used only on the loop's thread (after `init`), except `cleanUp()` from `deinit` when never added.
     private var headers: CurlResponseHeaderReader
@@ -69,7 +71,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.url = url
         self.queue = queue
         self.loop = loop
-        self.download = download
+        shared.withLock { $0.download = download }
         pauseThreshold = options.bufferSize
         headers = CurlResponseHeaderReader(maxByteCount: options.maxResponseHeaderByteCount,
                                            maxLineCount: options.maxResponseHeaderCount)
@@ -140,6 +142,7 @@ final class CurlTransfer: @unchecked Sendable {
             defer {
                 shared.isCancelled = true
                 shared.events = []
+                shared.download = nil
             }
             return shared.isCancelled
         }
@@ -297,12 +300,13 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: - Delivery, on the download queue
 
     private func drain() {
-        let events = shared.withLock { shared -> [Event] in
-            defer {
-                shared.events = []
-                shared.isDrainScheduled = false
-            }
-            return shared.events
+        let (events, download) = shared.withLock { shared -> ([Event], CurlImageFetchDownload?) in
+            let taken = (shared.events, shared.download)
+            // The completion is the last event: after it, the transfer lets its download go.
+            if case .completion? = shared.events.last { shared.download = nil }
+            shared.events = []
+            shared.isDrainScheduled = false
+            return taken
         }
         var delivered = 0
         for event in events {
