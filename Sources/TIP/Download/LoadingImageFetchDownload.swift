@@ -3,6 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
+/// Marks a download queue with its own identity, so that a download can tell when it already runs there.
+private let downloadQueueKey = DispatchSpecificKey<ObjectIdentifier>()
+
 /// What the shipped providers' downloads share, whatever loads the bytes (a URLSession task, a libcurl
 /// transfer): the phases, the client calls up to the load (`didStart`, hydration, authorization, the request
 /// `ImageFetchDownloadRequestPolicy` allows), priority, cancellation and the single completion. A subclass makes,
@@ -30,9 +33,14 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
     /// The context's download queue: every client call happens there.
     let queue: DispatchQueue
 
+    /// Tells `ask(_:then:)` when it runs on `queue`.
+    private let queueKey: ObjectIdentifier
+
     init(context: any ImageFetchDownloadContext) {
         state = Locked(State(context: context))
         queue = context.downloadQueue
+        queueKey = ObjectIdentifier(queue)
+        queue.setSpecific(key: downloadQueueKey, value: queueKey)
     }
 
     final var context: (any ImageFetchDownloadContext)? { state.withLock { $0.context } }
@@ -140,9 +148,31 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
         let client = context.client
         client.downloadDidStart(self)
         guard isPreparing else { return }
-        client.download(self, hydrateRequest: context.originalRequest) { error in
-            self.queue.async { self.hydrationDidComplete(error) }
+        ask({ client.download(self, hydrateRequest: context.originalRequest, completion: $0) },
+            then: { self.hydrationDidComplete($0) })
+    }
+
+    /// Makes a client call whose `completion` may come at once (inside the call), later on the download queue,
+    /// or later from another thread, and continues with `next` on the download queue: after the call returns,
+    /// at once when already on the queue, else after a hop (each hop is a thread wake-up per download).
+    private func ask(_ call: (@escaping @Sendable ((any Error)?) -> Void) -> Void,
+                     then next: @escaping @Sendable ((any Error)?) -> Void) {
+        let synchronous = Locked<(isInCall: Bool, result: (any Error)??)>((true, nil))
+        let queue = self.queue, key = self.queueKey
+        call { error in
+            let isLate = synchronous.withLock { state -> Bool in
+                guard state.isInCall else { return true }
+                state.result = .some(error)
+                return false
+            }
+            guard isLate else { return }
+            if DispatchQueue.getSpecific(key: downloadQueueKey) == key { next(error) } else { queue.async { next(error) } }
         }
+        let result = synchronous.withLock { state -> (any Error)?? in
+            state.isInCall = false
+            return state.result
+        }
+        if let result { next(result) }
     }
 
     private var isPreparing: Bool {
@@ -156,9 +186,9 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
         guard isPreparing, let context else { return }
         if let error { return finish(error: error) }
         let request = context.hydratedRequest ?? context.originalRequest
-        context.client.download(self, authorizeRequest: request) { error in
-            self.queue.async { self.authorizationDidComplete(error) }
-        }
+        let client = context.client
+        ask({ client.download(self, authorizeRequest: request, completion: $0) },
+            then: { self.authorizationDidComplete($0) })
     }
 
     private func authorizationDidComplete(_ error: (any Error)?) {
