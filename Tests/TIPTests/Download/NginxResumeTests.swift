@@ -16,14 +16,18 @@ private func mismatch<A: DataProtocol, B: DataProtocol>(_ actual: A, _ expected:
 }
 
 /// Resumable downloads against a real server: Debian's nginx on a loopback port (NginxTestServer),
-/// through the process-wide downloader and each shipped provider (libcurl, URLSession), with the pipeline's caches keeping the partial.
+/// through the process-wide downloader and each shipped provider (libcurl, URLSession), with the
+/// pipeline's caches keeping the partial.
 ///
 /// Each test: member A downloads a throttled JPEG and is removed once 64 KiB arrived, which cancels the
 /// download and leaves a partial (with nginx's validators) in the caches; member B then downloads the
 /// same URL and must resume it with `Range` + `If-Range` (206), or, when the file changed meanwhile,
 /// start over (nginx answers 200 to a stale `If-Range`) without mixing old and new bytes.
 /// The suite skips when nginx is not installed (scripts/bootstrap installs it).
-@Suite("Resume against nginx", .enabled(if: NginxTestServer.isAvailable, "nginx is not installed: run scripts/bootstrap (apt-get install nginx)"))
+/// Serialized: with both providers there are eight cases, each with its own nginx; one at a time keeps them
+/// inside their time limits on a loaded machine.
+@Suite("Resume against nginx", .serialized,
+       .enabled(if: NginxTestServer.isAvailable, "nginx is not installed: run scripts/bootstrap (apt-get install nginx)"))
 struct NginxResumeTests {
     enum Location: String, CustomTestStringConvertible, Sendable {
         /// `etag off`: Last-Modified is the only validator.
