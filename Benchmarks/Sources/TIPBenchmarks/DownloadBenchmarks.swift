@@ -133,6 +133,10 @@ enum DownloadBenchmarks {
         let streamingIsFaster = streamingLoop.median <= completionHandlers.median
         let (baselineName, baseline) = streamingIsFaster ? (streamingName, streamingLoop) : (handlersName, completionHandlers)
         let (otherName, other) = streamingIsFaster ? (handlersName, completionHandlers) : (streamingName, streamingLoop)
+        if let curl {
+            let cpu = Samples(curl.childCPUMilliseconds.withLock { $0 })
+            print("note: curl's own CPU per run (user + system of the child): \(Harness.format(cpu.median)) ms median")
+        }
         if let limit {
             Harness.report("\(name): downloader (libcurl provider), no pipeline", ours: ours, baselineName: "curl --parallel-max \(concurrency)",
                            baseline: limit, target: 1.5, note: "the limit: one curl process, same URLs")
@@ -308,6 +312,9 @@ struct CurlLoop {
     let configFile: String
     let expectedSizes: [Int]
     let concurrency: Int
+    /// The CPU time (user + system) of each curl run, in milliseconds: curl's own cost, which the process CPU
+    /// figures of the in-process variants cannot show.
+    let childCPUMilliseconds = Locked<[Double]>([])
 
     /// nil (with a note) when curl is not installed. `toFiles`: each image to its own file (`run(outputDirectory:)`)
     /// instead of /dev/null.
@@ -336,9 +343,12 @@ struct CurlLoop {
             + (outputDirectory.map { ["--create-dirs", "--output-dir", $0.path] } ?? [])
         let output = Pipe()
         process.standardOutput = output
+        let before = Self.childrenCPUMilliseconds()
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let spent = Self.childrenCPUMilliseconds() - before
+        childCPUMilliseconds.withLock { $0.append(spent) }
         guard process.terminationStatus == 0 else { throw BenchmarkFailure("curl exited with \(process.terminationStatus)") }
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
         let ok = lines.allSatisfy { $0.hasPrefix("200 ") }
@@ -346,6 +356,14 @@ struct CurlLoop {
         guard ok, sizes == expectedSizes else {
             throw BenchmarkFailure("curl: \(lines.count) transfers, all 200: \(ok), sizes as expected: \(sizes == expectedSizes)")
         }
+    }
+
+    /// User + system time of this process's reaped children so far.
+    static func childrenCPUMilliseconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        func ms(_ time: timeval) -> Double { Double(time.tv_sec) * 1000 + Double(time.tv_usec) / 1000 }
+        return ms(usage.ru_utime) + ms(usage.ru_stime)
     }
 }
 
