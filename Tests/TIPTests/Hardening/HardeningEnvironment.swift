@@ -22,7 +22,7 @@ final class HardeningEnvironment: Sendable {
     let root: URL
     let server: TIPImageServer
     let pipeline: ImagePipeline
-    let problems = DiskCacheProblemRecorder()
+    let problems = RecordingProblemObserver()
 
     /// `provider` (default: the configuration's default) with `requestTimeout` (default 60 s) downloads.
     init(_ name: String = #function, provider: ShippedDownloadProvider? = nil, requestTimeout: TimeInterval? = nil,

@@ -185,7 +185,10 @@ struct HostileOriginTests {
         }
         defer { server.stop() }
         let outcome = await env.fetch(GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("h.jpg")), timeout: .seconds(60))
-        let error = try #require(outcome.error as? URLError, "\(String(describing: outcome.error))")
+        let wrapped = try #require(outcome.error as? ImageFetchError, "\(String(describing: outcome.error))")
+        #expect(wrapped.code == .couldNotDownloadImage)
+        #expect(wrapped.message.contains("response header"), "libcurl's message is in the text: \(wrapped.message)")
+        let error = try #require(wrapped.underlyingError as? URLError, "\(String(describing: wrapped.underlyingError))")
         #expect(error.code == .badServerResponse)
         #expect(error.localizedDescription.contains("response header"), "\(error.localizedDescription)")
         #expect(counting.deliveredByteCount.withLock { $0 } == 0)
