@@ -9,6 +9,7 @@ import FoundationNetworking
 final class URLSessionImageFetchDownload: LoadingImageFetchDownload<URLSessionDataTask>, @unchecked Sendable {
     private struct Extra {
         var refusedRedirectStatus: Int?
+        var reportedResponse = false
         var metrics = URLSessionImageFetchDownloadMetrics()
     }
 
@@ -65,12 +66,20 @@ final class URLSessionImageFetchDownload: LoadingImageFetchDownload<URLSessionDa
             // FoundationNetworking reports interim responses (100, 102, 103) as responses too: the final one follows.
             guard let context = self.reportingContext, let http = response as? HTTPURLResponse,
                   !(100..<200).contains(http.statusCode) else { return }
-            self.extra.withLock {
-                $0.metrics.responseStart = Date()
-                $0.metrics.statusCode = http.statusCode
-            }
-            context.client.download(self, didReceiveResponse: http)
+            self.report(http, to: context)
         }
+    }
+
+    /// Hands the response to the client once (on the download queue).
+    private func report(_ response: HTTPURLResponse, to context: any ImageFetchDownloadContext) {
+        let first = extra.withLock { extra -> Bool in
+            guard !extra.reportedResponse else { return false }
+            extra.reportedResponse = true
+            extra.metrics.responseStart = Date()
+            extra.metrics.statusCode = response.statusCode
+            return true
+        }
+        if first { context.client.download(self, didReceiveResponse: response) }
     }
 
     func taskDidReceive(_ data: Data) {
@@ -95,6 +104,12 @@ final class URLSessionImageFetchDownload: LoadingImageFetchDownload<URLSessionDa
                     "The server redirected (HTTP \(refused)) to a non-HTTP URL; the redirect was refused. "
                         + "Fix the image URL or the server's Location header.",
                     httpStatusCode: refused))
+            }
+            // FoundationNetworking ends a redirect it cannot follow (no or an unparsable Location) without
+            // reporting its response: report it now, so the origin's status is the error, not the contract.
+            if error == nil, let http = response as? HTTPURLResponse, !(100..<200).contains(http.statusCode),
+               let context = self.reportingContext {
+                self.report(http, to: context)
             }
             self.finish(error: error)
         }
