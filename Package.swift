@@ -41,6 +41,12 @@ let package = Package(
             pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"])]
         ),
+        // libcurl's multi interface, for the default download provider (typed wrappers for its variadic calls).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // OpenJPEG 2.5, only for the optional `TIPJPEG2000` codec.
         .systemLibrary(
             name: "COpenJPEG",
@@ -74,7 +80,7 @@ let package = Package(
         .target(
             name: "TIP",
             dependencies: [
-                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr",
+                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr", "CCurl",
                 .product(name: "Logging", package: "swift-log"),
                 "CTIFF",
                 .product(name: "CoreMetrics", package: "swift-metrics"),

@@ -400,7 +400,8 @@ public final class GlobalConfiguration: Sendable {
     }
 
     /// Makes the network downloads. Default (and after setting nil): a shared
-    /// ``URLSessionImageFetchDownloadProvider``. Downloads already running keep their provider. As in TIP, a
+    /// ``CurlImageFetchDownloadProvider`` on Linux (TIP: URLSession, kept elsewhere; README: "Differences from
+    /// TIP's defaults"). Downloads already running keep their provider. As in TIP, a
     /// provider with stubbing support gets its stubs cleared and stubbing enabled when set, and cleared and
     /// disabled when replaced.
     public var imageFetchDownloadProvider: (any ImageFetchDownloadProvider)! {
@@ -431,9 +432,6 @@ public final class GlobalConfiguration: Sendable {
         get { settings.withLock { $0.maxImageDownloadByteCount } }
         set { settings.withLock { $0.maxImageDownloadByteCount = newValue } }
     }
-
-    /// The provider used when none is set (made on first use).
-    private static let defaultDownloadProvider = URLSessionImageFetchDownloadProvider()
 
     /// The live global observers.
     var imagePipelineObservers: [any ImagePipelineObserver] {
