@@ -1,7 +1,7 @@
 import Foundation
 
 // TIP benchmark suite: every row prints ours vs a baseline measured in the same run, and a ratio.
-// Usage: TIPBenchmarks [--iterations N] [--only codecs|caches|downloads|fetches|webp|memory|fetches-network]
+// Usage: TIPBenchmarks [--iterations N] [--only codecs|caches|downloads|fetches|webp|memory|fetches-network|mainjob]
 let arguments = CommandLine.arguments
 // The memory row's child process (see MemoryBenchmarks): runs alone, prints its measurements, exits.
 if arguments.contains(MemoryBenchmarks.childFlag) {
@@ -14,7 +14,7 @@ if let index = arguments.firstIndex(of: "--iterations"), index + 1 < arguments.c
 print("TIP benchmarks: release build, 1 warm-up + \(Harness.iterations) runs per measurement, medians (min–max)\n")
 do {
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-    let groups = ["codecs", "caches", "downloads", "fetches", "webp", "memory", "fetches-network"]
+    let groups = ["codecs", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "mainjob"]
     if let only, !groups.contains(only) {
         print("unknown group \(only); one of: \(groups.joined(separator: ", "))")
         exit(2)
@@ -26,6 +26,7 @@ do {
     if only == nil || only == "webp" { try WebPBenchmarks.run() }
     if only == nil || only == "fetches-network" { try NetworkFetchBenchmarks.run() }
     if only == nil || only == "memory" { try MemoryBenchmarks.run() }
+    if only == nil || only == "mainjob" { try MainJobBenchmarks.run() }
 } catch {
     print("benchmark failed: \(error)")
     exit(1)
