@@ -47,10 +47,12 @@ let package = Package(
             name: "CPNG",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("deflate")]
         ),
+        // The resampler's AVX2 passes (selected at run time; the portable passes are Swift).
+        .target(name: "CResampler"),
         .target(
             name: "TIP",
             dependencies: [
-                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr",
+                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr", "CResampler",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

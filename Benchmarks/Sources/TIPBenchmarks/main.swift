@@ -7,6 +7,9 @@ let arguments = CommandLine.arguments
 if arguments.contains(MemoryBenchmarks.childFlag) {
     exit(MemoryBenchmarks.child(arguments: arguments))
 }
+if arguments.contains(ProfileDriver.flag) {
+    exit(ProfileDriver.run(arguments: arguments))
+}
 if let index = arguments.firstIndex(of: "--iterations"), index + 1 < arguments.count, let n = Int(arguments[index + 1]), n >= 1 {
     Harness.iterations = n
     if n < 7 { print("note: \(n) iterations is below the protocol's 7: a quick check, not a result") }

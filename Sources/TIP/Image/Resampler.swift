@@ -7,14 +7,16 @@ import Foundation
 /// ```
 ///
 /// Two passes (one per axis, the cheaper order first) with precomputed fixed-point weights; when
-/// shrinking, the kernel is widened by the scale factor so the result is properly antialiased. An axis
+/// shrinking, the kernel is widened by the scale factor so the result is properly antialiased. The
+/// passes run on AVX2 where the CPU has it (checked at run time), else on baseline SSE2. An axis
 /// shrinking 6 times or more is first averaged down by an integer box, leaving the filter 3x to 6x.
 /// Passes worth more than a few milliseconds are split across threads with
 /// `DispatchQueue.concurrentPerform`. Safe to call from any thread; the call is synchronous.
 public enum Resampler {
     /// `bitmap` resized to `width` x `height` pixels (both > 0) with the filter chosen by `quality`
-    /// (`.none` nearest neighbour, `.low` triangle, `.medium` Catmull-Rom, `.high` and `.default`
-    /// Lanczos-3). Returns `bitmap` itself when the size does not change. Works on premultiplied
+    /// (`.none` nearest neighbour, `.low` triangle, `.medium` Catmull-Rom, `.high` Lanczos-3, `.default`
+    /// Lanczos-2 for reductions of at most 2x per axis and Lanczos-3 otherwise). Returns `bitmap` itself when
+    /// the size does not change. Works on premultiplied
     /// pixels, so transparent edges do not bleed colour; colour channels never exceed alpha and `rgbx8`
     /// stays opaque. The result has the same format as `bitmap`.
     public static func resample(_ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality = .default) -> Bitmap {
@@ -28,17 +30,18 @@ public enum Resampler {
     static var defaultParallelThreshold: Int { 1 << 22 }
 
     /// ``resample(_:width:height:quality:)`` splitting passes whose work exceeds `parallelThreshold`
-    /// across threads, and pre-shrinking large factors with a box average when `boxReduction` is set
-    /// (tests vary both).
+    /// across threads, pre-shrinking large factors with a box average when `boxReduction` is set, and using
+    /// the AVX2 passes when `vectorExtensions` is set and the CPU has them (tests vary all three).
     static func resample(
-        _ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality, parallelThreshold: Int, boxReduction: Bool
+        _ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality, parallelThreshold: Int, boxReduction: Bool,
+        vectorExtensions: Bool = true
     ) -> Bitmap {
         precondition(width > 0 && height > 0, "resample needs positive dimensions")
         if width == bitmap.width && height == bitmap.height { return bitmap }
         guard var out = Bitmap(uninitializedWidth: width, height: height, format: bitmap.format) else {
             preconditionFailure("resample: \(width)x\(height) is too large to allocate")
         }
-        let filter = ResamplingFilter(quality)
+        let filter = ResamplingFilter(quality, sourceWidth: bitmap.width, sourceHeight: bitmap.height, width: width, height: height)
         if filter == .nearest {
             let columns = ResamplerWeights(filter: .nearest, sourceCount: bitmap.width, count: width)
             let lines = ResamplerWeights(filter: .nearest, sourceCount: bitmap.height, count: height)
@@ -69,22 +72,25 @@ public enum Resampler {
         }
         switch (columns, lines) {
         case (let columns?, nil):
-            horizontal(from: bitmap, into: &out, weights: columns, finish: finish, threshold: parallelThreshold)
+            horizontal(from: bitmap, into: &out, weights: columns, finish: finish, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
         case (nil, let lines?):
-            vertical(from: bitmap, into: &out, weights: lines, finish: finish, threshold: parallelThreshold)
+            vertical(from: bitmap, into: &out, weights: lines, finish: finish, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
         case (let columns?, let lines?):
             if horizontalFirstIsCheaper(columns: columns, lines: lines) {
                 guard var middle = Bitmap(uninitializedWidth: width, height: bitmap.height, format: bitmap.format) else {
                     preconditionFailure("resample: intermediate too large")
                 }
-                horizontal(from: bitmap, into: &middle, weights: columns, finish: .none, threshold: parallelThreshold)
-                vertical(from: middle, into: &out, weights: lines, finish: finish, threshold: parallelThreshold)
+                horizontal(from: bitmap, into: &middle, weights: columns, finish: .none, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
+                vertical(from: middle, into: &out, weights: lines, finish: finish, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
+            } else if vectorExtensions && ResamplerAVX2Passes.isAvailable && bitmap.format.bytesPerPixel == 4 && lines.pairsFit && columns.pairsFit
+                        && fused(from: bitmap, into: &out, lines: lines, columns: columns, finish: finish, threshold: parallelThreshold) {
+                return out
             } else {
                 guard var middle = Bitmap(uninitializedWidth: bitmap.width, height: height, format: bitmap.format) else {
                     preconditionFailure("resample: intermediate too large")
                 }
-                vertical(from: bitmap, into: &middle, weights: lines, finish: .none, threshold: parallelThreshold)
-                horizontal(from: middle, into: &out, weights: columns, finish: finish, threshold: parallelThreshold)
+                vertical(from: bitmap, into: &middle, weights: lines, finish: .none, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
+                horizontal(from: middle, into: &out, weights: columns, finish: finish, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
             }
         case (nil, nil):
             return bitmap
@@ -105,11 +111,16 @@ public enum Resampler {
         return horizontalFirst <= verticalFirst
     }
 
-    private static func horizontal(from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int) {
+    private static func horizontal(
+        from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int,
+        vectorExtensions: Bool
+    ) {
         let rows = destination.height, bpp = source.format.bytesPerPixel
+        let avx2 = vectorExtensions && ResamplerAVX2Passes.isAvailable
         withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: weights.count * rows * weights.maxTaps / 4, threshold: threshold) { band in
                 if bpp == 4 && weights.pairsFit {
+                    if avx2 && ResamplerAVX2Passes.horizontal4(buffers, rows: band, weights: weights, finish: finish) { return }
                     ResamplerPairedPasses.horizontal4(buffers, rows: band, weights: weights, finish: finish)
                 } else if bpp == 1 {
                     ResamplerPairedPasses.horizontal1(buffers, rows: band, weights: weights)
@@ -120,17 +131,42 @@ public enum Resampler {
         }
     }
 
-    private static func vertical(from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int) {
+    private static func vertical(
+        from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int,
+        vectorExtensions: Bool
+    ) {
         let rows = destination.height, rowBytes = destination.width * destination.format.bytesPerPixel
+        let avx2 = vectorExtensions && ResamplerAVX2Passes.isAvailable
         withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: rowBytes * rows * weights.maxTaps / 16, threshold: threshold) { band in
-                if weights.pairsFit {
+                if weights.pairsFit && avx2 {
+                    ResamplerAVX2Passes.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
+                } else if weights.pairsFit {
                     ResamplerPairedPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
                 } else {
                     ResamplerPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
                 }
             }
         }
+    }
+
+    /// Both passes on AVX2, vertical then horizontal, row by row (no intermediate image). Returns false when
+    /// the AVX2 code could not allocate its scratch rows; `destination` is then to be written by the passes.
+    private static func fused(
+        from source: Bitmap, into destination: inout Bitmap, lines: ResamplerWeights, columns: ResamplerWeights,
+        finish: ResamplerPasses.Finish, threshold: Int
+    ) -> Bool {
+        let rows = destination.height
+        let work = source.width * rows * 4 * lines.maxTaps / 16 + columns.count * rows * columns.maxTaps / 4
+        let failed = Locked(false)
+        withBuffers(from: source, into: &destination) { buffers in
+            forEachBand(rows: rows, work: work, threshold: threshold) { band in
+                if !ResamplerAVX2Passes.verticalThenHorizontal4(buffers, rows: band, lines: lines, columns: columns, finish: finish) {
+                    failed.withLock { $0 = true }
+                }
+            }
+        }
+        return !failed.withLock { $0 }
     }
 
     /// Calls `body` with the raw rows of `source` and of `destination` (made unique first).
