@@ -9,11 +9,16 @@ let package = Package(
         .library(name: "TIPImageServer", targets: ["TIPImageServer"]),
         // The optional WebP codec (libwebp), registered by the user: `TIPWebP.register()`.
         .library(name: "TIPWebP", targets: ["TIPWebP"]),
+        // The optional JPEG 2000 codec (OpenJPEG), registered by the user: `TIPJPEG2000.register()`.
+        .library(name: "TIPJPEG2000", targets: ["TIPJPEG2000"]),
+        // The optional HEIC and AVIF codec (libheif), registered by the user: `TIPHEIF.register()`.
+        .library(name: "TIPHEIF", targets: ["TIPHEIF"]),
         .executable(name: "tip-sample", targets: ["TIPSample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
     ],
     targets: [
@@ -33,6 +38,18 @@ let package = Package(
             name: "CWebP",
             pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"])]
+        ),
+        // OpenJPEG 2.5, only for the optional `TIPJPEG2000` codec.
+        .systemLibrary(
+            name: "COpenJPEG",
+            pkgConfig: "libopenjp2",
+            providers: [.apt(["libopenjp2-7-dev"])]
+        ),
+        // libheif (HEVC through libde265/x265, AV1 through dav1d/aom), only for the optional `TIPHEIF` codec.
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
         ),
         // <sys/xattr.h>, which Swift's Glibc module leaves out: disk-cache metadata in extended attributes.
         .systemLibrary(name: "CXattr"),
@@ -54,6 +71,7 @@ let package = Package(
             dependencies: [
                 "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr", "CResampler",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // The WebP codec plug-in (static, animated, incremental; encodes static images).
@@ -65,11 +83,35 @@ let package = Package(
             name: "TIPWebPTests",
             dependencies: ["TIPWebP", "TIP"]
         ),
+        // The JPEG 2000 codec plug-in (JP2 and raw codestreams; reduced-resolution decoding; encodes).
+        .target(
+            name: "TIPJPEG2000",
+            dependencies: ["TIP", "COpenJPEG"]
+        ),
+        .testTarget(
+            name: "TIPJPEG2000Tests",
+            dependencies: ["TIPJPEG2000", "TIP"],
+            exclude: ["Fixtures"]
+        ),
+        // The HEIC and AVIF codec plug-in (still images, alpha, irot/imir, thumbnails; encodes where libheif can).
+        .target(
+            name: "TIPHEIF",
+            dependencies: ["TIP", "CHeif"]
+        ),
+        .testTarget(
+            name: "TIPHEIFTests",
+            dependencies: ["TIPHEIF", "TIP"],
+            exclude: ["Fixtures"]
+        ),
         .executableTarget(
             name: "TIPSample",
             dependencies: [
                 "TIP",
                 "TIPImageServer",
+                // `tip-sample decode` reads JPEG 2000, HEIC and AVIF too.
+                "TIPJPEG2000",
+                "TIPHEIF",
+                "TIPWebP",  // registered at start: the sample decodes and fetches WebP too
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Samples/TIPSample"
@@ -77,12 +119,17 @@ let package = Package(
         // Runs the `tip-sample` executable as a child process and checks its output.
         .testTarget(
             name: "TIPSampleTests",
-            dependencies: ["TIPSample", "TIP", "TIPImageServer"]
+            dependencies: ["TIPSample", "TIP", "TIPImageServer", "TIPWebP"]
         ),
         .testTarget(
             name: "TIPTests",
-            // The crash-consistency tests run the harness executable as a child process.
-            dependencies: ["TIP", "TIPImageServer", "TIPCacheCrashHarness", "TIPStressHarness"]
+            // The crash-consistency tests run the harness executable as a child process, the callback-queue tests
+            // the plain `main.swift` program.
+            dependencies: [
+                "TIP", "TIPImageServer", "TIPCacheCrashHarness", "TIPStressHarness", "TIPCallbackHarness",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         // The embedded HTTP/1.1 image server (loopback only) behind the sample, the tests and the benchmarks.
         .target(
@@ -103,6 +150,13 @@ let package = Package(
             name: "TIPCacheCrashHarness",
             dependencies: ["TIP"],
             path: "Tests/CacheCrashHarness"
+        ),
+        // A plain `main.swift` program that fetches with the default configuration and waits on a semaphore
+        // (no main loop), run as a child process by the callback-queue tests.
+        .executableTarget(
+            name: "TIPCallbackHarness",
+            dependencies: ["TIP", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/CallbackHarness"
         ),
         // The stress executable (10,000 fetches across 4 pipelines), run under LeakSanitizer or valgrind;
         // the tests run a smaller count in-process.

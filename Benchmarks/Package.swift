@@ -22,6 +22,9 @@ let package = Package(
                 .product(name: "TIPImageServer", package: "TIP"),
                 // The optional WebP codec, measured by the webp rows.
                 .product(name: "TIPWebP", package: "TIP"),
+                // The optional JPEG 2000, HEIC and AVIF codecs, measured by the codecs3 rows.
+                .product(name: "TIPJPEG2000", package: "TIP"),
+                .product(name: "TIPHEIF", package: "TIP"),
                 "CTurboJPEGDirect",
                 "CWebPDirect",
             ]

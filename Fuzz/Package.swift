@@ -24,14 +24,35 @@ let package = Package(
         .executableTarget(name: "FuzzGIF", dependencies: ["FuzzSupport"]),
         .executableTarget(
             name: "FuzzDetect",
-            dependencies: ["FuzzSupport", .product(name: "TIPWebP", package: "TIP")]
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "TIPWebP", package: "TIP"),
+                .product(name: "TIPJPEG2000", package: "TIP"),
+                .product(name: "TIPHEIF", package: "TIP"),
+            ]
         ),
         .executableTarget(
             name: "FuzzWebP",
             dependencies: ["FuzzSupport", .product(name: "TIPWebP", package: "TIP")]
         ),
+        .executableTarget(
+            name: "FuzzJPEG2000",
+            dependencies: ["FuzzSupport", .product(name: "TIPJPEG2000", package: "TIP")]
+        ),
+        .executableTarget(
+            name: "FuzzHEIF",
+            dependencies: ["FuzzSupport", .product(name: "TIPHEIF", package: "TIP")]
+        ),
         // Writes the generated seed images (the project's own encoders) into a corpus directory.
-        .executableTarget(name: "FuzzSeeds", dependencies: ["FuzzSupport", .product(name: "TIPWebP", package: "TIP")]),
+        .executableTarget(
+            name: "FuzzSeeds",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "TIPWebP", package: "TIP"),
+                .product(name: "TIPJPEG2000", package: "TIP"),
+                .product(name: "TIPHEIF", package: "TIP"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,8 +1,11 @@
 import ArgumentParser
 import Foundation
 import TIP
+import TIPHEIF
+import TIPJPEG2000
 
-/// `tip-sample decode FILE`: decodes a file through the codec catalogue straight to a target size.
+/// `tip-sample decode FILE`: decodes a file through the codec catalogue straight to a target size
+/// (JPEG, PNG, GIF, and with the optional codecs registered, JPEG 2000, HEIC and AVIF).
 struct DecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
@@ -18,7 +21,12 @@ struct DecodeCommand: ParsableCommand {
     @Option(help: "How the image fits the target size: \(ContentModeArgument.allCases.map(\.rawValue).joined(separator: ", ")).")
     var mode: ContentModeArgument = .scaleAspectFit
 
-    @Option(help: "Write the result (the first frame of an animation) to this .png or .jpg file.")
+    @Option(name: .customLong("process"),
+            help: ArgumentHelp("Apply a processor after decoding (repeatable, applied in order): \(ProcessorArgument.names). crop and fit use --size.",
+                               valueName: "name"))
+    var processors: [ProcessorArgument] = []
+
+    @Option(help: "Write the result (the first frame of an animation) to this .png, .jpg, .gif or .webp file.")
     var out: String?
 
     @Option(help: "Decode this many times and print the median decode time.")
@@ -35,12 +43,21 @@ struct DecodeCommand: ParsableCommand {
         }
         let options = ImageDecodingOptions(targetDimensions: size?.dimensions ?? .zero, targetContentMode: mode.mode)
         let catalogue = CodecCatalogue.shared
+        TIPJPEG2000.register(on: catalogue)
+        TIPHEIF.register(on: catalogue)
+        let context = ImageProcessingContext(targetDimensions: options.targetDimensions, targetContentMode: options.targetContentMode)
+        let processors = self.processors.map(\.processor)
         let result: (container: ImageContainer, type: ImageType)
         do {
-            result = try catalogue.decodeImage(data, options: options)
-        } catch {
+            let decoded = try catalogue.decodeImage(data, options: options)
+            result = (try decoded.container.processed(by: processors, context: context), decoded.type)
+        } catch let error as ImageDecodingError {
             var err = StandardError()
             print("error: \(error.description)", to: &err)
+            throw ExitCode(1)
+        } catch {
+            var err = StandardError()
+            print("error: \(error)", to: &err)
             throw ExitCode(1)
         }
         // Original dimensions come from a header-only pass of an incremental context.
@@ -49,30 +66,44 @@ struct DecodeCommand: ParsableCommand {
         print("original: \(Int(original.width))x\(Int(original.height))")
         print("output: \(result.container.image.width)x\(result.container.image.height)")
         print("frames: \(result.container.frameCount)")
+        if !processors.isEmpty {
+            print("processors: \(ImageProcessors.identifier(of: processors))")
+        }
         if result.container.isPartial {
             print("partial: yes (the data is incomplete)")
         }
         if let count = `repeat`, count > 0 {
-            var times: [Double] = []
+            var times: [Double] = [], processing: [Double] = []
             for _ in 0..<count {
                 let start = DispatchTime.now().uptimeNanoseconds
-                _ = try? catalogue.decodeImage(data, options: options, imageType: result.type)
+                if let decoded = try? catalogue.decodeImage(data, options: options, imageType: result.type) {
+                    let decodedAt = DispatchTime.now().uptimeNanoseconds
+                    _ = try? decoded.container.processed(by: processors, context: context)
+                    processing.append(Double(DispatchTime.now().uptimeNanoseconds - decodedAt) / 1e6)
+                }
                 times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
             }
-            times.sort()
-            let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
-            print("median: \(String(format: "%.1f", median)) ms (\(count) runs)")
+            print("median: \(String(format: "%.1f", Self.median(times))) ms (\(count) runs)")
+            if !processors.isEmpty {
+                print("median processing: \(String(format: "%.1f", Self.median(processing))) ms")
+            }
         }
         if let out {
             let type = ImageType(fileExtension: (out as NSString).pathExtension) ?? .png
             do {
-                try catalogue.encodeImage(ImageContainer(image: result.container.image), toFilePath: out, type: type, quality: 0.85)
+                try ImageContainer(image: result.container.image).write(to: URL(fileURLWithPath: out), type: type, quality: 0.85)
             } catch {
                 var err = StandardError()
                 print("error: \(error.description)", to: &err)
                 throw ExitCode(1)
             }
         }
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     static func originalDimensions(of data: Data, type: ImageType, catalogue: CodecCatalogue) -> CGSize? {

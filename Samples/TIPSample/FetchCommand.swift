@@ -140,7 +140,8 @@ struct FetchCommand: AsyncParsableCommand {
         let wall = clock.now - start
         await setup.stop()
 
-        let summary = await summarize(stats, setup: setup, wall: wall, root: rootURL)
+        var summary = await summarize(stats, setup: setup, wall: wall, root: rootURL)
+        summary.uniqueURLs = Set(plan.phases.joined().map(\.url)).count
         print(json ? summary.json() : summary.render())
         for problem in stats.problems { print("problem: \(problem)", to: &err) }
         if let contactSheet, let sheet {

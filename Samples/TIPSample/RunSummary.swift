@@ -55,6 +55,8 @@ struct RunSummary {
     }
     /// Requests the server answered completely (set by the command).
     var completedRequests: Int?
+    /// Distinct URLs the run fetched (set by the command): with ample budgets, every one is requested once.
+    var uniqueURLs = 0
 
     var resumed: Int { stats.bySource[.networkResumed] ?? 0 }
 
@@ -78,6 +80,7 @@ struct RunSummary {
             "unexpected_failures": stats.unexpectedFailures(scenario),
             "by_source": bySource,
             "server_requests": serverRequests.map { $0 as Any } ?? NSNull(),
+            "unique_urls": uniqueURLs,
             "bytes_downloaded": bytesDownloaded.map { $0 as Any } ?? NSNull(),
             "coalesced": coalesced.map { $0 as Any } ?? NSNull(),
             "resumed": resumed,
@@ -104,6 +107,7 @@ struct RunSummary {
         row("fetches", "\(fetches): \(stats.succeeded) succeeded, \(stats.failed) failed"
             + (stats.expectedFailures > 0 ? " (\(stats.expectedFailures) expected)" : "") + ", \(stats.cancelled) cancelled")
         row("server requests", serverRequests.map(String.init) ?? "n/a")
+        row("distinct URLs", String(uniqueURLs))
         row("bytes downloaded", bytesDownloaded.map(Self.bytes) ?? "n/a")
         row("coalesced", coalesced.map(String.init) ?? "n/a")
         row("resumed", String(resumed))

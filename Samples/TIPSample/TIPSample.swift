@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TIP
+import TIPWebP
 
 /// The TIP sample console app.
 @main
@@ -11,4 +12,10 @@ struct TIPSample: AsyncParsableCommand {
         subcommands: [FetchCommand.self, InspectCommand.self, DecodeCommand.self],
         defaultSubcommand: FetchCommand.self
     )
+
+    /// Registers the WebP codec the package ships, then runs the command.
+    static func main() async {
+        TIPWebP.register()
+        await main(nil)
+    }
 }

@@ -7,7 +7,7 @@ import TIPImageServer
 struct SampleFetchTests {
     static let keys = ["fetches", "succeeded", "failed", "cancelled", "by_source", "server_requests", "bytes_downloaded",
                        "coalesced", "resumed", "previews", "progressive_frames", "latency_ms", "wall_s", "peak_rss_mb",
-                       "cache_bytes", "budgets", "mismatches"]
+                       "cache_bytes", "budgets", "mismatches", "unique_urls"]
 
     /// Runs a small fetch and returns its summary after the checks every run must pass.
     static func fetch(_ arguments: [String], root: URL) async throws -> [String: Any] {
@@ -53,6 +53,21 @@ struct SampleFetchTests {
             } else {
                 #expect(summary["previews"] as? Int == 0)
             }
+        }
+    }
+
+    @Test("with ample budgets every API sends exactly one request per distinct URL, whatever the seed",
+          arguments: [("delegate", UInt64(1)), ("completion", 2), ("async", 3), ("helper", 4)])
+    func oneRequestPerURL(api: String, seed: UInt64) async throws {
+        try await SampleTool.withTemporaryDirectory { root in
+            let run = try await SampleTool.run(["fetch", "--api", api, "--unique", "12", "--count", "120", "--concurrency", "8",
+                                                "--seed", String(seed), "--json", "--quiet", "--root", root.path], timeout: 240)
+            #expect(run.status == 0, "exit \(run.status); stderr: \(run.stderr)")
+            let summary = try run.json()
+            let unique = try #require(summary["unique_urls"] as? Int)
+            #expect(unique > 12, "thumbnails and full-size views of 12 images")
+            #expect(summary["server_requests"] as? Int == unique, "\(api) seed \(seed)")
+            #expect(summary["failed"] as? Int == 0)
         }
     }
 

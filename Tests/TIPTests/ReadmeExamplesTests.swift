@@ -34,6 +34,57 @@ final class PhotoLoader: ImageFetchDelegate {
 /// The code samples of README.md, kept compiling (and running) here. Only the public API is used.
 @Suite("README examples")
 struct ReadmeExamplesTests {
+    /// A started server with a `width` x `height` JPEG at `path`.
+    static func serve(width: Int, height: Int, at path: String) async throws -> TIPImageServer {
+        let server = TIPImageServer()
+        try await server.start()
+        var bitmap = Bitmap(width: width, height: height, format: .rgbx8)!
+        bitmap.setPixel(x: 0, y: 0, SIMD4(255, 0, 0, 255))
+        server.setImage(try CodecCatalogue.shared.encodeImage(ImageContainer(image: bitmap), type: .jpeg, quality: 0.8), at: path)
+        return server
+    }
+
+    @Test("Use it from your package: the one-line fetch")
+    func oneLineFetch() async throws {
+        let server = try await Self.serve(width: 1880, height: 1253, at: "/photo.jpg")
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = GlobalConfiguration.shared
+        let saved = config.cachesRootDirectory
+        defer { config.cachesRootDirectory = saved }
+        config.cachesRootDirectory = directory   // before the shared pipeline stands up (only this test uses it)
+
+        // From the README (the server's URL; the file in a temporary directory):
+        let url = server.url(for: "/photo.jpg")
+        let thumbnail = try await ImagePipeline.shared.image(for: url, targetDimensions: CGSize(width: 400, height: 400))
+        print(thumbnail.dimensions)                               // (400.0, 267.0): fitted, aspect kept
+        try thumbnail.write(to: directory.appendingPathComponent("thumb.png"))  // encoded by the file's extension
+
+        #expect(thumbnail.dimensions == CGSize(width: 400, height: 267))
+        #expect(try CodecCatalogue.shared.decodeImage(Data(contentsOf: directory.appendingPathComponent("thumb.png"))).type == .png)
+    }
+
+    @Test("Handing pixels on")
+    func handingPixelsOn() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var source = Bitmap(width: 30, height: 20, format: .rgba8Premultiplied)!
+        source.setPixel(x: 2, y: 3, SIMD4(100, 50, 0, 200))
+        let image = ImageContainer(image: source)
+
+        // From the README (the file in a temporary directory):
+        let rgba: [UInt8] = image.image.packedPixels(.rgba8)      // width * height * 4 bytes, alpha straight
+        let rgb: [UInt8] = image.image.packedPixels(.rgb8)        // width * height * 3 bytes, onto black
+        let bitmap = Bitmap(packedPixels: rgba, width: image.image.width, height: image.image.height, layout: .rgba8)!
+        try ImageContainer(image: bitmap).write(to: directory.appendingPathComponent("copy.png"))   // encode + write, atomically
+
+        #expect(rgba.count == 30 * 20 * 4 && rgb.count == 30 * 20 * 3)
+        #expect(bitmap == source)
+    }
+
     @Test("Using the codecs")
     func codecs() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).jpg").path
@@ -66,10 +117,10 @@ struct ReadmeExamplesTests {
         defer { (config.cachesRootDirectory, config.maxBytesForAllMemoryCaches, config.callbackQueue, config.logger) = saved }
         config.cachesRootDirectory = root                         // default: $XDG_CACHE_HOME or ~/.cache
         config.maxBytesForAllMemoryCaches = 64 * 1024 * 1024      // shared by every live pipeline
-        config.callbackQueue = DispatchQueue(label: "images")     // servers: not the main queue
-        config.logger = SwiftLogPipelineLogger(label: "tip")
+        config.callbackQueue = DispatchQueue(label: "images")     // default: the library's own queue
+        config.logger = SwiftLogPipelineLogger(label: "tip")      // default: swift-log, "TIP", warnings
 
-        let avatars = ImagePipeline(identifier: "readme-avatars")!  // nil if the identifier is invalid or already live
+        let avatars = try ImagePipeline(checkedIdentifier: "readme-avatars")  // throws why: invalid, or already live
         let result = await withCheckedContinuation { continuation in
             avatars.inspect { result in
                 print(result.completeDiskEntries.count, result.onDiskBytesUsed)
@@ -108,12 +159,8 @@ struct ReadmeExamplesTests {
 
     @Test("Fetching")
     func fetching() async throws {
-        let server = TIPImageServer()
-        try await server.start()
+        let server = try await Self.serve(width: 640, height: 480, at: "/a.jpg")
         defer { server.stop() }
-        var bitmap = Bitmap(width: 640, height: 480, format: .rgbx8)!
-        bitmap.setPixel(x: 0, y: 0, SIMD4(255, 0, 0, 255))
-        server.setImage(try CodecCatalogue.shared.encodeImage(ImageContainer(image: bitmap), type: .jpeg, quality: 0.8), at: "/a.jpg")
         let url = server.url(for: "/a.jpg")
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -125,7 +172,7 @@ struct ReadmeExamplesTests {
         let hydrator = ImageRequestHydrator { _, _, completion in completion(nil, nil) }
 
         // From the README (with a unique pipeline identifier):
-        let pipeline = ImagePipeline(identifier: "readme-avatars-\(UUID().uuidString.prefix(6))")!
+        let pipeline = try ImagePipeline(checkedIdentifier: "readme-avatars-\(UUID().uuidString.prefix(6))")
         var request = GenericImageFetchRequest(imageURL: url, identifier: nil,
                                                targetDimensions: CGSize(width: 96, height: 96),
                                                targetContentMode: .scaleAspectFill)

@@ -8,7 +8,7 @@ struct WebPRegistrationTests {
     @Test func registerMakesTheCatalogueDecodeWebP() throws {
         let catalogue = CodecCatalogue()
         let data = try WebPTestFiles.encode(WebPTestImages.photo(width: 30, height: 20), quality: 0.8)
-        #expect(throws: ImageDecodingError.unrecognizedFormat) { try catalogue.decodeImage(data) }
+        #expect(throws: ImageDecodingError.missingCodec(.webp)) { try catalogue.decodeImage(data) }
         TIPWebP.register(on: catalogue)
         #expect(catalogue.supportsDecoding(.webp) && catalogue.supportsEncoding(.webp))
         #expect(catalogue.supportsAnimation(.webp) && catalogue.supportsProgressiveLoading(.webp))

@@ -51,7 +51,7 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 
 /// A lean downloader member: checks that the updates and the result carry exactly the expected bytes,
 /// then reports to its tally. It keeps no body (a fetch operation would decode incrementally instead).
-final class BenchmarkDownloadMember: ImageDownloadDelegate {
+final class BenchmarkDownloadMember: ImageDownloadMember {
     let imageDownloadRequest: ImageDownloadRequest
     let imageDownloadQueue: DispatchQueue
     var imageDownloadPriority: ImageFetchPriority { .normal }
@@ -69,7 +69,7 @@ final class BenchmarkDownloadMember: ImageDownloadDelegate {
         tally.enter()
     }
 
-    func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedByteCount: Int?) {}
+    func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedLength: Int?) {}
 
     func imageDownloadDidReset(_ download: ImageDownloadHandle) {
         received.withLock { $0.bytes = 0 }

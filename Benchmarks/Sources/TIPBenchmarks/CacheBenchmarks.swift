@@ -30,7 +30,7 @@ enum CacheBenchmarks {
         let image = ImageContainer(image: Bitmap(width: 64, height: 64, format: .rgbx8)!)
         let identifiers = (0..<1_000).map { "https://example.com/images/\($0).jpg" }
         for id in identifiers {
-            cache.store(image, identifier: id, transformerIdentifier: nil, sourceDimensions: CGSize(width: 128, height: 128), isPlaceholder: false)
+            cache.store(image, identifier: id, transformerIdentifier: nil, originalDimensions: CGSize(width: 128, height: 128), isPlaceholder: false)
         }
         let dictionary = Locked<[String: ImageContainer]>(Dictionary(uniqueKeysWithValues: identifiers.map { ($0, image) }))
         let lookups = 1_000_000

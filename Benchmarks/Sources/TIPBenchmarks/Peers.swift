@@ -22,6 +22,11 @@ enum Peers {
 
     /// Runs `peers.py` with `arguments` (after `--iterations`) and returns its timings by name.
     static func run(arguments scriptArguments: [String]) -> [String: Samples] {
+        runWithCPU(arguments: scriptArguments).wall
+    }
+
+    /// ``run(arguments:)``, with each peer's median process CPU time of one run (all threads) as well.
+    static func runWithCPU(arguments scriptArguments: [String]) -> (wall: [String: Samples], cpu: [String: Double]) {
         let script = scriptsDirectory.appendingPathComponent("peers.py").path
         let arguments = [script, "--iterations", String(Harness.iterations)] + scriptArguments
         let process = Process()
@@ -33,20 +38,21 @@ enum Peers {
             try process.run()
         } catch {
             print("note: could not run peers.py (\(error)); peer rows skipped")
-            return [:]
+            return ([:], [:])
         }
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard let json = try? JSONSerialization.jsonObject(with: output) as? [String: [String: Double]] else {
             print("note: peers.py printed no results; peer rows skipped")
-            return [:]
+            return ([:], [:])
         }
-        var results: [String: Samples] = [:]
+        var results: [String: Samples] = [:], cpu: [String: Double] = [:]
         for (name, values) in json {
             if let median = values["median"], let min = values["min"], let max = values["max"] {
                 results[name] = Samples(median: median, min: min, max: max)
             }
+            cpu[name] = values["cpu"]
         }
-        return results
+        return (results, cpu)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 // TIP benchmark suite: every row prints ours vs a baseline measured in the same run, and a ratio.
-// Usage: TIPBenchmarks [--iterations N] [--only codecs|caches|downloads|fetches|webp|memory|fetches-network|mainjob]
+// Usage: TIPBenchmarks [--iterations N] [--only codecs|caches|downloads|fetches|webp|memory|fetches-network|codecs3|processing|mainjob]
 let arguments = CommandLine.arguments
 // The memory row's child process (see MemoryBenchmarks): runs alone, prints its measurements, exits.
 if arguments.contains(MemoryBenchmarks.childFlag) {
@@ -17,7 +17,7 @@ if let index = arguments.firstIndex(of: "--iterations"), index + 1 < arguments.c
 print("TIP benchmarks: release build, 1 warm-up + \(Harness.iterations) runs per measurement, medians (min–max)\n")
 do {
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-    let groups = ["codecs", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "mainjob"]
+    let groups = ["codecs", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3", "processing", "mainjob"]
     if let only, !groups.contains(only) {
         print("unknown group \(only); one of: \(groups.joined(separator: ", "))")
         exit(2)
@@ -27,8 +27,10 @@ do {
     if only == nil || only == "downloads" { try DownloadBenchmarks.run() }
     if only == nil || only == "fetches" { try FetchBenchmarks.run() }
     if only == nil || only == "webp" { try WebPBenchmarks.run() }
+    if only == nil || only == "codecs3" { try OptionalCodecBenchmarks.run() }
     if only == nil || only == "fetches-network" { try NetworkFetchBenchmarks.run() }
     if only == nil || only == "memory" { try MemoryBenchmarks.run() }
+    if only == nil || only == "processing" { try ProcessingBenchmarks.run() }
     if only == nil || only == "mainjob" { try MainJobBenchmarks.run() }
 } catch {
     print("benchmark failed: \(error)")

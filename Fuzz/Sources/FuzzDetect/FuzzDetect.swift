@@ -1,11 +1,15 @@
 import FuzzSupport
 import TIP
+import TIPHEIF
+import TIPJPEG2000
 import TIPWebP
 
-/// Every built-in codec plus WebP, created once.
+/// Every built-in codec plus the optional ones (WebP, JPEG 2000, HEIC, AVIF), created once.
 private let catalogue: CodecCatalogue = {
     let catalogue = CodecCatalogue()
     TIPWebP.register(on: catalogue)
+    TIPJPEG2000.register(on: catalogue)
+    TIPHEIF.register(on: catalogue)
     return catalogue
 }()
 

@@ -1,5 +1,7 @@
 import Foundation
 import TIP
+import TIPHEIF
+import TIPJPEG2000
 import TIPWebP
 
 /// Never called: this executable is linked with libFuzzer like the fuzzers (one build, one set of
@@ -9,7 +11,8 @@ import TIPWebP
 public func unusedFuzzTest(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> CInt { 0 }
 
 /// Writes small generated seed images, made with the project's own encoders, into per-target
-/// corpus directories: `FuzzSeeds <corpus-root>` creates `<root>/jpeg`, `png`, `gif`, `webp`.
+/// corpus directories: `FuzzSeeds <corpus-root>` creates `<root>/jpeg`, `png`, `gif`, `webp`,
+/// `jpeg2000` and `heif` (HEIC and AVIF, where this libheif can encode them).
 @main
 struct FuzzSeeds {
     static func main() throws {
@@ -58,6 +61,11 @@ struct FuzzSeeds {
             add("gif", "\(name).gif") { try encode(GIFCodec(), image, options: [], quality: 1) }
             add("webp", "\(name).webp") { try encode(WebPCodec(), image, options: [], quality: 0.6) }
             add("webp", "\(name)-lossless.webp") { try encode(WebPCodec(), image, options: [], quality: 1) }
+            add("jpeg2000", "\(name).jp2") { try encode(JPEG2000Codec(), image, options: [], quality: 0.6) }
+            add("jpeg2000", "\(name)-lossless.jp2") { try encode(JPEG2000Codec(), image, options: [], quality: 1) }
+            add("jpeg2000", "\(name)-gray.jp2") { try encode(JPEG2000Codec(), image, options: [.grayscale], quality: 0.5) }
+            add("heif", "\(name).heic") { try encode(HEIFCodec(format: .heic), image, options: [], quality: 0.5) }
+            add("heif", "\(name).avif") { try encode(HEIFCodec(format: .avif), image, options: [], quality: 0.5) }
         }
         let frames = (0..<3).map { gradient(width: 16, height: 12, alpha: $0 == 1, shift: $0 * 40) }
         if let animation = ImageContainer(animatedFrames: frames, frameDurations: [0.1, 0.05, 0.2], loopCount: 2) {
@@ -67,7 +75,7 @@ struct FuzzSeeds {
         return seeds
     }
 
-    /// Encodes with `codec`'s encoder (all four built-in codecs have one).
+    /// Encodes with `codec`'s encoder (throws when it has none, e.g. a libheif without that encoder).
     static func encode(_ codec: any ImageCodec, _ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws -> Data {
         guard let encoder = codec.encoder else { throw CocoaError(.featureUnsupported) }
         return try encoder.encode(image, options: options, quality: quality)

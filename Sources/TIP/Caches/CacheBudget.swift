@@ -32,6 +32,8 @@ final class CacheBudget: @unchecked Sendable {
     /// either way. ``GlobalConfiguration`` routes this to its logger and, with `assertsEnabled`, to an
     /// assertion in debug builds.
     var inconsistencyHandler: (@Sendable (String) -> Void)?
+    /// Told how many entries a prune evicted (for metrics).
+    var evictionHandler: (@Sendable (Int) -> Void)?
 
     private var members: [ObjectIdentifier: WeakCache] = [:]
     private var memberOrder: [ObjectIdentifier] = []
@@ -110,13 +112,16 @@ final class CacheBudget: @unchecked Sendable {
         let caches = memberOrder.compactMap { members[$0]?.cache }
         let priorityID = priorityCache.map(ObjectIdentifier.init)
         var others = caches.filter { ObjectIdentifier($0) != priorityID }
+        var evicted = 0
         while isOverBudget && !others.isEmpty {
             // As TIP: each round takes one entry from every other cache, even if the budget is met
             // part-way through the round; caches that run empty drop out.
             others = others.filter { $0._evictLeastRecentlyUsedEntry() }
+            evicted += others.count
         }
         if let priorityCache {
-            while isOverBudget && priorityCache._evictLeastRecentlyUsedEntry() {}
+            while isOverBudget && priorityCache._evictLeastRecentlyUsedEntry() { evicted += 1 }
         }
+        if evicted > 0 { evictionHandler?(evicted) }
     }
 }

@@ -60,6 +60,8 @@ final class DiskCache: BudgetedCache, @unchecked Sendable {
     var touchedWhileLoading: Set<String> = []
     /// Bumped when the directory is emptied or recreated during loading (the scan is then stale).
     var directoryGeneration = 0
+    /// Whether `clearAll` removed the directory: the next write brings it back without reporting a fault.
+    var directoryWasCleared = false
     /// Temporary files open for downloads (never deleted as strays).
     var liveTemporaryNames: Set<String> = []
     let loadGroup = DispatchGroup()
@@ -220,6 +222,10 @@ final class DiskCache: BudgetedCache, @unchecked Sendable {
         guard errno == ENOENT else { return false }
         forgetAllEntries()
         guard DiskCache.createDirectory(directoryPath) else { return false }
+        if directoryWasCleared {
+            directoryWasCleared = false
+            return true
+        }
         configuration.log(.warning, "disk cache directory \(directoryPath) vanished; recreated")
         configuration.post(.diskCacheDirectoryRecreated, userInfo: [ProblemInfoKey.path: directoryPath])
         return true
@@ -229,8 +235,8 @@ final class DiskCache: BudgetedCache, @unchecked Sendable {
     func reportWriteFailure(_ error: POSIXError, path: String, identifier: String?) {
         var info: [String: any Sendable] = [ProblemInfoKey.path: path, ProblemInfoKey.error: "\(error.code) (\(error.code.rawValue))"]
         if let identifier { info[ProblemInfoKey.imageIdentifier] = identifier }
-        configuration.log(.error, "disk cache write failed at \(path): \(error.code)")
-        configuration.post(.diskCacheWriteFailed, userInfo: info)
+        configuration.post(.diskCacheWriteFailed, userInfo: info, level: .error,
+                           message: "disk cache write failed at \(path): \(error.code) (\(error.code.rawValue)); the memory caches keep working")
         ensureDirectory()
     }
 }

@@ -76,7 +76,8 @@ extension DiskCache {
             if isPartial { entry.partial = filePart } else { entry.complete = filePart }
             manifest.entries[safeName] = entry
             manifest.keep.insert(name)
-            if metadataStorage == .sidecar { manifest.keep.insert(DiskCacheSidecar.name(for: name)) }
+            // Kept whatever the storage: with extended attributes, metadata too large for them lives in a sidecar.
+            manifest.keep.insert(DiskCacheSidecar.name(for: name))
         }
         return manifest
     }
@@ -116,7 +117,7 @@ extension DiskCache {
             for part in [entry?.complete, entry?.partial].compactMap({ $0 }) {
                 let fileName = part.fileURL.lastPathComponent
                 manifest.keep.insert(fileName)
-                if metadataStorage == .sidecar { manifest.keep.insert(DiskCacheSidecar.name(for: fileName)) }
+                manifest.keep.insert(DiskCacheSidecar.name(for: fileName))
             }
         }
         for name in manifest.names where !manifest.keep.contains(name) {

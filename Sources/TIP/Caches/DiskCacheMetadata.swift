@@ -30,7 +30,7 @@ struct DiskCacheMetadata: Sendable, Equatable {
     /// The server's Last-Modified validator, if any.
     var lastModified: String?
     /// The server's ETag validator, if any (beyond TIP).
-    var eTag: String?
+    var entityTag: String?
     /// Expected full length of a partial download; 0 for a complete file.
     var expectedLength: Int64
     /// The image type string (e.g. `public.jpeg`), if known.
@@ -39,7 +39,7 @@ struct DiskCacheMetadata: Sendable, Equatable {
     /// A record with TIP's defaults for the optional parts.
     init(identifier: String, url: URL, lastAccess: Date, timeToLive: TimeInterval, updatesExpiryOnAccess: Bool = true,
          width: Int, height: Int, isAnimated: Bool = false, isPlaceholder: Bool = false,
-         lastModified: String? = nil, eTag: String? = nil, expectedLength: Int64 = 0, imageType: String? = nil) {
+         lastModified: String? = nil, entityTag: String? = nil, expectedLength: Int64 = 0, imageType: String? = nil) {
         self.identifier = identifier
         self.url = url
         self.lastAccess = lastAccess
@@ -50,7 +50,7 @@ struct DiskCacheMetadata: Sendable, Equatable {
         self.isAnimated = isAnimated
         self.isPlaceholder = isPlaceholder
         self.lastModified = lastModified
-        self.eTag = eTag
+        self.entityTag = entityTag
         self.expectedLength = expectedLength
         self.imageType = imageType
     }
@@ -64,7 +64,7 @@ struct DiskCacheMetadata: Sendable, Equatable {
     }
 
     /// Whether a resumed download can be validated (Last-Modified or ETag).
-    var hasValidator: Bool { lastModified != nil || eTag != nil }
+    var hasValidator: Bool { lastModified != nil || entityTag != nil }
 
     // MARK: Key/value form
 
@@ -81,11 +81,11 @@ struct DiskCacheMetadata: Sendable, Equatable {
         static let isPlaceholder = "pl"
         static let lastModified = "LMD"
         static let expectedLength = "clen"
-        static let eTag = "ETag"
+        static let entityTag = "ETag"
         static let imageType = "type"
         /// Every key, in the order they are written.
         static let all = [identifier, url, lastAccess, timeToLive, updatesExpiryOnAccess, width, height,
-                          isAnimated, isPlaceholder, lastModified, expectedLength, eTag, imageType]
+                          isAnimated, isPlaceholder, lastModified, expectedLength, entityTag, imageType]
     }
 
     /// The values in TIP's encodings: numbers and booleans as raw 8-byte doubles, dates as seconds since
@@ -112,9 +112,18 @@ struct DiskCacheMetadata: Sendable, Equatable {
         ]
         if identifier.utf8.count <= maximumIdentifierLength { values.append((Key.identifier, Array(identifier.utf8))) }
         if isPlaceholder { values.append((Key.isPlaceholder, number(1))) }
-        if let eTag { values.append((Key.eTag, Array(eTag.utf8))) }
+        if let entityTag { values.append((Key.entityTag, Array(entityTag.utf8))) }
         if let imageType { values.append((Key.imageType, Array(imageType.utf8))) }
         return values
+    }
+
+    /// The values TIP itself writes as separate `user.` attributes (the nine it always writes, and `pl` for a
+    /// placeholder), in TIP's encodings: what a copy of a cache file handed to the caller carries. A complete file's
+    /// `LMD` is `"!"` and its `clen` 0, as in TIP.
+    var tipAttributeValues: [(key: String, bytes: [UInt8])] {
+        let tipKeys: Set<String> = [Key.url, Key.lastAccess, Key.timeToLive, Key.updatesExpiryOnAccess, Key.width, Key.height,
+                                    Key.isAnimated, Key.isPlaceholder, Key.lastModified, Key.expectedLength]
+        return encodedValues.filter { tipKeys.contains($0.key) }
     }
 
     /// Rebuilds a record from encoded values (`value(key)` returns the raw bytes or nil). Nil when a
@@ -140,7 +149,7 @@ struct DiskCacheMetadata: Sendable, Equatable {
                   timeToLive: ttl, updatesExpiryOnAccess: (number(Key.updatesExpiryOnAccess) ?? 1) != 0,
                   width: Int(width), height: Int(height), isAnimated: (number(Key.isAnimated) ?? 0) != 0,
                   isPlaceholder: (number(Key.isPlaceholder) ?? 0) != 0, lastModified: lastModified,
-                  eTag: string(Key.eTag).flatMap { $0.isEmpty ? nil : $0 }, expectedLength: Int64(expected),
+                  entityTag: string(Key.entityTag).flatMap { $0.isEmpty ? nil : $0 }, expectedLength: Int64(expected),
                   imageType: string(Key.imageType))
     }
 }

@@ -113,6 +113,15 @@ extension DiskCache {
             DiskCacheFiles.remove(target)
             throw error
         }
+        // TIP's contract for the copy: its metadata as TIP's own `user.` attributes, whatever form the cache keeps.
+        // A file system without user attributes still gets the bytes.
+        let attributes = ExtendedAttributes(path: target)
+        var metadata = part.metadata
+        metadata.lastModified = nil  // TIP keeps validators with partial entries only
+        metadata.expectedLength = 0
+        for (key, bytes) in metadata.tipAttributeValues {
+            do throws(ExtendedAttributes.Failure) { try attributes.set(key, bytes: bytes) } catch { break }
+        }
         return URL(fileURLWithPath: target, isDirectory: false)
     }
 
@@ -141,10 +150,14 @@ extension DiskCache {
     }
 
     private func inspection(_ identifier: String, _ part: DiskCacheEntry.Part, progress: Float) -> ImagePipelineInspectionResult.Entry {
-        ImagePipelineInspectionResult.Entry(identifier: identifier, url: part.metadata.url,
-                                            dimensions: CGSize(width: part.metadata.width, height: part.metadata.height),
-                                            bytesUsed: part.byteCount, progress: progress,
-                                            timeToLive: part.metadata.timeToLive, lastAccess: part.metadata.lastAccess)
+        let metadata = part.metadata
+        return ImagePipelineInspectionResult.Entry(
+            identifier: identifier, url: metadata.url, dimensions: CGSize(width: metadata.width, height: metadata.height),
+            bytesUsed: part.byteCount, progress: progress, timeToLive: metadata.timeToLive, lastAccess: metadata.lastAccess,
+            imageType: metadata.imageType.map(ImageType.init(rawValue:)), isAnimated: metadata.isAnimated,
+            isPlaceholder: metadata.isPlaceholder, updatesExpiryOnAccess: metadata.updatesExpiryOnAccess,
+            expectedLength: metadata.expectedLength > 0 ? metadata.expectedLength : nil,
+            lastModified: metadata.lastModified, entityTag: metadata.entityTag)
     }
 
     /// Lazy TTL and access refresh for one part of an entry (on the queue): an expired part's file is

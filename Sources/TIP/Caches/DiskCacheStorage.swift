@@ -9,24 +9,36 @@ import Glibc
 /// ``DiskCache/readPart(fileName:)`` which only reads.
 extension DiskCache {
     /// A data file's metadata and size, or nil when it is missing, not a regular file, or its metadata
-    /// is absent, malformed or (sidecars) describes another file.
+    /// is absent, malformed or (sidecars) describes another file. With extended attributes, a file whose
+    /// metadata outgrew them (a very long URL or entity tag) has a sidecar instead.
     func readPart(fileName: String) -> (metadata: DiskCacheMetadata, size: Int64)? {
         let dataPath = path(fileName)
         guard let fd = try? DiskCacheFiles.open(dataPath, O_RDONLY | O_NONBLOCK) else { return nil }
         defer { DiskCacheFiles.close(fd) }
         guard let info = DiskCacheFiles.regularFileInfo(fd) else { return nil }
-        switch metadataStorage {
-        case .extendedAttributes:
-            guard let metadata = DiskCacheFiles.readAttributes(from: fd) else { return nil }
+        if metadataStorage == .extendedAttributes, let metadata = DiskCacheFiles.readAttributes(from: fd) {
             return (metadata, info.size)
-        case .sidecar:
-            guard let sidecarFD = try? DiskCacheFiles.open(path(DiskCacheSidecar.name(for: fileName)), O_RDONLY | O_NONBLOCK) else { return nil }
-            defer { DiskCacheFiles.close(sidecarFD) }
-            guard let bytes = DiskCacheFiles.readAll(sidecarFD, maximumSize: 256 * 1024),
-                  let sidecar = DiskCacheSidecar(decoding: Array(bytes)),
-                  sidecar.inode == info.inode, sidecar.size == info.size else { return nil }
-            return (sidecar.metadata, info.size)
         }
+        guard let sidecarFD = try? DiskCacheFiles.open(path(DiskCacheSidecar.name(for: fileName)), O_RDONLY | O_NONBLOCK) else { return nil }
+        defer { DiskCacheFiles.close(sidecarFD) }
+        guard let bytes = DiskCacheFiles.readAll(sidecarFD, maximumSize: 256 * 1024),
+              let sidecar = DiskCacheSidecar(decoding: Array(bytes)),
+              sidecar.inode == info.inode, sidecar.size == info.size else { return nil }
+        return (sidecar.metadata, info.size)
+    }
+
+    /// Writes `metadata` for the open file `fd` (to be named `fileName`): in its extended attribute, or in a
+    /// sidecar where the cache uses sidecars or the metadata is too large for the file system's attributes
+    /// (ext4 keeps about 4 KB per file).
+    private func writeMetadata(_ metadata: DiskCacheMetadata, fd: Int32, inode: UInt64, size: Int64, for fileName: String) throws(POSIXError) {
+        if metadataStorage == .extendedAttributes {
+            do throws(POSIXError) {
+                return try DiskCacheFiles.writeAttributes(metadata, to: fd)
+            } catch where [.ENOSPC, .E2BIG, .ERANGE].contains(error.code) {
+                // Too large for an attribute: this file's metadata goes to a sidecar.
+            }
+        }
+        try writeSidecar(DiskCacheSidecar(metadata: metadata, inode: inode, size: size), for: fileName)
     }
 
     /// `metadata` when it and `size` make a valid complete (`partial == false`) or partial file named
@@ -83,12 +95,7 @@ extension DiskCache {
     /// Returns the installed part. On failure the temporary file is left for the caller to remove.
     func install(temporaryName: String, fd: Int32, metadata: DiskCacheMetadata, as fileName: String) throws(POSIXError) -> DiskCacheEntry.Part {
         guard let info = DiskCacheFiles.regularFileInfo(fd) else { throw POSIXError(.EIO) }
-        switch metadataStorage {
-        case .extendedAttributes:
-            try DiskCacheFiles.writeAttributes(metadata, to: fd)
-        case .sidecar:
-            try writeSidecar(DiskCacheSidecar(metadata: metadata, inode: info.inode, size: info.size), for: fileName)
-        }
+        try writeMetadata(metadata, fd: fd, inode: info.inode, size: info.size, for: fileName)
         try DiskCacheFiles.rename(path(temporaryName), path(fileName))
         return DiskCacheEntry.Part(metadata: metadata, fileURL: url(fileName), byteCount: info.size)
     }
@@ -122,13 +129,8 @@ extension DiskCache {
         let fd = try DiskCacheFiles.open(path(fileName), O_RDONLY | O_NONBLOCK)
         defer { DiskCacheFiles.close(fd) }
         guard let info = DiskCacheFiles.regularFileInfo(fd) else { throw POSIXError(.ENOENT) }
-        switch metadataStorage {
-        case .extendedAttributes:
-            // One packed attribute holds everything: a last-access update rewrites it whole.
-            try DiskCacheFiles.writeAttributes(metadata, to: fd)
-        case .sidecar:
-            try writeSidecar(DiskCacheSidecar(metadata: metadata, inode: info.inode, size: info.size), for: fileName)
-        }
+        // One packed attribute (or sidecar) holds everything: a last-access update rewrites it whole.
+        try writeMetadata(metadata, fd: fd, inode: info.inode, size: info.size, for: fileName)
     }
 
     /// Before a file is installed at `fileName`, forgets another entry's part with the same name (the
@@ -159,10 +161,10 @@ extension DiskCache {
         setEntry(released.entry, forName: released.name, bump: false)
     }
 
-    /// Deletes one file and its sidecar.
+    /// Deletes one file and its sidecar (with extended attributes, a file whose metadata outgrew them has one).
     func deleteFile(_ fileName: String) {
         DiskCacheFiles.remove(path(fileName))
-        if metadataStorage == .sidecar { DiskCacheFiles.remove(path(DiskCacheSidecar.name(for: fileName))) }
+        DiskCacheFiles.remove(path(DiskCacheSidecar.name(for: fileName)))
     }
 
     /// Deletes both files of an entry.

@@ -20,7 +20,7 @@ extension DiskCache {
     @discardableResult
     func updateImageEntry(metadata input: DiskCacheMetadata, source: Source, forced: Bool = false) -> Bool {
         // The empty identifier has no file name (it would name the directory itself).
-        guard !input.identifier.isEmpty else { return false }
+        guard !input.identifier.isEmpty else { return reportNoFileName(for: input) }
         var metadata = input
         metadata.expectedLength = 0
         let name = SafeIdentifier.fileName(for: metadata.identifier)
@@ -35,7 +35,9 @@ extension DiskCache {
         let reserved: String? = domain.sync {
             guard decideStore(metadata, name: name, size: size, forced: forced) else { return nil }
             guard ensureDirectory() else {
-                reportWriteFailure(POSIXError(.ENOENT), path: directoryPath, identifier: metadata.identifier)
+                // The real reason (EACCES, ENOTDIR, EROFS...), not the ENOENT that sent us here.
+                let code = DiskCache.directoryError(directoryPath) ?? .ENOENT
+                reportWriteFailure(POSIXError(code), path: directoryPath, identifier: metadata.identifier)
                 return nil
             }
             let temporary = DiskCacheFiles.temporaryName()
@@ -200,7 +202,7 @@ extension DiskCache {
         metadata.lastAccess = configuration.clock()
         guard !metadata.identifier.isEmpty else {
             DiskCacheFiles.remove(path(temporaryName))
-            return false
+            return reportNoFileName(for: metadata)
         }
         let name = SafeIdentifier.fileName(for: metadata.identifier)
         var entry = currentEntry(name) ?? DiskCacheEntry(identifier: metadata.identifier)
@@ -324,16 +326,41 @@ extension DiskCache {
         }
     }
 
-    /// Removes the directory with everything in it and recreates it empty; `completion` then runs on
-    /// a background queue.
+    /// Deletes `identifier`'s complete file when it holds the variant of `url` (its partial stays).
+    func clearCompleteImage(withIdentifier identifier: String, url: URL) {
+        domain.sync {
+            guard !identifier.isEmpty else { return }
+            let name = SafeIdentifier.fileName(for: identifier)
+            guard var entry = currentEntry(name), entry.complete?.metadata.url == url else { return }
+            deleteFile(name)
+            entry.complete = nil
+            setEntry(entry.isEmpty ? nil : entry, forName: name, bump: false)
+        }
+    }
+
+    /// Removes the directory with everything in it, as TIP does (the pipeline is no longer a known one until it
+    /// writes again, which brings the directory back); `completion` then runs on a background queue.
     func clearAll(completion: (@Sendable () -> Void)? = nil) {
         domain.async { [self] in
             forgetAllEntries()
-            try? FileManager.default.removeItem(atPath: directoryPath)
-            if !DiskCache.createDirectory(directoryPath) {
+            if (try? FileManager.default.removeItem(atPath: directoryPath)) != nil || !FileManager.default.fileExists(atPath: directoryPath) {
+                directoryWasCleared = true
+            } else {
                 reportWriteFailure(DiskCacheFiles.lastError(), path: directoryPath, identifier: nil)
             }
             if let completion { DispatchQueue.global(qos: .utility).async(execute: completion) }
         }
+    }
+
+    /// TIP's `TIPProblemDiskCacheUpdateImageEntryCouldNotGenerateFileName`: no file name can be made for the
+    /// entry's identifier, so nothing is written. Returns false (not stored).
+    func reportNoFileName(for metadata: DiskCacheMetadata) -> Bool {
+        configuration.post(.diskCacheUpdateImageEntryCouldNotGenerateFileName, userInfo: [
+            ProblemInfoKey.imageIdentifier: metadata.identifier,
+            ProblemInfoKey.imageURL: metadata.url.absoluteString,
+            ProblemInfoKey.path: directoryPath,
+        ], message: "no disk cache file name can be made for the image identifier '\(metadata.identifier)' "
+            + "(\(metadata.url.absoluteString)): it is not stored on disk; give the image a non-empty identifier")
+        return false
     }
 }

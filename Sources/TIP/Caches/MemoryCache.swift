@@ -243,12 +243,18 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
                 if let image = entry.complete {
                     complete.append(ImagePipelineInspectionResult.Entry(
                         identifier: identifier, url: image.url, dimensions: image.dimensions, bytesUsed: image.byteCount,
-                        progress: 1, timeToLive: image.timeToLive, lastAccess: image.lastAccess))
+                        progress: 1, timeToLive: image.timeToLive, lastAccess: image.lastAccess, imageType: image.imageType,
+                        isAnimated: image.isAnimated, isPlaceholder: image.isPlaceholder,
+                        updatesExpiryOnAccess: image.updateExpiryOnAccess))
                 }
                 if let image = entry.partial {
                     partial.append(ImagePipelineInspectionResult.Entry(
                         identifier: identifier, url: image.url, dimensions: image.dimensions, bytesUsed: image.byteCount,
-                        progress: image.progress, timeToLive: image.timeToLive, lastAccess: image.lastAccess))
+                        progress: image.progress, timeToLive: image.timeToLive, lastAccess: image.lastAccess,
+                        imageType: image.imageType, isAnimated: image.isAnimated, isPlaceholder: image.isPlaceholder,
+                        updatesExpiryOnAccess: image.updateExpiryOnAccess,
+                        expectedLength: image.expectedLength > 0 ? Int64(image.expectedLength) : nil,
+                        lastModified: image.lastModified, entityTag: image.entityTag))
                 }
             }
             return (complete, partial)

@@ -11,7 +11,7 @@ struct MemoryCachePartialImage: Sendable {
     /// Pixel dimensions of the image (from its header).
     var dimensions: CGSize
     /// The full length of the image in bytes; 0 when unknown.
-    var expectedContentLength: Int
+    var expectedLength: Int
     /// The `Last-Modified` response header, for `If-Range`.
     var lastModified: String?
     /// The `ETag` response header, for `If-Range`.
@@ -30,14 +30,14 @@ struct MemoryCachePartialImage: Sendable {
     var lastAccess: Date
 
     /// A partial image. A `timeToLive` that is not positive becomes the 30-day default.
-    init(data: Data, url: URL, dimensions: CGSize, expectedContentLength: Int, lastModified: String? = nil,
+    init(data: Data, url: URL, dimensions: CGSize, expectedLength: Int, lastModified: String? = nil,
          entityTag: String? = nil, imageType: ImageType? = nil, isAnimated: Bool = false, isPlaceholder: Bool = false,
          timeToLive: TimeInterval = MemoryCacheCompleteImage.defaultTimeToLive, updateExpiryOnAccess: Bool = true,
          lastAccess: Date = .distantPast) {
         self.data = data
         self.url = url
         self.dimensions = dimensions
-        self.expectedContentLength = max(0, expectedContentLength)
+        self.expectedLength = max(0, expectedLength)
         self.lastModified = lastModified
         self.entityTag = entityTag
         self.imageType = imageType
@@ -57,8 +57,8 @@ struct MemoryCachePartialImage: Sendable {
 
     /// Bytes held / expected bytes, at most 0.999; 0 when the expected length is unknown.
     var progress: Float {
-        guard expectedContentLength > 0 else { return 0 }
-        return min(0.999, Float(data.count) / Float(expectedContentLength))
+        guard expectedLength > 0 else { return 0 }
+        return min(0.999, Float(data.count) / Float(expectedLength))
     }
 
     /// Whether more than ``timeToLive`` seconds passed since ``lastAccess`` at `now`.

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// cache.store(image, identifier: "avatar-1", transformerIdentifier: nil,
-///             sourceDimensions: CGSize(width: 1024, height: 1024), isPlaceholder: false)
+///             originalDimensions: CGSize(width: 1024, height: 1024), isPlaceholder: false)
 /// let hit = cache.image(withIdentifier: "avatar-1", targetDimensions: CGSize(width: 64, height: 64),
 ///                       targetContentMode: .scaleAspectFill, transformerIdentifier: nil)
 /// ```
@@ -78,7 +78,7 @@ final class RenderedCache: BudgetedCache, @unchecked Sendable {
             guard let collection = collections.touch(identifier),
                   let (item, image) = collection.match(targetDimensions: targetDimensions, contentMode: targetContentMode,
                                                        transformerIdentifier: transformerIdentifier) else { return nil }
-            return RenderedCacheHit(image: image, sourceDimensions: item.sourceDimensions, isDirty: item.isDirty)
+            return RenderedCacheHit(image: image, originalDimensions: item.originalDimensions, isDirty: item.isDirty)
         }
     }
 
@@ -86,13 +86,13 @@ final class RenderedCache: BudgetedCache, @unchecked Sendable {
     /// image of equal size wins) and moves the identifier to the head of the LRU, then prunes every
     /// rendered cache, this one last. Refused: placeholders, images under 1 pixel on a side, and images
     /// over the per-entry cap (`maxBytes / maxRatioSizeOfCacheEntry`; everything when the budget is 0
-    /// bytes). `sourceDimensions` are those of the decoded image `image` was rendered from; `url` is
+    /// bytes). `originalDimensions` are those of the decoded image `image` was rendered from; `url` is
     /// kept for inspection only.
-    func store(_ image: ImageContainer, identifier: String, transformerIdentifier: String?, sourceDimensions: CGSize,
+    func store(_ image: ImageContainer, identifier: String, transformerIdentifier: String?, originalDimensions: CGSize,
                isPlaceholder: Bool, url: URL? = nil) {
         guard !isPlaceholder else { return }
         let item = RenderedCacheItem(image: image, transformerIdentifier: transformerIdentifier,
-                                     sourceDimensions: sourceDimensions, url: url)
+                                     originalDimensions: originalDimensions, url: url)
         guard item.dimensions.width >= 1, item.dimensions.height >= 1 else { return }
         domain.withLock { budget in
             guard !isTornDown, budget.accepts(bytes: item.byteCount) else { return }

@@ -35,8 +35,8 @@ final class RenderedCacheCollection {
             let other = items[index]
             if other.dimensions == item.dimensions && other.transformerIdentifier == item.transformerIdentifier {
                 if !other.isDirty
-                    && other.sourceDimensions.width >= item.sourceDimensions.width
-                    && other.sourceDimensions.height >= item.sourceDimensions.height {
+                    && other.originalDimensions.width >= item.originalDimensions.width
+                    && other.originalDimensions.height >= item.originalDimensions.height {
                     return false
                 }
                 items.remove(at: index)

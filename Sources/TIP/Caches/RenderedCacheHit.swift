@@ -5,7 +5,7 @@ struct RenderedCacheHit: Sendable {
     /// The rendered (scaled) image.
     let image: ImageContainer
     /// Dimensions of the image it was rendered from.
-    let sourceDimensions: CGSize
+    let originalDimensions: CGSize
     /// Whether the entry was marked dirty: usable as a preview, but a fetch must still run.
     let isDirty: Bool
 }

@@ -14,7 +14,7 @@ struct RenderedCacheItem {
     /// The identifier of the transformer that produced the image; nil when untransformed.
     let transformerIdentifier: String?
     /// Dimensions of the decoded image this one was rendered from.
-    let sourceDimensions: CGSize
+    let originalDimensions: CGSize
     /// The URL the image was loaded from, when the caller knew it (for inspection only).
     let url: URL?
     /// Whether the item was marked dirty: it still serves a preview, but fetches must load again, and
@@ -22,11 +22,11 @@ struct RenderedCacheItem {
     var isDirty: Bool
 
     /// A clean item holding `image` strongly.
-    init(image: ImageContainer, transformerIdentifier: String?, sourceDimensions: CGSize, url: URL?) {
+    init(image: ImageContainer, transformerIdentifier: String?, originalDimensions: CGSize, url: URL?) {
         self.strongImage = image
         self.descriptor = RenderedImageDescriptor(image)
         self.transformerIdentifier = transformerIdentifier
-        self.sourceDimensions = sourceDimensions
+        self.originalDimensions = originalDimensions
         self.url = url
         self.isDirty = false
     }

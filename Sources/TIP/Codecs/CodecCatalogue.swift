@@ -97,8 +97,9 @@ public final class CodecCatalogue: Sendable {
     ///
     /// The codec for `imageType` (or the type the magic numbers say) is tried first, with
     /// `decoderConfigMap[type]` as its configuration when given; then every other codec whose
-    /// decoder recognises the data. Throws the first codec's error when all fail, and
-    /// ``ImageDecodingError/unrecognizedFormat`` when no codec recognises the data.
+    /// decoder recognises the data. Throws the first codec's error when all fail,
+    /// ``ImageDecodingError/missingCodec(_:)`` for a known type without a registered codec (WebP before
+    /// `TIPWebP.register()`), and ``ImageDecodingError/unrecognizedFormat`` when no codec recognises the data.
     public func decodeImage(_ data: Data,
                             options: ImageDecodingOptions = ImageDecodingOptions(),
                             decoderConfigMap: [ImageType: any Sendable]? = nil,
@@ -130,14 +131,15 @@ public final class CodecCatalogue: Sendable {
         where !tried.contains(type) && codec.decoder.detect(data, isComplete: true) == .match {
             if let image = attempt(type) { return (image, type) }
         }
-        throw firstError ?? .unrecognizedFormat
+        throw firstError ?? ImageDecodingError.unreadable(data, codecs: snapshot)
     }
 
     /// Encodes `image` as `type`. Throws ``PipelineError`` with `encodingUnsupported` when no codec
     /// encodes `type`.
     public func encodeImage(_ image: ImageContainer, type: ImageType, quality: Float, options: ImageEncodingOptions = []) throws(PipelineError) -> Data {
         guard let encoder = self[type]?.encoder else {
-            throw PipelineError(.encodingUnsupported, "No codec encodes \(type.rawValue).")
+            throw PipelineError(.encodingUnsupported, "No codec encodes \(type.rawValue); \(type.missingCodecAdvice).",
+                                imageType: type)
         }
         return try encoder.encode(image, options: options, quality: quality)
     }

@@ -16,6 +16,9 @@ public enum ImageDecodingError: Error, Equatable, Sendable, CustomNSError, Custo
     case dimensionsTooLarge(width: Int, height: Int, maximumPixelCount: Int)
     /// The image uses a feature this codec does not support.
     case unsupported(String)
+    /// The data is of a known type (its signature says so) for which no codec is registered; the text says
+    /// which product or registration adds one (for WebP: the `TIPWebP` product and `TIPWebP.register()`).
+    case missingCodec(ImageType)
 
     /// `TIPImageFetchErrorDomain`.
     public static var errorDomain: String { "TIPImageFetchErrorDomain" }
@@ -32,8 +35,12 @@ public enum ImageDecodingError: Error, Equatable, Sendable, CustomNSError, Custo
         case .truncatedData: return "Could not decode image: the data ends before the image header or first pixels."
         case .corruptData(let detail): return "Could not decode image: the data is corrupt (\(detail))."
         case let .dimensionsTooLarge(width, height, limit):
-            return "Could not decode image: \(width)x\(height) exceeds the limit of \(limit) pixels (raise ImageDecodingOptions.maximumPixelCount to allow it)."
+            return "Could not decode image: \(width)x\(height) exceeds the limit of \(limit) pixels (raise "
+                + "GlobalConfiguration.maximumPixelCount, or the fetch request's maximumPixelCount, for fetches; "
+                + "ImageDecodingOptions.maximumPixelCount when decoding with CodecCatalogue)."
         case .unsupported(let detail): return "Could not decode image: unsupported feature (\(detail))."
+        case .missingCodec(let type):
+            return "Could not decode image: the data is \(type.rawValue), and no codec for it is registered; \(type.missingCodecAdvice)."
         }
     }
 }

@@ -24,19 +24,30 @@ public struct PipelineError: Error, Sendable, CustomNSError, CustomStringConvert
     public let code: Code
     /// What happened, for people.
     public let message: String
+    /// The image type concerned (`encodingUnsupported`: the type no codec encodes); also under
+    /// ``imageTypeKey`` in the user info, as TIP's. Nil otherwise.
+    public let imageType: ImageType?
 
-    /// An error with `code` and `message`.
-    public init(_ code: Code, _ message: String) {
+    /// User-info key of the image type string (TIP's `@"imageType"`).
+    public static let imageTypeKey = "imageType"
+
+    /// An error with `code`, `message` and, optionally, the image type concerned.
+    public init(_ code: Code, _ message: String, imageType: ImageType? = nil) {
         self.code = code
         self.message = message
+        self.imageType = imageType
     }
 
     /// `TIPErrorDomain`.
     public static var errorDomain: String { "TIPErrorDomain" }
     /// The raw TIP code.
     public var errorCode: Int { code.rawValue }
-    /// The message under `NSLocalizedDescriptionKey`.
-    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
+    /// The message under `NSLocalizedDescriptionKey`, the image type string under ``imageTypeKey``.
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: message]
+        if let imageType { info[Self.imageTypeKey] = imageType.rawValue }
+        return info
+    }
     /// The message.
     public var description: String { message }
 }

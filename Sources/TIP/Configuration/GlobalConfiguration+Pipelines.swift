@@ -69,7 +69,6 @@ extension GlobalConfiguration {
     /// the callback queue.
     public func inspect(_ completion: @escaping @Sendable ([String: ImagePipelineInspectionResult]) -> Void) {
         let pipelines = registry.all
-        let callbackQueue = self.callbackQueue
         DispatchQueue.global(qos: .utility).async {
             var results: [String: ImagePipelineInspectionResult] = [:]
             for pipeline in pipelines {
@@ -77,7 +76,7 @@ extension GlobalConfiguration {
                 results[pipeline.identifier] = pipeline.inspectNow()
             }
             let final = results
-            callbackQueue.async { completion(final) }
+            self.dispatchToCallbackQueue { completion(final) }
         }
     }
 
@@ -85,7 +84,6 @@ extension GlobalConfiguration {
     /// delivered on the callback queue.
     func knownImagePipelineIdentifiers(_ completion: @escaping @Sendable (Set<String>) -> Void) {
         let root = cachesRootDirectory.appendingPathComponent(ImagePipeline.directoryName, isDirectory: true)
-        let callbackQueue = self.callbackQueue
         DispatchQueue.global(qos: .utility).async {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
             let identifiers = Set(names.filter { name in
@@ -94,7 +92,7 @@ extension GlobalConfiguration {
                     && FileManager.default.fileExists(atPath: root.appendingPathComponent(name).path, isDirectory: &isDirectory)
                     && isDirectory.boolValue
             })
-            callbackQueue.async { completion(identifiers) }
+            self.dispatchToCallbackQueue { completion(identifiers) }
         }
     }
 }

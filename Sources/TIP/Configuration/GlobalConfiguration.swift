@@ -45,9 +45,10 @@ public final class GlobalConfiguration: Sendable {
         var maxBytes: [ImageCacheType: Int64]
         var maxCount: [ImageCacheType: Int16]
         var maxRatioSizeOfCacheEntry: Int = GlobalConfiguration.defaultMaxRatioSizeOfCacheEntry
-        var callbackQueue: DispatchQueue = .main
+        var callbackQueue: DispatchQueue
         var cachesRootDirectory: URL
-        var logger: (any PipelineLogger)?
+        var logger: (any PipelineLogger)? = GlobalConfiguration.defaultLogger
+        var maximumPixelCount = ImageDecodingOptions.defaultMaximumPixelCount
         var problemObserver: (any ProblemObserver)?
         var assertsEnabled = true
         var clearMemoryCachesOnApplicationBackgroundEnabled = false
@@ -56,6 +57,9 @@ public final class GlobalConfiguration: Sendable {
         var imageFetchDownloadProvider: (any ImageFetchDownloadProvider)?
         var maxConcurrentImagePipelineDownloadCount = GlobalConfiguration.defaultMaxConcurrentImagePipelineDownloadCount
         var maxImageDownloadByteCount = GlobalConfiguration.defaultMaxImageDownloadByteCount
+        var maxImageDownloadDuration = GlobalConfiguration.defaultMaxImageDownloadDuration
+        var minimumImageDownloadBytesPerSecond = GlobalConfiguration.defaultMinimumImageDownloadBytesPerSecond
+        var imageDownloadRateInterval = GlobalConfiguration.defaultImageDownloadRateInterval
         var observers: [WeakObserver] = []
         var isInBackground = false
     }
@@ -88,6 +92,10 @@ public final class GlobalConfiguration: Sendable {
     }
     /// The clock TTLs and last-access times use; tests inject their own.
     let clock: @Sendable () -> Date
+    /// Where counters and timers go (swift-metrics; nothing while no backend is bootstrapped).
+    let metrics = PipelineMetrics()
+    /// Says once per queue when callbacks wait on a callback queue that nothing services.
+    let callbackWatchdog = CallbackQueueWatchdog()
 
     /// A configuration with TIP's defaults whose pipelines live under `cachesRootDirectory`
     /// (default: the XDG cache directory). `clock` drives TTL expiry (tests inject one).
@@ -103,7 +111,9 @@ public final class GlobalConfiguration: Sendable {
             .memory: GlobalConfiguration.defaultMaxCountForAllMemoryCaches,
             .disk: GlobalConfiguration.defaultMaxCountForAllDiskCaches,
         ]
-        settings = Locked(Settings(maxBytes: maxBytes, maxCount: maxCount, cachesRootDirectory: root))
+        let callbackQueue = GlobalConfiguration.makeDefaultCallbackQueue()
+        GlobalConfiguration.tag(callbackQueue)
+        settings = Locked(Settings(maxBytes: maxBytes, maxCount: maxCount, callbackQueue: callbackQueue, cachesRootDirectory: root))
         func budget(_ kind: ImageCacheType) -> CacheBudget {
             CacheBudget(maxBytes: maxBytes[kind]!, maxCount: Int(maxCount[kind]!), maxRatioSizeOfCacheEntry: GlobalConfiguration.defaultMaxRatioSizeOfCacheEntry)
         }
@@ -111,10 +121,20 @@ public final class GlobalConfiguration: Sendable {
         memoryDomain = LockedCacheDomain(kind: .memory, budget: budget(.memory))
         diskDomain = DiskCacheDomain(budget: budget(.disk))
         self.clock = clock
+        callbackWatchdog.report = { [weak self] label in self?.warnCallbackQueueNotServiced(label: label) }
         let report: @Sendable (String) -> Void = { [weak self] message in self?.reportInconsistency(message) }
         renderedDomain.withLock { $0.inconsistencyHandler = report }
         memoryDomain.withLock { $0.inconsistencyHandler = report }
         diskDomain.sync { diskDomain.budget.inconsistencyHandler = report }
+        let metrics = self.metrics
+        for (kind, name) in [(ImageCacheType.rendered, "rendered"), (.memory, "memory"), (.disk, "disk")] {
+            let evicted: @Sendable (Int) -> Void = { count in metrics.increment("tip_cache_evictions_total", [("cache", name)], by: count) }
+            switch kind {
+            case .rendered: renderedDomain.withLock { $0.evictionHandler = evicted }
+            case .memory: memoryDomain.withLock { $0.evictionHandler = evicted }
+            case .disk: diskDomain.sync { diskDomain.budget.evictionHandler = evicted }
+            }
+        }
     }
 
     /// `$XDG_CACHE_HOME`, else `~/.cache` (FoundationEssentials' caches directory on Linux).
@@ -240,9 +260,13 @@ public final class GlobalConfiguration: Sendable {
 
     // MARK: Settings
 
-    /// The queue delegate and completion callbacks run on. Default `DispatchQueue.main`, which a
-    /// Linux program drains only under `dispatchMain()`, `RunLoop.main.run()` or an async `main`;
-    /// servers should set a queue of their own.
+    /// The queue delegate and completion callbacks run on (`async` fetches never wait for it).
+    ///
+    /// Default on Linux: a serial queue owned by the library (label `TIP.callbacks`), so a program without a
+    /// main loop gets its callbacks; TIP's default, `DispatchQueue.main`, stays one line away for programs that
+    /// run one (`dispatchMain()`, `RunLoop.main.run()`): `GlobalConfiguration.shared.callbackQueue = .main`.
+    /// Elsewhere the default is `DispatchQueue.main`, as in TIP. When callbacks wait 5 s on a queue that
+    /// nothing services, one warning naming the queue is logged.
     public var callbackQueue: DispatchQueue {
         get { settings.withLock { $0.callbackQueue } }
         set {
@@ -253,13 +277,22 @@ public final class GlobalConfiguration: Sendable {
 
     /// The directory under which each pipeline keeps its disk cache, in
     /// `<root>/TIPImagePipeline/<identifier>/`. Default: `$XDG_CACHE_HOME` or `~/.cache`. Changing it
-    /// affects pipelines created afterwards.
+    /// affects pipelines created afterwards: live pipelines keep their directory, and a warning names them.
+    /// A root that cannot hold files is reported when a pipeline stands up (``Problem/diskCacheDirectoryUnusable``).
     public var cachesRootDirectory: URL {
         get { settings.withLock { $0.cachesRootDirectory } }
-        set { settings.withLock { $0.cachesRootDirectory = newValue } }
+        set {
+            let old = settings.withLock { settings in
+                defer { settings.cachesRootDirectory = newValue }
+                return settings.cachesRootDirectory
+            }
+            warnIfLivePipelinesKeep(old, whenRootBecomes: newValue)
+        }
     }
 
-    /// Where the pipeline logs. Default nil (no logging).
+    /// Where the pipeline logs. Default ``defaultLogger``: swift-log (`Logger(label: "TIP")`), warnings and more
+    /// severe, so an application that bootstraps `LoggingSystem` sees TIP's warnings without configuring TIP
+    /// (swift-log's default handler writes to stderr). Set nil to silence the pipeline.
     public var logger: (any PipelineLogger)? {
         get { settings.withLock { $0.logger } }
         set { settings.withLock { $0.logger = newValue } }
@@ -316,12 +349,17 @@ public final class GlobalConfiguration: Sendable {
     private static let queueTokenKey = DispatchSpecificKey<Int>()
     private static let nextQueueToken = Locked(1)
 
-    private static func tag(_ queue: DispatchQueue) {
+    static func tag(_ queue: DispatchQueue) {
         nextQueueToken.withLock { next in
             guard queue.getSpecific(key: queueTokenKey) == nil else { return }
             queue.setSpecific(key: queueTokenKey, value: next)
             next += 1
         }
+    }
+
+    /// The token `queue` was tagged with (0 when untagged): the same for every `DispatchQueue` object of one queue.
+    static func token(of queue: DispatchQueue) -> Int {
+        queue.getSpecific(key: queueTokenKey) ?? 0
     }
 
     /// Whether the caller runs on ``callbackQueue`` (the synchronous rendered-cache hit needs it).
@@ -416,10 +454,12 @@ public final class GlobalConfiguration: Sendable {
 
     // MARK: Problems and logging
 
-    /// Reports `problem` to the problem observer, and logs it at warning level.
-    func post(_ problem: Problem, userInfo: [String: any Sendable] = [:]) {
+    /// Reports `problem` to the problem observer, and logs it (at warning level unless told; `message`, when
+    /// given, says what happened and what to do instead of the problem's name and user info).
+    func post(_ problem: Problem, userInfo: [String: any Sendable] = [:], level: PipelineLogLevel = .warning,
+              message: @autoclosure () -> String? = nil) {
         let observer = settings.withLock { $0.problemObserver }
-        log(.warning, "problem \(problem.rawValue) \(userInfo)")
+        log(level, message().map { "\($0) [\(problem.rawValue)]" } ?? "problem \(problem.rawValue) \(userInfo)")
         observer?.problemWasEncountered(problem, userInfo: userInfo)
     }
 

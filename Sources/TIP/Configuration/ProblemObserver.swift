@@ -8,15 +8,19 @@ public struct Problem: RawRepresentable, Hashable, Sendable, CustomStringConvert
     /// The name.
     public var description: String { rawValue }
 
-    /// A disk-cache file name could not be made for an identifier.
+    /// A disk-cache file name could not be made for an identifier (the empty identifier, which would name the
+    /// directory itself); nothing was written. User info: `imageIdentifier`, `imageURL`, `path`.
     public static let diskCacheUpdateImageEntryCouldNotGenerateFileName = Problem(rawValue: "TIPProblemDiskCacheUpdateImageEntryCouldNotGenerateFileName")
-    /// Scaling an image failed; the unscaled image was used.
+    /// Scaling an image failed; the unscaled image was used. Posted when the scaled image would be larger than
+    /// the fetch's maximum pixel count. User info: `dimensions`, `targetDimensions`, `targetContentMode`,
+    /// `scaledDimensions`, `animated`.
     public static let imageFailedToScale = Problem(rawValue: "TIPProblemImageFailedToScale")
-    /// An image container without an image was read.
-    public static let imageContainerHasNilImage = Problem(rawValue: "TIPProblemImageContainerHasNilImage")
-    /// A fetch asked for target dimensions that are neither zero nor positive on both sides.
+    /// A fetch asked for target dimensions that are neither zero nor positive on both sides; it goes on at the
+    /// image's own size. User info: `targetDimensions`, `targetContentMode`, `imageIdentifier`, `imageURL`,
+    /// `fetchRequest`.
     public static let imageFetchHasInvalidTargetDimensions = Problem(rawValue: "TIPProblemImageFetchHasInvalidTargetDimensions")
-    /// A downloaded image carries GPS information (it is still delivered).
+    /// A downloaded image carries GPS information (an EXIF GPS directory); it is still delivered. User info:
+    /// `imageURL`.
     public static let imageDownloadedHasGPSInfo = Problem(rawValue: "TIPProblemImageDownloadedHasGPSInfo")
     /// A downloaded image could not be decoded.
     public static let imageDownloadedCouldNotBeDecoded = Problem(rawValue: "TIPProblemImageDownloadedCouldNotBeDecoded")
@@ -30,8 +34,15 @@ public struct Problem: RawRepresentable, Hashable, Sendable, CustomStringConvert
     /// Writing to the disk cache failed (full disk, read-only or vanished directory); memory caches
     /// keep working. User info: `path`, `error`.
     public static let diskCacheWriteFailed = Problem(rawValue: "TIPProblemDiskCacheWriteFailed")
+    /// A pipeline's disk cache directory cannot hold files (the caches root is a file, in `/proc`, read-only, not
+    /// writable by this user...), checked when the pipeline stands up; its images are cached in memory only.
+    /// User info: `path`, `error` (`"EACCES (13)"`), `errno` (an `Int`).
+    public static let diskCacheDirectoryUnusable = Problem(rawValue: "TIPProblemDiskCacheDirectoryUnusable")
     /// The disk cache directory had to be recreated. User info: `path`.
     public static let diskCacheDirectoryRecreated = Problem(rawValue: "TIPProblemDiskCacheDirectoryRecreated")
+    /// A complete disk-cache entry could not be decoded when read; it was removed and the fetch went on to the
+    /// next source. User info: `imageIdentifier`, `imageURL`, `path`, `error`.
+    public static let diskCacheEntryCouldNotBeDecoded = Problem(rawValue: "TIPProblemDiskCacheEntryCouldNotBeDecoded")
 }
 
 /// Keys of a problem's user info (TIP's `TIPProblemInfoKey*`).
@@ -58,6 +69,12 @@ public enum ProblemInfoKey {
     public static let path = "path"
     /// An error's description.
     public static let error = "error"
+    /// The POSIX error number of a file-system problem (an `Int`).
+    public static let errno = "errno"
+    /// The HTTP status code of the response (an `Int`).
+    public static let httpStatusCode = "httpStatusCode"
+    /// The HTTP response headers (`[String: String]`; an `Authorization` header is never included).
+    public static let httpResponseHeaders = "httpResponseHeaders"
 }
 
 /// Told about problems the pipeline handled (TIP's `TIPProblemObserver`). Called synchronously on

@@ -1,118 +1,244 @@
 import Foundation
 
-/// The bytes of one download so far, grown in place and handed over without a copy.
-///
-/// Bodies past ``mappingThreshold`` live in their own memory mapping (``PageMapping``) rather than on the
-/// heap, and the `Data` that ``take()`` returns unmaps it when its last copy goes, so the pages go back to
-/// the system at once. Small bodies (thumbnails) stay on the heap, where they cost no system call.
+/// What a shared download holds of its image: the bytes (``ImageDownloadBuffer``), what its header says
+/// (``ImageDownloadHeaderReader``), the disk-cache file the bytes are written to as they arrive, and the shared
+/// partial image members render scans and first frames from (made only when a member may render).
 ///
 /// Not thread-safe: confined to the downloader's queue, like the download that owns it.
 final class ImageDownloadBody {
-    /// Bodies (reserved or grown) at least this large are mapped.
-    static var mappingThreshold: Int { PageMapping.threshold }
+    private let buffer = ImageDownloadBuffer()
+    private let header = ImageDownloadHeaderReader()
+    private let interpolationQuality: InterpolationQuality
+    private let maximumPixelCount: Int
+    /// The file the bytes go to; nil when the disk cache could not take them.
+    private(set) var file: ImagePipelineCaches.DownloadFile?
+    /// The partial image fed every byte, once made.
+    private(set) var partialImage: PartialImage?
 
-    private var base: UnsafeMutableRawPointer?
-    private var capacity = 0
-    private(set) var isMapped = false
-    /// Bytes held.
-    private(set) var count = 0
-
-    init() {}
-
-    deinit { Self.release(base, capacity: capacity, mapped: isMapped) }
-
-    /// Whether no byte is held.
-    var isEmpty: Bool { count == 0 }
-
-    /// Makes room for `total` bytes in all, at once (the announced length of the body). False when the
-    /// memory could not be had (nothing changes then).
-    @discardableResult
-    func reserve(_ total: Int) -> Bool {
-        total <= capacity || reallocate(to: total)
+    init(interpolationQuality: InterpolationQuality, maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
+        self.interpolationQuality = interpolationQuality
+        self.maximumPixelCount = maximumPixelCount
     }
 
-    /// Appends `data`. False when the memory could not be had (nothing changes then).
-    func append(_ data: Data) -> Bool {
-        guard !data.isEmpty else { return true }
-        let needed = count + data.count
-        if needed > capacity, !reallocate(to: max(needed, capacity * 2)), !reallocate(to: needed) { return false }
-        data.withUnsafeBytes { bytes in
-            guard let source = bytes.baseAddress, let base else { return }
-            (base + count).copyMemory(from: source, byteCount: bytes.count)
-        }
-        count = needed
+    /// Bytes held.
+    var count: Int { buffer.count }
+    /// Whether no byte is held.
+    var isEmpty: Bool { buffer.isEmpty }
+    /// The type detected from the first bytes, once known.
+    var imageType: ImageType? { header.imageType }
+    /// The dimensions from the header; zero before it.
+    var dimensions: CGSize { header.dimensions }
+    /// Whether the header says the image is animated.
+    var isAnimated: Bool { header.isAnimated }
+    /// Whether a codec read the image's header.
+    var hasReadHeader: Bool { header.hasReadHeader }
+
+    /// Whether the catalogue reads these bytes as an image: a type with a codec, a header it read, and no more
+    /// pixels than `maximumPixelCount`. Only such bodies become cache entries.
+    func isReadable(maximumPixelCount: Int) -> Bool {
+        guard let type = header.imageType, CodecCatalogue.shared.codec(for: type) != nil, header.hasReadHeader else { return false }
+        return Double(header.dimensions.width) * Double(header.dimensions.height) <= Double(maximumPixelCount)
+    }
+
+    /// Whether the bytes end the way a whole file of their type ends (a cheap guard against bodies cut short).
+    var looksComplete: Bool {
+        buffer.withUnsafeBytes { ImageDownloadHeaderReader.looksComplete($0, type: header.imageType) }
+    }
+
+    /// Starts the body with a cached partial's bytes and the file seeded with them. False when the memory could not
+    /// be had (the body stays empty).
+    func seed(with partial: ImagePipelineCaches.CachedPartial) -> Bool {
+        guard buffer.append(partial.data) else { return false }
+        file = partial.file
+        header.consume(all: partial.data, chunk: partial.data, expectedLength: partial.resume.expectedLength)
         return true
     }
 
-    /// Runs `body` over the bytes held (valid only inside `body`).
-    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try body(UnsafeRawBufferPointer(start: base, count: count))
+    /// Writes the bytes to `file` from now on (a new download's file).
+    func useFile(_ file: ImagePipelineCaches.DownloadFile?) {
+        self.file?.discard()
+        self.file = file
     }
 
-    /// A copy of the bytes held.
-    func copy() -> Data {
-        withUnsafeBytes { Data($0) }
+    /// Makes room for `total` bytes at once (the announced length).
+    func reserve(_ total: Int) {
+        if total > buffer.count { buffer.reserve(total) }
     }
 
-    /// Hands the bytes over as `Data` that owns the storage; the body is empty afterwards.
-    func take() -> Data {
-        guard let base, count > 0 else {
-            clear()
-            return Data()
+    /// Appends the next bytes: to the buffer, the file (dropped if writing fails: the download goes on without it),
+    /// the header reader and the partial image. Nil when the memory could not be had.
+    func append(_ data: Data, expectedLength: Int?) -> ImageDecoderAppendResult? {
+        guard buffer.append(data) else { return nil }
+        if let file, !file.append(data) { self.file = nil }
+        header.consume(all: buffer.copy(), chunk: data, expectedLength: expectedLength)
+        return partialImage?.append(data) ?? .didProgress
+    }
+
+    /// Makes the partial image (fed every byte so far) unless there is one, decoding for the given sizing (JPEG
+    /// picks its DCT scale from it; members rendering at other sizings resample from that scale).
+    func makePartialImage(targetDimensions: CGSize, targetContentMode: ContentMode, expectedLength: Int?) {
+        guard partialImage == nil else { return }
+        let made = PartialImage(expectedLength: expectedLength, sizingHint: (targetDimensions, targetContentMode),
+                                interpolationQuality: interpolationQuality, maximumPixelCount: maximumPixelCount)
+        if !buffer.isEmpty { made.append(buffer.copy()) }
+        partialImage = made
+    }
+
+    /// Stops feeding the partial image (no member renders any more).
+    func dropPartialImage() {
+        partialImage = nil
+    }
+
+    /// Forgets every byte: the download starts over from byte 0 into `file`. A partial image is made again (empty)
+    /// for the same sizing.
+    func reset(file: ImagePipelineCaches.DownloadFile?) {
+        buffer.clear()
+        header.reset()
+        useFile(file)
+        if let old = partialImage {
+            partialImage = PartialImage(expectedLength: nil, sizingHint: old.sizingHint, interpolationQuality: interpolationQuality,
+                                        maximumPixelCount: maximumPixelCount)
         }
-        let taken: Data
-        if isMapped {
-            let length = capacity
-            taken = Data(bytesNoCopy: base, count: count, deallocator: .custom { pointer, _ in PageMapping.unmap(pointer, length: length) })
-        } else {
-            // Give back a heap block reserved for more than arrived.
-            let fitted = capacity > count ? (realloc(base, count) ?? base) : base
-            taken = Data(bytesNoCopy: fitted, count: count, deallocator: .free)
+    }
+
+    /// Hands the bytes over (the body is empty afterwards).
+    func take() -> Data { buffer.take() }
+
+    /// Hands the file over (the body no longer writes to it).
+    func takeFile() -> ImagePipelineCaches.DownloadFile? {
+        defer { file = nil }
+        return file
+    }
+
+    /// What the body holds, as the caches record it (the bytes taken from the body).
+    func takeImage(lastModified: String?, entityTag: String?, expectedLength: Int?) -> ImagePipelineCaches.DownloadedImage {
+        ImagePipelineCaches.DownloadedImage(data: take(), imageType: header.imageType, dimensions: header.dimensions,
+                                            isAnimated: header.isAnimated, lastModified: lastModified, entityTag: entityTag,
+                                            expectedLength: expectedLength)
+    }
+}
+
+/// Learns a download's image type and dimensions from its first bytes, without decoding the image:
+/// the type from the catalogue's detection, then the header through the codec's incremental context,
+/// which is fed only until the header is read. Confined to the downloader's queue.
+final class ImageDownloadHeaderReader {
+    private let catalogue: CodecCatalogue
+    private var context: (any ImageDecoderContext)?
+    private var gaveUp = false
+
+    /// The detected type, once known.
+    private(set) var imageType: ImageType?
+    /// The dimensions, once the header was read; zero before.
+    private(set) var dimensions: CGSize = .zero
+    /// Whether the header says the image is animated (as far as it tells).
+    private(set) var isAnimated = false
+
+    init(catalogue: CodecCatalogue = .shared) {
+        self.catalogue = catalogue
+    }
+
+    /// Whether the header has been read.
+    var hasReadHeader: Bool { dimensions.width > 0 && dimensions.height > 0 }
+
+    /// Looks at the body so far (`all`, asked for only until the type is known), of which `chunk` is the
+    /// newest part.
+    func consume(all body: @autoclosure () -> Data, chunk: Data, expectedLength: Int?) {
+        guard !hasReadHeader, !gaveUp else { return }
+        if context == nil {
+            let all = body()
+            guard let type = catalogue.detectImageType(all, isComplete: false) else {
+                if all.count > 64 * 1024 { gaveUp = true }  // no codec recognises it; the members' decode will say why
+                return
+            }
+            imageType = type
+            guard let decoder = catalogue.codec(for: type)?.decoder else {
+                gaveUp = true
+                return
+            }
+            let made = decoder.makeContext(expectedLength: expectedLength, options: ImageDecodingOptions(readsHeaderOnly: true))
+            context = made
+            feed(all, into: made)
+        } else if let context {
+            feed(chunk, into: context)
         }
-        forgetStorage()
-        return taken
     }
 
-    /// Drops every byte and the storage.
-    func clear() {
-        Self.release(base, capacity: capacity, mapped: isMapped)
-        forgetStorage()
+    /// Bytes handed to the context at a time: once the header is read a context starts decoding pixels, so
+    /// small slices keep that work to one slice (a whole 16 KiB chunk cost ~8x more per small JPEG).
+    static let sliceSize = 1024
+
+    private func feed(_ data: Data, into context: any ImageDecoderContext) {
+        var offset = data.startIndex
+        while offset < data.endIndex {
+            let end = min(data.endIndex, offset + Self.sliceSize)
+            do {
+                _ = try context.append(Data(data[offset..<end]))
+            } catch {
+                gaveUp = true
+                self.context = nil
+                return
+            }
+            if context.dimensions.width > 0 && context.dimensions.height > 0 {
+                dimensions = context.dimensions
+                isAnimated = context.isAnimated
+                self.context = nil  // the header is all this reader wants; the members decode the image
+                return
+            }
+            offset = end
+        }
     }
 
-    private func forgetStorage() {
-        base = nil
-        capacity = 0
-        count = 0
-        isMapped = false
+    /// Forgets everything (the download starts over).
+    func reset() {
+        context = nil
+        gaveUp = false
+        imageType = nil
+        dimensions = .zero
+        isAnimated = false
     }
 
-    /// Moves the bytes into storage for `requested` bytes; false (nothing changed) when there is no memory.
-    private func reallocate(to requested: Int) -> Bool {
-        if requested >= Self.mappingThreshold, let mapped = PageMapping.map(requested) {
-            if let base, count > 0 { mapped.pointer.copyMemory(from: base, byteCount: count) }
-            Self.release(base, capacity: capacity, mapped: isMapped)
-            base = mapped.pointer
-            capacity = mapped.length
-            isMapped = true
+    /// Whether `data` ends the way a whole file of `type` ends: JPEG's end-of-image marker, PNG's `IEND`
+    /// chunk, GIF's trailer, WebP's RIFF length. Other types pass. A cheap guard against bodies cut short
+    /// by a lying `Content-Length`; the decode still has the last word.
+    static func looksComplete(_ data: Data, type: ImageType?) -> Bool {
+        data.withUnsafeBytes { looksComplete($0, type: type) }
+    }
+
+    /// ``looksComplete(_:type:)`` over raw bytes.
+    static func looksComplete(_ raw: UnsafeRawBufferPointer, type: ImageType?) -> Bool {
+        guard let type, !raw.isEmpty else { return !raw.isEmpty }
+        let bytes = raw.bindMemory(to: UInt8.self)
+        let count = bytes.count
+        func tailContains(_ pattern: [UInt8], within window: Int) -> Bool {
+            guard count >= pattern.count else { return false }
+            let start = max(0, count - window)
+            var index = count - pattern.count
+            while index >= start {
+                var matches = true
+                for (offset, byte) in pattern.enumerated() where bytes[index + offset] != byte {
+                    matches = false
+                    break
+                }
+                if matches { return true }
+                index -= 1
+            }
+            return false
+        }
+        switch type {
+        case .jpeg:
+            // Entropy-coded data never holds FF D9 (0xFF is stuffed), so an end-of-image marker near the
+            // end means the last scan finished.
+            return tailContains([0xFF, 0xD9], within: 4096)
+        case .png:
+            return tailContains(Array("IEND".utf8), within: 64)
+        case .gif:
+            return bytes[count - 1] == 0x3B
+        case .webp:
+            guard count >= 12 else { return false }
+            let declared = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
+            return count >= declared + 8
+        default:
             return true
         }
-        // Small, or the mapping failed: the heap.
-        if isMapped {
-            guard let grown = malloc(requested) else { return false }
-            if let base, count > 0 { grown.copyMemory(from: base, byteCount: count) }
-            Self.release(base, capacity: capacity, mapped: true)
-            base = grown
-            isMapped = false
-        } else {
-            guard let grown = realloc(base, requested) else { return false }
-            base = grown
-        }
-        capacity = requested
-        return true
-    }
-
-    private static func release(_ pointer: UnsafeMutableRawPointer?, capacity: Int, mapped: Bool) {
-        guard let pointer else { return }
-        if mapped { PageMapping.unmap(pointer, length: capacity) } else { free(pointer) }
     }
 }

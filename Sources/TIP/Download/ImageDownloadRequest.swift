@@ -23,6 +23,13 @@ struct ImageDownloadRequest: Sendable {
     var allowsResume = true
     /// Whether a whole download is allowed (TIP's `network` loading source); without it only a resume may run.
     var allowsFullDownload = true
+    /// Whether the bytes a download of the URL committed to the memory cache may answer this request instead of a
+    /// new download (fetches allowing TIP's `memoryCache` source; off for plain downloads).
+    var allowsCommittedImage = false
+    /// What the member may render while bytes arrive; nil: nothing. Not part of the coalescing key.
+    var rendering: ImageDownloadRendering?
+    /// The most pixels an image may have to be decoded and cached (the first member's).
+    var maximumPixelCount = ImageDecodingOptions.defaultMaximumPixelCount
 
     /// A request for `url` (identifier: the URL's absolute string).
     init(url: URL, identifier: String? = nil, pipeline: ImagePipeline? = nil,
@@ -63,5 +70,26 @@ extension ImageDownloadRequest {
         isPlaceholder = request.options.contains(.treatAsPlaceholder)
         allowsResume = request.loadingSources.allows(.networkResumed)
         allowsFullDownload = request.loadingSources.allows(.network)
+        allowsCommittedImage = request.loadingSources.allows(.memoryCache)
+        maximumPixelCount = request.resolvedMaximumPixelCount(pipeline?.configuration)
+    }
+}
+
+/// What a member may render while its download's bytes arrive: progressive scans of some types, the first
+/// frame of animations. A download makes its shared partial image as soon as the type is known when a member
+/// may render that type, so that even a body arriving in one chunk can show a scan.
+struct ImageDownloadRendering: Sendable {
+    /// The sizing the member renders at (the partial image decodes for the first such member's sizing).
+    var targetDimensions: CGSize
+    /// How the member's target is filled.
+    var targetContentMode: ContentMode
+    /// The types whose progressive scans the member may ask for (it decides once the header arrived).
+    var progressiveTypes: Set<ImageType>
+    /// Whether the member shows an animation's first frame early.
+    var rendersFirstFrames: Bool
+
+    /// Whether the member may render an image of `type`.
+    func mayRender(_ type: ImageType, catalogue: CodecCatalogue = .shared) -> Bool {
+        progressiveTypes.contains(type) || (rendersFirstFrames && catalogue.supportsAnimation(type))
     }
 }

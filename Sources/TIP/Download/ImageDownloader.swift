@@ -28,8 +28,10 @@ final class ImageDownloader: @unchecked Sendable {
         self.configuration = configuration
     }
 
-    /// Adds `member` to the download its request matches, or to a new one.
-    func add(_ member: any ImageDownloadDelegate) {
+    /// Adds `member` to the download its request matches, or to a new one. When no download of the URL runs but
+    /// one committed the image to the memory cache since the member looked there, the member gets those bytes
+    /// instead (a second request for the same URL is never sent).
+    func add(_ member: any ImageDownloadMember) {
         let request = member.imageDownloadRequest
         queue.async { [self] in
             let id = ObjectIdentifier(member)
@@ -38,10 +40,18 @@ final class ImageDownloader: @unchecked Sendable {
             if let existing = downloads[request.joinKey], existing.acceptsMembers {
                 download = existing
             } else {
+                let handle = ImageDownloadHandle(url: request.url, identifier: request.identifier)
                 guard let configuration else {
-                    let handle = ImageDownloadHandle(url: request.url, identifier: request.identifier)
                     let error = ImageFetchError(.couldNotDownloadImage, "The pipeline's configuration is gone; nothing can be downloaded.")
                     member.imageDownloadQueue.async { member.imageDownload(handle, didCompleteWith: .failure(error)) }
+                    return
+                }
+                if request.allowsCommittedImage, let committed = request.pipeline?.caches.committedImage(for: request) {
+                    let result = ImageDownloadResult(
+                        data: committed.data, url: request.url, imageType: committed.imageType, dimensions: committed.dimensions,
+                        isAnimated: committed.isAnimated, source: .memoryCache, response: nil, wasCommitted: true,
+                        wasStoredOnDisk: false, sentRequest: nil, providerMetrics: nil, networkLoadDuration: 0)
+                    member.imageDownloadQueue.async { member.imageDownload(handle, didCompleteWith: .success(result)) }
                     return
                 }
                 download = SharedImageDownload(request: request, downloader: self, configuration: configuration)
@@ -55,28 +65,30 @@ final class ImageDownloader: @unchecked Sendable {
     }
 
     /// Takes `member` out of its download; it gets a `cancelled` completion unless it already completed.
-    /// The last member leaving cancels the download.
-    func remove(_ member: any ImageDownloadDelegate, reason: String = "the fetch was cancelled") {
+    /// The last member leaving cancels the download (after keeping its resumable partial).
+    func remove(_ member: any ImageDownloadMember, reason: String = "the fetch was cancelled") {
         queue.async { [self] in
             let id = ObjectIdentifier(member)
             guard let download = memberships.removeValue(forKey: id) else { return }
-            if download.remove(id, reason: reason) { download.cancelForLackOfMembers() }
+            download.remove(id, reason: reason)
         }
     }
 
     /// Re-reads `member`'s priority and re-prioritizes its download.
-    func priorityDidChange(for member: any ImageDownloadDelegate) {
+    func priorityDidChange(for member: any ImageDownloadMember) {
         queue.async { [self] in
             let id = ObjectIdentifier(member)
             memberships[id]?.priorityDidChange(for: id)
         }
     }
 
-    /// Gives `member`'s download a shared partial image (fed from now on), decoding for `sizing` (the
-    /// member's target); it arrives with the next update.
-    func usePartialImage(for member: any ImageDownloadDelegate,
-                         sizing: (dimensions: CGSize, contentMode: ContentMode) = (.zero, .center)) {
-        queue.async { [self] in memberships[ObjectIdentifier(member)]?.usePartialImage(sizing: sizing) }
+    /// `member` renders nothing after all (its delegate declined scans and shows no first frame): its download stops
+    /// feeding the partial image when no other member may render.
+    func memberDeclinedRendering(_ member: any ImageDownloadMember) {
+        queue.async { [self] in
+            let id = ObjectIdentifier(member)
+            memberships[id]?.renderingDeclined(by: id)
+        }
     }
 
     /// Starts waiting downloads if the concurrency limit now allows more.
@@ -87,7 +99,7 @@ final class ImageDownloader: @unchecked Sendable {
     /// Called by a download once it ended (on the queue): frees its slot and forgets its members.
     func downloadDidFinish(_ download: SharedImageDownload, wasRunning: Bool) {
         if downloads[download.key] === download { downloads[download.key] = nil }
-        for member in download.members { memberships[ObjectIdentifier(member.delegate)] = nil }
+        for member in download.members.all { memberships[member.id] = nil }
         if let index = waiting.firstIndex(where: { $0 === download }) { waiting.remove(at: index) }
         if wasRunning { runningCount -= 1 }
         startWaitingDownloads()

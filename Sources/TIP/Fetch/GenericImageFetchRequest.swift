@@ -33,6 +33,8 @@ public struct GenericImageFetchRequest: MutableTargetSizingImageFetchRequest {
     public var imageRequestHydrator: ImageRequestHydrator?
     /// Gives the `Authorization` header value.
     public var imageRequestAuthorizer: ImageRequestAuthorizer?
+    /// The most pixels this fetch decodes; nil: ``GlobalConfiguration/maximumPixelCount``.
+    public var maximumPixelCount: Int?
 
     /// A request for `imageURL` with TIP's defaults.
     public init(imageURL: URL) {
@@ -59,5 +61,6 @@ public struct GenericImageFetchRequest: MutableTargetSizingImageFetchRequest {
         transformer = request.transformer
         imageRequestHydrator = request.imageRequestHydrator
         imageRequestAuthorizer = request.imageRequestAuthorizer
+        maximumPixelCount = request.maximumPixelCount
     }
 }

@@ -18,12 +18,16 @@ public struct ImageFetchError: Error, Sendable, CustomNSError, CustomStringConve
         case couldNotDecodeImage = 3
         /// The hydration block changed the request's URL or HTTP method.
         case illegalModificationByHydrationBlock = 4
-        /// No download provider was available.
+        /// The download failed in transport (connection refused or lost, timeout, DNS, TLS...); the provider's
+        /// error is ``ImageFetchError/underlyingError``. Also: no download provider was available.
         case couldNotDownloadImage = 5
         /// Every allowed source was tried (or a full load was forbidden) and none produced the image.
         case couldNotLoadImage = 6
         /// Beyond TIP: the response was larger than `GlobalConfiguration.maxImageDownloadByteCount`.
         case downloadTooLarge = 7
+        /// Beyond TIP: the download ran past `GlobalConfiguration.maxImageDownloadDuration`, or went slower than
+        /// `minimumImageDownloadBytesPerSecond`; what arrived is kept as a resumable partial.
+        case downloadTimedOut = 8
         /// Contract: the download reported `didStart` more than once.
         case downloadEncounteredToStartMoreThanOnce = 1001
         /// Contract: the download asked to hydrate its request more than once.
@@ -70,23 +74,44 @@ public struct ImageFetchError: Error, Sendable, CustomNSError, CustomStringConve
     public let httpStatusCode: Int?
     /// Extra string values for the user info (URLs and methods of a hydration violation).
     public let details: [String: String]
+    /// The error underneath, for `couldNotDownloadImage` (the provider's `URLError`, `POSIXError`, ...); also
+    /// under `NSUnderlyingErrorKey` in the user info. Nil otherwise.
+    public let underlyingError: (any Error)?
 
-    /// An error with `code` and `message`, optionally an HTTP status and extra string details for the user info.
-    public init(_ code: Code, _ message: String, httpStatusCode: Int? = nil, details: [String: String] = [:]) {
+    /// An error with `code` and `message`, optionally an HTTP status, extra string details for the user info and
+    /// the error underneath.
+    public init(_ code: Code, _ message: String, httpStatusCode: Int? = nil, details: [String: String] = [:],
+                underlyingError: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.httpStatusCode = httpStatusCode
         self.details = details
+        self.underlyingError = underlyingError
+    }
+
+    /// Equal code, message, status and details, and underlying errors of the same domain and code.
+    public static func == (lhs: ImageFetchError, rhs: ImageFetchError) -> Bool {
+        guard lhs.code == rhs.code, lhs.message == rhs.message, lhs.httpStatusCode == rhs.httpStatusCode,
+              lhs.details == rhs.details else { return false }
+        switch (lhs.underlyingError, rhs.underlyingError) {
+        case (nil, nil): return true
+        case let (left?, right?):
+            let (a, b) = (left as NSError, right as NSError)
+            return a.domain == b.domain && a.code == b.code
+        default: return false
+        }
     }
 
     /// `TIPImageFetchErrorDomain`.
     public static var errorDomain: String { "TIPImageFetchErrorDomain" }
     /// The raw TIP code.
     public var errorCode: Int { code.rawValue }
-    /// The message under `NSLocalizedDescriptionKey`, the status under `httpStatusCode`, plus `details`.
+    /// The message under `NSLocalizedDescriptionKey`, the status under `httpStatusCode`, the underlying error
+    /// under `NSUnderlyingErrorKey`, plus `details`.
     public var errorUserInfo: [String: Any] {
         var info: [String: Any] = [NSLocalizedDescriptionKey: message]
         if let httpStatusCode { info[Self.httpStatusCodeKey] = httpStatusCode }
+        if let underlyingError { info[NSUnderlyingErrorKey] = underlyingError as NSError }
         for (key, value) in details { info[key] = value }
         return info
     }
@@ -132,6 +157,23 @@ extension ImageFetchError {
                 + "raise GlobalConfiguration.maxImageDownloadByteCount to load it.")
     }
 
+    /// `downloadTimedOut`: the download of `url` ran past `limit` seconds in all.
+    public static func downloadTimedOut(url: URL, duration limit: TimeInterval) -> ImageFetchError {
+        ImageFetchError(
+            .downloadTimedOut,
+            "The download of \(url.absoluteString) took longer than \(limit) s and was stopped; what arrived is kept "
+                + "and a later fetch resumes it. Raise GlobalConfiguration.maxImageDownloadDuration for slow origins.")
+    }
+
+    /// `downloadTimedOut`: the download of `url` received `received` bytes in `interval` seconds, below the minimum.
+    public static func downloadTimedOut(url: URL, received: Int, interval: TimeInterval, minimumBytesPerSecond: Int) -> ImageFetchError {
+        ImageFetchError(
+            .downloadTimedOut,
+            "The download of \(url.absoluteString) received \(received) bytes in \(interval) s, slower than the minimum of "
+                + "\(minimumBytesPerSecond) bytes per second, and was stopped; what arrived is kept and a later fetch resumes it. "
+                + "Lower GlobalConfiguration.minimumImageDownloadBytesPerSecond for slow origins.")
+    }
+
     /// TIP's error for a successful response without a body (code 1006, as TIP reports it).
     static func emptyResponse(status: Int, url: URL) -> ImageFetchError {
         ImageFetchError(
@@ -140,9 +182,13 @@ extension ImageFetchError {
                 + "check the URL and the server.")
     }
 
-    /// `cancelled`, with the reason given to `cancel`.
+    /// `cancelled`, with the reason given to `cancel` (a reason that only says the fetch was cancelled is not
+    /// repeated).
     public static func cancelled(_ reason: String) -> ImageFetchError {
-        ImageFetchError(.cancelled, "The fetch was cancelled (\(reason)); fetch again if the image is still needed.")
+        let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        let redundant = reason.isEmpty || reason.lowercased().hasPrefix("the fetch was cancelled")
+        return ImageFetchError(.cancelled, "The fetch was cancelled\(redundant ? "" : " (\(reason))"); "
+            + "fetch again if the image is still needed.")
     }
 
     /// A download contract violation (1001-1009) with a message naming the provider's mistake.

@@ -14,7 +14,7 @@ public enum ImageFetchEvent: Sendable {
     case final(ImageFetchResult)
 }
 
-/// Feeds a fetch's callbacks into an `AsyncThrowingStream` (owned by its operation).
+/// Feeds a fetch's callbacks into an `AsyncThrowingStream` (owned by its operation, called on its queue).
 final class ImageFetchEventStreamDelegate: ImageFetchDelegate {
     let continuation: AsyncThrowingStream<ImageFetchEvent, any Error>.Continuation
 
@@ -47,6 +47,8 @@ final class ImageFetchEventStreamDelegate: ImageFetchDelegate {
         continuation.finish()
     }
     func imageFetchOperation(_ operation: ImageFetchOperation, didFailToLoadFinalImage error: any Error) {
-        continuation.finish(throwing: error)
+        // Only the stream's termination (the task cancelled, the iteration ended) cancels its fetch.
+        let cancelled = (error as? ImageFetchError)?.code == .cancelled
+        continuation.finish(throwing: cancelled ? CancellationError() : error)
     }
 }

@@ -1,10 +1,15 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
-// The fetch as a member of a shared download: events arrive on `workQueue`.
+// The fetch as a member of a shared download, from joining to the downloaded image: events arrive on `workQueue`.
 extension ImageFetchOperation {
-    /// What this fetch asks the downloader for.
+    /// What this fetch asks the downloader for, with what it may render while the bytes arrive.
     var imageDownloadRequest: ImageDownloadRequest {
-        ImageDownloadRequest(fetchRequest: request, pipeline: imagePipeline)
+        var download = ImageDownloadRequest(fetchRequest: request, pipeline: imagePipeline)
+        download.rendering = renderingInterest
+        return download
     }
 
     /// The fetch's priority.
@@ -13,9 +18,9 @@ extension ImageFetchOperation {
     /// The fetch's own serial queue.
     var imageDownloadQueue: DispatchQueue { workQueue }
 
-    func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedByteCount: Int?) {
+    func imageDownloadDidStart(_ download: ImageDownloadHandle, resumedByteCount: Int, expectedLength: Int?) {
         if resumedByteCount > 0 { guarded.withLock { $0.recorder.fileNetwork(asResumed: true) } }
-        let progress: Float = expectedByteCount.map { $0 > 0 ? min(0.999, Float(resumedByteCount) / Float($0)) : 0 } ?? 0
+        let progress: Float = expectedLength.map { $0 > 0 ? min(0.999, Float(resumedByteCount) / Float($0)) : 0 } ?? 0
         report(progress: progress)
     }
 
@@ -25,7 +30,6 @@ extension ImageFetchOperation {
     }
 
     func imageDownload(_ download: ImageDownloadHandle, didUpdate update: ImageDownloadUpdate) {
-        cancelIfDelegateIsGone()
         if isCancelRequested { return }
         guarded.withLock { state in
             if let type = update.imageType { state.networkLoadImageType = type }
@@ -36,24 +40,43 @@ extension ImageFetchOperation {
     }
 
     func imageDownload(_ download: ImageDownloadHandle, didCompleteWith result: Result<ImageDownloadResult, any Error>) {
-        guarded.withLock { $0.downloading = false }
+        setDownloading(false)
         switch result {
         case .failure(let error):
             fail(error)
         case .success(let downloaded):
             // Cancelled after the last byte but before this ran: the bytes are cached, the fetch is cancelled.
             if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
-            let source: ImageLoadSource = downloaded.wasResumed ? .networkResumed : .network
-            let image: ImageContainer
-            do {
-                image = try finalImageFromPartial() ?? decode(downloaded.data, type: downloaded.imageType)
-            } catch {
+            finishDownload(downloaded)
+        }
+    }
+
+    /// Decodes the downloaded image (or takes it from the partial image that rendered the scans), records the
+    /// network metrics, and succeeds. An image that does not decode fails the fetch and leaves the caches.
+    private func finishDownload(_ downloaded: ImageDownloadResult) {
+        let image: ImageContainer
+        do {
+            image = try finalImageFromPartial() ?? decoding.decode(downloaded.data, type: downloaded.imageType,
+                                                                    quality: configuration.defaultInterpolationQuality,
+                                                                    metrics: configuration.metrics)
+        } catch {
+            if downloaded.wasCommitted {
+                caches.discardUndecodableImage(identifier: identifier, url: downloaded.url, error: error)
+            } else {
                 configuration.post(.imageDownloadedCouldNotBeDecoded, userInfo: [
                     ProblemInfoKey.imageURL: downloaded.url.absoluteString, ProblemInfoKey.imageIdentifier: identifier,
+                    ProblemInfoKey.error: String(describing: error),
                 ])
-                return fail(ImageFetchError(.couldNotDecodeImage,
-                    "The image downloaded from \(downloaded.url.absoluteString) could not be decoded (\(error)); the server may have sent something else."))
             }
+            return fail(ImageFetchError(.couldNotDecodeImage, Self.undecodableMessage(error, downloaded: downloaded)))
+        }
+        if downloaded.source != .memoryCache, ImageMetadataReader.hasGPSInfo(downloaded.data, type: downloaded.imageType) {
+            // TIP: an image served with its location is a privacy leak to report (it is still delivered).
+            configuration.post(.imageDownloadedHasGPSInfo, userInfo: [ProblemInfoKey.imageURL: downloaded.url.absoluteString],
+                               message: "the image downloaded from \(downloaded.url.absoluteString) carries GPS information "
+                                   + "(an EXIF GPS directory): the server should strip it")
+        }
+        if downloaded.source != .memoryCache {
             guarded.withLock { state in
                 state.recorder.updateNetwork { info in
                     info.networkImageSizeInBytes = downloaded.data.count
@@ -64,17 +87,33 @@ extension ImageFetchOperation {
                     info.totalNetworkLoadDuration = downloaded.networkLoadDuration
                 }
             }
-            let isPlaceholder = request.options.contains(.treatAsPlaceholder)
-            let (ready, transformed) = prepared(image, progress: 1)
-            let result = makeResult(ready, source: source, url: downloaded.url, isPlaceholder: isPlaceholder,
-                                    originalDimensions: downloaded.dimensions == .zero ? image.dimensions : downloaded.dimensions,
-                                    transformed: transformed)
-            let bytes = downloaded.isFirstMember ? MemoryCacheCompleteImage(
-                data: downloaded.data, imageType: downloaded.imageType, url: downloaded.url,
-                dimensions: downloaded.dimensions, isAnimated: downloaded.isAnimated, isPlaceholder: isPlaceholder,
-                timeToLive: request.resolvedTimeToLive,
-                updateExpiryOnAccess: !request.options.contains(.doNotResetExpiryOnAccess)) : nil
-            succeed(result, propagateBytes: bytes)
+        }
+        let isPlaceholder = request.options.contains(.treatAsPlaceholder)
+        let (ready, transformed) = prepared(image, progress: 1)
+        let result = makeResult(ready, source: downloaded.source, url: downloaded.url, isPlaceholder: isPlaceholder,
+                                originalDimensions: downloaded.dimensions == .zero ? image.dimensions : downloaded.dimensions,
+                                transformed: transformed)
+        succeed(result, propagateBytes: nil)
+    }
+
+    /// Why a downloaded body did not decode, in words that name the setting or the response that explains it.
+    static func undecodableMessage(_ error: any Error, downloaded: ImageDownloadResult) -> String {
+        let url = downloaded.url.absoluteString
+        let contentType = downloaded.response?.value(forHTTPHeaderField: "Content-Type").map { "Content-Type \($0)" }
+            ?? "no Content-Type"
+        switch error as? ImageDecodingError {
+        case .unrecognizedFormat?, .emptyData?:
+            return "The response from \(url) is not an image: the server sent \(contentType) (\(downloaded.data.count) bytes), "
+                + "which no registered codec reads; check the URL (an error or login page answered with a success status?)."
+        case .missingCodec(let type)?:
+            return "The image downloaded from \(url) is \(type.rawValue) (\(contentType)), and no codec for it is "
+                + "registered; \(type.missingCodecAdvice)."
+        case let .dimensionsTooLarge(width, height, limit)?:
+            return "The image downloaded from \(url) is \(width)x\(height), which exceeds the limit of \(limit) pixels; raise "
+                + "GlobalConfiguration.shared.maximumPixelCount (or the request's maximumPixelCount) to load it."
+        default:
+            return "The image downloaded from \(url) (\(contentType)) could not be decoded (\(error)); the server may have "
+                + "sent something else."
         }
     }
 

@@ -7,45 +7,58 @@ extension ImageFetchOperation {
                  _ body: @escaping @Sendable (ImageFetchOperation, any ImageFetchDelegate) -> Void) {
         guard let delegate else { return }
         if let capability, !delegate[keyPath: capability] { return }
-        configuration.callbackQueue.async { body(self, delegate) }
+        dispatchToDelegate { body(self, delegate) }
+    }
+
+    /// Runs `work` where the delegate hears of the fetch: the callback queue (watched for being serviced), or the
+    /// operation's own queue for the async API's internal delegates.
+    func dispatchToDelegate(_ work: @escaping @Sendable () -> Void) {
+        if deliversOnOwnQueue {
+            workQueue.async(execute: work)
+        } else {
+            configuration.dispatchToCallbackQueue(work)
+        }
     }
 
     /// Delivers the final image, stores it in the caches, and finishes once the delegate has it.
-    /// `propagateBytes`: the encoded bytes to offer the memory cache (disk and network hits).
+    /// `propagateBytes`: the encoded bytes to offer the memory cache (disk hits).
     func succeed(_ result: ImageFetchResult, propagateBytes: MemoryCacheCompleteImage?) {
         let now = clock.now
-        let (delegate, metrics) = guarded.withLock { state -> ((any ImageFetchDelegate)?, ImageFetchMetrics) in
+        let delegate = guarded.withLock { state -> (any ImageFetchDelegate)? in
             state.recorder.record(.hitFinal, at: now)
             state.finalResult = result
             state.progress = 1
-            state.state = .succeeded
-            state.downloading = false
-            let metrics = state.recorder.finish(at: now, cancelled: false)
-            state.metrics = metrics
-            return (state.delegate, metrics)
-        }
-        _ = metrics
-        if let propagateBytes {
-            imagePipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: identifier, complete: propagateBytes))
+            state.phase = .ending(.succeeded, wasExecuting: true)
+            state.metrics = state.recorder.finish(at: now, cancelled: false)
+            return state.delegate
         }
         let transformerIdentifier = result.imageWasTransformed ? request.transformer?.transformerIdentifier : nil
         let storable = !result.imageWasTransformed || transformerIdentifier != nil
-        if storable, !request.options.contains(.skipStoringToRenderedCache), !result.imageIsTreatedAsPlaceholder {
-            imagePipeline.renderedCache.store(result.imageContainer, identifier: identifier, transformerIdentifier: transformerIdentifier,
-                                              sourceDimensions: result.imageOriginalDimensions, isPlaceholder: false,
-                                              url: result.imageURL)
-        }
-        if result.imageSource == .network || result.imageSource == .networkResumed {
-            // A download stored a new image (the downloader finalized the disk file).
-            for observer in imagePipeline.allObservers {
-                observer.imagePipeline(imagePipeline, didStoreImageWithIdentifier: identifier, url: result.imageURL,
-                                       dimensions: result.imageOriginalDimensions, isPlaceholder: result.imageIsTreatedAsPlaceholder,
-                                       wasManuallyStored: false)
-            }
-        }
-        configuration.callbackQueue.async {
+        caches.storeFetchedImage(result, identifier: identifier, bytes: propagateBytes,
+                                 storesRendered: storable && !request.options.contains(.skipStoringToRenderedCache)
+                                     && !result.imageIsTreatedAsPlaceholder,
+                                 transformerIdentifier: transformerIdentifier)
+        countFetch(source: result.imageSource, result: "success")
+        dispatchToDelegate {
             delegate?.imageFetchOperation(self, didLoadFinalImage: result)
             self.markFinished()
+        }
+    }
+
+    /// Counts the fetch's outcome in the configuration's metrics.
+    func countFetch(source: ImageLoadSource?, result: String) {
+        let name = source.map(Self.metricName) ?? "none"
+        configuration.metrics.increment("tip_fetches_total", [("pipeline", imagePipeline.identifier), ("source", name), ("result", result)])
+    }
+
+    private static func metricName(_ source: ImageLoadSource) -> String {
+        switch source {
+        case .memoryCache: "memory"
+        case .diskCache: "disk"
+        case .additionalCache: "additional"
+        case .network: "network"
+        case .networkResumed: "network_resumed"
+        case .unknown: "none"
         }
     }
 
@@ -54,14 +67,14 @@ extension ImageFetchOperation {
         let now = clock.now
         let cancelled = (error as? ImageFetchError)?.code == .cancelled
         let delegate = guarded.withLock { state -> (any ImageFetchDelegate)? in
-            guard !state.state.isFinished else { return nil }
+            guard !state.phase.isOver else { return nil }
             state.error = error
-            state.state = cancelled ? .cancelled : .failed
-            state.downloading = false
+            state.phase = .ending(cancelled ? .cancelled : .failed, wasExecuting: state.phase.isExecuting)
             state.metrics = state.recorder.finish(at: now, cancelled: cancelled)
             return state.delegate
         }
-        configuration.callbackQueue.async {
+        countFetch(source: nil, result: cancelled ? "cancelled" : "failure")
+        dispatchToDelegate {
             delegate?.imageFetchOperation(self, didFailToLoadFinalImage: error)
             self.markFinished()
         }
@@ -69,18 +82,15 @@ extension ImageFetchOperation {
 
     /// Tells the queue the operation is over (after its last callback ran).
     func markFinished() {
-        let (alreadyFinished, wasExecuting) = guarded.withLock { ($0.finished, $0.executing) }
-        guard !alreadyFinished else { return }
+        guard case .ending(let outcome, let wasExecuting) = guarded.withLock({ $0.phase }) else { return }
+        let now = clock.now
         // The synchronous rendered-cache hit never executed: only isFinished changes.
-        if wasExecuting { willChangeValue(forKey: "isExecuting") }
-        willChangeValue(forKey: "isFinished")
-        guarded.withLock { state in
-            state.executing = false
-            state.finished = true
-            state.finishedAt = clock.now
-            state.ownedDelegate = nil
+        transition(executing: wasExecuting, finished: true) {
+            guarded.withLock { state in
+                state.phase = .finished(outcome)
+                state.finishedAt = now
+                state.ownedDelegate = nil
+            }
         }
-        didChangeValue(forKey: "isFinished")
-        if wasExecuting { didChangeValue(forKey: "isExecuting") }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 // The source order (API map §22.3; the synchronous rendered-cache path is in +RenderedHit): memory, disk,
-// other live pipelines' disks, additional caches, network. Everything here runs on `workQueue`.
+// other live pipelines' disks, additional caches, network. Everything here runs on `workQueue`; every cache is
+// reached through the pipeline's one door (`ImagePipelineCaches`).
 extension ImageFetchOperation {
     /// The fetch's entry point on its queue.
     func run() {
@@ -13,15 +14,24 @@ extension ImageFetchOperation {
 
     var isCancelRequested: Bool {
         cancelIfDelegateIsGone()
-        return guarded.withLock { $0.cancelReason != nil }
+        return guarded.withLock { $0.phase.cancelReason != nil }
     }
-    var cancelReason: String { guarded.withLock { $0.cancelReason } ?? "the fetch was cancelled" }
+    var cancelReason: String { guarded.withLock { $0.phase.cancelReason } ?? "the fetch was cancelled" }
 
-    /// Moves the state forward (never back).
+    /// Moves the state forward (never back) while the fetch runs.
     func advance(to state: ImageFetchOperationState) {
         guarded.withLock { guarded in
-            if guarded.state.isActive || guarded.state == .idle, state.rawValue > guarded.state.rawValue {
-                guarded.state = state
+            if case .running(let current, let reason, let downloading) = guarded.phase, state.rawValue > current.rawValue {
+                guarded.phase = .running(state, cancelReason: reason, isDownloading: downloading)
+            }
+        }
+    }
+
+    /// Marks the fetch as a member of a shared download, or not.
+    func setDownloading(_ downloading: Bool) {
+        guarded.withLock { guarded in
+            if case .running(let state, let reason, _) = guarded.phase {
+                guarded.phase = .running(state, cancelReason: reason, isDownloading: downloading)
             }
         }
     }
@@ -35,6 +45,15 @@ extension ImageFetchOperation {
         }
     }
 
+    var caches: ImagePipelineCaches { imagePipeline.caches }
+
+    /// How cache hits are decoded: straight to the request's target sizing.
+    var decoding: ImagePipelineCaches.Decoding {
+        ImagePipelineCaches.Decoding(targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
+                                     decoderConfigMap: request.decoderConfigMap,
+                                     maximumPixelCount: request.resolvedMaximumPixelCount(configuration))
+    }
+
     // MARK: Memory
 
     func loadFromMemory() {
@@ -43,24 +62,12 @@ extension ImageFetchOperation {
         attempt(.memoryCache)
         guard request.loadingSources.allows(.memoryCache) else { return loadFromDisk() }
         let touch = !request.options.contains(.doNotResetExpiryOnAccess)
-        guard let entry = imagePipeline.memoryCache.entry(withIdentifier: identifier, touch: touch),
-              let complete = entry.complete else { return loadFromDisk() }
-        let sameURL = complete.url == request.imageURL
-        guard sameURL || previewResult == nil else { return loadFromDisk() }
-        do {
-            let image = try imagePipeline.memoryCache.decodeCompleteImage(
-                of: entry, targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
-                decoderConfigMap: request.decoderConfigMap)
-            let (ready, transformed) = prepared(image, progress: sameURL ? 1 : -1)
-            // The stored variant's own size (the decoded image is already at the target).
-            let original = complete.dimensions == .zero ? image.dimensions : complete.dimensions
-            let result = makeResult(ready, source: .memoryCache, url: complete.url, isPlaceholder: complete.isPlaceholder,
-                                    originalDimensions: original, transformed: transformed)
-            if sameURL { return succeed(result, propagateBytes: nil) }
-            offerPreview(result) { self.loadFromDisk() }
-        } catch {
-            loadFromDisk()
-        }
+        guard let found = caches.memoryImage(identifier: identifier, url: request.imageURL, acceptsOtherURL: previewResult == nil,
+                                             touch: touch, decoding: decoding) else { return loadFromDisk() }
+        let sameURL = found.url == request.imageURL
+        let result = makeResult(found, source: .memoryCache, progress: sameURL ? 1 : -1)
+        if sameURL { return succeed(result, propagateBytes: nil) }
+        offerPreview(result) { self.loadFromDisk() }
     }
 
     // MARK: Disk
@@ -70,57 +77,33 @@ extension ImageFetchOperation {
         advance(to: .loadingFromDisk)
         attempt(.diskCache)
         guard request.loadingSources.allows(.diskCache) else { return loadFromAdditionalCaches() }
-        guard let complete = imagePipeline.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete
-        else { return loadFromOtherPipelines() }
-        let sameURL = complete.metadata.url == request.imageURL
-        let previewArea = previewResult.map { $0.imageOriginalDimensions.width * $0.imageOriginalDimensions.height } ?? -1
-        let metadata = complete.metadata
-        guard sameURL || (previewResult == nil || CGFloat(metadata.area) > previewArea),
-              let data = imagePipeline.diskCache.completeData(of: complete),
-              let image = try? decode(data, type: metadata.imageType.map(ImageType.init(rawValue:)))
-        else { return loadFromOtherPipelines() }
-        let (ready, transformed) = prepared(image, progress: sameURL ? 1 : -1)
-        let result = makeResult(ready, source: .diskCache, url: metadata.url, isPlaceholder: metadata.isPlaceholder,
-                                originalDimensions: originalDimensions(of: metadata, decoded: image), transformed: transformed)
-        if sameURL { return succeed(result, propagateBytes: memoryBytes(data, metadata)) }
+        let url = request.imageURL
+        let previewArea = previewResult.map { Int64($0.imageOriginalDimensions.width * $0.imageOriginalDimensions.height) }
+        guard let found = caches.diskImage(identifier: identifier, decoding: decoding, accepts: { storedURL, area in
+            storedURL == url || previewArea.map { area > $0 } ?? true
+        }) else { return loadFromOtherPipelines() }
+        let sameURL = found.url == url
+        let result = makeResult(found, source: .diskCache, progress: sameURL ? 1 : -1)
+        if sameURL { return succeed(result, propagateBytes: found.bytes.map(timedForRequest)) }
         // A disk preview the delegate continued from skips the other pipelines (TIP).
         offerPreview(result) { self.loadFromAdditionalCaches() }
     }
 
-    /// The first other live pipeline whose disk holds this identifier at this URL: its file is copied in
-    /// (forced unless a placeholder) and delivered as a disk hit.
+    /// The first other live pipeline whose disk holds this identifier at this URL: its file is copied in and
+    /// delivered as a disk hit.
     func loadFromOtherPipelines() {
         if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
-        let url = request.imageURL
-        for other in configuration.registry.all where other !== imagePipeline {
-            guard let found = other.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete,
-                  found.metadata.url == url,
-                  let data = other.diskCache.completeData(of: found),
-                  let image = try? decode(data, type: found.metadata.imageType.map(ImageType.init(rawValue:)))
-            else { continue }
-            let metadata = found.metadata
-            imagePipeline.diskCache.updateImageEntry(metadata: metadata, source: .data(data), forced: !metadata.isPlaceholder)
-            let (ready, transformed) = prepared(image, progress: 1)
-            let result = makeResult(ready, source: .diskCache, url: url, isPlaceholder: metadata.isPlaceholder,
-                                    originalDimensions: originalDimensions(of: metadata, decoded: image), transformed: transformed)
-            return succeed(result, propagateBytes: memoryBytes(data, metadata))
+        guard let found = caches.otherPipelinesImage(identifier: identifier, url: request.imageURL, decoding: decoding) else {
+            return loadFromAdditionalCaches()
         }
-        loadFromAdditionalCaches()
+        succeed(makeResult(found, source: .diskCache, progress: 1), propagateBytes: found.bytes.map(timedForRequest))
     }
 
-    /// A stored variant's own size (the decoded image is already at the target), or the decoded size when
-    /// the metadata has none.
-    func originalDimensions(of metadata: DiskCacheMetadata, decoded: ImageContainer) -> CGSize {
-        metadata.width > 0 && metadata.height > 0 ? CGSize(width: metadata.width, height: metadata.height) : decoded.dimensions
-    }
-
-    /// A disk hit's bytes as the memory cache keeps them.
-    func memoryBytes(_ data: Data, _ metadata: DiskCacheMetadata) -> MemoryCacheCompleteImage {
-        MemoryCacheCompleteImage(
-            data: data, imageType: metadata.imageType.map(ImageType.init(rawValue:)), url: metadata.url,
-            dimensions: CGSize(width: metadata.width, height: metadata.height), isAnimated: metadata.isAnimated,
-            isPlaceholder: metadata.isPlaceholder, timeToLive: request.resolvedTimeToLive,
-            updateExpiryOnAccess: metadata.updatesExpiryOnAccess)
+    /// A disk hit's bytes as the memory cache keeps them: with this request's time to live.
+    private func timedForRequest(_ bytes: MemoryCacheCompleteImage) -> MemoryCacheCompleteImage {
+        var bytes = bytes
+        bytes.timeToLive = request.resolvedTimeToLive
+        return bytes
     }
 
     // MARK: Additional caches
@@ -134,30 +117,20 @@ extension ImageFetchOperation {
             attempt(.additionalCache)
         }
         let caches = imagePipeline.additionalCaches
-        guard request.loadingSources.allows(.additionalCache), index < caches.count, index > 0 || !hasResumablePartial else {
+        let resumable = index == 0 && request.loadingSources.allows(.networkResumed)
+            && self.caches.hasResumablePartial(identifier: identifier, url: request.imageURL)
+        guard request.loadingSources.allows(.additionalCache), index < caches.count, !resumable else {
             return loadFromNetwork()
         }
         caches[index].retrieveImage(for: request.imageURL) { image in
             self.workQueue.async {
                 guard let image else { return self.loadFromAdditionalCaches(startingAt: index + 1) }
-                let (ready, transformed) = self.prepared(image, progress: 1)
-                let isPlaceholder = self.request.options.contains(.treatAsPlaceholder)
-                let result = self.makeResult(ready, source: .additionalCache, url: self.request.imageURL,
-                                             isPlaceholder: isPlaceholder, originalDimensions: image.dimensions,
-                                             transformed: transformed)
-                self.succeed(result, propagateBytes: nil)
+                let found = ImagePipelineCaches.CachedImage(
+                    image: image, url: self.request.imageURL, isPlaceholder: self.request.options.contains(.treatAsPlaceholder),
+                    originalDimensions: image.dimensions, bytes: nil)
+                self.succeed(self.makeResult(found, source: .additionalCache, progress: 1), propagateBytes: nil)
             }
         }
-    }
-
-    /// Whether the memory or disk cache holds a partial of this URL that the download would resume.
-    var hasResumablePartial: Bool {
-        guard request.loadingSources.allows(.networkResumed) else { return false }
-        if let partial = imagePipeline.memoryCache.entry(withIdentifier: identifier, touch: false)?.partial,
-           partial.url == request.imageURL { return true }
-        if let partial = imagePipeline.diskCache.entry(withIdentifier: identifier, includeComplete: false)?.partial,
-           partial.metadata.url == request.imageURL { return true }
-        return false
     }
 
     // MARK: Network
@@ -172,7 +145,7 @@ extension ImageFetchOperation {
                 "No allowed source had \(request.imageURL.absoluteString); allow the network to download it."))
         }
         attempt(.network)
-        guarded.withLock { $0.downloading = true }
+        setDownloading(true)
         configuration.downloader.add(self)
         watchDelegateWhileDownloading()
         // A cancel that raced with the join: leave now (the downloader answers with a cancelled completion).
@@ -183,7 +156,7 @@ extension ImageFetchOperation {
     /// check also runs every half second while downloading.
     func watchDelegateWhileDownloading() {
         workQueue.asyncAfter(deadline: .now() + 0.5) { [weak self] in
-            guard let self, self.guarded.withLock({ $0.downloading && !$0.state.isFinished }) else { return }
+            guard let self, self.guarded.withLock({ $0.phase.isDownloading }) else { return }
             self.cancelIfDelegateIsGone()
             self.watchDelegateWhileDownloading()
         }
@@ -193,12 +166,13 @@ extension ImageFetchOperation {
 
     /// Delivers `result` as the preview; `next` runs unless the delegate says stop.
     func offerPreview(_ result: ImageFetchResult, next: @escaping @Sendable () -> Void) {
-        guarded.withLock { $0.previewResult = result }
         let now = clock.now
-        guarded.withLock { $0.recorder.record(.hitPreview, at: now) }
+        guarded.withLock {
+            $0.previewResult = result
+            $0.recorder.record(.hitPreview, at: now)
+        }
         guard let delegate, delegate.handlesPreviews else { return next() }
-        let callbackQueue = configuration.callbackQueue
-        callbackQueue.async {
+        dispatchToDelegate {
             delegate.imageFetchOperation(self, didLoadPreviewImage: result) { behavior in
                 self.workQueue.async {
                     switch behavior {
@@ -212,14 +186,7 @@ extension ImageFetchOperation {
         }
     }
 
-    // MARK: Decoding and results
-
-    /// Decodes complete `data` straight to the request's target sizing.
-    func decode(_ data: Data, type: ImageType?) throws -> ImageContainer {
-        let options = ImageDecodingOptions(targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
-                                           interpolationQuality: configuration.defaultInterpolationQuality)
-        return try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: request.decoderConfigMap, imageType: type).container
-    }
+    // MARK: Results
 
     /// The request's transformer applied (still images only), then the final scaling step. `progress`: 1
     /// final, negative preview, else a scan's download progress.
@@ -235,21 +202,42 @@ extension ImageFetchOperation {
         return (scaledIfNeeded(image), transformed)
     }
 
-    /// The final scaling step: with a scaling content mode the delivered image has the target's dimensions.
+    /// The final scaling step: with a scaling content mode the delivered image has the target's dimensions. A scaled
+    /// image over the fetch's maximum pixel count is not made: the image is delivered unscaled, and TIP's
+    /// `TIPProblemImageFailedToScale` posted.
     func scaledIfNeeded(_ image: ImageContainer) -> ImageContainer {
         let target = request.targetDimensions
         guard TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode) else { return image }
         let expected = TargetSizing.pixelDimensions(width: Int(image.dimensions.width), height: Int(image.dimensions.height),
                                                     targetDimensions: target, contentMode: request.targetContentMode)
         guard CGSize(width: expected.width, height: expected.height) != image.dimensions else { return image }
+        let limit = request.resolvedMaximumPixelCount(configuration)
+        let (pixels, overflow) = expected.width.multipliedReportingOverflow(by: expected.height)
+        guard !overflow, pixels <= limit else {
+            configuration.post(.imageFailedToScale, userInfo: [
+                ProblemInfoKey.dimensions: image.dimensions, ProblemInfoKey.targetDimensions: target,
+                ProblemInfoKey.targetContentMode: request.targetContentMode,
+                ProblemInfoKey.scaledDimensions: CGSize(width: expected.width, height: expected.height),
+                ProblemInfoKey.animated: image.isAnimated, ProblemInfoKey.imageIdentifier: identifier,
+            ], message: "the image \(identifier) was not scaled to \(expected.width)x\(expected.height): that is more "
+                + "than the maximum pixel count (\(limit)); it is delivered at \(Int(image.dimensions.width))x"
+                + "\(Int(image.dimensions.height)). Ask for a smaller target, or raise GlobalConfiguration.maximumPixelCount.")
+            return image
+        }
         return image.scaledToTargetDimensions(target, contentMode: request.targetContentMode,
                                               quality: configuration.defaultInterpolationQuality)
     }
 
+    /// The result for a cache hit (`progress` as in ``prepared(_:progress:)``).
+    func makeResult(_ found: ImagePipelineCaches.CachedImage, source: ImageLoadSource, progress: Float) -> ImageFetchResult {
+        let (ready, transformed) = prepared(found.image, progress: progress)
+        return makeResult(ready, source: source, url: found.url, isPlaceholder: found.isPlaceholder,
+                          originalDimensions: found.originalDimensions, transformed: transformed)
+    }
+
     func makeResult(_ image: ImageContainer, source: ImageLoadSource, url: URL, isPlaceholder: Bool,
-                    originalDimensions: CGSize? = nil, transformed: Bool = false) -> ImageFetchResult {
-        ImageFetchResult(imageContainer: image, imageSource: source, imageURL: url,
-                         imageOriginalDimensions: originalDimensions ?? image.dimensions,
+                    originalDimensions: CGSize, transformed: Bool = false) -> ImageFetchResult {
+        ImageFetchResult(imageContainer: image, imageSource: source, imageURL: url, imageOriginalDimensions: originalDimensions,
                          imageIsTreatedAsPlaceholder: isPlaceholder, imageWasTransformed: transformed, imageIdentifier: identifier)
     }
 }

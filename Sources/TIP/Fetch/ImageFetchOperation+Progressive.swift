@@ -1,5 +1,20 @@
 import Foundation
 
+/// What a fetch's progressive rendering decided and holds: whether it renders scans, whether it shows an
+/// animation's first frame, how many renders it made, and the download's partial image.
+///
+/// Confined to the fetch's `workQueue` (every read and write happens there), which is what makes the
+/// `@unchecked Sendable` sound.
+final class ImageFetchProgressiveRendering: @unchecked Sendable {
+    /// Whether scans are rendered (nil until the header arrived and the delegate was asked).
+    var loadsProgressively: Bool?
+    var wantsFirstAnimatedFrame = false
+    var deliveredFirstAnimatedFrame = false
+    var renderCount = 0
+    /// The download's shared partial image, once it came with an update.
+    var partialImage: PartialImage?
+}
+
 // Progressive scans and first animation frames while bytes arrive (API map §22.7). Runs on `workQueue`.
 extension ImageFetchOperation {
     /// The policy for `type`: the request's, else TIP's defaults; nil: none.
@@ -7,12 +22,25 @@ extension ImageFetchOperation {
         (request.progressiveLoadingPolicies ?? ImageFetchProgressiveLoadingPolicies.defaults)[type]
     }
 
-    /// Once the header arrived, asks the delegate (once) whether to load progressively; afterwards renders
-    /// what the policy asks for, and an animation's first frame.
+    /// What this fetch may render while its download's bytes arrive, from its delegate's capabilities and the
+    /// request's policies (nil: nothing, so the download needs no partial image for it).
+    var renderingInterest: ImageDownloadRendering? {
+        guard let delegate else { return nil }
+        let catalogue = CodecCatalogue.shared
+        let policies = request.progressiveLoadingPolicies ?? ImageFetchProgressiveLoadingPolicies.defaults
+        let progressive = delegate.handlesProgressiveLoading
+            ? Set(policies.keys.filter { catalogue.supportsProgressiveLoading($0) }) : []
+        let firstFrames = delegate.handlesFirstAnimatedFrame
+        guard !progressive.isEmpty || firstFrames else { return nil }
+        return ImageDownloadRendering(targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
+                                      progressiveTypes: progressive, rendersFirstFrames: firstFrames)
+    }
+
+    /// Once the header arrived, asks the delegate (once) whether to load progressively; from that same update on,
+    /// renders what the policy asks for, and an animation's first frame.
     func renderProgressively(_ update: ImageDownloadUpdate) {
         guard let type = update.imageType, update.dimensions != .zero, let delegate else { return }
-        let decided = guarded.withLock { $0.loadsProgressively }
-        guard let loadsProgressively = decided else {
+        if rendering.loadsProgressively == nil {
             var wants = false
             let catalogue = CodecCatalogue.shared
             if delegate.handlesProgressiveLoading, catalogue.supportsProgressiveLoading(type), progressivePolicy(for: type) != nil {
@@ -20,44 +48,35 @@ extension ImageFetchOperation {
                 wants = delegate.imageFetchOperation(self, shouldLoadProgressivelyWithIdentifier: identifier, url: request.imageURL,
                                                      imageType: type, originalDimensions: update.dimensions)
             }
-            let wantsFirstFrame = delegate.handlesFirstAnimatedFrame && catalogue.supportsAnimation(type)
-            guarded.withLock {
-                $0.loadsProgressively = wants
-                $0.wantsFirstAnimatedFrame = wantsFirstFrame
-            }
-            if wants || wantsFirstFrame {
-                configuration.downloader.usePartialImage(for: self, sizing: (request.targetDimensions, request.targetContentMode))
-            }
-            return  // the partial image comes with the next update
+            rendering.loadsProgressively = wants
+            rendering.wantsFirstAnimatedFrame = delegate.handlesFirstAnimatedFrame && catalogue.supportsAnimation(type)
+            if !wants && !rendering.wantsFirstAnimatedFrame { configuration.downloader.memberDeclinedRendering(self) }
         }
-        guard let partial = update.partialImage else { return }
+        guard rendering.loadsProgressively == true || rendering.wantsFirstAnimatedFrame, let partial = update.partialImage else { return }
+        rendering.partialImage = partial
         let frameCount = partial.frameCount
-        guarded.withLock {
-            $0.progressiveFrameCount = frameCount
-            $0.partialImage = partial
-        }
+        guarded.withLock { $0.progressiveFrameCount = frameCount }
         let source: ImageLoadSource = update.isResumed ? .networkResumed : .network
-        if loadsProgressively, let policy = progressivePolicy(for: type) {
+        if rendering.loadsProgressively == true, let policy = progressivePolicy(for: type) {
             let frameProgress: ImageFetchProgress = update.appendResult >= .didLoadFrame ? .fullFrame
                 : (update.appendedByteCount > 0 ? .partialFrame : .none)
-            let renderCount = guarded.withLock { $0.renderCount }
             let behavior = policy.behavior(for: self, frameProgress: frameProgress, frameCount: frameCount, progress: update.progress,
-                                           type: type, dimensions: update.dimensions, renderCount: renderCount)
+                                           type: type, dimensions: update.dimensions, renderCount: rendering.renderCount)
             if behavior != .none {
                 let mode: ImageDecoderRenderMode = behavior == .updateWithAnyProgress ? .anyProgress : .fullFrameProgress
                 if let image = partial.render(mode: mode, targetDimensions: request.targetDimensions,
                                               targetContentMode: request.targetContentMode) {
-                    deliverProgressive(prepared(image, progress: update.progress).image, source: source, original: update.dimensions, progress: update.progress,
-                                       firstFrame: false)
+                    rendering.renderCount += 1
+                    deliverProgressive(prepared(image, progress: update.progress).image, source: source, original: update.dimensions,
+                                       progress: update.progress, firstFrame: false)
                 }
             }
         }
-        let firstFrameDue = guarded.withLock { $0.wantsFirstAnimatedFrame && !$0.deliveredFirstAnimatedFrame }
-        if firstFrameDue, partial.isAnimated || frameCount >= 1,
+        if rendering.wantsFirstAnimatedFrame, !rendering.deliveredFirstAnimatedFrame, partial.isAnimated || frameCount >= 1,
            let frames = partial.render(mode: .fullFrameProgress, targetDimensions: request.targetDimensions,
                                        targetContentMode: request.targetContentMode),
            frames.isAnimated || partial.isAnimated {
-            guarded.withLock { $0.deliveredFirstAnimatedFrame = true }
+            rendering.deliveredFirstAnimatedFrame = true
             let first = scaledIfNeeded(ImageContainer(image: frames.image, isPartial: true))
             deliverProgressive(first, source: source, original: update.dimensions, progress: update.progress, firstFrame: true)
         }
@@ -67,11 +86,13 @@ extension ImageFetchOperation {
     /// and decodes as a fresh decode would (same sizing, no decoder configuration): its scans are already
     /// decoded, so this costs one output pass instead of a second decode.
     func finalImageFromPartial() -> ImageContainer? {
-        guard request.decoderConfigMap == nil,
-              let partial = guarded.withLock({ $0.loadsProgressively == true ? $0.partialImage : nil }),
+        guard request.decoderConfigMap == nil, rendering.loadsProgressively == true,
+              let partial = rendering.partialImage,
               partial.sizingHint.dimensions == request.targetDimensions,
-              partial.sizingHint.contentMode == request.targetContentMode,
-              partial.state == .complete,
+              partial.sizingHint.contentMode == request.targetContentMode
+        else { return nil }
+        partial.finalize()
+        guard partial.state == .complete,
               let image = partial.render(mode: .completeImage, targetDimensions: request.targetDimensions,
                                          targetContentMode: request.targetContentMode),
               !image.isPartial
@@ -87,7 +108,6 @@ extension ImageFetchOperation {
         let now = clock.now
         guarded.withLock { state in
             state.progressiveResult = result
-            if !firstFrame { state.renderCount += 1 }
             state.recorder.record(.hitProgressFrame, at: now)
             state.recorder.noteFirstProgressiveFrame(at: now)
         }

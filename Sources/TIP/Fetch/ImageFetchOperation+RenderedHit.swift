@@ -12,43 +12,39 @@ extension ImageFetchOperation {
         if request.transformer != nil && transformerIdentifier == nil { return false }
         guard request.loadingSources.allows(.memoryCache), !isCancelRequested,
               TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode),
-              let hit = imagePipeline.renderedCache.image(withIdentifier: identifier, targetDimensions: target,
-                                                          targetContentMode: request.targetContentMode,
-                                                          transformerIdentifier: transformerIdentifier)
+              let hit = caches.renderedImage(identifier: identifier, targetDimensions: target,
+                                             targetContentMode: request.targetContentMode,
+                                             transformerIdentifier: transformerIdentifier)
         else { return false }
         let result = ImageFetchResult(
             imageContainer: hit.image, imageSource: .memoryCache, imageURL: request.imageURL,
-            imageOriginalDimensions: hit.sourceDimensions, imageIsTreatedAsPlaceholder: false,
+            imageOriginalDimensions: hit.originalDimensions, imageIsTreatedAsPlaceholder: false,
             imageWasTransformed: transformerIdentifier != nil, imageIdentifier: identifier)
         if hit.isDirty {
             guarded.withLock { $0.previewResult = result }
             delegate?.imageFetchOperation(self, didLoadDirtyPreviewImage: result)
             return false
         }
-        // Sync hits refresh the memory cache's recency, later and in batches (as TIP, asynchronously).
-        if !request.options.contains(.doNotResetExpiryOnAccess) {
-            imagePipeline.memoryCache.touchImageLater(withIdentifier: identifier)
-        }
         let now = clock.now
-        let begun = guarded.withLock { state -> Bool in
-            guard !state.started else { return false }
-            state.started = true
+        // Answered before it ever executed: the operation goes straight to ending, then finished (one KVO change).
+        let answered = guarded.withLock { state -> (any ImageFetchDelegate)?? in
+            guard !state.phase.hasStarted else { return nil }
+            state.phase = .ending(.succeeded, wasExecuting: false)
             state.startedAt = now
             state.enqueuedAt = now
-            return true
-        }
-        guard begun else { return false }
-        // Answered before it ever executed: the operation goes straight to finished (one KVO change).
-        let delegate = guarded.withLock { state -> (any ImageFetchDelegate)? in
-            state.state = .starting
             _ = state.recorder.begin(.memoryCache, at: now)
             state.recorder.record(.hitFinal, at: now, synchronously: true)
             state.finalResult = result
             state.progress = 1
-            state.state = .succeeded
             state.metrics = state.recorder.finish(at: now, cancelled: false)
-            return state.delegate
+            return .some(state.delegate)
         }
+        guard case .some(let delegate) = answered else { return false }
+        // Sync hits refresh the memory cache's recency, later and in batches (as TIP, asynchronously).
+        if !request.options.contains(.doNotResetExpiryOnAccess) {
+            caches.renderedImageWasServed(identifier: identifier)
+        }
+        countFetch(source: .memoryCache, result: "success")
         delegate?.imageFetchOperationDidStart(self)
         delegate?.imageFetchOperation(self, didLoadFinalImage: result)
         markFinished()

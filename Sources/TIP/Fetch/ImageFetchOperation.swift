@@ -11,9 +11,10 @@ import Foundation
 ///
 /// Thread-safe: every mutable field sits in `guarded` (a lock); the work runs on the operation's own serial
 /// queue, which is also where download events arrive.
-public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unchecked Sendable {
+public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageDownloadMember, @unchecked Sendable {
     struct Guarded {
-        var state: ImageFetchOperationState = .idle
+        /// Where the fetch is (state, running, downloading, cancel requested): one value.
+        var phase = ImageFetchOperationPhase.idle(cancelReason: nil)
         weak var delegate: (any ImageFetchDelegate)?
         /// A delegate the operation owns (the completion-block convenience), kept until the fetch ends.
         var ownedDelegate: (any ImageFetchDelegate)?
@@ -28,23 +29,11 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
         var progress: Float = 0
         var metrics: ImageFetchMetrics?
         var recorder = ImageFetchMetricsRecorder()
-        var cancelReason: String?
-        var executing = false
-        var finished = false
-        var started = false
-        var downloading = false
-        /// Whether scans are rendered (nil until the header arrived and the delegate was asked).
-        var loadsProgressively: Bool?
-        var wantsFirstAnimatedFrame = false
-        var deliveredFirstAnimatedFrame = false
-        var renderCount = 0
-        /// The download's shared partial image, once it came with an update.
-        var partialImage: PartialImage?
-        /// The operation's serial queue, made on first use.
-        var workQueue: DispatchQueue?
         var progressiveFrameCount = 0
         var networkLoadImageType: ImageType?
         var networkImageOriginalDimensions: CGSize = .zero
+        /// The operation's serial queue, made on first use.
+        var workQueue: DispatchQueue?
         var enqueuedAt: ContinuousClock.Instant?
         var startedAt: ContinuousClock.Instant?
         var finishedAt: ContinuousClock.Instant?
@@ -55,14 +44,20 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
     /// The pipeline that made the operation.
     public let imagePipeline: ImagePipeline
     let guarded: Locked<Guarded>
+    /// What progressive rendering decided and holds; touched only on `workQueue`.
+    let rendering = ImageFetchProgressiveRendering()
     let configuration: GlobalConfiguration
     let clock = ContinuousClock()
     /// The identifier the caches use.
     let identifier: String
+    /// Whether the delegate hears of the fetch on the operation's own queue instead of the callback queue: the
+    /// async API's internal delegates, so that `try await` never depends on the callback queue being serviced.
+    let deliversOnOwnQueue: Bool
 
     init(pipeline: ImagePipeline, request: any ImageFetchRequest, context: (any Sendable)?, delegate: (any ImageFetchDelegate)?,
-         ownsDelegate: Bool = false) {
+         ownsDelegate: Bool = false, deliversOnOwnQueue: Bool = false) {
         self.request = request
+        self.deliversOnOwnQueue = deliversOnOwnQueue
         self.imagePipeline = pipeline
         self.configuration = pipeline.configuration
         self.identifier = request.resolvedImageIdentifier
@@ -89,7 +84,7 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
     // MARK: Public state
 
     /// The fetch's state.
-    public var state: ImageFetchOperationState { guarded.withLock { $0.state } }
+    public var state: ImageFetchOperationState { guarded.withLock { $0.phase.state } }
     /// The delegate (held weakly).
     public var delegate: (any ImageFetchDelegate)? { guarded.withLock { $0.delegate } }
     /// Anything the caller wants to keep with the operation.
@@ -137,7 +132,7 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
         set {
             let downloading = guarded.withLock { state -> Bool in
                 state.priority = newValue
-                return state.downloading
+                return state.phase.isDownloading
             }
             if !isExecuting && !isFinished { queuePriority = newValue.queuePriority }
             if downloading { configuration.downloader.priorityDidChange(for: self) }
@@ -153,10 +148,18 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
         }
     }
 
-    /// TIP: a delegate that went away (without being discarded) cancels the fetch.
+    /// TIP: a delegate that went away (without being discarded) cancels the fetch; said once, at debug level.
     func cancelIfDelegateIsGone() {
-        let gone = guarded.withLock { $0.expectsDelegate && $0.delegate == nil }
-        if gone { cancel() }
+        let gone = guarded.withLock { state -> Bool in
+            guard state.expectsDelegate, state.delegate == nil else { return false }
+            state.expectsDelegate = false  // the cancel below is final: report it once
+            return true
+        }
+        guard gone else { return }
+        configuration.log(.debug, "the fetch of \(request.imageURL.absoluteString) is cancelled: its delegate was released "
+            + "(the operation holds its delegate weakly; keep a reference to it, or call discardDelegate() to let the "
+            + "fetch run without one)")
+        cancel(reason: "its delegate was released")
     }
 
     /// Waits for the fetch to finish while turning the current run loop in 0.3 s slices, so callbacks on the
@@ -167,10 +170,10 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
         }
     }
 
-    /// Cancels and forgets the delegate.
+    /// Forgets the delegate, then cancels: the delegate hears nothing more, not even the cancellation (as TIP).
     public func cancelAndDiscardDelegate() {
-        cancel()
         discardDelegate()
+        cancel()
     }
 
     // MARK: Operation
@@ -178,33 +181,38 @@ public final class ImageFetchOperation: Operation, ImageDownloadDelegate, @unche
     /// Always true: the work runs on the operation's own queue.
     public override var isAsynchronous: Bool { true }
     /// Whether the fetch is running.
-    public override var isExecuting: Bool { guarded.withLock { $0.executing } }
+    public override var isExecuting: Bool { guarded.withLock { $0.phase.isExecuting } }
     /// Whether the fetch ended (after its last callback ran).
-    public override var isFinished: Bool { guarded.withLock { $0.finished } }
+    public override var isFinished: Bool { guarded.withLock { $0.phase.isFinished } }
+    /// Whether the fetch ended cancelled (TIP's: the state is `cancelled`); false right after `cancel()`, until the
+    /// fetch has handled it.
+    public override var isCancelled: Bool { state == .cancelled }
 
     /// Cancels the fetch (TIP's semantics: see the type's documentation). Asynchronous; idempotent.
     public override func cancel() {
+        cancel(reason: "the fetch was cancelled")
+    }
+
+    /// Cancels the fetch, saying why in its `cancelled` error.
+    func cancel(reason: String) {
         let downloading = guarded.withLock { state -> Bool? in
-            guard state.cancelReason == nil, !state.state.isFinished else { return nil }
-            state.cancelReason = "the fetch was cancelled"
-            return state.downloading
+            guard let cancelled = state.phase.cancelled(reason: reason) else { return nil }
+            state.phase = cancelled
+            return cancelled.isDownloading
         }
-        guard let downloading else { return }
-        if downloading { configuration.downloader.remove(self, reason: "the fetch was cancelled") }
+        if downloading == true { configuration.downloader.remove(self, reason: reason) }
     }
 
     /// Starts the fetch (called by the queue).
     public override func start() {
-        let first = guarded.withLock { state -> Bool in
-            guard !state.started else { return false }
-            state.started = true
-            state.startedAt = clock.now
-            return true
+        guard !guarded.withLock({ $0.phase.hasStarted }) else { return }
+        let now = clock.now
+        transition(executing: true, finished: false) {
+            guarded.withLock { state in
+                state.phase = .running(.idle, cancelReason: state.phase.cancelReason, isDownloading: false)
+                state.startedAt = now
+            }
         }
-        guard first else { return }
-        willChangeValue(forKey: "isExecuting")
-        guarded.withLock { $0.executing = true }
-        didChangeValue(forKey: "isExecuting")
         workQueue.async { self.run() }
     }
 

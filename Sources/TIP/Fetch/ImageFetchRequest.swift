@@ -33,6 +33,9 @@ public protocol ImageFetchRequest: Sendable {
     var imageRequestHydrator: ImageRequestHydrator? { get }
     /// Gives the `Authorization` header value. Default nil.
     var imageRequestAuthorizer: ImageRequestAuthorizer? { get }
+    /// Beyond TIP: the most pixels (width x height) this fetch decodes; nil (or below 1):
+    /// ``GlobalConfiguration/maximumPixelCount``. Default nil.
+    var maximumPixelCount: Int? { get }
 }
 
 extension ImageFetchRequest {
@@ -58,6 +61,8 @@ extension ImageFetchRequest {
     public var imageRequestHydrator: ImageRequestHydrator? { nil }
     /// Nil.
     public var imageRequestAuthorizer: ImageRequestAuthorizer? { nil }
+    /// Nil: ``GlobalConfiguration/maximumPixelCount``.
+    public var maximumPixelCount: Int? { nil }
 
     /// The identifier the caches use: `imageIdentifier`, else the URL's absolute string.
     public var resolvedImageIdentifier: String { imageIdentifier ?? imageURL.absoluteString }
@@ -77,4 +82,13 @@ public protocol MutableTargetSizingImageFetchRequest: ImageFetchRequest {
 public enum ImageFetchRequestDefaults {
     /// 30 days, in seconds (2,592,000).
     public static let timeToLive: TimeInterval = 30 * 24 * 60 * 60
+}
+
+extension ImageFetchRequest {
+    /// The pixel limit the fetch applies: `maximumPixelCount` when positive, else `configuration`'s (the default
+    /// without one).
+    func resolvedMaximumPixelCount(_ configuration: GlobalConfiguration?) -> Int {
+        if let own = maximumPixelCount, own >= 1 { return own }
+        return configuration?.maximumPixelCount ?? ImageDecodingOptions.defaultMaximumPixelCount
+    }
 }

@@ -149,6 +149,10 @@ public struct Bitmap: Sendable {
     /// The same pixels converted to `format` (alpha is flattened onto black for opaque formats).
     public func converted(to newFormat: PixelFormat) -> Bitmap {
         if newFormat == format { return self }
+        if format == .rgbx8 && newFormat == .rgba8Premultiplied {
+            // Same bytes (the padding byte is 255): share the storage, copied on the first write.
+            return Bitmap(width: width, height: height, bytesPerRow: bytesPerRow, format: newFormat, storage: storage)
+        }
         var out = Bitmap(uninitializedWidth: width, height: height, format: newFormat)!
         let src = self
         let dstStride = out.bytesPerRow
@@ -184,6 +188,14 @@ public struct Bitmap: Sendable {
             }
         }
         return out
+    }
+
+    private init(width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, storage: BitmapStorage) {
+        self.width = width
+        self.height = height
+        self.bytesPerRow = bytesPerRow
+        self.format = format
+        self.storage = storage
     }
 
     private mutating func fillPaddingAlpha() {

@@ -18,22 +18,27 @@ public final class ImageContainer: Sendable {
     /// True when this image was decoded from incomplete data (missing rows or frames, or missing
     /// progressive scans): usable, but not the whole image.
     public let isPartial: Bool
+    /// The identifiers of the processors that made this image from a decoded one, in the order they ran
+    /// (see ``processed(by:context:)``); empty for an image as decoded.
+    public let processorIdentifiers: [String]
 
     /// Seconds a frame is shown when its duration is unknown or unusable.
     public static let defaultFrameDuration: TimeInterval = 0.1
 
-    /// A static image.
-    public init(image: Bitmap, isPartial: Bool = false) {
+    /// A static image; `processorIdentifiers` says which processors made it (default none).
+    public init(image: Bitmap, isPartial: Bool = false, processorIdentifiers: [String] = []) {
         self.frames = [image]
         self.frameDurations = []
         self.loopCount = 0
         self.isPartial = isPartial
+        self.processorIdentifiers = processorIdentifiers
     }
 
     /// An animation (or a static image when `frames` has one element). Durations that do not match
     /// the frame count, or are not finite and positive, are replaced by ``defaultFrameDuration``.
-    /// Returns nil when `frames` is empty.
-    public init?(animatedFrames frames: [Bitmap], frameDurations: [TimeInterval], loopCount: Int, isPartial: Bool = false) {
+    /// Returns nil when `frames` is empty. `processorIdentifiers` says which processors made it (default none).
+    public init?(animatedFrames frames: [Bitmap], frameDurations: [TimeInterval], loopCount: Int, isPartial: Bool = false,
+                 processorIdentifiers: [String] = []) {
         guard !frames.isEmpty else { return nil }
         self.frames = frames
         if frames.count == 1 {
@@ -48,6 +53,7 @@ public final class ImageContainer: Sendable {
             self.loopCount = max(0, loopCount)
         }
         self.isPartial = isPartial
+        self.processorIdentifiers = processorIdentifiers
     }
 
     /// The first frame (the whole image when static).
@@ -74,14 +80,25 @@ public final class ImageContainer: Sendable {
     }
 
     /// This image with every frame resized to the target sizing (see ``TargetSizing``), keeping the
-    /// animation data. Returns `self` when nothing changes.
+    /// animation data and ``processorIdentifiers``. Returns `self` when nothing changes.
     public func scaledToTargetDimensions(_ targetDimensions: CGSize, contentMode: ContentMode, quality: InterpolationQuality = .default) -> ImageContainer {
         let scaled = TargetSizing.pixelDimensions(width: image.width, height: image.height, targetDimensions: targetDimensions, contentMode: contentMode)
         if scaled.width == image.width && scaled.height == image.height { return self }
         let newFrames = frames.map { Resampler.resample($0, width: scaled.width, height: scaled.height, quality: quality) }
-        if newFrames.count == 1 {
-            return ImageContainer(image: newFrames[0], isPartial: isPartial)
+        return replacingFrames(newFrames, processorIdentifiers: processorIdentifiers)
+    }
+
+    /// This image with `frames` (as many as it has) in place of its own, the same durations, loop count and
+    /// partial flag, and `processorIdentifiers`.
+    func replacingFrames(_ frames: [Bitmap], processorIdentifiers: [String]) -> ImageContainer {
+        precondition(frames.count == self.frames.count, "replacing frames needs one bitmap per frame")
+        if frames.count == 1 {
+            return ImageContainer(image: frames[0], isPartial: isPartial, processorIdentifiers: processorIdentifiers)
         }
-        return ImageContainer(animatedFrames: newFrames, frameDurations: frameDurations, loopCount: loopCount, isPartial: isPartial)!
+        guard let container = ImageContainer(animatedFrames: frames, frameDurations: frameDurations, loopCount: loopCount,
+                                             isPartial: isPartial, processorIdentifiers: processorIdentifiers) else {
+            preconditionFailure("an animation has frames")
+        }
+        return container
     }
 }

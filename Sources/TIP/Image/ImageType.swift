@@ -48,9 +48,11 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let pict = ImageType(rawValue: "com.apple.pict")
     /// QuickTime image, `com.apple.quicktime-image`.
     public static let quickTimeImage = ImageType(rawValue: "com.apple.quicktime-image")
+    /// AVIF (AV1 in HEIF), `public.avif`: beyond TIP, decoded by the optional `TIPHEIF` codec.
+    public static let avif = ImageType(rawValue: "public.avif")
 
-    /// Every type TIP names, in TIP's order.
-    public static let allKnown: [ImageType] = [.jpeg, .jpeg2000, .png, .gif, .tiff, .bmp, .targa, .heic, .ico, .raw, .icns, .avci, .webp, .pict, .quickTimeImage]
+    /// Every type TIP names, in TIP's order, then the types this port adds (AVIF).
+    public static let allKnown: [ImageType] = [.jpeg, .jpeg2000, .png, .gif, .tiff, .bmp, .targa, .heic, .ico, .raw, .icns, .avci, .webp, .pict, .quickTimeImage, .avif]
 
     /// File name extensions for this type, preferred first (lower case, no dot).
     public var fileExtensions: [String] { Self.extensionTable[self] ?? [] }
@@ -82,6 +84,7 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, CustomStringConve
         .gif: ["gif"], .tiff: ["tiff", "tif"], .bmp: ["bmp", "dib"], .targa: ["tga"], .heic: ["heic"],
         .ico: ["ico"], .raw: ["raw", "dng"], .icns: ["icns"], .avci: ["avci"], .webp: ["webp"],
         .pict: ["pict", "pct", "pic"], .quickTimeImage: ["qtif", "qti"],
+        .avif: ["avif"],
     ]
 
     private static let mimeTable: [ImageType: String] = [
@@ -89,6 +92,7 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, CustomStringConve
         .bmp: "image/bmp", .targa: "image/x-tga", .heic: "image/heic", .ico: "image/x-icon",
         .raw: "image/x-dcraw", .icns: "image/x-icns", .avci: "image/avci", .webp: "image/webp",
         .pict: "image/x-pict", .quickTimeImage: "image/x-quicktime",
+        .avif: "image/avif",
     ]
 }
 
@@ -110,15 +114,29 @@ extension ImageType {
         (.bmp, [0x42, 0x4D]),
         // "RIFF", any 4-byte length, "WEBP"
         (.webp, [0x52, 0x49, 0x46, 0x46, nil, nil, nil, nil, 0x57, 0x45, 0x42, 0x50]),
-    ]
+        // JP2 signature box; a raw JPEG 2000 codestream (SOC then SIZ markers)
+        (.jpeg2000, [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A]),
+        (.jpeg2000, [0xFF, 0x4F, 0xFF, 0x51]),
+    ] + heifSignatures
+
+    /// An `ftyp` box (under 64 KiB) whose major brand says HEVC or AV1 stills. Files whose major brand
+    /// is the generic `mif1` are left to the decoders' own detection, which reads the compatible brands.
+    private static let heifSignatures: [(type: ImageType, bytes: [UInt8?])] =
+        [("heic", ImageType.heic), ("heix", .heic), ("hevc", .heic), ("hevx", .heic), ("heim", .heic), ("heis", .heic),
+         ("avif", .avif), ("avis", .avif)].map { brand, type in
+            (type, [0x00, 0x00, nil, nil, 0x66, 0x74, 0x79, 0x70] + Array(brand.utf8).map { Optional($0) })
+        }
 
     /// The most bytes ``detect(fromMagicNumbers:)`` ever needs (12).
     public static let maximumMagicNumberLength = 12
 
     /// The types ``detect(fromMagicNumbers:)`` can recognise.
-    public static var detectableViaMagicNumbers: [ImageType] { signatures.map(\.type) }
+    public static var detectableViaMagicNumbers: [ImageType] {
+        signatures.map(\.type).reduce(into: []) { types, type in if !types.contains(type) { types.append(type) } }
+    }
 
-    /// Sniffs `prefix` (the first bytes of the data; any length) for a JPEG, PNG, GIF, BMP or WebP signature.
+    /// Sniffs `prefix` (the first bytes of the data; any length) for a JPEG, PNG, GIF, BMP, WebP,
+    /// JPEG 2000, HEIC or AVIF signature.
     /// Says ``ImageTypeDetection/needMoreData`` while the bytes so far still agree with some signature.
     public static func detect<C: Collection>(fromMagicNumbers prefix: C) -> ImageTypeDetection where C.Element == UInt8 {
         let head = Array(prefix.prefix(maximumMagicNumberLength))

@@ -7,6 +7,7 @@ enum ResamplerWeightsCache {
         let sourceCount: Int
         let count: Int
         let extentBits: UInt64?
+        let window: Range<Int>?
     }
 
     /// Most recently used last.
@@ -16,9 +17,9 @@ enum ResamplerWeightsCache {
     /// rebuilt every time rather than kept; a large resize hardly notices the cost.
     private static let largestKept = 1 << 14
 
-    /// `ResamplerWeights(filter:sourceCount:count:sourceExtent:)`, from the cache when it was built recently.
-    static func weights(filter: ResamplingFilter, sourceCount: Int, count: Int, sourceExtent: Double? = nil) -> ResamplerWeights {
-        let key = Key(filter: filter, sourceCount: sourceCount, count: count, extentBits: sourceExtent?.bitPattern)
+    /// `ResamplerWeights(filter:sourceCount:count:sourceExtent:window:)`, from the cache when it was built recently.
+    static func weights(filter: ResamplingFilter, sourceCount: Int, count: Int, sourceExtent: Double? = nil, window: Range<Int>? = nil) -> ResamplerWeights {
+        let key = Key(filter: filter, sourceCount: sourceCount, count: count, extentBits: sourceExtent?.bitPattern, window: window)
         let cached: ResamplerWeights? = entries.withLock { list in
             guard let index = list.firstIndex(where: { $0.key == key }) else { return nil }
             let entry = list.remove(at: index)
@@ -26,7 +27,7 @@ enum ResamplerWeightsCache {
             return entry.weights
         }
         if let cached { return cached }
-        let weights = ResamplerWeights(filter: filter, sourceCount: sourceCount, count: count, sourceExtent: sourceExtent)
+        let weights = ResamplerWeights(filter: filter, sourceCount: sourceCount, count: count, sourceExtent: sourceExtent, window: window)
         if weights.count * weights.stride <= largestKept {
             entries.withLock { list in
                 if !list.contains(where: { $0.key == key }) {

@@ -13,7 +13,9 @@ extension ImagePipeline {
     /// the configuration's shared fetch queue.
     public func fetchImage(with operation: ImageFetchOperation) {
         precondition(operation.imagePipeline === self, "fetchImage(with:) needs an operation made by this pipeline")
-        if configuration.isOnCallbackQueue, operation.tryRenderedCacheHit() { return }
+        postIfTargetDimensionsAreInvalid(operation)
+        // The async API's delegates may hear of a hit on any thread; the others only on the callback queue.
+        if operation.deliversOnOwnQueue || configuration.isOnCallbackQueue, operation.tryRenderedCacheHit() { return }
         operation.queuePriority = operation.priority.queuePriority
         operation.markEnqueued()
         configuration.fetchOperationQueue.addOperation(operation)
@@ -27,30 +29,18 @@ extension ImagePipeline {
                             delegate: ImageFetchCompletionDelegate(completion), ownsDelegate: true)
     }
 
-    /// Fetches `request` and returns the final image (beyond TIP). Cancelling the task cancels the fetch,
-    /// which then throws `ImageFetchError` with code `cancelled`.
-    ///
-    /// ```swift
-    /// let result = try await pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: url))
-    /// ```
-    public func fetchImage(for request: any ImageFetchRequest) async throws -> ImageFetchResult {
-        let box = Locked<ImageFetchOperation?>(nil)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImageFetchResult, any Error>) in
-                let operation = operation(with: request) { result, error in
-                    if let result {
-                        continuation.resume(returning: result)
-                    } else {
-                        continuation.resume(throwing: error ?? ImageFetchError(.unknown, "The fetch ended without an image or an error."))
-                    }
-                }
-                box.withLock { $0 = operation }
-                if Task.isCancelled { operation.cancel() }
-                fetchImage(with: operation)
-            }
-        } onCancel: {
-            box.withLock { $0 }?.cancel()
-        }
+    /// TIP posts `TIPProblemImageFetchHasInvalidTargetDimensions` for target dimensions that are neither zero nor
+    /// positive on both sides (the fetch goes on, at the image's own size).
+    private func postIfTargetDimensionsAreInvalid(_ operation: ImageFetchOperation) {
+        let target = operation.request.targetDimensions
+        guard target != .zero, !(target.width > 0 && target.height > 0) else { return }
+        configuration.post(.imageFetchHasInvalidTargetDimensions, userInfo: [
+            ProblemInfoKey.targetDimensions: target,
+            ProblemInfoKey.targetContentMode: operation.request.targetContentMode,
+            ProblemInfoKey.imageIdentifier: operation.identifier,
+            ProblemInfoKey.imageURL: operation.request.imageURL.absoluteString,
+            ProblemInfoKey.fetchRequest: operation.request,
+        ])
     }
 }
 
@@ -72,7 +62,8 @@ extension ImagePipeline {
 extension ImagePipeline {
     /// Fetches `request` and streams its events: previews, progressive scans (the fetch opts in), the first
     /// frame of an animation, progress, then the final image (beyond TIP). The stream throws the fetch's
-    /// error; ending the iteration early (or cancelling the task) cancels the fetch.
+    /// error; ending the iteration early (or cancelling the task) cancels the fetch. Events are produced on the
+    /// fetch's own queue: the stream never waits for ``GlobalConfiguration/callbackQueue``.
     ///
     /// ```swift
     /// for try await event in pipeline.fetchEvents(for: request) {
@@ -82,7 +73,8 @@ extension ImagePipeline {
     public func fetchEvents(for request: any ImageFetchRequest) -> AsyncThrowingStream<ImageFetchEvent, any Error> {
         AsyncThrowingStream { continuation in
             let operation = ImageFetchOperation(pipeline: self, request: request, context: nil,
-                                                delegate: ImageFetchEventStreamDelegate(continuation), ownsDelegate: true)
+                                                delegate: ImageFetchEventStreamDelegate(continuation), ownsDelegate: true,
+                                                deliversOnOwnQueue: true)
             continuation.onTermination = { termination in
                 if case .cancelled = termination { operation.cancel() }
             }

@@ -23,6 +23,9 @@ public final class ImagePipeline: Sendable {
     let memoryCache: MemoryCache
     let diskCache: DiskCache
 
+    /// The door fetches and downloads use to read and write the three caches.
+    var caches: ImagePipelineCaches { ImagePipelineCaches(pipeline: self) }
+
     private let state = Locked<(any ImagePipelineObserver)?>(nil)
     private let additionalCacheList = Locked<[any ImageAdditionalCache]>([])
 
@@ -37,22 +40,41 @@ public final class ImagePipeline: Sendable {
     public static let directoryName = "TIPImagePipeline"
 
     /// A pipeline using ``GlobalConfiguration/shared``; nil when `identifier` is invalid or a live
-    /// pipeline already uses it.
+    /// pipeline already uses it (the reason is logged; ``init(checkedIdentifier:)`` throws it instead).
     public convenience init?(identifier: String) {
         self.init(identifier: identifier, configuration: .shared)
     }
 
-    /// A pipeline using `configuration` (tests give each pipeline its own configuration and caches root).
-    init?(identifier: String, configuration: GlobalConfiguration) {
-        guard ImagePipeline.isValidIdentifier(identifier) else {
-            configuration.log(.error, "invalid image pipeline identifier '\(identifier)'")
+    /// A pipeline using ``GlobalConfiguration/shared``, or an error that says why there can be none (beyond TIP,
+    /// whose initializer returns nil).
+    ///
+    /// ```swift
+    /// let avatars = try ImagePipeline(checkedIdentifier: "avatars")
+    /// ```
+    ///
+    /// Throws ``ImagePipelineIdentifierError/invalid(_:)`` for an identifier with characters other than
+    /// `A-Z a-z 0-9 . _ -` (or empty, `.`, `..`), ``ImagePipelineIdentifierError/alreadyInUse(_:)`` while another
+    /// live pipeline has it.
+    public convenience init(checkedIdentifier identifier: String) throws(ImagePipelineIdentifierError) {
+        try self.init(checkedIdentifier: identifier, configuration: .shared)
+    }
+
+    /// A pipeline using `configuration` (tests give each pipeline its own configuration and caches root); nil
+    /// (and the reason logged) when the identifier is invalid or in use.
+    convenience init?(identifier: String, configuration: GlobalConfiguration) {
+        do {
+            try self.init(checkedIdentifier: identifier, configuration: configuration)
+        } catch {
+            configuration.log(.error, error.description)
             return nil
         }
+    }
+
+    /// A pipeline using `configuration`, or why there can be none.
+    init(checkedIdentifier identifier: String, configuration: GlobalConfiguration) throws(ImagePipelineIdentifierError) {
+        guard ImagePipeline.isValidIdentifier(identifier) else { throw .invalid(identifier) }
         // Claim the identifier first: a duplicate must not open a disk cache on the live one's directory.
-        guard configuration.registry.claim(identifier) else {
-            configuration.log(.error, "an image pipeline with identifier '\(identifier)' is already live")
-            return nil
-        }
+        guard configuration.registry.claim(identifier) else { throw .alreadyInUse(identifier) }
         self.identifier = identifier
         self.configuration = configuration
         self.directory = configuration.cachesRootDirectory
@@ -62,6 +84,9 @@ public final class ImagePipeline: Sendable {
         self.memoryCache = MemoryCache(domain: configuration.memoryDomain, configuration: configuration)
         self.diskCache = DiskCache(directory: directory, domain: configuration.diskDomain, configuration: configuration)
         configuration.registry.register(self)
+        // An unusable directory is reported now (problem observer and logger, with the real errno), not discovered
+        // as fetches that silently cache nothing.
+        diskCache.reportIfDirectoryUnusable(pipelineIdentifier: identifier)
         for observer in configuration.imagePipelineObservers {
             observer.imagePipelineDidStandUp(self)
         }
@@ -143,8 +168,8 @@ public final class ImagePipeline: Sendable {
         memoryCache.clearAll()
     }
 
-    /// Empties the disk cache (its directory is removed and recreated empty); `completion`, if given,
-    /// runs on a background queue when done.
+    /// Empties the disk cache: its directory is removed, as TIP does, so the pipeline is no longer among the known
+    /// ones until it stores an image again. `completion`, if given, runs on a background queue when done.
     public func clearDiskCache(completion: (@Sendable () -> Void)? = nil) {
         diskCache.clearAll(completion: completion)
     }
@@ -165,7 +190,7 @@ public final class ImagePipeline: Sendable {
                 failure = error
             }
             let result = failure.map { SendableError($0) }
-            configuration.callbackQueue.async { completion?(result?.error) }
+            configuration.dispatchToCallbackQueue { completion?(result?.error) }
         }
     }
 
@@ -196,7 +221,7 @@ public final class ImagePipeline: Sendable {
         diskCache.loadGroup.notify(queue: .global(qos: .utility)) { [self] in
             diskCache.domain.async { [self] in
                 let result = inspectNow()
-                configuration.callbackQueue.async { completion(result) }
+                configuration.dispatchToCallbackQueue { completion(result) }
             }
         }
     }
@@ -221,3 +246,4 @@ struct SendableError: @unchecked Sendable {
     let error: any Error
     init(_ error: any Error) { self.error = error }
 }
+

@@ -24,10 +24,27 @@ public struct ImagePipelineInspectionResult: Sendable {
         public let lastAccess: Date?
         /// The image itself, for rendered entries.
         public let image: ImageContainer?
+        /// The encoded image's type, where the cache knows it (memory and disk entries).
+        public let imageType: ImageType?
+        /// Whether the image is animated (as far as its header said).
+        public let isAnimated: Bool
+        /// Whether the image is a placeholder (any real image replaces it).
+        public let isPlaceholder: Bool
+        /// Whether reads refresh the entry's expiry (false: the request asked `doNotResetExpiryOnAccess`).
+        public let updatesExpiryOnAccess: Bool
+        /// A partial entry's full length in bytes, when the server said; nil for complete entries.
+        public let expectedLength: Int64?
+        /// The `Last-Modified` validator a partial entry resumes with, if any.
+        public let lastModified: String?
+        /// The entity tag (`ETag`) a partial entry resumes with, if any.
+        public let entityTag: String?
 
         /// An entry; `progress` is clamped to 0...1.
         public init(identifier: String, url: URL?, dimensions: CGSize, bytesUsed: Int64, progress: Float = 1,
-                    timeToLive: TimeInterval? = nil, lastAccess: Date? = nil, image: ImageContainer? = nil) {
+                    timeToLive: TimeInterval? = nil, lastAccess: Date? = nil, image: ImageContainer? = nil,
+                    imageType: ImageType? = nil, isAnimated: Bool = false, isPlaceholder: Bool = false,
+                    updatesExpiryOnAccess: Bool = true, expectedLength: Int64? = nil, lastModified: String? = nil,
+                    entityTag: String? = nil) {
             self.identifier = identifier
             self.url = url
             self.dimensions = dimensions
@@ -36,6 +53,13 @@ public struct ImagePipelineInspectionResult: Sendable {
             self.timeToLive = timeToLive
             self.lastAccess = lastAccess
             self.image = image
+            self.imageType = imageType
+            self.isAnimated = isAnimated
+            self.isPlaceholder = isPlaceholder
+            self.updatesExpiryOnAccess = updatesExpiryOnAccess
+            self.expectedLength = expectedLength
+            self.lastModified = lastModified
+            self.entityTag = entityTag
         }
     }
 

@@ -3,14 +3,12 @@ import Foundation
 /// Stores one request into a pipeline's caches (API map §9), on the configuration's fetch queue: hydration,
 /// then the memory, disk and rendered caches, then the stored-image event and the completion on the
 /// callback queue. Asynchronous: it finishes after the completion ran.
-final class ImageStoreOperation: Operation, DependencyOperation, @unchecked Sendable {
-    private struct State {
-        var executing = false
-        var finished = false
-    }
+final class ImageStoreOperation: Operation, AsynchronousOperation, DependencyOperation, @unchecked Sendable {
+    /// Where the store is.
+    private enum Phase { case ready, executing, finished }
 
-    // `state` guards the flags; the lets are immutable.
-    private let state = Locked(State())
+    // `phase` has its own lock; the lets are immutable.
+    private let phase = Locked(Phase.ready)
     let pipeline: ImagePipeline
     let request: any ImageStoreRequest
     let completion: (@Sendable (Bool, (any Error)?) -> Void)?
@@ -23,17 +21,15 @@ final class ImageStoreOperation: Operation, DependencyOperation, @unchecked Send
     }
 
     override var isAsynchronous: Bool { true }
-    override var isExecuting: Bool { state.withLock { $0.executing } }
-    override var isFinished: Bool { state.withLock { $0.finished } }
+    override var isExecuting: Bool { phase.withLock { $0 == .executing } }
+    override var isFinished: Bool { phase.withLock { $0 == .finished } }
 
     func makeDependencyOfTargetOperation(_ operation: Operation) {
         operation.addDependency(self)
     }
 
     override func start() {
-        willChangeValue(forKey: "isExecuting")
-        state.withLock { $0.executing = true }
-        didChangeValue(forKey: "isExecuting")
+        transition(executing: true, finished: false) { phase.withLock { $0 = .executing } }
         guard let hydrater = request.hydrater else { return store(request) }
         hydrater.hydrate(request, pipeline: pipeline) { hydrated, error in
             if let error { return self.finish(false, error) }
@@ -52,16 +48,9 @@ final class ImageStoreOperation: Operation, DependencyOperation, @unchecked Send
 
     private func finish(_ stored: Bool, _ error: (any Error)?) {
         let completion = self.completion
-        pipeline.configuration.callbackQueue.async {
+        pipeline.configuration.dispatchToCallbackQueue {
             completion?(stored, error)
-            self.willChangeValue(forKey: "isExecuting")
-            self.willChangeValue(forKey: "isFinished")
-            self.state.withLock {
-                $0.executing = false
-                $0.finished = true
-            }
-            self.didChangeValue(forKey: "isFinished")
-            self.didChangeValue(forKey: "isExecuting")
+            self.transition(executing: true, finished: true) { self.phase.withLock { $0 = .finished } }
         }
     }
 }

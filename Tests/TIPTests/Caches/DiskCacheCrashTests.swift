@@ -6,20 +6,7 @@ import Testing
 struct DiskCacheCrashTests {
     /// The harness executable built next to the test bundle (`swift build` builds it; `swift test`
     /// alone may not).
-    static var harness: URL? {
-        var candidates: [URL] = []
-        if let first = CommandLine.arguments.first {
-            candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-        }
-        candidates.append(Bundle.main.bundleURL)
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug"))
-        for directory in candidates {
-            let url = directory.appendingPathComponent("TIPCacheCrashHarness")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return nil
-    }
+    static var harness: URL? { TestExecutables.url(named: "TIPCacheCrashHarness") }
 
     @Test("SIGKILL at random moments never leaves an entry that is served wrong; totals match the files",
           arguments: [(DiskCache.MetadataStorage.extendedAttributes, 50), (.sidecar, 30)])

@@ -33,12 +33,12 @@ struct DiskCacheLayoutTests {
         let env = DiskCacheTestEnvironment()
         let cache = env.cache(storage: storage)
         var complete = env.metadata("img", url: "https://x.com/a.gif?q=1", width: 640, height: 480, ttl: 1234.5,
-                                    placeholder: true, updatesExpiry: false, lastModified: nil, eTag: "\"abc\"")
+                                    placeholder: true, updatesExpiry: false, lastModified: nil, entityTag: "\"abc\"")
         complete.isAnimated = true
         complete.imageType = "com.compuserve.gif"
         #expect(cache.updateImageEntry(metadata: complete, source: .data(diskTestBytes(300))))
         let partial = env.metadata("img", url: "https://x.com/b.jpg", width: 2000, height: 1000, lastModified: "Tue, 02 Jan 2024 00:00:00 GMT",
-                                   eTag: nil, expectedLength: 5000)
+                                   entityTag: nil, expectedLength: 5000)
         let file = try cache.openTemporaryFile(forIdentifier: "img")
         try file.append(diskTestBytes(123))
         #expect(file.finalize(metadata: partial, complete: false))
@@ -138,7 +138,7 @@ struct DiskCacheLayoutTests {
     @Test("Sidecar encoding round trips and rejects corruption")
     func sidecarEncoding() throws {
         let env = DiskCacheTestEnvironment()
-        let sidecar = DiskCacheSidecar(metadata: env.metadata("x", eTag: "e"), inode: 42, size: 7)
+        let sidecar = DiskCacheSidecar(metadata: env.metadata("x", entityTag: "e"), inode: 42, size: 7)
         let bytes = sidecar.encoded
         #expect(DiskCacheSidecar(decoding: bytes) == sidecar)
         for index in stride(from: 0, to: bytes.count, by: 7) {

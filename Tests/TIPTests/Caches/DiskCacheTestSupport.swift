@@ -7,7 +7,7 @@ final class DiskCacheTestEnvironment: Sendable {
     let configuration: GlobalConfiguration
     let domain: DiskCacheDomain
     let clock = DiskTestClock()
-    let recorder = DiskCacheProblemRecorder()
+    let recorder = RecordingProblemObserver()
 
     init(maxBytes: Int64 = 64 * 1024 * 1024, maxCount: Int = 0, ratio: Int = 0) {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-disk-\(UUID().uuidString)", isDirectory: true)
@@ -41,10 +41,10 @@ final class DiskCacheTestEnvironment: Sendable {
     /// Metadata with test defaults.
     func metadata(_ identifier: String, url: String? = nil, width: Int = 100, height: Int = 100, ttl: TimeInterval = 3_600,
                   placeholder: Bool = false, updatesExpiry: Bool = true, lastModified: String? = "Mon, 01 Jan 2024 00:00:00 GMT",
-                  eTag: String? = nil, expectedLength: Int64 = 0) -> DiskCacheMetadata {
+                  entityTag: String? = nil, expectedLength: Int64 = 0) -> DiskCacheMetadata {
         DiskCacheMetadata(identifier: identifier, url: URL(string: url ?? "https://example.com/\(identifier.utf8.count)/img.jpg")!,
                           lastAccess: date, timeToLive: ttl, updatesExpiryOnAccess: updatesExpiry, width: width, height: height,
-                          isAnimated: false, isPlaceholder: placeholder, lastModified: lastModified, eTag: eTag,
+                          isAnimated: false, isPlaceholder: placeholder, lastModified: lastModified, entityTag: entityTag,
                           expectedLength: expectedLength, imageType: "public.jpeg")
     }
 
@@ -63,16 +63,6 @@ final class DiskCacheTestEnvironment: Sendable {
 
     /// Whether this process ignores file permissions (root).
     static var permissionsAreIgnored: Bool { geteuid() == 0 }
-}
-
-/// Records problems posted through a configuration.
-final class DiskCacheProblemRecorder: ProblemObserver {
-    private let problems = Locked<[Problem]>([])
-    func problemWasEncountered(_ problem: Problem, userInfo: [String: any Sendable]) {
-        problems.withLock { $0.append(problem) }
-    }
-    var all: [Problem] { problems.withLock { $0 } }
-    func count(_ problem: Problem) -> Int { all.filter { $0 == problem }.count }
 }
 
 /// Deterministic test bytes.

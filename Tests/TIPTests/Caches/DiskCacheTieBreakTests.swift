@@ -36,9 +36,9 @@ struct DiskCacheTieBreakTests {
     ]
 
     private func metadata(_ env: DiskCacheTestEnvironment, _ variant: Variant, expectedLength: Int64 = 0,
-                          lastModified: String? = "Mon, 01 Jan 2024 00:00:00 GMT", eTag: String? = nil) -> DiskCacheMetadata {
+                          lastModified: String? = "Mon, 01 Jan 2024 00:00:00 GMT", entityTag: String? = nil) -> DiskCacheMetadata {
         env.metadata("id", url: "https://example.com/\(variant.url)", width: variant.width, height: variant.height,
-                     placeholder: variant.placeholder, lastModified: lastModified, eTag: eTag, expectedLength: expectedLength)
+                     placeholder: variant.placeholder, lastModified: lastModified, entityTag: entityTag, expectedLength: expectedLength)
     }
 
     @Test("updateImageEntry: forced, placeholder→real, or larger-or-equal area with another URL/dims", arguments: storeCases)
@@ -93,14 +93,14 @@ struct DiskCacheTieBreakTests {
         var complete: Variant?
         var partial: Variant
         var lastModified: String?
-        var eTag: String?
+        var entityTag: String?
         var kept: Bool
-        var description: String { "\(complete?.description ?? "none") + partial \(partial) LMD:\(lastModified != nil) ETag:\(eTag != nil) ⇒ \(kept)" }
+        var description: String { "\(complete?.description ?? "none") + partial \(partial) LMD:\(lastModified != nil) ETag:\(entityTag != nil) ⇒ \(kept)" }
     }
 
     static let partialCases: [PartialCase] = [
         PartialCase(complete: nil, partial: Variant(width: 10, height: 10, url: "a"), lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", kept: true),
-        PartialCase(complete: nil, partial: Variant(width: 10, height: 10, url: "a"), eTag: "\"e\"", kept: true),
+        PartialCase(complete: nil, partial: Variant(width: 10, height: 10, url: "a"), entityTag: "\"e\"", kept: true),
         PartialCase(complete: nil, partial: Variant(width: 10, height: 10, url: "a"), kept: false),
         PartialCase(complete: nil, partial: Variant(width: 10, height: 10, url: "a", placeholder: true), lastModified: "Mon, 01 Jan 2024", kept: false),
         PartialCase(complete: Variant(width: 100, height: 100, url: "a"), partial: Variant(width: 100, height: 100, url: "b"), lastModified: "Mon, 01 Jan 2024", kept: false),
@@ -117,7 +117,7 @@ struct DiskCacheTieBreakTests {
         }
         let file = try cache.openTemporaryFile(forIdentifier: "id")
         try file.append(diskTestBytes(7, seed: 3))
-        let kept = file.finalize(metadata: metadata(env, test.partial, expectedLength: 100, lastModified: test.lastModified, eTag: test.eTag), complete: false)
+        let kept = file.finalize(metadata: metadata(env, test.partial, expectedLength: 100, lastModified: test.lastModified, entityTag: test.entityTag), complete: false)
         #expect(kept == test.kept)
         let entry = cache.entry(withIdentifier: "id")
         #expect((entry?.partial != nil) == test.kept)

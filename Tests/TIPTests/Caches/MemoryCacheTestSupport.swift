@@ -20,7 +20,7 @@ enum MemoryTestValue {
                         ttl: TimeInterval = MemoryCacheCompleteImage.defaultTimeToLive,
                         updateExpiryOnAccess: Bool = true) -> MemoryCachePartialImage {
         MemoryCachePartialImage(data: Data(repeating: fill, count: bytes), url: self.url(url),
-                                dimensions: CGSize(width: width, height: height), expectedContentLength: expected,
+                                dimensions: CGSize(width: width, height: height), expectedLength: expected,
                                 lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", entityTag: "\"v1\"",
                                 isPlaceholder: placeholder, timeToLive: ttl, updateExpiryOnAccess: updateExpiryOnAccess)
     }

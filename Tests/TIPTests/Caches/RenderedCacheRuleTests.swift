@@ -18,7 +18,7 @@ struct RenderedCacheRuleTests {
         cache.store(image, "a", source: CGSize(width: 400, height: 300))
         let hit = try #require(cache.exact("a", CGSize(width: 40, height: 30)))
         #expect(hit.image === image)
-        #expect(hit.sourceDimensions == CGSize(width: 400, height: 300))
+        #expect(hit.originalDimensions == CGSize(width: 400, height: 300))
         #expect(!hit.isDirty)
         #expect(cache.exact("b", CGSize(width: 40, height: 30)) == nil)
         #expect(cache.exact("a", CGSize(width: 41, height: 30)) == nil)
@@ -30,7 +30,7 @@ struct RenderedCacheRuleTests {
     @Test("Placeholders are refused")
     func placeholders() {
         cache.store(RenderedTestImage.make(10, 10), identifier: "a", transformerIdentifier: nil,
-                    sourceDimensions: CGSize(width: 10, height: 10), isPlaceholder: true)
+                    originalDimensions: CGSize(width: 10, height: 10), isPlaceholder: true)
         #expect(cache.exact("a", CGSize(width: 10, height: 10)) == nil)
         #expect(cache.count == 0 && cache.totalBytes == 0)
     }
@@ -149,7 +149,7 @@ struct RenderedCacheRuleTests {
         let survives = row.existingSurvivesWhenClean && !dirty
         let hit = try #require(cache.exact("a", CGSize(width: 20, height: 10)))
         #expect(hit.image === (survives ? existing : newcomer))
-        #expect(hit.sourceDimensions == (survives ? CGSize(width: 200, height: 100) : row.source))
+        #expect(hit.originalDimensions == (survives ? CGSize(width: 200, height: 100) : row.source))
         #expect(hit.isDirty == (survives ? dirty : false))
         // Never two items of equal size and transformer; the other item is untouched.
         #expect(cache.inspectionEntries().count == 2)
@@ -172,7 +172,7 @@ struct RenderedCacheRuleTests {
         cache.store(fresh, "a", source: CGSize(width: 32, height: 32))
         let cleanHit = try #require(cache.exact("a", CGSize(width: 16, height: 16)))
         #expect(!cleanHit.isDirty && cleanHit.image === fresh)
-        #expect(cleanHit.sourceDimensions == CGSize(width: 32, height: 32))
+        #expect(cleanHit.originalDimensions == CGSize(width: 32, height: 32))
         // The other size stays dirty.
         #expect(try #require(cache.exact("a", CGSize(width: 32, height: 32))).isDirty)
         // A clean item now survives an equal store again.
@@ -202,7 +202,7 @@ struct RenderedCacheRuleTests {
     func inspection() {
         let url = URL(string: "https://example.com/a.jpg")!
         let image = RenderedTestImage.make(12, 7)
-        cache.store(image, identifier: "a", transformerIdentifier: nil, sourceDimensions: CGSize(width: 120, height: 70),
+        cache.store(image, identifier: "a", transformerIdentifier: nil, originalDimensions: CGSize(width: 120, height: 70),
                     isPlaceholder: false, url: url)
         cache.store(RenderedTestImage.make(5, 5), "b")
         let entries = cache.inspectionEntries()

@@ -41,7 +41,7 @@ extension RenderedCache {
     /// Stores a real (non-placeholder) image with the given source dimensions (default: its own).
     func store(_ image: ImageContainer, _ identifier: String, transformer: String? = nil, source: CGSize? = nil) {
         store(image, identifier: identifier, transformerIdentifier: transformer,
-              sourceDimensions: source ?? image.dimensions, isPlaceholder: false)
+              originalDimensions: source ?? image.dimensions, isPlaceholder: false)
     }
 
     /// Looks `identifier` up with a scale-to-fill lookup at exactly `dimensions`.

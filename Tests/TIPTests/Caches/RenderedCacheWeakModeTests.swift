@@ -95,7 +95,7 @@ struct RenderedCacheWeakModeTests {
         cache.store(second, "a", source: CGSize(width: 100, height: 100))
         cache.exitWeakMode()
         let hit = try #require(cache.exact("a", Self.size))
-        #expect(hit.image === second && hit.sourceDimensions == CGSize(width: 100, height: 100))
+        #expect(hit.image === second && hit.originalDimensions == CGSize(width: 100, height: 100))
         #expect(cache.inspectionEntries().count == 1)
     }
 

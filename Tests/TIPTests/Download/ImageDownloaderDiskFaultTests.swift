@@ -16,7 +16,7 @@ struct ImageDownloaderDiskFaultTests {
         }
         defer { _ = umount2(root.path, Int32(MNT_DETACH)) }
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
-        let problems = DiskCacheProblemRecorder()
+        let problems = RecordingProblemObserver()
         configuration.problemObserver = problems
         let pipeline = try #require(ImagePipeline(identifier: "full-disk", configuration: configuration))
         pipeline.diskCache.waitUntilManifestLoaded()

@@ -76,15 +76,16 @@ struct ImageDownloaderErrorTests {
         await env.tearDown()
     }
 
-    @Test("a dropped connection fails the download with the transport's error")
+    @Test("a dropped connection fails the download with couldNotDownloadImage, the transport's error underneath")
     func droppedConnection() async throws {
         let env = try await DownloaderTestEnvironment()
         let image = try DownloaderTestEnvironment.jpeg(width: 700, height: 500)
         env.server.setImage(image, at: "/drop.jpg")
         env.server.setFault(.dropConnection(afterBodyBytes: 100), for: "/drop.jpg")
         let error = await env.start(env.request("/drop.jpg", cached: false)).failure()
-        #expect(error != nil)
-        #expect(!(error is ImageFetchError))
+        let wrapped = try #require(error as? ImageFetchError)
+        #expect(wrapped.code == .couldNotDownloadImage && wrapped.underlyingError != nil)
+        #expect(!(wrapped.underlyingError is ImageFetchError))
         await env.tearDown()
     }
 
@@ -96,7 +97,7 @@ struct ImageDownloaderErrorTests {
         env.server.setImage(image, at: "/slow.jpg")
         env.server.setFault(.stall(afterBodyBytes: image.count / 2), for: "/slow.jpg")
         let error = await env.start(env.request("/slow.jpg")).failure()
-        #expect((error as? URLError)?.code == .timedOut)
+        #expect(((error as? ImageFetchError)?.underlyingError as? URLError)?.code == .timedOut)
         let identifier = env.server.url(for: "/slow.jpg").absoluteString
         #expect(await eventually { env.diskEntry(identifier)?.partial != nil })
         #expect(env.diskEntry(identifier)?.partial?.byteCount == Int64(image.count / 2))
@@ -109,18 +110,27 @@ struct ImageDownloaderErrorTests {
     @Test("an error after the last byte is forgiven (with a problem report)")
     func errorAfterLastByte() async throws {
         let env = try await DownloaderTestEnvironment()
-        let recorder = DiskCacheProblemRecorder()
+        let recorder = RecordingProblemObserver()
         env.configuration.problemObserver = recorder
         let image = try DownloaderTestEnvironment.jpeg(width: 300, height: 200)
         env.configuration.imageFetchDownloadProvider = ScriptedDownloadProvider([
             .start, .hydrate, .authorize,
-            .response(status: 200, headers: ["Content-Length": "\(image.count)", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"]),
+            .response(status: 200, headers: ["Content-Length": "\(image.count)", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT",
+                                             "Authorization": "Bearer echoed-by-a-bad-server"]),
             .data(image.prefix(1000)), .data(image.dropFirst(1000)), .complete(URLError(.networkConnectionLost)),
         ])
         let result = try #require(await env.start(env.request("/late-error.jpg")).success())
         #expect(result.data == image)
         #expect(result.wasStoredOnDisk)
         #expect(recorder.all == [.imageDownloadedWithUnnecessaryError])
+        // The problem carries the response (status and headers), never an Authorization value.
+        let info = try #require(recorder.infos(.imageDownloadedWithUnnecessaryError).first)
+        #expect(info[ProblemInfoKey.httpStatusCode] as? Int == 200)
+        let headers = try #require(info[ProblemInfoKey.httpResponseHeaders] as? [String: String])
+        #expect(headers["Content-Length"] == "\(image.count)")
+        #expect(headers["Last-Modified"] == "Mon, 01 Jan 2024 00:00:00 GMT")
+        #expect(!headers.keys.contains { $0.lowercased() == "authorization" })
+        #expect(!"\(info)".contains("echoed-by-a-bad-server"))
         await env.tearDown()
     }
 
@@ -193,7 +203,7 @@ struct ImageDownloaderErrorTests {
         ])!
         let headers = ResponseHeaders(response)
         #expect(headers.contentLength == 42)
-        #expect(headers.eTag == nil)  // weak tags cannot validate a range
+        #expect(headers.entityTag == nil)  // weak tags cannot validate a range
         #expect(!headers.acceptsByteRanges)
         #expect(headers.lastModified == "Mon, 01 Jan 2024 00:00:00 GMT")
     }

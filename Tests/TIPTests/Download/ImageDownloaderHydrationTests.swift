@@ -6,15 +6,6 @@ import Testing
 @testable import TIP
 import TIPImageServer
 
-/// Keeps every log message.
-private final class CapturingLogger: PipelineLogger {
-    let messages = Locked<[String]>([])
-    func canLog(_ level: PipelineLogLevel) -> Bool { true }
-    func log(_ level: PipelineLogLevel, file: String, function: String, line: Int, message: String) {
-        messages.withLock { $0.append(message) }
-    }
-}
-
 private struct HydrationFailure: Error, Equatable {}
 
 @Suite("Downloader: hydration and authorization")
@@ -129,8 +120,8 @@ struct ImageDownloaderHydrationTests {
             _ = await env.start(request).completion()
         }
         #expect(await eventually { env.diskEntry(env.server.url(for: "/s2.jpg").absoluteString)?.partial != nil })
-        #expect(!logger.messages.withLock { $0 }.isEmpty)
-        #expect(!logger.messages.withLock { $0 }.contains { $0.contains("very-secret") })
+        #expect(!logger.allMessages.isEmpty)
+        #expect(!logger.allMessages.contains { $0.contains("very-secret") })
         // Every file in the pipeline's directory, with its extended attributes.
         let needle = Data("very-secret".utf8)
         let files = try FileManager.default.contentsOfDirectory(at: env.pipeline.directory, includingPropertiesForKeys: nil)

@@ -76,7 +76,7 @@ struct ImageDownloaderResumeTests {
         let file = try env.pipeline.diskCache.openTemporaryFile(forIdentifier: identifier)
         try file.append(bytes)
         var metadata = partial.metadata
-        metadata.eTag = nil
+        metadata.entityTag = nil
         #expect(file.finalize(metadata: metadata, complete: false))
 
         env.server.resetLog()
@@ -147,7 +147,7 @@ struct ImageDownloaderResumeTests {
         // A cached partial longer than the image now is: its range cannot be satisfied.
         let stale = image + Data(repeating: 0x55, count: 4096)
         let entry = MemoryCacheEntry(identifier: url.absoluteString, partial: MemoryCachePartialImage(
-            data: stale, url: url, dimensions: CGSize(width: 400, height: 300), expectedContentLength: stale.count + 10,
+            data: stale, url: url, dimensions: CGSize(width: 400, height: 300), expectedLength: stale.count + 10,
             lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", imageType: .jpeg))
         #expect(env.pipeline.memoryCache.updateEntry(entry))
         let member = env.start(env.request(path))
@@ -191,23 +191,31 @@ struct ImageDownloaderResumeTests {
 
     @Test("the last member leaving keeps the partial; no validator or a placeholder keeps nothing")
     func whatIsKept() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try DownloaderTestEnvironment.jpeg(width: 1000, height: 800)
-        env.server.setImage(image, at: "/cancel.jpg")
-        env.server.setFault(.stall(afterBodyBytes: 60 * 1024), for: "/cancel.jpg")
-        let leaver = env.start(env.request("/cancel.jpg"))
-        #expect(await eventually { leaver.receivedByteCount >= 40 * 1024 })
+        let headers = SteppedPipelineEnvironment.resumableHeaders(length: image.count, entityTag: "\"k\"")
+        let leaver = env.start(env.request("cancel.jpg"))
+        let download = try await env.provider.next()
+        download.respond(status: 200, headers: headers)
+        download.send(image.prefix(40 * 1024), chunkSize: 8 * 1024)
+        #expect(await eventually { leaver.receivedByteCount == 40 * 1024 })
         env.downloader.remove(leaver)
         #expect((await leaver.failure() as? ImageFetchError)?.code == .cancelled)
-        let partial = try #require(await waitForPartial(env, env.server.url(for: "/cancel.jpg").absoluteString))
-        #expect(partial.byteCount >= 40 * 1024)
+        #expect(await download.waitUntilCancelled())
+        let cancelled = SteppedPipelineEnvironment.url("cancel.jpg").absoluteString
+        #expect(env.diskEntry(cancelled)?.partial?.byteCount == Int64(40 * 1024))  // on disk before the member heard
+        #expect(env.pipeline.memoryCache.entry(withIdentifier: cancelled, touch: false)?.partial?.data.count == 40 * 1024)
 
         // A placeholder's partial is never kept.
-        env.server.setImage(image, at: "/placeholder.jpg")
-        env.server.setFault(.dropConnection(afterBodyBytes: image.count / 2), for: "/placeholder.jpg")
-        var placeholder = env.request("/placeholder.jpg")
+        var placeholder = env.request("placeholder.jpg")
         placeholder.isPlaceholder = true
-        #expect(await env.start(placeholder).failure() != nil)
+        let placeholderMember = env.start(placeholder)
+        let dropped = try await env.provider.next()
+        dropped.respond(status: 200, headers: headers)
+        dropped.send(image.prefix(image.count / 2))
+        dropped.finish(URLError(.networkConnectionLost))
+        #expect(await placeholderMember.failure() is URLError)
 
         // Without a validator nothing can be resumed: a scripted server with no Last-Modified or ETag.
         env.configuration.imageFetchDownloadProvider = ScriptedDownloadProvider([
@@ -215,12 +223,13 @@ struct ImageDownloaderResumeTests {
             .response(status: 200, headers: ["Content-Length": "\(image.count)", "Accept-Ranges": "bytes"]),
             .data(image.prefix(image.count / 2)), .complete(URLError(.networkConnectionLost)),
         ])
-        #expect(await env.start(env.request("/novalidator.jpg")).failure() is URLError)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(env.diskEntry(env.server.url(for: "/placeholder.jpg").absoluteString) == nil)
-        #expect(env.diskEntry(env.server.url(for: "/novalidator.jpg").absoluteString) == nil)
-        #expect(env.pipeline.memoryCache.entry(withIdentifier: env.server.url(for: "/novalidator.jpg").absoluteString) == nil)
-        await env.tearDown()
+        #expect((await env.start(env.request("novalidator.jpg")).failure() as? ImageFetchError)?.underlyingError is URLError)
+        // The caches decided before the members heard of the failures.
+        for name in ["placeholder.jpg", "novalidator.jpg"] {
+            let identifier = SteppedPipelineEnvironment.url(name).absoluteString
+            #expect(env.diskEntry(identifier) == nil, "\(name)")
+            #expect(env.pipeline.memoryCache.entry(withIdentifier: identifier, touch: false) == nil, "\(name)")
+        }
     }
 
     /// Waits for the disk cache's partial of `identifier`.

@@ -29,7 +29,7 @@ struct NginxResumeTests {
         /// `etag off`: Last-Modified is the only validator.
         case lastModified
         /// ETag and Last-Modified; the downloader sends the ETag in `If-Range`.
-        case eTag
+        case entityTag
         var testDescription: String { rawValue }
     }
 
@@ -79,7 +79,7 @@ struct NginxResumeTests {
         }
         let pipeline = try #require(ImagePipeline(identifier: pipelineIdentifier, configuration: configuration))
         pipeline.diskCache.waitUntilManifestLoaded()
-        let url = location == .eTag ? server.eTagURL(Self.fileName) : server.lastModifiedURL(Self.fileName)
+        let url = location == .entityTag ? server.eTagURL(Self.fileName) : server.lastModifiedURL(Self.fileName)
         return Fixture(configuration: configuration, root: root, server: server, pipeline: pipeline, url: url)
     }
 
@@ -146,7 +146,7 @@ struct NginxResumeTests {
         let (data, response) = try await URLSession.shared.data(from: server.eTagURL("a.txt"))
         let http = try #require(response as? HTTPURLResponse)
         #expect(http.statusCode == 200 && data == body)
-        #expect(http.value(forHTTPHeaderField: "ETag") == NginxTestServer.eTag(modified: Self.modified, length: body.count))
+        #expect(http.value(forHTTPHeaderField: "ETag") == NginxTestServer.entityTag(modified: Self.modified, length: body.count))
         #expect(http.value(forHTTPHeaderField: "Last-Modified") == NginxTestServer.httpDate(Self.modified))
         #expect(http.value(forHTTPHeaderField: "Accept-Ranges") == "bytes")
 
@@ -197,7 +197,7 @@ struct NginxResumeTests {
         let partial = try await leavePartial(fixture, image: image)
         let lastModified = NginxTestServer.httpDate(Self.modified)
         #expect(partial.metadata.lastModified == lastModified)
-        #expect(partial.metadata.eTag == nil, "etag off: no entity tag")
+        #expect(partial.metadata.entityTag == nil, "etag off: no entity tag")
         let resumedCount = Int(partial.byteCount)
         // The memory cache keeps the same partial and is looked at first: drop it so B reads the disk.
         fixture.pipeline.memoryCache.clearImage(withIdentifier: fixture.identifier)
@@ -224,12 +224,12 @@ struct NginxResumeTests {
     @Test("Resume with ETag: 206 for Range + If-Range: <entity tag>", .timeLimit(.minutes(1)))
     func resumeWithETag() async throws {
         let image = try #require(Self.images?.original)
-        let fixture = try makeFixture(.eTag, pipelineIdentifier: "nginx-resume-etag", image: image)
+        let fixture = try makeFixture(.entityTag, pipelineIdentifier: "nginx-resume-etag", image: image)
         defer { fixture.tearDown() }
 
         let partial = try await leavePartial(fixture, image: image)
-        let eTag = NginxTestServer.eTag(modified: Self.modified, length: image.count)
-        #expect(partial.metadata.eTag == eTag)
+        let entityTag = NginxTestServer.entityTag(modified: Self.modified, length: image.count)
+        #expect(partial.metadata.entityTag == entityTag)
         #expect(partial.metadata.lastModified == NginxTestServer.httpDate(Self.modified))
         let resumedCount = Int(partial.byteCount)
         // The memory partial (the same bytes) is left in place: this resume may come from either cache.
@@ -247,13 +247,13 @@ struct NginxResumeTests {
         let line = try await rangeRequest(fixture)
         #expect(line.status == 206)
         #expect(line.range == "bytes=\(resumedCount)-")
-        #expect(line.ifRange == eTag, "the entity tag is preferred over the date")
+        #expect(line.ifRange == entityTag, "the entity tag is preferred over the date")
         #expect(line.bodyBytesSent == image.count - resumedCount)
         try expectDiskHolds(image, fixture, formerPartial: partial)
     }
 
     @Test("The file changed after the partial was left: nginx answers 200, B starts over with only the new bytes",
-          .timeLimit(.minutes(1)), arguments: [Location.lastModified, .eTag])
+          .timeLimit(.minutes(1)), arguments: [Location.lastModified, .entityTag])
     func validatorChanged(location: Location) async throws {
         let images = try #require(Self.images)
         let (original, replacement) = images
@@ -262,10 +262,10 @@ struct NginxResumeTests {
         defer { fixture.tearDown() }
 
         let partial = try await leavePartial(fixture, image: original)
-        let staleValidator = location == .eTag
-            ? NginxTestServer.eTag(modified: Self.modified, length: original.count)
+        let staleValidator = location == .entityTag
+            ? NginxTestServer.entityTag(modified: Self.modified, length: original.count)
             : NginxTestServer.httpDate(Self.modified)
-        #expect((partial.metadata.eTag ?? partial.metadata.lastModified) == staleValidator)
+        #expect((partial.metadata.entityTag ?? partial.metadata.lastModified) == staleValidator)
         let resumedCount = Int(partial.byteCount)
 
         // New content and a new mtime: both of nginx's validators change.
@@ -288,8 +288,8 @@ struct NginxResumeTests {
         #expect(line.bodyBytesSent == replacement.count)
         try expectDiskHolds(replacement, fixture, formerPartial: partial)
         let complete = try #require(fixture.pipeline.diskCache.entry(withIdentifier: fixture.identifier)?.complete)
-        if location == .eTag {
-            #expect(complete.metadata.eTag == NginxTestServer.eTag(modified: Self.rewritten, length: replacement.count))
+        if location == .entityTag {
+            #expect(complete.metadata.entityTag == NginxTestServer.entityTag(modified: Self.rewritten, length: replacement.count))
         }
         #expect(complete.metadata.lastModified == NginxTestServer.httpDate(Self.rewritten))
     }

@@ -60,7 +60,7 @@ struct StubbingDownloadProviderTests {
                               shouldSupportResuming: true, suggestedBitrate: 8 * UInt64(image.count) * 4)  // ~0.25 s
         let prefix = image.prefix(image.count / 2)
         let partial = MemoryCachePartialImage(
-            data: Data(prefix), url: url, dimensions: CGSize(width: 900, height: 700), expectedContentLength: image.count,
+            data: Data(prefix), url: url, dimensions: CGSize(width: 900, height: 700), expectedLength: image.count,
             lastModified: StubbingImageFetchDownloadProvider.stubLastModified, imageType: .jpeg)
         #expect(env.pipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: url.absoluteString, partial: partial)))
         let clock = ContinuousClock()

@@ -23,7 +23,7 @@ private final class TestDownloadContext: ImageFetchDownloadContext, @unchecked S
         originalRequest = URLRequest(url: url)
         let recorder = TestDownloadClient(onData: onData)
         self.recorder = recorder
-        client = ImageFetchDownloadContractChecker(wrapping: recorder)
+        client = recorder
         recorder.hydrate = { [unowned self] request in
             var copy = request
             hydrate(&copy)
@@ -33,9 +33,12 @@ private final class TestDownloadContext: ImageFetchDownloadContext, @unchecked S
     }
 }
 
-/// Records what the download reports; signals `done` on completion.
+/// Records what the download reports, checking each event against TIP's download contract (a violation is
+/// recorded, never forwarded); signals `done` on completion.
 private final class TestDownloadClient: ImageFetchDownloadClient, @unchecked Sendable {
     // Everything below is touched on the download queue only (set up before the download starts).
+    var contract = ImageDownloadContract()
+    var violations: [ImageFetchError.Code] = []
     var hydrate: (URLRequest) -> Void = { _ in }
     var authorize: (URLRequest) -> Void = { _ in }
     var hydrationError: (any Error)?
@@ -49,29 +52,50 @@ private final class TestDownloadClient: ImageFetchDownloadClient, @unchecked Sen
 
     init(onData: @escaping @Sendable (any ImageFetchDownload, Int) -> Void) { self.onData = onData }
 
-    func downloadDidStart(_ download: any ImageFetchDownload) {}
+    /// Whether `event` keeps to the contract (a violation is recorded).
+    private func admits(_ event: ImageDownloadContract.Event) -> Bool {
+        switch contract.apply(event) {
+        case .forward: return true
+        case .drop: return false
+        case .violation(let code):
+            violations.append(code)
+            return false
+        }
+    }
+
+    func downloadDidStart(_ download: any ImageFetchDownload) { _ = admits(.start) }
     func download(
         _ download: any ImageFetchDownload, hydrateRequest request: URLRequest,
         completion: @escaping @Sendable ((any Error)?) -> Void
-    ) { hydrate(request); completion(hydrationError) }
+    ) {
+        guard admits(.hydrate) else { return }
+        hydrate(request)
+        completion(hydrationError)
+    }
     func download(
         _ download: any ImageFetchDownload, authorizeRequest request: URLRequest,
         completion: @escaping @Sendable ((any Error)?) -> Void
-    ) { authorize(request); completion(nil) }
+    ) {
+        guard admits(.authorize) else { return }
+        authorize(request)
+        completion(nil)
+    }
     func download(_ download: any ImageFetchDownload, didReceiveResponse response: HTTPURLResponse) {
-        self.response = response
+        if admits(.response) { self.response = response }
     }
     func download(_ download: any ImageFetchDownload, didReceiveData data: Data) {
+        guard admits(.data) else { return }
         body.append(data)
         chunks += 1
         onData(download, body.count)
     }
     func download(_ download: any ImageFetchDownload, didCompleteWithError error: (any Error)?) {
+        _ = admits(.complete(failed: error != nil))
         self.error = error
         completions += 1
         done.signal()
     }
-    func downloadWillRetry(_ download: any ImageFetchDownload) {}
+    func downloadWillRetry(_ download: any ImageFetchDownload) { _ = admits(.retry) }
 }
 
 @Suite("URLSessionImageFetchDownloadProvider", .serialized)
@@ -124,6 +148,7 @@ struct URLSessionImageFetchDownloadProviderTests {
         let client = result.0
         #expect(client.error == nil)
         #expect(client.completions == 1)
+        #expect(client.violations.isEmpty)
         #expect(client.response?.statusCode == 200)
         #expect(client.body == Data(Self.payload))
         #expect(client.chunks > 1, "the body should arrive in several chunks")

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import TIP
 
-/// TIP's fetch harness, per format: stubbed downloads (bytes, MIME type, resumable flag, bit-rate pacing, a
-/// fixed Last-Modified validator) through every tier of a real pipeline.
+/// TIP's fetch harness, per format, through every tier of a real pipeline: downloads the test steps by hand (so
+/// scans, first frames and cancellations land mid-body on any machine), and stubbed downloads (a resumable stub
+/// with TIP's fixed Last-Modified validator).
 @Suite("Fetch harness: every format through every tier")
 struct ImageFetchHarnessTests {
     /// A pipeline whose downloads come from a counting stub provider.
@@ -22,14 +23,28 @@ struct ImageFetchHarnessTests {
     @Test("network, then memory, then rendered, then disk: sources, metrics, sizes and frame durations",
           arguments: HarnessImage.Kind.allCases)
     func everyTier(_ kind: HarnessImage.Kind) async throws {
-        let (env, provider) = try await environment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try HarnessImage.make(kind)
-        let url = URL(string: "https://stub.tip.invalid/tiers/\(kind.rawValue)")!
-        provider.stub(image, at: url, seconds: 0.6)
+        let url = SteppedPipelineEnvironment.url("tiers/\(kind.rawValue)")
         let request = request(url)
 
-        // Network.
-        let (network, networkDelegate) = await env.pipeline.harnessFetch(request, wantsScans: image.wantsScans)
+        // Network: half the body, then (once the half was taken in, and any scan or first frame shown) the rest.
+        let (network, networkDelegate) = try await env.harnessFetch(request, wantsScans: image.wantsScans) { download, operation, delegate in
+            download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: image.data.count, entityTag: "\"t\"",
+                                                                                                type: image.mimeType))
+            let half = image.data.count / 2
+            download.send(image.data.prefix(half), chunkSize: 4 * 1024)
+            let shown: HarnessFetchDelegate.Event? = image.wantsScans ? .scan : (kind == .gif ? .firstFrame : nil)
+            let midway = await eventually {
+                guard operation.progress >= 0.45 else { return false }
+                guard let shown else { return true }
+                return delegate.events.withLock { $0 }.contains(shown)
+            }
+            #expect(midway, "\(kind): \(delegate.events.withLock { $0 }) at \(operation.progress)")
+            download.send(image.data.suffix(from: half), chunkSize: 4 * 1024)
+            download.finish()
+        }
         networkDelegate.checkContract()
         let networkResult = try #require(networkDelegate.final.withLock { $0 },
             "\(kind): \(network.state) \(network.progress) \(networkDelegate.progress.withLock { $0 }) \(image.data.count)")
@@ -91,36 +106,44 @@ struct ImageFetchHarnessTests {
         env.pipeline.renderedCache.clearAll()
         let (again, _) = await env.pipeline.harnessFetch(request, wantsScans: image.wantsScans)
         #expect(again.finalResult?.imageSource == .memoryCache)
-        #expect(provider.count.withLock { $0 } == 1)
-        await env.tearDown()
+        #expect(env.provider.count == 1)
     }
 
     @Test("cancelled after 20%, the next fetch resumes: networkResumed, progress never backwards, same image",
           arguments: HarnessImage.Kind.allCases)
     func cancelThenResume(_ kind: HarnessImage.Kind) async throws {
-        // The embedded server stalls after 30% of the body, so the cancel lands mid-body however slowly
-        // the fetch's queue keeps up (debug builds, sanitizers).
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try HarnessImage.make(kind)
-        let path = "/resume/\(kind.rawValue)"
-        env.server.setImage(image.data, at: path)
-        env.server.setFault(.stall(afterBodyBytes: image.data.count * 3 / 10), for: path)
-        let url = env.server.url(for: path)
+        let url = SteppedPipelineEnvironment.url("resume/\(kind.rawValue)")
         let request = request(url)
+        let tag = "\"\(kind.rawValue)\""
+        let count = image.data.count
 
+        // 30% of the body and nothing more: the delegate cancels at 20%, wherever the fetch's queue is.
         let delegate = HarnessFetchDelegate(wantsScans: image.wantsScans, cancelAtProgress: 0.2)
         let first = env.pipeline.operation(with: request, delegate: delegate)
         env.pipeline.fetchImage(with: first)
-        #expect(await eventually(timeout: .seconds(120)) { first.isFinished })
-        #expect(first.state == .cancelled, "\(image.data.count) bytes, progress \(delegate.progress.withLock { $0 })")
+        let download = try await env.provider.next()
+        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: count, entityTag: tag, type: image.mimeType))
+        download.send(image.data.prefix(count * 3 / 10), chunkSize: 4 * 1024)
+        #expect(await eventually { first.isFinished })
+        #expect(first.state == .cancelled, "\(count) bytes, progress \(delegate.progress.withLock { $0 })")
         delegate.checkContract()
         #expect(first.metrics?.metricInfo(for: .network)?.wasCancelled == true)
+        #expect(await download.waitUntilCancelled())
         #expect(await eventually { env.diskEntry(url.absoluteString)?.partial != nil })
         let kept = try #require(env.diskEntry(url.absoluteString)?.partial?.byteCount)
-        #expect(kept >= Int64(Double(image.data.count) * 0.2) && kept < Int64(image.data.count))
+        #expect(kept >= Int64(Double(count) * 0.2) && kept <= Int64(count * 3 / 10))
 
-        env.server.setFault(nil, for: path)
-        let (second, secondDelegate) = await env.pipeline.harnessFetch(request, wantsScans: image.wantsScans)
+        let (second, secondDelegate) = try await env.harnessFetch(request, wantsScans: image.wantsScans) { resumed, _, _ in
+            #expect(resumed.header("Range") == "bytes=\(kept)-")
+            #expect(resumed.header("If-Range") == tag)
+            resumed.respond(status: 206, headers: SteppedPipelineEnvironment.rangeHeaders(from: Int(kept), length: count, entityTag: tag,
+                                                                                         type: image.mimeType))
+            resumed.send(image.data.suffix(from: Int(kept)), chunkSize: 4 * 1024)
+            resumed.finish()
+        }
         secondDelegate.checkContract()
         let result = try #require(second.finalResult, "\(kind)")
         #expect(result.imageSource == .networkResumed)
@@ -130,16 +153,13 @@ struct ImageFetchHarnessTests {
         #expect((progress.first ?? 0) >= 0.2, "\(progress)")
         #expect(second.metrics?.metricInfo(for: .networkResumed)?.result == .hitFinal)
         #expect(second.metrics?.metricInfo(for: .network) == nil)
-        #expect(second.metrics?.metricInfo(for: .networkResumed)?.networkImageSizeInBytes == image.data.count)
-        let requests = env.server.requests(for: path)
-        #expect(requests.count == 2)
-        #expect(requests.last?.header("Range") == "bytes=\(kept)-")
+        #expect(second.metrics?.metricInfo(for: .networkResumed)?.networkImageSizeInBytes == count)
+        #expect(env.provider.count == 2)
 
         // The completed file is the server's, byte for byte; the partial is gone.
         #expect(await eventually { env.diskEntry(url.absoluteString)?.partial == nil })
         let file = try #require(env.diskEntry(url.absoluteString)?.complete?.fileURL)
         #expect(try Data(contentsOf: file) == image.data)
-        await env.tearDown()
     }
 
     @Test("with stubs: a resumable stub answers the resumed range; progress never goes backwards")
@@ -147,12 +167,12 @@ struct ImageFetchHarnessTests {
         let (env, provider) = try await environment()
         let image = try HarnessImage.make(.jpeg)
         let url = URL(string: "https://stub.tip.invalid/resume.jpg")!
-        provider.stub(image, at: url, seconds: 0.2)
+        provider.stub(image, at: url)
         // A partial left by an earlier download (as a cancelled one leaves it): the first 40% on disk.
         let partial = image.data.prefix(image.data.count * 4 / 10)
         let metadata = DiskCacheMetadata(identifier: url.absoluteString, url: url, lastAccess: Date(), timeToLive: 3_600,
                                          width: 800, height: 600, isAnimated: false, isPlaceholder: false,
-                                         lastModified: StubbingImageFetchDownloadProvider.stubLastModified, eTag: nil,
+                                         lastModified: StubbingImageFetchDownloadProvider.stubLastModified, entityTag: nil,
                                          expectedLength: Int64(image.data.count), imageType: ImageType.jpeg.rawValue)
         let file = try env.pipeline.diskCache.openTemporaryFile(forIdentifier: url.absoluteString)
         try file.append(partial)

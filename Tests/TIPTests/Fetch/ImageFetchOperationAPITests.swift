@@ -6,23 +6,13 @@ import Testing
 /// start, `cancelAndDiscardDelegate`, and the two ways of waiting.
 @Suite("Fetch operation: API")
 struct ImageFetchOperationAPITests {
-    /// Runs blocking `body` on a thread of its own (with its own run loop), off the cooperative pool.
-    private func onOwnThread(_ body: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread {
-                body()
-                continuation.resume()
-            }.start()
-        }
-    }
-
     private func stubbed(_ name: String = #function) async throws -> (DownloaderTestEnvironment, URL, HarnessImage) {
         let env = try await DownloaderTestEnvironment(name)
         let provider = CountingStubProvider()
         env.configuration.imageFetchDownloadProvider = provider
         let image = try HarnessImage.make(.jpeg)
         let url = URL(string: "https://stub.tip.invalid/api.jpg")!
-        provider.stub(image, at: url, seconds: 0.1)
+        provider.stub(image, at: url)
         return (env, url, image)
     }
 
@@ -52,38 +42,79 @@ struct ImageFetchOperationAPITests {
 
     @Test("priority before the start sets the queue priority; after it, the download's")
     func priorityBeforeStart() async throws {
-        let (env, url, _) = try await stubbed()
-        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url), delegate: nil)
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        let image = try HarnessImage.make(.jpeg)
+        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("priority.jpg")),
+                                               delegate: nil)
         operation.priority = .veryHigh
         #expect(operation.queuePriority == .veryHigh)
         operation.priority = ImageFetchPriority(rawValue: -5)
         #expect(operation.queuePriority == .low)
         #expect(operation.priority.rawValue == -5)
         env.pipeline.fetchImage(with: operation)
+        let download = try await env.provider.next()
+        #expect(download.priorities == [.low])
+        // While downloading, a new priority reaches the download.
+        operation.priority = .veryHigh
+        #expect(await eventually { download.priorities == [.low, .veryHigh] })
+        download.serve(image.data)
         #expect(await eventually { operation.isFinished })
         #expect(operation.state == .succeeded)  // a nil delegate from the start is not "a delegate that went away"
+    }
+
+    @Test("isCancelled is TIP's: true once the fetch ended cancelled, false for a fetch that succeeded")
+    func isCancelledFollowsTheState() async throws {
+        let (env, url, _) = try await stubbed()
+        let request = GenericImageFetchRequest(imageURL: url)
+        let cancelledDelegate = HarnessFetchDelegate(wantsScans: false)
+        let cancelled = env.pipeline.operation(with: request, delegate: cancelledDelegate)
+        #expect(!cancelled.isCancelled)
+        cancelled.cancel()
+        env.pipeline.fetchImage(with: cancelled)
+        #expect(await eventually { cancelled.isFinished })
+        #expect(cancelled.state == .cancelled)
+        #expect(cancelled.isCancelled)
+
+        let succeededDelegate = HarnessFetchDelegate(wantsScans: false)
+        let succeeded = env.pipeline.operation(with: request, delegate: succeededDelegate)
+        env.pipeline.fetchImage(with: succeeded)
+        #expect(await eventually { succeeded.isFinished })
+        #expect(succeeded.state == .succeeded)
+        #expect(!succeeded.isCancelled)
+        withExtendedLifetime((cancelledDelegate, succeededDelegate)) {}
         await env.tearDown()
     }
 
-    @Test("cancelAndDiscardDelegate: the fetch ends cancelled and the delegate hears nothing more")
+    @Test("cancelAndDiscardDelegate: the fetch ends cancelled and the delegate hears nothing more (100 rounds)")
     func cancelAndDiscard() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try HarnessImage.make(.jpeg)
-        env.server.setImage(image.data, at: "/discard.jpg")
-        env.server.setFault(.stall(afterBodyBytes: image.data.count / 2), for: "/discard.jpg")
-        let delegate = HarnessFetchDelegate(wantsScans: false)
-        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/discard.jpg")),
-                                               delegate: delegate)
-        env.pipeline.fetchImage(with: operation)
-        #expect(await eventually { operation.progress > 0 })
-        let before = delegate.events.withLock { $0 }
-        operation.cancelAndDiscardDelegate()
-        #expect(await eventually { operation.isFinished })
-        #expect(operation.state == .cancelled)
-        #expect((operation.error as? ImageFetchError)?.code == .cancelled)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(delegate.events.withLock { $0 } == before)
-        await env.tearDown()
+        var heardMore: [Int] = []
+        for round in 0..<100 {
+            let delegate = HarnessFetchDelegate(wantsScans: false)
+            let url = SteppedPipelineEnvironment.url("discard-\(round).jpg")
+            let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url), delegate: delegate)
+            env.pipeline.fetchImage(with: operation)
+            let download = try await env.provider.next()
+            download.respond(status: 200, headers: ["Content-Length": "\(image.data.count)"])
+            download.send(image.data.prefix(image.data.count / 2))
+            #expect(await eventually { operation.progress > 0 })
+            env.configuration.callbackQueue.sync {}  // what was delivered so far has been heard
+            let before = delegate.events.withLock { $0 }
+            operation.cancelAndDiscardDelegate()
+            #expect(await eventually { operation.isFinished })
+            #expect(operation.state == .cancelled)
+            #expect((operation.error as? ImageFetchError)?.code == .cancelled)
+            #expect(await download.waitUntilCancelled())
+            // Bytes arriving after the cancellation reach nobody.
+            download.send(image.data.suffix(from: image.data.count / 2))
+            download.finish()
+            env.configuration.callbackQueue.sync {}  // the last callback (had there been one) ran before isFinished
+            if delegate.events.withLock({ $0 }) != before { heardMore.append(round) }
+        }
+        #expect(heardMore.isEmpty, "rounds whose delegate heard of the cancellation: \(heardMore)")
     }
 
     @Test("waitUntilFinished blocks until the final callback ran; the run-loop variant keeps the run loop turning")
@@ -94,13 +125,13 @@ struct ImageFetchOperationAPITests {
             result.withLock { $0 = fetched }
         }
         env.pipeline.fetchImage(with: operation)
-        await onOwnThread { operation.waitUntilFinished() }
+        try await onOwnThread { operation.waitUntilFinished() }
         #expect(result.withLock { $0 }?.imageOriginalDimensions == image.original)
 
         env.pipeline.clearMemoryCaches()
         let ranOnLoop = Locked(false)
         let second = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url), delegate: nil)
-        await onOwnThread {
+        try await onOwnThread {
             RunLoop.current.perform { ranOnLoop.withLock { $0 = true } }
             env.pipeline.fetchImage(with: second)
             second.waitUntilFinishedWithoutBlockingRunLoop()

@@ -3,71 +3,6 @@ import Testing
 @testable import TIP
 import TIPImageServer
 
-/// Records a fetch's callbacks in order.
-final class RecordingFetchDelegate: ImageFetchDelegate {
-    enum Event: Equatable, Sendable {
-        case dirtyPreview, start, attempt(ImageLoadSource), preview(ImageLoadSource), progress, final(ImageLoadSource), failure(Int)
-    }
-
-    let events = Locked<[Event]>([])
-    let previewAnswer: ImageFetchPreviewLoadedBehavior?
-    let final = Locked<ImageFetchResult?>(nil)
-    let failure = Locked<(any Error)?>(nil)
-
-    init(previewAnswer: ImageFetchPreviewLoadedBehavior? = nil) { self.previewAnswer = previewAnswer }
-
-    var wantsSourceAttemptCallbacks: Bool { true }
-    var handlesPreviews: Bool { previewAnswer != nil }
-
-    func imageFetchOperationDidStart(_ operation: ImageFetchOperation) { events.withLock { $0.append(.start) } }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadDirtyPreviewImage result: ImageFetchResult) {
-        events.withLock { $0.append(.dirtyPreview) }
-    }
-    func imageFetchOperation(_ operation: ImageFetchOperation, willAttemptToLoadFrom source: ImageLoadSource) {
-        events.withLock { $0.append(.attempt(source)) }
-    }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
-                             completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void) {
-        events.withLock { $0.append(.preview(result.imageSource)) }
-        completion(previewAnswer ?? .continueLoading)
-    }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgress progress: Float) {
-        events.withLock { if $0.last != .progress { $0.append(.progress) } }
-    }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFinalImage result: ImageFetchResult) {
-        final.withLock { $0 = result }
-        events.withLock { $0.append(.final(result.imageSource)) }
-    }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didFailToLoadFinalImage error: any Error) {
-        failure.withLock { $0 = error }
-        events.withLock { $0.append(.failure((error as? ImageFetchError)?.errorCode ?? 0)) }
-    }
-}
-
-/// An additional cache answering from a dictionary, counting lookups.
-final class DictionaryAdditionalCache: ImageAdditionalCache {
-    let images: [URL: ImageContainer]
-    let lookups = Locked(0)
-    init(_ images: [URL: ImageContainer]) { self.images = images }
-    func retrieveImage(for url: URL, completion: @escaping @Sendable (ImageContainer?) -> Void) {
-        lookups.withLock { $0 += 1 }
-        let image = images[url]
-        DispatchQueue.global().async { completion(image) }
-    }
-}
-
-/// Paints the image solid green (identifier optional), counting calls.
-struct GreenTransformer: ImageFetchTransformer {
-    let transformerIdentifier: String?
-    let calls = Locked(0)
-    func transform(_ image: ImageContainer, progress: Float, hintTargetDimensions: CGSize,
-                   hintContentMode: ContentMode, operation: ImageFetchOperation) -> ImageContainer? {
-        calls.withLock { $0 += 1 }
-        return ImageContainer(image: TestImages.solid(width: Int(image.dimensions.width), height: Int(image.dimensions.height),
-                                                      SIMD4(0, 255, 0, 255)))
-    }
-}
-
 @Suite("Fetch operation: sources")
 struct ImageFetchOperationTests {
     func run(_ env: DownloaderTestEnvironment, _ request: any ImageFetchRequest,
@@ -125,62 +60,74 @@ struct ImageFetchOperationTests {
         await env.tearDown()
     }
 
-    @Test("cancelling while downloading fails with Cancelled and leaves the resumable partial")
+    @Test("cancelling while downloading fails with Cancelled, cancels the download and leaves the resumable partial")
     func cancelWhileDownloading() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try DownloaderTestEnvironment.jpeg(width: 1000, height: 800)
-        env.server.setImage(image, at: "/slow.jpg")
-        env.server.setFault(.stall(afterBodyBytes: image.count / 3), for: "/slow.jpg")
-        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/slow.jpg"))
+        let request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("slow.jpg"))
         let delegate = RecordingFetchDelegate()
         let operation = env.pipeline.operation(with: request, delegate: delegate)
         env.pipeline.fetchImage(with: operation)
-        #expect(await eventually { operation.progress > 0.2 })
+        // A third of the image, then nothing: only the cancellation ends it.
+        let download = try await env.provider.next()
+        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: image.count, entityTag: "\"c\""))
+        download.send(image.prefix(image.count / 3))
+        #expect(await eventually { operation.progress > 0.3 })  // one chunk: all of the third arrived
         operation.cancel()
         #expect(await eventually { operation.isFinished })
         #expect(operation.state == .cancelled)
-        #expect(await eventually { env.diskEntry(request.imageURL.absoluteString)?.partial != nil })
-        await env.tearDown()
+        #expect(await download.waitUntilCancelled())
+        #expect(await eventually { env.diskEntry(request.imageURL.absoluteString)?.partial?.byteCount == Int64(image.count / 3) })
     }
 
     @Test("a delegate that goes away cancels the fetch; a discarded one lets it run headless")
     func delegateLifetime() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try DownloaderTestEnvironment.jpeg(width: 1000, height: 800)
-        env.server.setImage(image, at: "/gone.jpg")
-        env.server.setFault(.stall(afterBodyBytes: 30_000), for: "/gone.jpg")  // only the delegate's departure ends it
         var delegate: RecordingFetchDelegate? = RecordingFetchDelegate()
-        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/gone.jpg")), delegate: delegate)
+        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("gone.jpg")),
+                                               delegate: delegate)
         env.pipeline.fetchImage(with: operation)
+        // The download sends half the image and then nothing: only the delegate's departure ends it.
+        let download = try await env.provider.next()
+        download.respond(status: 200, headers: ["Content-Length": "\(image.count)"])
+        download.send(image.prefix(image.count / 2))
         #expect(await eventually { operation.progress > 0 })
         delegate = nil
         #expect(await eventually { operation.isFinished })
         #expect(operation.state == .cancelled)
+        #expect(await download.waitUntilOver())
 
-        env.server.setImage(image, at: "/headless.jpg")
         var kept: RecordingFetchDelegate? = RecordingFetchDelegate()
-        let headless = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/headless.jpg")), delegate: kept)
+        let headless = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("headless.jpg")),
+                                              delegate: kept)
         headless.discardDelegate()
         kept = nil
         env.pipeline.fetchImage(with: headless)
+        let whole = try await env.provider.next()
+        whole.respond(status: 200, headers: ["Content-Length": "\(image.count)"])
+        whole.send(image)
+        whole.finish()
         #expect(await eventually { headless.isFinished })
         #expect(headless.state == .succeeded)
         _ = kept
-        await env.tearDown()
     }
 
     @Test("the completion block gets the image once; async/await returns it; task cancellation cancels the fetch")
     func completionAndAsync() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try DownloaderTestEnvironment.jpeg(width: 640, height: 480)
-        env.server.setImage(image, at: "/block.jpg")
-        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/block.jpg"), identifier: nil,
+        let request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("block.jpg"), identifier: nil,
                                                targetDimensions: CGSize(width: 64, height: 64), targetContentMode: .scaleAspectFill)
         let calls = Locked<[ImageLoadSource?]>([])
         let operation = env.pipeline.operation(with: request) { result, error in
             calls.withLock { $0.append(error == nil ? result?.imageSource : nil) }
         }
         env.pipeline.fetchImage(with: operation)
+        try await env.provider.next().serve(image)
         #expect(await eventually { operation.isFinished })
         #expect(calls.withLock { $0 } == [.network])
 
@@ -188,18 +135,18 @@ struct ImageFetchOperationTests {
         #expect(result.imageSource == .memoryCache)
         #expect(result.imageContainer.dimensions == CGSize(width: 85, height: 64))  // aspect fill covers the target, uncropped (TIP)
 
-        env.server.setImage(image, at: "/stall.jpg")
-        env.server.setFault(.stall(afterBodyBytes: 1000), for: "/stall.jpg")
-        let task = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: env.server.url(for: "/stall.jpg"))) }
-        #expect(await env.server.waitUntil { $0.requestCount(for: "/stall.jpg") == 1 })
+        // A download that is never answered: only the task's cancellation ends it.
+        let task = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("stall.jpg"))) }
+        let download = try await env.provider.next()
         task.cancel()
         do {
             _ = try await task.value
             Issue.record("a cancelled fetch returned an image")
         } catch {
-            #expect((error as? ImageFetchError)?.code == .cancelled)
+            #expect(error is CancellationError, "\(error)")
         }
-        await env.tearDown()
+        #expect(await download.waitUntilCancelled())
+        #expect(env.provider.count == 2)
     }
 
     @Test("on the callback queue, a clean rendered-cache match completes inside fetchImage; a dirty one is a dirty preview")

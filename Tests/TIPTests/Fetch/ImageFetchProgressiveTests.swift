@@ -1,62 +1,39 @@
 import Foundation
 import Testing
 @testable import TIP
-import TIPImageServer
-
-/// A delegate that opts into progressive loading and first animated frames, recording what it gets.
-final class ProgressiveRecordingDelegate: ImageFetchDelegate {
-    let optIn: Bool
-    let scans = Locked<[CGSize]>([])
-    let firstFrames = Locked<[CGSize]>([])
-    let asked = Locked(0)
-    let final = Locked<ImageFetchResult?>(nil)
-    let order = Locked<[String]>([])
-
-    init(optIn: Bool) { self.optIn = optIn }
-
-    var handlesProgressiveLoading: Bool { true }
-    var handlesFirstAnimatedFrame: Bool { true }
-
-    func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
-                             url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool {
-        asked.withLock { $0 += 1 }
-        return optIn
-    }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float) {
-        scans.withLock { $0.append(result.imageContainer.dimensions) }
-        order.withLock { $0.append("scan") }
-        #expect(progress < 1)
-    }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float) {
-        firstFrames.withLock { $0.append(result.imageContainer.dimensions) }
-        order.withLock { $0.append("first-frame") }
-        #expect(progress > 0 && progress < 1)
-    }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFinalImage result: ImageFetchResult) {
-        final.withLock { $0 = result }
-        order.withLock { $0.append("final") }
-    }
-}
 
 @Suite("Fetch operation: progressive and animated loading")
 struct ImageFetchProgressiveTests {
+    /// Fetches `request` with `delegate`: sends the first half of `data` in chunks of `chunkSize` bytes, waits until
+    /// `midway` holds (what must happen while the rest is not even sent), sends the rest, and waits for the end.
+    private func fetch(_ env: SteppedPipelineEnvironment, _ request: GenericImageFetchRequest, _ data: Data, type: String = "image/jpeg",
+                       chunkSize: Int = 8 * 1024, delegate: ProgressiveRecordingDelegate,
+                       midway: @escaping @Sendable (ImageFetchOperation) -> Bool,
+                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> ImageFetchOperation {
+        let operation = env.pipeline.operation(with: request, delegate: delegate)
+        env.pipeline.fetchImage(with: operation)
+        let download = try await env.provider.next()
+        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: data.count, entityTag: "\"p\"", type: type))
+        let half = data.count / 2
+        download.send(data.prefix(half), chunkSize: chunkSize)
+        #expect(await eventually { midway(operation) }, "midway, \(operation.progress)", sourceLocation: sourceLocation)
+        download.send(data.suffix(from: half), chunkSize: chunkSize)
+        download.finish()
+        #expect(await eventually { operation.isFinished }, sourceLocation: sourceLocation)
+        return operation
+    }
+
     @Test("a progressive JPEG renders scans at the target size when the delegate opts in, and none when it does not")
     func progressiveJPEG() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true)
-        for path in ["/p-in.jpg", "/p-out.jpg"] {
-            env.server.setImage(jpeg, at: path)
-            // Slow enough that updates still arrive one by one on a loaded machine (a backlog merges them, and a
-            // merged update at 100% renders no scan).
-            env.server.setThrottle(.init(bytesPerSecond: 150_000, chunkSize: 8 * 1024), for: path)
-        }
         let target = CGSize(width: 300, height: 300)
         let optedIn = ProgressiveRecordingDelegate(optIn: true)
-        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/p-in.jpg"), identifier: nil,
+        let request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("p-in.jpg"), identifier: nil,
                                                targetDimensions: target, targetContentMode: .scaleAspectFit)
-        let operation = env.pipeline.operation(with: request, delegate: optedIn)
-        env.pipeline.fetchImage(with: operation)
-        #expect(await eventually { operation.isFinished })
+        // A scan is shown while half the bytes are still to come.
+        let operation = try await fetch(env, request, jpeg, delegate: optedIn) { _ in !optedIn.scans.withLock { $0 }.isEmpty }
         #expect(optedIn.asked.withLock { $0 } == 1)
         let scans = optedIn.scans.withLock { $0 }
         #expect(!scans.isEmpty)
@@ -67,60 +44,54 @@ struct ImageFetchProgressiveTests {
 
         let optedOut = ProgressiveRecordingDelegate(optIn: false)
         var outRequest = request
-        outRequest.imageURL = env.server.url(for: "/p-out.jpg")
-        let second = env.pipeline.operation(with: outRequest, delegate: optedOut)
-        env.pipeline.fetchImage(with: second)
-        #expect(await eventually { second.isFinished })
+        outRequest.imageURL = SteppedPipelineEnvironment.url("p-out.jpg")
+        // Asked, declined, and half the bytes through: a scan would have been rendered by now.
+        let second = try await fetch(env, outRequest, jpeg, delegate: optedOut) { operation in
+            optedOut.asked.withLock { $0 } == 1 && operation.progress >= 0.45
+        }
         #expect(optedOut.asked.withLock { $0 } == 1)
         #expect(optedOut.scans.withLock { $0 }.isEmpty)
         #expect(second.finalResult != nil)
-        await env.tearDown()
     }
 
     @Test("a disabled policy never renders; a greedy one renders any progress")
     func policies() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 1000, height: 750, progressive: true)
-        for path in ["/disabled.jpg", "/greedy.jpg"] {
-            env.server.setImage(jpeg, at: path)
-            // Slow enough that updates still arrive one by one on a loaded machine (a backlog merges them, and a
-            // merged update at 100% renders no scan).
-            env.server.setThrottle(.init(bytesPerSecond: 150_000, chunkSize: 8 * 1024), for: path)
-        }
-        var disabled = GenericImageFetchRequest(imageURL: env.server.url(for: "/disabled.jpg"))
+        var disabled = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("disabled.jpg"))
         disabled.progressiveLoadingPolicies = [.jpeg: DisabledProgressiveLoadingPolicy()]
         let none = ProgressiveRecordingDelegate(optIn: true)
-        let first = env.pipeline.operation(with: disabled, delegate: none)
-        env.pipeline.fetchImage(with: first)
-        #expect(await eventually { first.isFinished })
+        let first = try await fetch(env, disabled, jpeg, delegate: none) { operation in operation.progress >= 0.45 }
+        #expect(first.finalResult != nil)
+        #expect(none.asked.withLock { $0 } == 1)
         #expect(none.scans.withLock { $0 }.isEmpty)
 
-        var greedy = GenericImageFetchRequest(imageURL: env.server.url(for: "/greedy.jpg"))
+        var greedy = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("greedy.jpg"))
         greedy.progressiveLoadingPolicies = [.jpeg: GreedyProgressiveLoadingPolicy()]
         let any = ProgressiveRecordingDelegate(optIn: true)
-        let second = env.pipeline.operation(with: greedy, delegate: any)
-        env.pipeline.fetchImage(with: second)
-        #expect(await eventually { second.isFinished })
+        let second = try await fetch(env, greedy, jpeg, delegate: any) { _ in !any.scans.withLock { $0 }.isEmpty }
+        #expect(second.finalResult != nil)
         #expect(!any.scans.withLock { $0 }.isEmpty)
-        await env.tearDown()
     }
 
     @Test("an animated GIF delivers its first frame once while bytes arrive, then the whole animation")
     func firstAnimatedFrame() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let frames = (0..<6).map { TestImages.photo(width: 160, height: 120, format: .rgba8Premultiplied, seed: UInt64($0 + 1)) }
         let animation = try #require(ImageContainer(animatedFrames: frames, frameDurations: Array(repeating: 0.1, count: 6), loopCount: 0))
         let gif = try CodecCatalogue.shared.encodeImage(animation, type: .gif, quality: 1)
-        env.server.setImage(gif, at: "/anim.gif")
-        env.server.setThrottle(.init(bytesPerSecond: max(20_000, gif.count), chunkSize: max(1024, gif.count / 12)), for: "/anim.gif")
         let delegate = ProgressiveRecordingDelegate(optIn: false)
-        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/anim.gif")), delegate: delegate)
-        env.pipeline.fetchImage(with: operation)
-        #expect(await eventually { operation.isFinished })
+        // The first frame is shown while half the animation is still to come.
+        let operation = try await fetch(env, GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("anim.gif")), gif,
+                                        type: "image/gif", chunkSize: max(1024, gif.count / 12), delegate: delegate) { _ in
+            !delegate.firstFrames.withLock { $0 }.isEmpty
+        }
+        #expect(operation.state == .succeeded)
         #expect(delegate.firstFrames.withLock { $0 } == [CGSize(width: 160, height: 120)])
         #expect(delegate.order.withLock { $0 } == ["first-frame", "final"])
         let final = try #require(delegate.final.withLock { $0 })
         #expect(final.imageContainer.frameCount == 6)
-        await env.tearDown()
     }
 }

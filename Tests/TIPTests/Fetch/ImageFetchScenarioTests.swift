@@ -3,8 +3,8 @@ import Testing
 @testable import TIP
 import TIPImageServer
 
-/// End-to-end fetch scenarios through the embedded server: single-chunk bodies, shared downloads, servers
-/// that ignore `Range`, renamed identifiers and errors after the last byte.
+/// End-to-end fetch scenarios: single-chunk bodies, shared downloads and servers that ignore `Range` (downloads
+/// the test steps by hand), renamed identifiers (the embedded server) and errors after the last byte (a script).
 @Suite("Fetch scenarios")
 struct ImageFetchScenarioTests {
     private func request(_ url: URL, identifier: String? = nil, sources: ImageFetchLoadingSources = .all) -> GenericImageFetchRequest {
@@ -16,64 +16,78 @@ struct ImageFetchScenarioTests {
 
     @Test("a progressive JPEG arriving in one chunk: no scan without opting in, never a scan at 100% with it")
     func progressiveInOneChunk() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try HarnessImage.make(.progressiveJPEG)
-        for path in ["/one-in.jpg", "/one-out.jpg"] {
-            env.server.setImage(image.data, at: path)
-            env.server.setThrottle(.init(bytesPerSecond: 100_000_000, chunkSize: image.data.count), for: path)
-        }
-        for (path, optIn) in [("/one-in.jpg", true), ("/one-out.jpg", false)] {
-            let (operation, delegate) = await env.pipeline.harnessFetch(request(env.server.url(for: path)), wantsScans: optIn)
+        for (name, optIn) in [("one-in.jpg", true), ("one-out.jpg", false)] {
+            let (operation, delegate) = try await env.harnessFetch(request(SteppedPipelineEnvironment.url(name)), wantsScans: optIn) { download, _, _ in
+                download.serve(image.data, type: image.mimeType)  // the whole body in one chunk
+            }
             delegate.checkContract()  // the delegate also checks every scan has 0 < progress < 1
             #expect(operation.finalResult?.imageSource == .network)
             image.check(try #require(operation.finalResult).imageContainer, "one chunk")
             if !optIn { #expect(!delegate.events.withLock { $0 }.contains(.scan)) }
         }
-        await env.tearDown()
+        #expect(env.provider.count == 2)
     }
 
     @Test("two identical fetches share one download; cancelling one leaves the other to finish")
     func sharedDownload() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try HarnessImage.make(.jpeg)
-        env.server.setImage(image.data, at: "/shared.jpg")
-        env.server.setThrottle(.init(bytesPerSecond: image.data.count, chunkSize: 8 * 1024), for: "/shared.jpg")
-        let request = request(env.server.url(for: "/shared.jpg"))
+        let request = request(SteppedPipelineEnvironment.url("shared.jpg"))
         let leaving = HarnessFetchDelegate(wantsScans: false, cancelAtProgress: 0.1)
         let staying = HarnessFetchDelegate(wantsScans: false)
         let first = env.pipeline.operation(with: request, delegate: leaving)
         let second = env.pipeline.operation(with: request, delegate: staying)
         env.pipeline.fetchImage(with: first)
         env.pipeline.fetchImage(with: second)
-        #expect(await eventually { first.isFinished && second.isFinished })
+        let download = try await env.provider.next()
+        // Both joined: each heard the download start (progress 0).
+        #expect(await eventually { !leaving.progress.withLock { $0 }.isEmpty && !staying.progress.withLock { $0 }.isEmpty })
+        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: image.data.count, entityTag: "\"s\""))
+        let fifth = image.data.count / 5
+        download.send(image.data.prefix(fifth), chunkSize: 8 * 1024)
+        #expect(await eventually { first.isFinished })
         #expect(first.state == .cancelled)
+        #expect(!download.isCancelled)  // the other fetch still wants it
+        download.send(image.data.suffix(from: fifth), chunkSize: 8 * 1024)
+        download.finish()
+        #expect(await eventually { second.isFinished })
         #expect(second.state == .succeeded)
         leaving.checkContract()
         staying.checkContract()
         image.check(try #require(second.finalResult).imageContainer, "shared")
-        #expect(env.server.requestCount(for: "/shared.jpg") == 1)
-        await env.tearDown()
+        #expect(env.provider.count == 1)
     }
 
     @Test("a server that ignores Range: the fetch restarts from byte 0 and delivers the right image from network")
     func serverIgnoresRange() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let image = try HarnessImage.make(.jpeg)
-        let path = "/ignore-range.jpg"
-        env.server.setImage(image.data, at: path)
-        env.server.setFault(.stall(afterBodyBytes: image.data.count / 2), for: path)
-        let url = env.server.url(for: path)
+        let url = SteppedPipelineEnvironment.url("ignore-range.jpg")
+        let tag = "\"i\""
         let cancelling = HarnessFetchDelegate(wantsScans: false, cancelAtProgress: 0.3)
         let first = env.pipeline.operation(with: request(url), delegate: cancelling)
         env.pipeline.fetchImage(with: first)
+        let download = try await env.provider.next()
+        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: image.data.count, entityTag: tag))
+        download.send(image.data.prefix(image.data.count / 2), chunkSize: 8 * 1024)  // and nothing more
         #expect(await eventually { first.isFinished })
+        #expect(first.state == .cancelled)
         #expect(await eventually { env.diskEntry(url.absoluteString)?.partial != nil })
+        let kept = try #require(env.diskEntry(url.absoluteString)?.partial?.byteCount)
 
-        env.server.setFault(.ignoreRange, for: path)
-        let (second, delegate) = await env.pipeline.harnessFetch(request(url), wantsScans: false)
+        // The next fetch asks for the rest; the server answers 200 with the whole image.
+        let (second, delegate) = try await env.harnessFetch(request(url), wantsScans: false) { resumed, _, _ in
+            #expect(resumed.header("Range") == "bytes=\(kept)-")
+            #expect(resumed.header("If-Range") == tag)
+            resumed.serve(image.data, entityTag: tag, chunkSize: 8 * 1024)
+        }
         #expect(second.finalResult?.imageSource == .network)
         image.check(try #require(second.finalResult).imageContainer, "after 200")
-        #expect(env.server.requests(for: path).last?.header("Range") != nil)  // it asked; the server said 200
         #expect(second.metrics?.metricInfo(for: .network)?.networkImageSizeInBytes == image.data.count)
         // Progress went back to 0 exactly once, when the body restarted.
         let progress = delegate.progress.withLock { $0 }
@@ -82,7 +96,7 @@ struct ImageFetchScenarioTests {
         #expect(await eventually { env.diskEntry(url.absoluteString)?.partial == nil })
         let file = try #require(env.diskEntry(url.absoluteString)?.complete?.fileURL)
         #expect(try Data(contentsOf: file) == image.data)
-        await env.tearDown()
+        #expect(env.provider.count == 2)
     }
 
     @Test("renaming an identifier: the new one hits the caches, the old one is gone")
@@ -116,7 +130,7 @@ struct ImageFetchScenarioTests {
     @Test("an error after the complete body is forgiven: the image is delivered, cached, and the problem reported")
     func errorAfterCompleteBody() async throws {
         let env = try await DownloaderTestEnvironment()
-        let recorder = DiskCacheProblemRecorder()
+        let recorder = RecordingProblemObserver()
         env.configuration.problemObserver = recorder
         let image = try HarnessImage.make(.gif)
         env.configuration.imageFetchDownloadProvider = ScriptedDownloadProvider([

@@ -7,14 +7,17 @@ import TIPImageServer
 struct ImageFetchStreamTests {
     @Test("the event stream delivers progress, scans and then the final image; stopping early cancels the fetch")
     func stream() async throws {
-        let env = try await DownloaderTestEnvironment()
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 1000, height: 750, progressive: true)
-        env.server.setImage(jpeg, at: "/s.jpg")
-        env.server.setThrottle(.init(bytesPerSecond: 400_000, chunkSize: 8 * 1024), for: "/s.jpg")
+        // The stream starts its fetch when it is made; the events wait in its buffer. Every step runs in this task,
+        // so no step waits for another task the concurrency pool has yet to run.
+        let events = env.pipeline.fetchEvents(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("s.jpg")))
+        try await env.provider.next().serve(jpeg, entityTag: "\"s\"", chunkSize: 8 * 1024)
         var progressCount = 0
         var scans = 0
         var final: ImageFetchResult?
-        for try await event in env.pipeline.fetchEvents(for: GenericImageFetchRequest(imageURL: env.server.url(for: "/s.jpg"))) {
+        for try await event in events {
             switch event {
             case .progress: progressCount += 1
             case .progressiveImage: scans += 1
@@ -27,13 +30,19 @@ struct ImageFetchStreamTests {
         #expect(scans > 0)
         #expect(final?.imageSource == .network)
 
-        env.server.setImage(jpeg, at: "/stop.jpg")
-        env.server.setFault(.stall(afterBodyBytes: 20_000), for: "/stop.jpg")
-        for try await event in env.pipeline.fetchEvents(for: GenericImageFetchRequest(imageURL: env.server.url(for: "/stop.jpg"))) {
-            if case .progress(let value) = event, value > 0 { break }
+        // Some bytes, then nothing: only the consumer stopping ends the download.
+        var stopped: SteppedDownload?
+        do {
+            let events = env.pipeline.fetchEvents(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("stop.jpg")))
+            let download = try await env.provider.next()
+            stopped = download
+            download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"t\""))
+            download.send(jpeg.prefix(20_000))
+            for try await event in events {
+                if case .progress(let value) = event, value > 0 { break }
+            }
         }
-        #expect(await env.server.waitUntil(timeout: .seconds(30)) { $0.openConnectionCount == 0 })
-        await env.tearDown()
+        #expect(await stopped?.waitUntilCancelled() == true)
     }
 
     @Test("getAllFetchOperations lists the fetch and store operations not yet finished")

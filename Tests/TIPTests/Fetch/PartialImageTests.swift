@@ -7,7 +7,7 @@ struct PartialImageTests {
     @Test("a progressive JPEG in chunks: type, states, scans, progress, cached renders, final image")
     func progressiveJPEG() throws {
         let jpeg = try JPEGTestSupport.jpeg(width: 640, height: 480, progressive: true).data
-        let partial = PartialImage(expectedContentLength: jpeg.count)
+        let partial = PartialImage(expectedLength: jpeg.count)
         #expect(partial.state == .noData)
         #expect(partial.progress == 0)
         var offset = 0
@@ -48,7 +48,7 @@ struct PartialImageTests {
     @Test("one byte at a time still finds the type and the header")
     func tinyChunks() throws {
         let jpeg = try JPEGTestSupport.jpeg(width: 64, height: 48).data
-        let partial = PartialImage(expectedContentLength: nil)
+        let partial = PartialImage(expectedLength: nil)
         for byte in jpeg.prefix(2048) { partial.append(Data([byte])) }
         #expect(partial.type == .jpeg)
         #expect(partial.dimensions == CGSize(width: 64, height: 48))
@@ -57,7 +57,7 @@ struct PartialImageTests {
 
     @Test("bytes no codec knows end in unrecognizedFormat, without crashing or rendering")
     func unknownBytes() {
-        let partial = PartialImage(expectedContentLength: 100)
+        let partial = PartialImage(expectedLength: 100)
         partial.append(Data(repeating: 0x41, count: 100))
         #expect(partial.finalize() == .didProgress)
         #expect(partial.failure == .unrecognizedFormat)
@@ -68,7 +68,7 @@ struct PartialImageTests {
     @Test("a truncated image renders what arrived but never completes")
     func truncated() throws {
         let jpeg = try JPEGTestSupport.jpeg(width: 320, height: 240, progressive: true).data
-        let partial = PartialImage(expectedContentLength: jpeg.count)
+        let partial = PartialImage(expectedLength: jpeg.count)
         partial.append(jpeg.prefix(jpeg.count * 2 / 3))
         #expect(partial.finalize() != .didCompleteLoading)
         #expect(partial.state == .loadingImage)

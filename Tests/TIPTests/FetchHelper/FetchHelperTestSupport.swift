@@ -120,17 +120,21 @@ final class RecordingHelperDelegate: ImageFetchHelperDelegate {
     var eventList: [String] { events.withLock { $0 } }
 }
 
-/// A pipeline, server, target, data source, delegate and helper wired together.
+/// A pipeline, server, target, data source, delegate and helper wired together. A stepped bed's downloads come
+/// from ``downloads``, which the test steps by hand, instead of the server.
 final class FetchHelperTestBed: Sendable {
     let env: DownloaderTestEnvironment
     let target: FakeFetchTarget
     let dataSource: FakeFetchDataSource
     let delegate: RecordingHelperDelegate
     let helper: ImageFetchHelper
+    /// The downloads of a stepped bed (unused otherwise).
+    let downloads = SteppedDownloadProvider()
 
     init(pixelSize: CGSize = CGSize(width: 200, height: 200), visible: Bool = true, delegate: RecordingHelperDelegate = RecordingHelperDelegate(),
-         _ name: String = #function) async throws {
+         stepped: Bool = false, _ name: String = #function) async throws {
         env = try await DownloaderTestEnvironment(name)
+        if stepped { env.configuration.imageFetchDownloadProvider = downloads }
         target = FakeFetchTarget(pixelSize: pixelSize, isVisible: visible)
         dataSource = FakeFetchDataSource(pipeline: env.pipeline)
         self.delegate = delegate
@@ -145,16 +149,25 @@ final class FetchHelperTestBed: Sendable {
         env.configuration.callbackQueue.sync(execute: body)
     }
 
-    /// Serves a generated JPEG at `path` (optionally throttled) and points the data source's URL at it.
+    /// Serves a generated JPEG at `path` and points the data source's URL at it.
     @discardableResult
     func serve(_ path: String, width: Int = 800, height: Int = 600, progressive: Bool = false, seed: UInt64 = 1,
-               throttle: TIPImageServer.Throttle? = nil, use: Bool = true) throws -> URL {
+               use: Bool = true) throws -> URL {
         let data = try DownloaderTestEnvironment.jpeg(width: width, height: height, progressive: progressive, seed: seed)
         server.setImage(data, at: path)
-        if let throttle { server.setThrottle(throttle, for: path) }
         let url = server.url(for: path)
         if use { dataSource.answers.withLock { $0.url = url } }
         return url
+    }
+
+    /// For a stepped bed: a generated JPEG for the test to answer `name`'s download with, and its URL, which the
+    /// data source's URL points at unless `use` is false.
+    func stepped(_ name: String, width: Int = 800, height: Int = 600, progressive: Bool = false, seed: UInt64 = 1,
+                 use: Bool = true) throws -> (url: URL, data: Data) {
+        let data = try DownloaderTestEnvironment.jpeg(width: width, height: height, progressive: progressive, seed: seed)
+        let url = SteppedPipelineEnvironment.url(name)
+        if use { dataSource.answers.withLock { $0.url = url } }
+        return (url, data)
     }
 
     /// Attaches the target (a visible target appears at once).
@@ -186,5 +199,3 @@ final class FetchHelperTestBed: Sendable {
     }
 }
 
-/// Slow enough that a fetch is still in flight when the test acts (~1.5 s for a 320 x 240 JPEG).
-let slowThrottle = TIPImageServer.Throttle(bytesPerSecond: 12_000, chunkSize: 2 * 1024)

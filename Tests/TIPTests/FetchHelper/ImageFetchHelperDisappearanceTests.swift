@@ -15,56 +15,72 @@ struct ImageFetchHelperDisappearanceTests {
 
     @Test("cancelImageFetch cancels the fetch in flight; reappearing fetches again")
     func cancelOnDisappear() async throws {
-        let bed = try await FetchHelperTestBed()
-        try bed.serve("/slow.jpg", width: 320, height: 240, throttle: slowThrottle)
+        let bed = try await FetchHelperTestBed(stepped: true)
+        let (_, jpeg) = try bed.stepped("slow.jpg", width: 320, height: 240)
         bed.helper.disappearanceBehavior = .cancelImageFetch
         bed.attach()
         let first = try #require(bed.helper.currentOperation)
+        // Half the image, then nothing: the download is in flight when the target disappears.
+        let download = try await bed.downloads.next()
+        download.respond(status: 200, headers: ["Content-Length": "\(jpeg.count)"])
+        download.send(jpeg.prefix(jpeg.count / 2))
+        #expect(await eventually { first.progress > 0 })
         bed.disappear()
         #expect(!bed.helper.isLoading)
         #expect(bed.helper.fetchRequest != nil)
         #expect(await eventually { first.isFinished })
         #expect(first.state == .cancelled)
         #expect(bed.helper.fetchError == nil)  // the helper's own cancellation is no failure
+        #expect(await download.waitUntilCancelled())
 
-        bed.server.setThrottle(nil, for: "/slow.jpg")
         bed.appear()
+        try await bed.downloads.next().serve(jpeg)
         #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
         #expect(bed.target.shownDimensions == CGSize(width: 200, height: 150))
+        #expect(bed.downloads.count == 2)
         await bed.tearDown()
     }
 
     @Test("lowerImageFetchPriority drops the fetch to -6 while hidden and restores the data source's priority on appearance")
     func lowerPriority() async throws {
-        let bed = try await FetchHelperTestBed()
-        try bed.serve("/slow.jpg", width: 320, height: 240, throttle: slowThrottle)
+        let bed = try await FetchHelperTestBed(stepped: true)
+        let (_, jpeg) = try bed.stepped("slow.jpg", width: 320, height: 240)
         bed.helper.disappearanceBehavior = .lowerImageFetchPriority
         bed.dataSource.answers.withLock { $0.priority = .high }
         bed.attach()
         let operation = try #require(bed.helper.currentOperation)
         #expect(operation.priority == .high)
+        let download = try await bed.downloads.next()
+        #expect(download.priority == .high)
         bed.disappear()
         #expect(operation.priority.rawValue == -6)
         #expect(bed.helper.currentOperation === operation)
+        #expect(await eventually { download.priority == .low })  // -6 is in the low bucket
         bed.appear()
         #expect(operation.priority == .high)
         #expect(bed.helper.currentOperation === operation)
+        #expect(await eventually { download.priority == .high })
+        download.serve(jpeg)
         #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
-        #expect(bed.server.requestCount(for: "/slow.jpg") == 1)
+        #expect(download.priorities == [.high, .low, .high])
+        #expect(bed.downloads.count == 1)
         await bed.tearDown()
     }
 
     @Test("none keeps the fetch and the image")
     func none() async throws {
-        let bed = try await FetchHelperTestBed()
-        try bed.serve("/slow.jpg", width: 320, height: 240, throttle: slowThrottle)
+        let bed = try await FetchHelperTestBed(stepped: true)
+        let (_, jpeg) = try bed.stepped("slow.jpg", width: 320, height: 240)
         bed.helper.disappearanceBehavior = .none
         bed.attach()
         let operation = try #require(bed.helper.currentOperation)
+        let download = try await bed.downloads.next()
         bed.disappear()
         #expect(bed.helper.currentOperation === operation && operation.priority == .normal)
+        download.serve(jpeg)
         #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
         #expect(bed.target.shownDimensions == CGSize(width: 200, height: 150))
+        #expect(!download.isCancelled && download.priorities == [.normal])
         await bed.tearDown()
     }
 

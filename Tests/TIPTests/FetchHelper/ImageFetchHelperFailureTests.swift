@@ -54,19 +54,23 @@ struct ImageFetchHelperFailureTests {
 
     @Test("a placeholder is replaced when a real image with its identifier is stored")
     func placeholderReplacedByStore() async throws {
-        let bed = try await FetchHelperTestBed()
-        let url = try bed.serve("/real.jpg", throttle: slowThrottle)
+        let bed = try await FetchHelperTestBed(stepped: true)
+        let (url, jpeg) = try bed.stepped("real.jpg")
         bed.attach()
         #expect(bed.helper.isLoading)
+        let abandoned = try await bed.downloads.next()
         // Show a placeholder while keeping the request and observing the pipeline, as a UI would after a timeout.
         bed.onQueue {
             bed.helper.cancelFetch()
             bed.helper.markAsIfPlaceholderNow()
             bed.target.fetchedImageContainer = ImageContainer(image: TestImages.photo(width: 20, height: 15))
         }
-        bed.server.setThrottle(nil, for: "/real.jpg")
-        let stored = GenericImageFetchRequest(imageURL: url)
-        _ = try await bed.pipeline.fetchImage(for: stored)
+        #expect(await abandoned.waitUntilCancelled())
+        let storing = bed.pipeline.operation(with: GenericImageFetchRequest(imageURL: url)) { _, _ in }
+        bed.pipeline.fetchImage(with: storing)
+        try await bed.downloads.next().serve(jpeg)
+        #expect(await eventually { storing.isFinished })
+        #expect(storing.state == .succeeded)
         #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
         #expect(bed.target.shownDimensions == CGSize(width: 200, height: 150))
         #expect(!bed.helper.fetchedImageTreatedAsPlaceholder)

@@ -93,11 +93,12 @@ struct ImageFetchHelperLoadingTests {
 
     @Test("a resize during a fetch of the same URL keeps that download (headless) and fetches at the new size")
     func resizeWhileLoading() async throws {
-        let bed = try await FetchHelperTestBed()
-        try bed.serve("/slow.jpg", width: 320, height: 240, throttle: slowThrottle)
+        let bed = try await FetchHelperTestBed(stepped: true)
+        let (_, jpeg) = try bed.stepped("slow.jpg", width: 320, height: 240)
         bed.dataSource.answers.withLock { $0.refetchOnSizingChange = true }
         bed.attach()
         let first = try #require(bed.helper.currentOperation)
+        let download = try await bed.downloads.next()
         bed.onQueue {
             bed.target.pixelSize = CGSize(width: 80, height: 80)
             bed.helper.triggerTargetLayoutChanged()
@@ -105,29 +106,37 @@ struct ImageFetchHelperLoadingTests {
         let second = try #require(bed.helper.currentOperation)
         #expect(first !== second)
         #expect(first.delegate == nil)
+        #expect(await eventually { second.state == .loadingFromNetwork })
+        download.serve(jpeg)
         #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
         #expect(bed.target.shownDimensions == CGSize(width: 80, height: 60))
         #expect(await eventually { first.isFinished })
         #expect(first.state == .succeeded)  // not cancelled: the two fetches shared one download
-        #expect(bed.server.requestCount(for: "/slow.jpg") == 1)
+        #expect(!download.isCancelled)
+        #expect(bed.downloads.count == 1)
         await bed.tearDown()
     }
 
     @Test("a request change cancels the fetch in flight, ignores its late callbacks, and loads the new image")
     func requestChange() async throws {
-        let bed = try await FetchHelperTestBed()
-        let oldURL = try bed.serve("/old.jpg", width: 320, height: 240, throttle: slowThrottle)
+        let bed = try await FetchHelperTestBed(stepped: true)
+        let (oldURL, _) = try bed.stepped("old.jpg", width: 320, height: 240)
         bed.attach()
         let old = try #require(bed.helper.currentOperation)
         #expect(old.request.imageURL == oldURL)
+        let oldDownload = try await bed.downloads.next()  // never answered
 
-        try bed.serve("/new.jpg", width: 400, height: 400, seed: 2)
+        let (newURL, newJPEG) = try bed.stepped("new.jpg", width: 400, height: 400, seed: 2)
         bed.onQueue { bed.helper.dataSourceDidChange() }
+        let newDownload = try await bed.downloads.next()
+        #expect(newDownload.sentRequest?.url == newURL)
+        newDownload.serve(newJPEG)
         #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
         #expect(bed.target.shownDimensions == CGSize(width: 200, height: 200))
-        #expect(bed.helper.fetchedImageURL == bed.server.url(for: "/new.jpg"))
+        #expect(bed.helper.fetchedImageURL == newURL)
         #expect(await eventually { old.isFinished })
         #expect(old.state == .cancelled)
+        #expect(await oldDownload.waitUntilCancelled())
 
         // A late callback of the old fetch changes nothing.
         let stale = ImageFetchResult(imageContainer: ImageContainer(image: TestImages.photo(width: 32, height: 24)), imageSource: .network,
@@ -154,19 +163,23 @@ struct ImageFetchHelperLoadingTests {
 
     @Test("reusing a target for another helper: the old fetch goes headless, the new helper shows the image")
     func transition() async throws {
-        let bed = try await FetchHelperTestBed()
-        let url = try bed.serve("/shared.jpg", width: 320, height: 240, throttle: slowThrottle)
+        let bed = try await FetchHelperTestBed(stepped: true)
+        let (url, jpeg) = try bed.stepped("shared.jpg", width: 320, height: 240)
         bed.attach()
         let old = try #require(bed.helper.currentOperation)
+        let download = try await bed.downloads.next()
         let source = FakeFetchDataSource(pipeline: bed.pipeline, url: url)
         let newHelper = ImageFetchHelper(delegate: nil, dataSource: source, configuration: bed.env.configuration)
         bed.onQueue { ImageFetchHelper.transitionTarget(bed.target, from: bed.helper, to: newHelper) }
         #expect(bed.helper.target == nil && !bed.helper.isLoading)
         #expect(old.delegate == nil)
         #expect(newHelper.target === bed.target && newHelper.isLoading)
+        download.serve(jpeg)
         #expect(await eventually { newHelper.fetchedImageIsFullLoad })
         #expect(bed.target.shownDimensions == CGSize(width: 200, height: 150))
-        #expect(bed.server.requestCount(for: "/shared.jpg") == 1)
+        #expect(await eventually { old.isFinished })
+        #expect(old.state == .succeeded)  // headless, not cancelled
+        #expect(bed.downloads.count == 1)
         bed.onQueue { newHelper.cancelFetchRequest() }
         await bed.tearDown()
     }

@@ -69,14 +69,17 @@ struct ImageFetchHelperPreviewTests {
     @Test("progressive scans are shown, flagged as placeholders, when the delegate opts in; never otherwise")
     func progressiveScans() async throws {
         let delegate = RecordingHelperDelegate(loadsProgressively: true)
-        let bed = try await FetchHelperTestBed(pixelSize: CGSize(width: 240, height: 240), delegate: delegate)
-        let jpeg = try DownloaderTestEnvironment.jpeg(width: 480, height: 360, progressive: true)
-        bed.server.setImage(jpeg, at: "/progressive.jpg")
-        // About 20 chunks over 2 s: scans still arrive under sanitizers.
-        bed.server.setThrottle(.init(bytesPerSecond: max(8_000, jpeg.count / 2), chunkSize: max(1024, jpeg.count / 20)),
-                               for: "/progressive.jpg")
-        bed.dataSource.answers.withLock { $0.url = bed.server.url(for: "/progressive.jpg") }
+        let bed = try await FetchHelperTestBed(pixelSize: CGSize(width: 240, height: 240), delegate: delegate, stepped: true)
+        let (_, jpeg) = try bed.stepped("progressive.jpg", width: 480, height: 360, progressive: true)
         bed.attach()
+        // Half the image in twentieths; the rest only once a scan is shown.
+        let download = try await bed.downloads.next()
+        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"p\""))
+        let half = jpeg.count / 2
+        download.send(jpeg.prefix(half), chunkSize: max(1024, jpeg.count / 20))
+        #expect(await eventually { delegate.shown.withLock { $0 }.contains(where: \.isProgressive) })
+        download.send(jpeg.suffix(from: half), chunkSize: max(1024, jpeg.count / 20))
+        download.finish()
         #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
         let shown = delegate.shown.withLock { $0 }
         let scans = shown.filter(\.isProgressive)
@@ -87,10 +90,16 @@ struct ImageFetchHelperPreviewTests {
 
         let quietDelegate = RecordingHelperDelegate(loadsProgressively: false)
         let target = FakeFetchTarget(pixelSize: CGSize(width: 240, height: 240))
-        let source = FakeFetchDataSource(pipeline: bed.pipeline,
-                                         url: try bed.serve("/quiet.jpg", width: 480, height: 360, progressive: true, seed: 4, use: false))
+        let (quietURL, quietJPEG) = try bed.stepped("quiet.jpg", width: 480, height: 360, progressive: true, seed: 4, use: false)
+        let source = FakeFetchDataSource(pipeline: bed.pipeline, url: quietURL)
         let quiet = ImageFetchHelper(delegate: quietDelegate, dataSource: source, configuration: bed.env.configuration)
         bed.onQueue { quiet.target = target }
+        let quietDownload = try await bed.downloads.next()
+        quietDownload.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: quietJPEG.count, entityTag: "\"q\""))
+        quietDownload.send(quietJPEG.prefix(quietJPEG.count / 2), chunkSize: max(1024, quietJPEG.count / 20))
+        #expect(await eventually { quiet.fetchProgress >= 0.45 })  // half through: a scan would have been shown
+        quietDownload.send(quietJPEG.suffix(from: quietJPEG.count / 2), chunkSize: max(1024, quietJPEG.count / 20))
+        quietDownload.finish()
         #expect(await eventually { quiet.fetchedImageIsFullLoad })
         #expect(quietDelegate.shown.withLock { $0 }.map(\.isProgressive) == [false])
         await bed.tearDown()

@@ -3,22 +3,6 @@ import Testing
 @testable import TIP
 import TIPImageServer
 
-/// Wraps the URLSession provider and keeps weak references to the contexts it is given.
-private final class ContextWatchingProvider: ImageFetchDownloadProvider {
-    private let inner = URLSessionImageFetchDownloadProvider()
-    let contexts = Locked<[WeakContext]>([])
-
-    final class WeakContext: @unchecked Sendable {  // `value` is only read by the test after the fetches
-        weak var value: AnyObject?
-        init(_ value: AnyObject) { self.value = value }
-    }
-
-    func imageFetchDownload(with context: any ImageFetchDownloadContext) -> any ImageFetchDownload {
-        contexts.withLock { $0.append(WeakContext(context as AnyObject)) }
-        return inner.imageFetchDownload(with: context)
-    }
-}
-
 /// Found by LeakSanitizer on the stress executable: every download attempt stays alive after its fetch.
 @Suite("Hardening: download attempts are released")
 struct DownloadAttemptLeakTests {

@@ -22,7 +22,7 @@ final class HardeningEnvironment: Sendable {
     let root: URL
     let server: TIPImageServer
     let pipeline: ImagePipeline
-    let problems = DiskCacheProblemRecorder()
+    let problems = RecordingProblemObserver()
 
     init(_ name: String = #function, requestTimeout: TimeInterval? = nil,
          prepare: (GlobalConfiguration, URL) throws -> Void = { _, _ in }) async throws {

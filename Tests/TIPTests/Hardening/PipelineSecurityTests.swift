@@ -6,15 +6,6 @@ import Testing
 @testable import TIP
 import TIPImageServer
 
-/// Keeps every log message (for the secret-leak checks).
-private final class HardeningCapturingLogger: PipelineLogger {
-    let messages = Locked<[String]>([])
-    func canLog(_ level: PipelineLogLevel) -> Bool { true }
-    func log(_ level: PipelineLogLevel, file: String, function: String, line: Int, message: String) {
-        messages.withLock { $0.append(message) }
-    }
-}
-
 /// Records problems with their user info (for the secret-leak checks).
 private final class HardeningProblemTexts: ProblemObserver {
     let texts = Locked<[String]>([])
@@ -157,7 +148,7 @@ struct PipelineSecurityTests {
     @Test("Authorization values never reach disk metadata, logs, problems, inspection output or errors")
     func authorizationStaysSecret() async throws {
         let env = try await HardeningEnvironment()
-        let logger = HardeningCapturingLogger()
+        let logger = CapturingLogger()
         let problems = HardeningProblemTexts()
         env.configuration.logger = logger
         env.configuration.problemObserver = problems
@@ -184,7 +175,7 @@ struct PipelineSecurityTests {
         let inspection = await withCheckedContinuation { continuation in env.pipeline.inspect { continuation.resume(returning: $0) } }
         let inspectionText = String(reflecting: inspection)
         #expect(!inspection.completeDiskEntries.isEmpty)
-        for text in [inspectionText] + errors + logger.messages.withLock({ $0 }) + problems.texts.withLock({ $0 }) {
+        for text in [inspectionText] + errors + logger.allMessages + problems.texts.withLock({ $0 }) {
             #expect(!text.contains(needle), "the secret leaked: \(text.prefix(300))")
         }
         let files = try FileManager.default.contentsOfDirectory(at: env.pipeline.directory, includingPropertiesForKeys: nil)

@@ -7,7 +7,7 @@ struct ImagePipelineCachesTests {
     private func storeRendered(_ pipeline: ImagePipeline, _ identifier: String, side: Int = 10) {
         let image = ImageContainer(image: TestImages.solid(width: side, height: side, SIMD4(9, 9, 9, 255)))
         pipeline.renderedCache.store(image, identifier: identifier, transformerIdentifier: nil,
-                                     sourceDimensions: CGSize(width: side * 2, height: side * 2), isPlaceholder: false,
+                                     originalDimensions: CGSize(width: side * 2, height: side * 2), isPlaceholder: false,
                                      url: URL(string: "https://example.com/\(identifier)"))
     }
 
@@ -48,7 +48,7 @@ struct ImagePipelineCachesTests {
             let url = URL(string: "https://example.com/\(index).jpg")!
             let metadata = DiskCacheMetadata(identifier: "id-\(index)", url: url, lastAccess: Date(), timeToLive: 3_600,
                                              width: 10, height: 10, isAnimated: false, isPlaceholder: false,
-                                             lastModified: nil, eTag: nil, expectedLength: 0, imageType: ImageType.jpeg.rawValue)
+                                             lastModified: nil, entityTag: nil, expectedLength: 0, imageType: ImageType.jpeg.rawValue)
             #expect(first?.diskCache.updateImageEntry(metadata: metadata, source: .data(Data(repeating: UInt8(index % 251), count: 64))) == true)
         }
         first = nil
@@ -93,7 +93,7 @@ struct ImagePipelineCachesTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let a = try #require(ImagePipeline(identifier: "a", configuration: configuration))
         let kept = ImageContainer(image: TestImages.solid(width: 10, height: 10, SIMD4(1, 1, 1, 255)))
-        a.renderedCache.store(kept, identifier: "kept", transformerIdentifier: nil, sourceDimensions: CGSize(width: 10, height: 10), isPlaceholder: false)
+        a.renderedCache.store(kept, identifier: "kept", transformerIdentifier: nil, originalDimensions: CGSize(width: 10, height: 10), isPlaceholder: false)
         storeRendered(a, "dropped")
         storeMemory(a, "m")
         configuration.applicationDidEnterBackground()

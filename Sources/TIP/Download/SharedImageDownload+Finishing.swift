@@ -1,0 +1,126 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// How a shared download ends (on its queue): what it commits to the caches, in which order, and when the members
+// hear of it. The memory cache gets the bytes before the download stops being joinable, so a fetch arriving
+// in between finds them there; the file is installed before the members hear the end, so a fetch they start finds
+// the image (or the partial it resumes) on disk too.
+extension SharedImageDownload {
+    /// `sent`: the request the provider sent and its metrics.
+    func succeed(sent: (request: URLRequest?, metrics: (any Sendable)?)?) {
+        configuration.log(.debug, "downloaded \(request.url.absoluteString): \(body.count) bytes"
+            + (isResumed ? " (resumed)" : "") + ", HTTP \(response?.statusCode ?? 0)")
+        // Only bodies the catalogue reads become cache entries: anything else would fail to decode on every hit.
+        let readable = body.isReadable(maximumPixelCount: request.maximumPixelCount)
+        let image = body.takeImage(lastModified: lastModified, entityTag: entityTag, expectedLength: nil)
+        let caches = readable ? request.pipeline?.caches : nil
+        caches?.commitDownloadedImage(image, for: request)
+        let (leaving, file) = end(wasRunning: true, succeeded: true)
+        let request = self.request
+        let response = self.response
+        let sentRequest = sent?.request.map { request in
+            var request = request
+            request.setValue(nil, forHTTPHeaderField: "Authorization")
+            return request
+        }
+        let result = ImageDownloadResult(
+            data: image.data, url: request.url, imageType: image.imageType, dimensions: image.dimensions,
+            isAnimated: image.isAnimated, source: isResumed ? .networkResumed : .network, response: response,
+            wasCommitted: readable, wasStoredOnDisk: false, sentRequest: sentRequest, providerMetrics: sent?.metrics,
+            networkLoadDuration: startedAt.map { (ContinuousClock.now - $0).timeInterval } ?? 0)
+        let handle = members.handle
+        let handOver: @Sendable () -> Void = {
+            var stored = result
+            if let file {
+                stored.wasStoredOnDisk = caches?.commitDownloadFile(file, image: image, for: request, complete: true) ?? false
+                if caches == nil { file.discard() }
+            }
+            let delivered = stored
+            if let pipeline = request.pipeline {
+                for observer in pipeline.allObservers {
+                    observer.imagePipeline(pipeline, didFinishDownloadingImageAt: request.url, imageType: image.imageType,
+                                           byteCount: image.data.count, dimensions: image.dimensions, wasResumed: result.source == .networkResumed)
+                }
+            }
+            ImageDownloadMembers.dispatch(to: leaving, handle: handle) { member, _, handle in
+                member.imageDownload(handle, didCompleteWith: .success(delivered))
+            }
+        }
+        // Installing a file can take milliseconds: off the downloader's queue. Without one, no hop.
+        if file != nil { DispatchQueue.global(qos: .utility).async(execute: handOver) } else { handOver() }
+    }
+
+    /// Ends the download with `error`. A resumable partial goes into the memory cache at once and to the disk before
+    /// the members hear of the failure.
+    func finish(failing error: any Error) {
+        let keepsPartial = isResumable(after: error)
+        configuration.log(.information, "download of \(request.url.absoluteString) failed after \(body.count) bytes"
+            + (keepsPartial ? " (partial kept)" : "") + ": \(error)")
+        let caches = keepsPartial ? request.pipeline?.caches : nil
+        let partial = keepsPartial ? body.takeImage(lastModified: lastModified, entityTag: entityTag, expectedLength: expectedLength) : nil
+        if let partial { caches?.keepPartialDownload(partial, for: request) }
+        let (leaving, file) = end(wasRunning: phase == .running)
+        let request = self.request
+        let handle = members.handle
+        let handOver: @Sendable () -> Void = {
+            if let file {
+                if let caches, let partial {
+                    caches.commitDownloadFile(file, image: partial, for: request, complete: false)
+                } else {
+                    file.discard()
+                }
+            }
+            ImageDownloadMembers.dispatch(to: leaving, handle: handle) { member, _, handle in
+                member.imageDownload(handle, didCompleteWith: .failure(error))
+            }
+        }
+        if file != nil { DispatchQueue.global(qos: .utility).async(execute: handOver) } else { handOver() }
+    }
+
+    /// Whether what arrived can be resumed later: the body began with a usable response carrying a validator and
+    /// `Accept-Ranges: bytes`, the image's header arrived, and the download broke off or was cancelled (not
+    /// refused).
+    private func isResumable(after error: any Error) -> Bool {
+        guard let response, [200, 206].contains(response.statusCode), failure == nil || Self.isCancellation(failure),
+              acceptsRanges || isResumed, lastModified != nil || entityTag != nil,
+              body.hasReadHeader, !request.isPlaceholder, !body.isEmpty else { return false }
+        if let expectedLength, body.count >= expectedLength { return false }
+        return true
+    }
+
+    private static func isCancellation(_ error: (any Error)?) -> Bool {
+        (error as? ImageFetchError)?.code == .cancelled
+    }
+
+    /// Marks the download over, frees its slot and hands out its members and its file (the finishing steps
+    /// commit or discard the file, then tell the members).
+    @discardableResult
+    func end(wasRunning: Bool, succeeded: Bool = false) -> (members: [any ImageDownloadMember], file: ImagePipelineCaches.DownloadFile?) {
+        if wasRunning {
+            let metrics = configuration.metrics
+            if receivedByteCount > 0 { metrics.increment("tip_downloaded_bytes_total", by: receivedByteCount) }
+            if let startedAt {
+                metrics.record("tip_download_duration_seconds", [("result", succeeded ? "success" : "failure")],
+                               duration: ContinuousClock.now - startedAt)
+            }
+        }
+        phase = .finished
+        downloader.downloadDidFinish(self, wasRunning: wasRunning)
+        return (members.removeAll(), body.takeFile())
+    }
+
+    func postUnnecessaryError(_ error: any Error) {
+        var info: [String: any Sendable] = [
+            ProblemInfoKey.imageURL: request.url.absoluteString,
+            ProblemInfoKey.imageIdentifier: request.identifier,
+            ProblemInfoKey.error: String(describing: error),
+        ]
+        if let response {
+            info[ProblemInfoKey.httpStatusCode] = response.statusCode
+            info[ProblemInfoKey.httpResponseHeaders] = ResponseHeaders.loggable(response)
+        }
+        configuration.post(.imageDownloadedWithUnnecessaryError, userInfo: info)
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+// The downloader's own time limits on a running download (on its queue): one check scheduled at a time, at the
+// moment the next limit could be crossed.
+extension SharedImageDownload {
+    /// Starts the limits for the attempt just launched.
+    func startTimeouts() {
+        timeoutGeneration += 1
+        let limits = ImageDownloadTimeouts(configuration: configuration, now: .now)
+        timeouts = limits.isActive ? limits : nil
+        scheduleTimeoutCheck()
+    }
+
+    private func scheduleTimeoutCheck() {
+        guard let next = timeouts?.nextCheck else { return }
+        let generation = timeoutGeneration
+        let delay = max(0, (next - ContinuousClock.now).timeInterval)
+        queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.checkTimeouts(generation) }
+    }
+
+    private func checkTimeouts(_ generation: Int) {
+        guard generation == timeoutGeneration, phase == .running, attempt != nil, var limits = timeouts else { return }
+        let verdict = limits.check(at: .now)
+        timeouts = limits
+        switch verdict {
+        case .withinLimits:
+            scheduleTimeoutCheck()
+        case .tooLong(let limit):
+            stop(failing: ImageFetchError.downloadTimedOut(url: request.url, duration: limit))
+        case .tooSlow(let received, let interval, let minimum):
+            stop(failing: ImageFetchError.downloadTimedOut(url: request.url, received: received, interval: interval,
+                                                           minimumBytesPerSecond: minimum))
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one door through which fetches and downloads read and write a pipeline's three caches (API map
+/// §22.3-22.6): the rendered images, the encoded bytes in memory and the files on disk. Every operation is named
+/// after what the fetch or download needs (a cached image at a target, the partial a download resumes, a
+/// download's file, the result of a fetch), so the rules of which cache gets what live here, not in the callers.
+///
+/// ```swift
+/// let caches = pipeline.caches
+/// if let hit = caches.memoryImage(identifier: id, url: url, decoding: decoding) { ... }
+/// ```
+///
+/// A value over its pipeline: cheap to make, thread-safe (each cache guards itself).
+struct ImagePipelineCaches: Sendable {
+    let pipeline: ImagePipeline
+
+    var configuration: GlobalConfiguration { pipeline.configuration }
+    var rendered: RenderedCache { pipeline.renderedCache }
+    var memory: MemoryCache { pipeline.memoryCache }
+    var disk: DiskCache { pipeline.diskCache }
+
+    /// How a cache hit is decoded: the fetch's target sizing and decoder configuration.
+    struct Decoding: Sendable {
+        var targetDimensions: CGSize
+        var targetContentMode: ContentMode
+        var decoderConfigMap: [ImageType: any Sendable]?
+        var maximumPixelCount = ImageDecodingOptions.defaultMaximumPixelCount
+
+        /// Decodes complete `data` straight to the target sizing (timed in `metrics`). An image within the pixel
+        /// limit whose output at the target would not be (a large target filled by upscaling) is decoded at its own
+        /// size: the fetch's final scaling step then reports that it could not scale it (TIP's `ImageFailedToScale`)
+        /// and delivers it as is.
+        func decode(_ data: Data, type: ImageType?, quality: InterpolationQuality, metrics: PipelineMetrics) throws -> ImageContainer {
+            var options = ImageDecodingOptions(targetDimensions: targetDimensions, targetContentMode: targetContentMode,
+                                               maximumPixelCount: maximumPixelCount, interpolationQuality: quality)
+            return try metrics.measure("tip_decode_duration_seconds", [("type", type?.rawValue ?? "unknown")]) {
+                let result = Result { () throws(ImageDecodingError) in
+                    try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: decoderConfigMap, imageType: type)
+                }
+                guard case .failure(let error) = result, targetDimensions != .zero, Self.isOnlyTheOutputTooLarge(error) else {
+                    return try result.get().container
+                }
+                options.targetDimensions = .zero
+                options.targetContentMode = .center
+                return try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: decoderConfigMap,
+                                                             imageType: type).container
+            }
+        }
+
+        /// Whether `error` refuses the output at the target sizing while the image itself is within the limit.
+        private static func isOnlyTheOutputTooLarge(_ error: ImageDecodingError) -> Bool {
+            guard case let .dimensionsTooLarge(width, height, limit) = error else { return false }
+            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+            return !overflow && pixels <= limit
+        }
+    }
+
+    /// An image found in a cache, decoded at the fetch's target.
+    struct CachedImage: Sendable {
+        /// The decoded image.
+        var image: ImageContainer
+        /// The URL of the variant held (another URL makes it a preview).
+        var url: URL
+        /// Whether the variant is a placeholder.
+        var isPlaceholder: Bool
+        /// The variant's own dimensions (before decoding to the target).
+        var originalDimensions: CGSize
+        /// The variant's encoded bytes, for the memory cache (disk hits).
+        var bytes: MemoryCacheCompleteImage?
+    }
+
+    // MARK: Rendered images
+
+    /// The rendered image for this exact sizing, if any (a synchronous lookup under a lock).
+    func renderedImage(identifier: String, targetDimensions: CGSize, targetContentMode: ContentMode,
+                       transformerIdentifier: String?) -> RenderedCacheHit? {
+        let hit = rendered.image(withIdentifier: identifier, targetDimensions: targetDimensions, targetContentMode: targetContentMode,
+                                 transformerIdentifier: transformerIdentifier)
+        countLookup("rendered", hit: hit != nil)
+        return hit
+    }
+
+    private func countLookup(_ cache: String, hit: Bool) {
+        configuration.metrics.increment("tip_cache_lookups_total", [("cache", cache), ("result", hit ? "hit" : "miss")])
+    }
+
+    /// A synchronous rendered hit was served: refresh the memory cache's recency soon, off the caller's thread.
+    func renderedImageWasServed(identifier: String) {
+        memory.touchImageLater(withIdentifier: identifier)
+    }
+
+    // MARK: Reading for a fetch
+
+    /// The memory cache's complete variant of `identifier`, decoded; nil on a miss, when the variant has another
+    /// URL and `acceptsOtherURL` is false, or when it does not decode (the entry is then dropped and reported).
+    func memoryImage(identifier: String, url: URL, acceptsOtherURL: Bool, touch: Bool, decoding: Decoding) -> CachedImage? {
+        guard let entry = memory.entry(withIdentifier: identifier, touch: touch), let complete = entry.complete,
+              complete.url == url || acceptsOtherURL else {
+            countLookup("memory", hit: false)
+            return nil
+        }
+        countLookup("memory", hit: true)
+        do {
+            let image = try decoding.decode(complete.data, type: complete.imageType, quality: configuration.defaultInterpolationQuality,
+                                            metrics: configuration.metrics)
+            let original = complete.dimensions == .zero ? image.dimensions : complete.dimensions
+            return CachedImage(image: image, url: complete.url, isPlaceholder: complete.isPlaceholder,
+                               originalDimensions: original, bytes: nil)
+        } catch {
+            memory.clearImage(withIdentifier: identifier)
+            configuration.log(.warning, "memory cache entry \(identifier) could not be decoded and was dropped: \(error)")
+            return nil
+        }
+    }
+
+    /// The disk cache's complete file of `identifier`, decoded, when `accepts` takes its metadata; nil on a miss.
+    /// A file that does not decode is removed and reported, and counts as a miss.
+    func diskImage(identifier: String, decoding: Decoding, accepts: (_ url: URL, _ area: Int64) -> Bool) -> CachedImage? {
+        guard let part = disk.entry(withIdentifier: identifier, includePartial: false)?.complete,
+              accepts(part.metadata.url, part.metadata.area) else {
+            countLookup("disk", hit: false)
+            return nil
+        }
+        let found = decodeDiskPart(part, of: disk, decoding: decoding)
+        countLookup("disk", hit: found != nil)
+        return found
+    }
+
+    /// The first other live pipeline whose disk holds `identifier` at `url`: its file is copied into this pipeline's
+    /// disk (forced unless a placeholder) and returned decoded.
+    func otherPipelinesImage(identifier: String, url: URL, decoding: Decoding) -> CachedImage? {
+        for other in configuration.registry.all where other !== pipeline {
+            guard let part = other.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete,
+                  part.metadata.url == url,
+                  let found = decodeDiskPart(part, of: other.diskCache, decoding: decoding), let bytes = found.bytes
+            else { continue }
+            disk.updateImageEntry(metadata: part.metadata, source: .data(bytes.data), forced: !part.metadata.isPlaceholder)
+            return found
+        }
+        return nil
+    }
+
+    private func decodeDiskPart(_ part: DiskCacheEntry.Part, of cache: DiskCache, decoding: Decoding) -> CachedImage? {
+        let metadata = part.metadata
+        guard let data = cache.completeData(of: part) else { return nil }
+        let type = metadata.imageType.map(ImageType.init(rawValue:))
+        do {
+            let image = try decoding.decode(data, type: type, quality: configuration.defaultInterpolationQuality,
+                                            metrics: configuration.metrics)
+            let original = metadata.width > 0 && metadata.height > 0
+                ? CGSize(width: metadata.width, height: metadata.height) : image.dimensions
+            let bytes = MemoryCacheCompleteImage(
+                data: data, imageType: type, url: metadata.url, dimensions: CGSize(width: metadata.width, height: metadata.height),
+                isAnimated: metadata.isAnimated, isPlaceholder: metadata.isPlaceholder, timeToLive: metadata.timeToLive,
+                updateExpiryOnAccess: metadata.updatesExpiryOnAccess)
+            return CachedImage(image: image, url: metadata.url, isPlaceholder: metadata.isPlaceholder,
+                               originalDimensions: original, bytes: bytes)
+        } catch {
+            cache.clearImage(withIdentifier: metadata.identifier.isEmpty ? part.fileURL.lastPathComponent : metadata.identifier)
+            report(.diskCacheEntryCouldNotBeDecoded, identifier: metadata.identifier, url: metadata.url,
+                   path: part.fileURL.path, error: error)
+            return nil
+        }
+    }
+
+    /// Whether the memory or disk cache holds a partial of `url` that a download would resume.
+    func hasResumablePartial(identifier: String, url: URL) -> Bool {
+        if let partial = memory.entry(withIdentifier: identifier, touch: false)?.partial, partial.url == url { return true }
+        if let partial = disk.entry(withIdentifier: identifier, includeComplete: false)?.partial, partial.metadata.url == url {
+            return true
+        }
+        return false
+    }
+
+    // MARK: Writing a fetch's result
+
+    /// Stores a fetch's final image: its encoded `bytes` (disk hits) in the memory cache, the image in the rendered
+    /// cache when `storesRendered` (under `transformerIdentifier` when transformed), and tells the observers when
+    /// the image came from the network (the download already stored its bytes).
+    func storeFetchedImage(_ result: ImageFetchResult, identifier: String, bytes: MemoryCacheCompleteImage?,
+                           storesRendered: Bool, transformerIdentifier: String?) {
+        if let bytes {
+            memory.updateEntry(MemoryCacheEntry(identifier: identifier, complete: bytes))
+        }
+        if storesRendered {
+            rendered.store(result.imageContainer, identifier: identifier, transformerIdentifier: transformerIdentifier,
+                           originalDimensions: result.imageOriginalDimensions, isPlaceholder: false, url: result.imageURL)
+        }
+        if result.imageSource == .network || result.imageSource == .networkResumed {
+            for observer in pipeline.allObservers {
+                observer.imagePipeline(pipeline, didStoreImageWithIdentifier: identifier, url: result.imageURL,
+                                       dimensions: result.imageOriginalDimensions, isPlaceholder: result.imageIsTreatedAsPlaceholder,
+                                       wasManuallyStored: false)
+            }
+        }
+    }
+
+    /// A downloaded image that the download committed failed to decode: its bytes leave the memory and disk caches
+    /// (only the variant of `url`), and the problem is reported.
+    func discardUndecodableImage(identifier: String, url: URL, error: any Error) {
+        if memory.entry(withIdentifier: identifier, touch: false)?.complete?.url == url {
+            memory.clearImage(withIdentifier: identifier)
+        }
+        disk.clearCompleteImage(withIdentifier: identifier, url: url)
+        report(.imageDownloadedCouldNotBeDecoded, identifier: identifier, url: url, path: nil, error: error)
+    }
+
+    private func report(_ problem: Problem, identifier: String, url: URL, path: String?, error: any Error) {
+        var info: [String: any Sendable] = [
+            ProblemInfoKey.imageIdentifier: identifier, ProblemInfoKey.imageURL: url.absoluteString,
+            ProblemInfoKey.error: String(describing: error),
+        ]
+        if let path { info[ProblemInfoKey.path] = path }
+        configuration.post(problem, userInfo: info)
+        configuration.log(.warning, "\(problem): \(identifier) (\(url.absoluteString)): \(error)")
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import TIP
+
+@Suite("Download body")
+struct ImageDownloadBodyTests {
+    /// `count` pseudo-random bytes.
+    private func bytes(_ count: Int, seed: UInt64) -> Data {
+        var random = SplitMix64(seed: seed)
+        return Data((0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+    }
+
+    @Test("a small body stays on the heap and is handed over byte for byte")
+    func smallBody() {
+        let body = ImageDownloadBuffer()
+        let data = bytes(20_000, seed: 1)
+        #expect(body.append(data.prefix(7_000)))
+        #expect(body.append(data.suffix(from: 7_000)))
+        #expect(body.count == data.count && !body.isMapped)
+        let taken = body.take()
+        #expect(taken == data)
+        #expect(body.isEmpty && body.count == 0)
+    }
+
+    @Test("growing past the threshold in random chunks moves the bytes into a mapping, unchanged")
+    func growsIntoMapping() {
+        let body = ImageDownloadBuffer()
+        let data = bytes(3 * ImageDownloadBuffer.mappingThreshold + 123, seed: 2)
+        var random = SplitMix64(seed: 3)
+        var offset = 0
+        while offset < data.count {
+            let end = min(data.count, offset + 1 + Int(random.next() % 40_000))
+            #expect(body.append(data.subdata(in: offset..<end)))
+            offset = end
+            if offset >= ImageDownloadBuffer.mappingThreshold { #expect(body.isMapped) }
+        }
+        #expect(body.isMapped)
+        #expect(body.withUnsafeBytes { Data($0) } == data)
+        #expect(body.take() == data)
+    }
+
+    @Test("reserving the announced length maps at once; the handed-over data outlives the body")
+    func reservedMapping() {
+        let data = bytes(ImageDownloadBuffer.mappingThreshold * 2, seed: 4)
+        var taken = Data()
+        do {
+            let body = ImageDownloadBuffer()
+            #expect(body.reserve(data.count))
+            #expect(body.isMapped && body.isEmpty)
+            #expect(body.append(data))
+            taken = body.take()
+        }
+        // The body is gone; the data owns the mapping. Copies and mutations stay independent.
+        var changed = taken
+        changed[0] &+= 1
+        changed.append(contentsOf: [1, 2, 3])
+        #expect(taken == data)
+        #expect(changed.count == data.count + 3 && changed[0] == data[0] &+ 1)
+    }
+
+    @Test("a copy does not see later bytes; clearing empties the body for reuse")
+    func copyAndClear() {
+        let body = ImageDownloadBuffer()
+        let first = bytes(ImageDownloadBuffer.mappingThreshold + 10, seed: 5)
+        #expect(body.append(first))
+        let copy = body.copy()
+        #expect(body.append(Data([9, 9, 9])))
+        #expect(copy == first)
+        body.clear()
+        #expect(body.isEmpty && !body.isMapped && body.take().isEmpty)
+        #expect(body.append(Data([1, 2])))
+        #expect(body.take() == Data([1, 2]))
+    }
+
+    @Test("the completeness check reads the body in place")
+    func completenessInPlace() throws {
+        let body = ImageDownloadBuffer()
+        let jpeg = try DownloaderTestEnvironment.jpeg(width: 64, height: 48, progressive: false, seed: 7)
+        #expect(body.append(jpeg.prefix(jpeg.count - 2)))
+        #expect(!body.withUnsafeBytes { ImageDownloadHeaderReader.looksComplete($0, type: .jpeg) })
+        #expect(body.append(jpeg.suffix(2)))
+        #expect(body.withUnsafeBytes { ImageDownloadHeaderReader.looksComplete($0, type: .jpeg) })
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import TIP
+
+/// One error type at the surface, with messages that say what to do: transport errors wrapped with the error kept,
+/// `CancellationError` for cancelled tasks, no doubled text, the missing product named, the `Content-Type` that
+/// arrived named, the unsupported type in `PipelineError`'s user info.
+@Suite("Fetch errors at the surface")
+struct ImageFetchErrorSurfaceTests {
+    /// Runs a completion-API fetch of `url` and returns its error once the test has answered `answer`.
+    private func failure(_ env: SteppedPipelineEnvironment, _ url: URL, answer: (SteppedDownload) -> Void) async throws -> (any Error)? {
+        let failure = Locked<(any Error)?>(nil)
+        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url)) { _, error in
+            failure.withLock { $0 = error }
+        }
+        env.pipeline.fetchImage(with: operation)
+        answer(try await env.provider.next())
+        #expect(await eventually { operation.isFinished })
+        return failure.withLock { $0 }
+    }
+
+    @Test("a URLError from the provider arrives as ImageFetchError couldNotDownloadImage (5), the URLError kept")
+    func transportErrorWrapped() async throws {
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        let url = SteppedPipelineEnvironment.url("timeout.jpg")
+        let error = try #require(try await failure(env, url) { $0.finish(URLError(.timedOut)) } as? ImageFetchError)
+        #expect(error.code == .couldNotDownloadImage && error.errorCode == 5)
+        #expect((error.underlyingError as? URLError)?.code == .timedOut)
+        #expect(error.message.contains(url.absoluteString) && error.message.contains("timed out"), "\(error.message)")
+        let underlying = try #require((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)
+        #expect(underlying.code == URLError.Code.timedOut.rawValue)
+
+        // The async API throws the same error.
+        let task = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: url)) }
+        try await env.provider.next(timeout: .seconds(300)).finish(URLError(.cannotConnectToHost))
+        await #expect(throws: ImageFetchError.self) { try await task.value }
+        let thrown = await task.result
+        if case .failure(let error as ImageFetchError) = thrown {
+            #expect((error.underlyingError as? URLError)?.code == .cannotConnectToHost)
+        }
+    }
+
+    @Test("cancelling the task of fetchImage(for:) throws CancellationError; the completion API keeps TIP's cancelled (-1)")
+    func cancellation() async throws {
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        let task = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("a.jpg"))) }
+        // A long limit: the task needs a turn of the (2-thread) concurrency pool before its download exists.
+        let download = try await env.provider.next(timeout: .seconds(300))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(await download.waitUntilOver())
+
+        // Already cancelled before it starts: no download at all.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("b.jpg")))
+        }
+        await #expect(throws: CancellationError.self) { try await early.value }
+
+        // The completion API: TIP's code and a message said once.
+        let failure = Locked<(any Error)?>(nil)
+        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("c.jpg"))) { _, error in
+            failure.withLock { $0 = error }
+        }
+        env.pipeline.fetchImage(with: operation)
+        _ = try await env.provider.next()
+        operation.cancel()
+        #expect(await eventually { operation.isFinished })
+        let error = try #require(failure.withLock { $0 } as? ImageFetchError)
+        #expect(error.code == .cancelled && (error as NSError).code == -1)
+        #expect(error.message == "The fetch was cancelled; fetch again if the image is still needed.")
+        #expect(ImageFetchError.cancelled("every fetch left the download").message.contains("(every fetch left the download)"))
+    }
+
+    @Test("a body that is not an image names the Content-Type that arrived")
+    func notAnImage() async throws {
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        let page = Data("<!DOCTYPE html><html><body>Sign in</body></html>".utf8)
+        let error = try #require(try await failure(env, SteppedPipelineEnvironment.url("login.jpg")) {
+            $0.serve(page, type: "text/html; charset=utf-8")
+        } as? ImageFetchError)
+        #expect(error.code == .couldNotDecodeImage)
+        #expect(error.message.contains("not an image") && error.message.contains("Content-Type text/html; charset=utf-8"), "\(error.message)")
+    }
+
+    @Test("a known type without its codec names what adds it (TIPWebP for WebP)")
+    func missingCodec() async throws {
+        // Catalogue level, on a catalogue of its own (another suite may have registered WebP on the shared one).
+        let catalogue = CodecCatalogue()
+        let webp = Data("RIFF".utf8) + Data([0x1A, 0, 0, 0]) + Data("WEBPVP8 ".utf8) + Data(repeating: 0, count: 18)
+        #expect(throws: ImageDecodingError.missingCodec(.webp)) { try catalogue.decodeImage(webp) }
+        #expect(ImageDecodingError.missingCodec(.webp).description.contains("add the TIPWebP product"))
+        #expect(ImageDecodingError.missingCodec(.webp).description.contains("TIPWebP.register()"))
+        #expect(throws: ImageDecodingError.unrecognizedFormat) { try catalogue.decodeImage(Data("not an image at all".utf8)) }
+
+        // Fetch level: a BMP (no codec on Linux) says how to register one.
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        let bmp = Data("BM".utf8) + Data(repeating: 0, count: 60)
+        let error = try #require(try await failure(env, SteppedPipelineEnvironment.url("old.bmp")) {
+            $0.serve(bmp, type: "image/bmp")
+        } as? ImageFetchError)
+        #expect(error.message.contains("com.microsoft.bmp") && error.message.contains("Content-Type image/bmp"), "\(error.message)")
+        #expect(error.message.contains("CodecCatalogue.shared.setCodec"), "\(error.message)")
+    }
+
+    @Test("encoding to a type without an encoder: PipelineError encodingUnsupported with the type in its user info")
+    func encodingUnsupported() throws {
+        let image = ImageContainer(image: try #require(Bitmap(width: 4, height: 4, format: .rgbx8)))
+        do {
+            _ = try CodecCatalogue(codecs: [:]).encodeImage(image, type: .webp, quality: 0.8)
+            Issue.record("encoded without a codec")
+        } catch {
+            #expect(error.code == .encodingUnsupported && error.imageType == .webp)
+            #expect((error as NSError).userInfo[PipelineError.imageTypeKey] as? String == "org.webmproject.webp")
+            #expect(error.message.contains("TIPWebP.register()"), "\(error.message)")
+        }
+    }
+}
