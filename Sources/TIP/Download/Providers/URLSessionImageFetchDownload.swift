@@ -18,6 +18,7 @@ final class URLSessionImageFetchDownload: ImageFetchDownload, @unchecked Sendabl
         var phase: Phase = .idle
         var cancelReason: String?
         var refusedRedirectStatus: Int?
+        var reportedResponse = false
         var finalRequest: URLRequest?
         var priority: Operation.QueuePriority = .normal
         var metrics = URLSessionImageFetchDownloadMetrics()
@@ -172,12 +173,20 @@ final class URLSessionImageFetchDownload: ImageFetchDownload, @unchecked Sendabl
     func taskDidReceive(_ response: URLResponse) {
         queue.async {
             guard let context = self.liveContext, let http = response as? HTTPURLResponse else { return }
-            self.state.withLock {
-                $0.metrics.responseStart = Date()
-                $0.metrics.statusCode = http.statusCode
-            }
-            context.client.download(self, didReceiveResponse: http)
+            self.report(http, to: context)
         }
+    }
+
+    /// Hands the response to the client once (on the download queue).
+    private func report(_ response: HTTPURLResponse, to context: any ImageFetchDownloadContext) {
+        let first = state.withLock { state -> Bool in
+            guard !state.reportedResponse else { return false }
+            state.reportedResponse = true
+            state.metrics.responseStart = Date()
+            state.metrics.statusCode = response.statusCode
+            return true
+        }
+        if first { context.client.download(self, didReceiveResponse: response) }
     }
 
     func taskDidReceive(_ data: Data) {
@@ -205,6 +214,11 @@ final class URLSessionImageFetchDownload: ImageFetchDownload, @unchecked Sendabl
                     httpStatusCode: refused))
             }
             if let reason, error != nil { return self.finish(error: ImageFetchError.cancelled(reason)) }
+            // FoundationNetworking ends a redirect it cannot follow (no or an unparsable Location) without
+            // reporting its response: report it now, so the origin's status is the error, not the contract.
+            if error == nil, let http = response as? HTTPURLResponse, let context = self.liveContext {
+                self.report(http, to: context)
+            }
             self.finish(error: error)
         }
     }
