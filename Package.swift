@@ -77,10 +77,12 @@ let package = Package(
             name: "CTIFF",
             linkerSettings: [.linkedLibrary("tiff")]
         ),
+        // The resampler's AVX2 passes (selected at run time; the portable passes are Swift).
+        .target(name: "CResampler"),
         .target(
             name: "TIP",
             dependencies: [
-                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr", "CCurl",
+                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr", "CCurl", "CResampler",
                 .product(name: "Logging", package: "swift-log"),
                 "CTIFF",
                 .product(name: "CoreMetrics", package: "swift-metrics"),

@@ -19,7 +19,7 @@ struct FetchCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "browse: thumbnails, then full-size views showing them as previews; flaky: dropped downloads resume; slow: throttled, progressive scans and first frames early; churn: random cancellations and priority changes.")
+    @Option(help: "browse: thumbnails, then full-size views showing them as previews; flaky: dropped downloads resume; slow: throttled, progressive scans and first frames early; churn: random cancellations and priority changes; list: every image once, in order, at --size (cycling when --count is larger).")
     var scenario: Scenario = .browse
 
     @Option(help: "The fetch API: an ImageFetchDelegate, a completion block, async/await, or ImageFetchHelper display tiles (default: helper for browse, delegate otherwise).")

@@ -2,7 +2,7 @@ import Foundation
 
 // TIP benchmark suite: every row prints ours vs a baseline measured in the same run, and a ratio.
 // Usage: TIPBenchmarks [--iterations N]
-//   [--only codecs|codecs2|caches|downloads|fetches|webp|memory|fetches-network|codecs3|processing|tables]
+//   [--only codecs|codecs2|caches|downloads|fetches|webp|memory|fetches-network|codecs3|processing|tables|mainjob]
 let arguments = CommandLine.arguments
 // The memory row's child process (see MemoryBenchmarks): runs alone, prints its measurements, exits.
 if arguments.contains(MemoryBenchmarks.childFlag) {
@@ -12,6 +12,9 @@ if arguments.contains(MemoryBenchmarks.childFlag) {
 if arguments.contains(ImageTableBenchmarks.childFlag) {
     exit(ImageTableBenchmarks.child(arguments: arguments))
 }
+if arguments.contains(ProfileDriver.flag) {
+    exit(ProfileDriver.run(arguments: arguments))
+}
 if let index = arguments.firstIndex(of: "--iterations"), index + 1 < arguments.count, let n = Int(arguments[index + 1]), n >= 1 {
     Harness.iterations = n
     if n < 7 { print("note: \(n) iterations is below the protocol's 7: a quick check, not a result") }
@@ -20,7 +23,7 @@ print("TIP benchmarks: release build, 1 warm-up + \(Harness.iterations) runs per
 do {
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     let groups = [
-        "codecs", "codecs2", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3", "processing", "tables",
+        "codecs", "codecs2", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3", "processing", "tables", "mainjob",
     ]
     if let only, !groups.contains(only) {
         print("unknown group \(only); one of: \(groups.joined(separator: ", "))")
@@ -37,6 +40,7 @@ do {
     if only == nil || only == "memory" { try MemoryBenchmarks.run() }
     if only == nil || only == "processing" { try ProcessingBenchmarks.run() }
     if only == nil || only == "tables" { try ImageTableBenchmarks.run() }
+    if only == nil || only == "mainjob" { try MainJobBenchmarks.run() }
 } catch {
     print("benchmark failed: \(error)")
     exit(1)

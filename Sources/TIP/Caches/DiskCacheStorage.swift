@@ -100,13 +100,21 @@ extension DiskCache {
         return DiskCacheEntry.Part(metadata: metadata, fileURL: url(fileName), byteCount: info.size)
     }
 
+    /// Flushes a written temporary file to storage before it is renamed into place, when
+    /// ``GlobalConfiguration/diskCacheWritesAreDurable`` asks for it (any queue).
+    func flushIfDurable(_ fd: Int32) throws(POSIXError) {
+        guard configuration.diskCacheWritesAreDurable else { return }
+        try DiskCacheFiles.sync(fd)
+        flushCount.withLock { $0 += 1 }
+    }
+
     /// Writes a sidecar through its own temporary file and renames it to ``DiskCacheSidecar/name(for:)``.
     func writeSidecar(_ sidecar: DiskCacheSidecar, for fileName: String) throws(POSIXError) {
         let temporary = DiskCacheFiles.temporaryName()
         let fd = try DiskCacheFiles.create(path(temporary))
         do throws(POSIXError) {
             try DiskCacheFiles.writeAll(fd, Data(sidecar.encoded))
-            try DiskCacheFiles.sync(fd)
+            try flushIfDurable(fd)
             DiskCacheFiles.close(fd)
             try DiskCacheFiles.rename(path(temporary), path(DiskCacheSidecar.name(for: fileName)))
         } catch {

@@ -14,7 +14,7 @@ extension DiskCache {
     /// `metadata.lastAccess` is set to now and `expectedLength` to 0. A partial survives only when its
     /// area is strictly larger. Returns whether the image was stored.
     ///
-    /// The bytes are written and fsynced to a temporary file off the domain queue (unless called on
+    /// The bytes are written (and fsynced when writes are durable) to a temporary file off the domain queue (unless called on
     /// it), between two short turns on the queue: one that decides and reserves the temporary name, one
     /// that decides again (the entry may have changed meanwhile) and renames the file into place.
     @discardableResult
@@ -119,7 +119,7 @@ extension DiskCache {
         return true
     }
 
-    /// Creates, fills and fsyncs the reserved temporary file; returns its open descriptor.
+    /// Creates and fills the reserved temporary file (flushed when writes are durable); returns its open descriptor.
     private func writeTemporaryFile(_ temporary: String, source: Source) -> Result<Int32, POSIXError> {
         let fd: Int32
         do throws(POSIXError) {
@@ -137,7 +137,7 @@ extension DiskCache {
                 guard DiskCacheFiles.regularFileInfo(input) != nil else { throw POSIXError(.EINVAL) }
                 try DiskCacheFiles.copy(from: input, to: fd)
             }
-            try DiskCacheFiles.sync(fd)
+            try flushIfDurable(fd)
             return .success(fd)
         } catch {
             DiskCacheFiles.close(fd)

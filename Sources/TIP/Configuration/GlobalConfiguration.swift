@@ -53,6 +53,7 @@ public final class GlobalConfiguration: Sendable {
         var assertsEnabled = true
         var clearMemoryCachesOnApplicationBackgroundEnabled = false
         var defaultInterpolationQuality: InterpolationQuality = .default
+        var diskCacheWritesAreDurable = false
         var imageFetchDownloadProvider: (any ImageFetchDownloadProvider)?
         var maxConcurrentImagePipelineDownloadCount = GlobalConfiguration.defaultMaxConcurrentImagePipelineDownloadCount
         var maxImageDownloadByteCount = GlobalConfiguration.defaultMaxImageDownloadByteCount
@@ -322,6 +323,17 @@ public final class GlobalConfiguration: Sendable {
     public var defaultInterpolationQuality: InterpolationQuality {
         get { settings.withLock { $0.defaultInterpolationQuality } }
         set { settings.withLock { $0.defaultInterpolationQuality = newValue } }
+    }
+
+    /// Whether every disk-cache file (images, partial downloads, sidecars) is flushed to storage with
+    /// `fsync` before it is renamed into place, so that a power loss or kernel crash cannot leave an
+    /// entry empty or truncated. Default false, as in TIP: files are written and renamed atomically, which
+    /// already protects them against the process being killed at any moment (the kernel keeps the written
+    /// pages), and each fetch is spared a flush that costs milliseconds of disk latency. Read on every
+    /// write; change it at any time.
+    public var diskCacheWritesAreDurable: Bool {
+        get { settings.withLock { $0.diskCacheWritesAreDurable } }
+        set { settings.withLock { $0.diskCacheWritesAreDurable = newValue } }
     }
 
     /// The fetch and store operations queued or running, at the time of the call (TIP's
