@@ -98,8 +98,9 @@ struct ImageDownloadTimeoutTests {
         defer { env.tearDown() }
         env.configuration.maxConcurrentImagePipelineDownloadCount = 4
         env.configuration.minimumImageDownloadBytesPerSecond = 1_000
-        // Long enough that the good download, answered at once, meets the minimum on a loaded machine.
-        env.configuration.imageDownloadRateInterval = 1
+        // Long enough that the good download, answered as soon as the test sees it, meets the minimum even when a
+        // loaded machine delays the test by seconds (three rounds of stalled downloads take about 3 intervals).
+        env.configuration.imageDownloadRateInterval = 3
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 160, height: 120, seed: 33)
         let operations = (0..<12).map { index in
             let slow = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("slow-\(index).jpg"))) { _, _ in }
