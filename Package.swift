@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "TIP", targets: ["TIP"]),
         // The optional WebP codec (libwebp), registered by the user: `TIPWebP.register()`.
         .library(name: "TIPWebP", targets: ["TIPWebP"]),
+        // Pre-rendered, memory-mapped image tables of fixed formats (FastImageCache on TIP's pipeline).
+        .library(name: "TIPImageTables", targets: ["TIPImageTables"]),
         // The optional JPEG 2000 codec (OpenJPEG), registered by the user: `TIPJPEG2000.register()`.
         .library(name: "TIPJPEG2000", targets: ["TIPJPEG2000"]),
         // The optional HEIC and AVIF codec (libheif), registered by the user: `TIPHEIF.register()`.
@@ -43,6 +45,12 @@ let package = Package(
             pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"])]
         ),
+        // libcurl's multi interface, for the default download provider (typed wrappers for its variadic calls).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // OpenJPEG 2.5, only for the optional `TIPJPEG2000` codec.
         .systemLibrary(
             name: "COpenJPEG",
@@ -68,11 +76,19 @@ let package = Package(
             name: "CPNG",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("deflate")]
         ),
+        // Our C shim over libtiff 4.5 (TIFF in memory, errors caught per handle, RGBA decoding, LZW encoding).
+        .target(
+            name: "CTIFF",
+            linkerSettings: [.linkedLibrary("tiff")]
+        ),
+        // The resampler's AVX2 passes (selected at run time; the portable passes are Swift).
+        .target(name: "CResampler"),
         .target(
             name: "TIP",
             dependencies: [
-                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr",
+                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr", "CCurl", "CResampler",
                 .product(name: "Logging", package: "swift-log"),
+                "CTIFF",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
@@ -84,6 +100,25 @@ let package = Package(
         .testTarget(
             name: "TIPWebPTests",
             dependencies: ["TIPWebP", "TIP"]
+        ),
+        // Image tables: one memory-mapped file per format, filled through an ImagePipeline.
+        .target(
+            name: "TIPImageTables",
+            dependencies: ["TIP"]
+        ),
+        .testTarget(
+            name: "TIPImageTablesTests",
+            // The crash-consistency test runs the harness executable as a child process.
+            dependencies: [
+                "TIPImageTables", "TIP", "TIPTestSupport", .product(name: "TIPImageServer", package: "ImageServer"),
+                "TIPImageTablesCrashHarness",
+            ]
+        ),
+        // A child process the image-table crash test kills with SIGKILL in the middle of writes.
+        .executableTarget(
+            name: "TIPImageTablesCrashHarness",
+            dependencies: ["TIPImageTables", "TIP", "TIPTestSupport"],
+            path: "Tests/ImageTablesCrashHarness"
         ),
         // The JPEG 2000 codec plug-in (JP2 and raw codestreams; reduced-resolution decoding; encodes).
         .target(
@@ -112,6 +147,7 @@ let package = Package(
             dependencies: [
                 "TIP",
                 .product(name: "TIPImageServer", package: "ImageServer"),
+                "TIPImageTables",
                 // `tip-sample decode` reads JPEG 2000, HEIC and AVIF too.
                 "TIPJPEG2000",
                 "TIPHEIF",
@@ -142,11 +178,11 @@ let package = Package(
             name: "TIPImageServerTests",
             dependencies: [.product(name: "TIPImageServer", package: "ImageServer")]
         ),
-        // Code the tests and the harness executables share that the `TIP` product must not compile: the disk
-        // cache's crash-consistency workload (package access to TIP's caches).
+        // Code the tests and the harness executables share that the products must not compile: the disk cache's
+        // crash-consistency workload (package access to TIP's caches) and the image tables' one.
         .target(
             name: "TIPTestSupport",
-            dependencies: ["TIP"],
+            dependencies: ["TIP", "TIPImageTables"],
             path: "Tests/TIPTestSupport"
         ),
         // A child process the crash-consistency tests kill with SIGKILL in the middle of cache writes.
