@@ -60,6 +60,7 @@ public final class GlobalConfiguration: Sendable {
         var maxImageDownloadDuration = GlobalConfiguration.defaultMaxImageDownloadDuration
         var minimumImageDownloadBytesPerSecond = GlobalConfiguration.defaultMinimumImageDownloadBytesPerSecond
         var imageDownloadRateInterval = GlobalConfiguration.defaultImageDownloadRateInterval
+        var downloadTimeSource: any DownloadTimeSource = SystemDownloadTimeSource()
         var observers: [WeakObserver] = []
         var isInBackground = false
     }
