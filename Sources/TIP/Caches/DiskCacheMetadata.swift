@@ -7,7 +7,8 @@ import Foundation
 /// Keys: `ID` identifier, `URL`, `LAD` last access, `TTL`, `uTTL` update expiry on access, `dX`/`dY`
 /// dimensions, `ANI` animated, `pl` placeholder (only written when true), `LMD` Last-Modified (`"!"`
 /// when none; values under 4 characters read as nil), `clen` expected length (0 for a complete file),
-/// `ETag`, `type` image type string.
+/// `ETag`, `type` image type string; beyond TIP, `FRU` fresh until (a date) and `FRL` the server's freshness
+/// lifetime (seconds), both only for entries whose response said how long they stay fresh (``CacheFreshness``).
 struct DiskCacheMetadata: Sendable, Equatable {
     /// The image identifier (the file name may be a hash of it).
     var identifier: String
@@ -35,11 +36,14 @@ struct DiskCacheMetadata: Sendable, Equatable {
     var expectedLength: Int64
     /// The image type string (e.g. `public.jpeg`), if known.
     var imageType: String?
+    /// How long the entry may be served without revalidation (beyond TIP); nil: while its TTL keeps it.
+    var freshness: CacheFreshness?
 
     /// A record with TIP's defaults for the optional parts.
     init(identifier: String, url: URL, lastAccess: Date, timeToLive: TimeInterval, updatesExpiryOnAccess: Bool = true,
          width: Int, height: Int, isAnimated: Bool = false, isPlaceholder: Bool = false,
-         lastModified: String? = nil, entityTag: String? = nil, expectedLength: Int64 = 0, imageType: String? = nil) {
+         lastModified: String? = nil, entityTag: String? = nil, expectedLength: Int64 = 0, imageType: String? = nil,
+         freshness: CacheFreshness? = nil) {
         self.identifier = identifier
         self.url = url
         self.lastAccess = lastAccess
@@ -53,6 +57,7 @@ struct DiskCacheMetadata: Sendable, Equatable {
         self.entityTag = entityTag
         self.expectedLength = expectedLength
         self.imageType = imageType
+        self.freshness = freshness
     }
 
     /// Width × height, the measure TIP's tie-breaks compare.
@@ -65,6 +70,9 @@ struct DiskCacheMetadata: Sendable, Equatable {
 
     /// Whether a resumed download can be validated (Last-Modified or ETag).
     var hasValidator: Bool { lastModified != nil || entityTag != nil }
+
+    /// Whether the entry must be revalidated before it is served at `now` (its ``freshness`` ran out).
+    func isStale(at now: Date) -> Bool { freshness.isStale(at: now) }
 
     // MARK: Key/value form
 
@@ -83,13 +91,15 @@ struct DiskCacheMetadata: Sendable, Equatable {
         static let expectedLength = "clen"
         static let entityTag = "ETag"
         static let imageType = "type"
+        static let freshUntil = "FRU"
+        static let serverLifetime = "FRL"
         /// Every key, in the order they are written.
         static let all = [identifier, url, lastAccess, timeToLive, updatesExpiryOnAccess, width, height,
-                          isAnimated, isPlaceholder, lastModified, expectedLength, entityTag, imageType]
+                          isAnimated, isPlaceholder, lastModified, expectedLength, entityTag, imageType, freshUntil, serverLifetime]
     }
 
     /// The values in TIP's encodings: numbers and booleans as raw 8-byte doubles, dates as seconds since
-    /// 2001, strings as UTF-8. `pl`, `ETag` and `type` are left out when false or absent.
+    /// 2001, strings as UTF-8. `pl`, `ETag`, `type`, `FRU` and `FRL` are left out when false or absent.
     var encodedValues: [(key: String, bytes: [UInt8])] { encodedValues(maximumIdentifierLength: Int.max) }
 
     /// The largest identifier (UTF-8 bytes) written to an extended attribute; longer ones are left out
@@ -114,6 +124,10 @@ struct DiskCacheMetadata: Sendable, Equatable {
         if isPlaceholder { values.append((Key.isPlaceholder, number(1))) }
         if let entityTag { values.append((Key.entityTag, Array(entityTag.utf8))) }
         if let imageType { values.append((Key.imageType, Array(imageType.utf8))) }
+        if let freshness {
+            values.append((Key.freshUntil, number(freshness.freshUntil.timeIntervalSinceReferenceDate)))
+            if let lifetime = freshness.serverLifetime { values.append((Key.serverLifetime, number(lifetime))) }
+        }
         return values
     }
 
@@ -145,11 +159,15 @@ struct DiskCacheMetadata: Sendable, Equatable {
               (0...Double(Int32.max)).contains(width), (0...Double(Int32.max)).contains(height),
               (0...Double(Int64.max / 2)).contains(expected) else { return nil }
         let lastModified = string(Key.lastModified).flatMap { $0.utf8.count < 4 ? nil : $0 }
+        let freshness = number(Key.freshUntil).map { until in
+            CacheFreshness(freshUntil: Date(timeIntervalSinceReferenceDate: until),
+                           serverLifetime: number(Key.serverLifetime).flatMap { $0 >= 0 ? $0 : nil })
+        }
         self.init(identifier: identifier, url: url, lastAccess: Date(timeIntervalSinceReferenceDate: lastAccess),
                   timeToLive: ttl, updatesExpiryOnAccess: (number(Key.updatesExpiryOnAccess) ?? 1) != 0,
                   width: Int(width), height: Int(height), isAnimated: (number(Key.isAnimated) ?? 0) != 0,
                   isPlaceholder: (number(Key.isPlaceholder) ?? 0) != 0, lastModified: lastModified,
                   entityTag: string(Key.entityTag).flatMap { $0.isEmpty ? nil : $0 }, expectedLength: Int64(expected),
-                  imageType: string(Key.imageType))
+                  imageType: string(Key.imageType), freshness: freshness)
     }
 }

@@ -59,6 +59,8 @@ public final class GlobalConfiguration: Sendable {
         var maxImageDownloadDuration = GlobalConfiguration.defaultMaxImageDownloadDuration
         var minimumImageDownloadBytesPerSecond = GlobalConfiguration.defaultMinimumImageDownloadBytesPerSecond
         var imageDownloadRateInterval = GlobalConfiguration.defaultImageDownloadRateInterval
+        var followsHTTPCachingHeaders = true
+        var maximumHTTPFreshnessLifetime = GlobalConfiguration.defaultMaximumHTTPFreshnessLifetime
         var observers: [WeakObserver] = []
         var isInBackground = false
     }

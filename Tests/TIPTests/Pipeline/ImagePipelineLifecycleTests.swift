@@ -3,10 +3,11 @@ import Testing
 @testable import TIP
 
 /// A fresh configuration rooted in its own temporary directory.
-func makeTestConfiguration(_ name: String = #function) throws -> (GlobalConfiguration, URL) {
+func makeTestConfiguration(_ name: String = #function, clock: TestClock? = nil) throws -> (GlobalConfiguration, URL) {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-tests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-    let configuration = GlobalConfiguration(cachesRootDirectory: root)
+    let configuration = clock.map { GlobalConfiguration(cachesRootDirectory: root, clock: $0.read) }
+        ?? GlobalConfiguration(cachesRootDirectory: root)
     configuration.callbackQueue = DispatchQueue(label: "tip-tests.callbacks")
     return (configuration, root)
 }
