@@ -71,7 +71,7 @@ final class RenderedCache: BudgetedCache, @unchecked Sendable {
     /// Nil without a positive target and a scaling mode. Looking up an identifier moves it to the
     /// head of the LRU (as TIP, even when no image matches), and a hit moves the image first within
     /// its identifier. A lookup while weak ends weak mode first. An image whose freshness ran out (on the
-    /// configuration's clock) is marked dirty.
+    /// configuration's clock, with ``GlobalConfiguration/followsHTTPCachingHeaders`` on) is marked dirty.
     func image(withIdentifier identifier: String, targetDimensions: CGSize, targetContentMode: ContentMode,
                transformerIdentifier: String?) -> RenderedCacheHit? {
         let now = configuration.clock()
@@ -81,7 +81,7 @@ final class RenderedCache: BudgetedCache, @unchecked Sendable {
             guard let collection = collections.touch(identifier),
                   let (item, image) = collection.match(targetDimensions: targetDimensions, contentMode: targetContentMode,
                                                        transformerIdentifier: transformerIdentifier) else { return nil }
-            let isDirty = item.isDirty || item.isStale(at: now)
+            let isDirty = item.isDirty || (item.freshUntil != nil && configuration.followsHTTPCachingHeaders && item.isStale(at: now))
             if isDirty && !item.isDirty { collection.markFirstItemDirty() }
             return RenderedCacheHit(image: image, originalDimensions: item.originalDimensions, isDirty: isDirty)
         }

@@ -18,8 +18,9 @@ extension GlobalConfiguration {
     /// - `no-cache` responses are kept but revalidated before every use; `no-store` responses are delivered but
     ///   never cached (not on disk, not in memory, not as resumable partials).
     ///
-    /// False restores TIP's behaviour: a fixed TTL, no revalidation, caching headers ignored. Read when a download
-    /// starts and when its response arrives.
+    /// False restores TIP's behaviour: a fixed TTL, no revalidation, caching headers ignored (images stored while it
+    /// was true are then served for as long as their TTL keeps them). Read when a download starts, when its response
+    /// arrives, and at each cache lookup.
     public var followsHTTPCachingHeaders: Bool {
         get { settings.withLock { $0.followsHTTPCachingHeaders } }
         set { settings.withLock { $0.followsHTTPCachingHeaders = newValue } }

@@ -61,6 +61,9 @@ extension SharedImageDownload {
         configuration.log(.debug, "the revalidated image of \(request.url.absoluteString) left the caches meanwhile; downloading it")
         rules.revalidation = nil
         isNotModified = false
+        if rules.resume == nil {
+            failMembersForbiddingWholeDownloads(why: "The revalidated image left the caches before the server confirmed it")
+        }
         if members.isEmpty { return finish(failing: ImageFetchError.cancelled("every fetch left the download")) }
         if rules.resume == nil, body.file == nil { body.useFile(caches?.beginDownloadFile(identifier: request.identifier)) }
         launchAttempt(provider: configuration.imageFetchDownloadProvider)

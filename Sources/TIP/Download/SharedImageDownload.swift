@@ -149,7 +149,10 @@ final class SharedImageDownload: @unchecked Sendable {
     }
 
     func clientWillRetry(_ client: ImageDownloadClient) {
-        if isCurrent(client) { response = nil }
+        if isCurrent(client) {
+            response = nil
+            isNotModified = false
+        }
     }
 
     func client(_ client: ImageDownloadClient, didReceive response: HTTPURLResponse) {
@@ -194,7 +197,8 @@ final class SharedImageDownload: @unchecked Sendable {
     }
 
     func client(_ client: ImageDownloadClient, didReceive data: Data) {
-        guard isCurrent(client), failure == nil, !data.isEmpty else { return }
+        // A 304 has no body: anything after it is not the image.
+        guard isCurrent(client), failure == nil, !isNotModified, !data.isEmpty else { return }
         timeouts?.received(data.count)
         receivedByteCount += data.count
         let hadType = body.imageType != nil
@@ -269,10 +273,12 @@ final class SharedImageDownload: @unchecked Sendable {
         members.forEach { member, handle in member.imageDownloadDidReset(handle) }
     }
 
-    private func failMembersForbiddingWholeDownloads() {
+    /// Fails the members that allow only resuming: the download now loads the whole image (`why` says why).
+    func failMembersForbiddingWholeDownloads(
+        why: String = "The server sent the whole image instead of the rest of the cached partial") {
         for member in members.all where !member.request.allowsFullDownload {
             fail(member: member.id, ImageFetchError(.couldNotLoadImage,
-                "The server sent the whole image instead of the rest of the cached partial, and whole downloads are not allowed; allow the network source to load it."))
+                "\(why), and whole downloads are not allowed; allow the network source to load it."))
         }
     }
 

@@ -88,7 +88,7 @@ extension ImagePipelineCaches {
     func committedImage(for request: ImageDownloadRequest) -> DownloadedImage? {
         guard let complete = memory.entry(withIdentifier: request.identifier, touch: false)?.complete,
               complete.url == request.url, !complete.isPlaceholder || request.isPlaceholder,
-              !complete.isStale(at: configuration.clock()) else { return nil }
+              !isStale(complete.freshness) else { return nil }
         return DownloadedImage(data: complete.data, imageType: complete.imageType, dimensions: complete.dimensions,
                                isAnimated: complete.isAnimated, freshness: complete.freshness)
     }

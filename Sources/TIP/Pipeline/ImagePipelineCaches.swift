@@ -107,6 +107,12 @@ struct ImagePipelineCaches: Sendable {
 
     // MARK: Reading for a fetch
 
+    /// Whether an image with `freshness` must be revalidated now: never with HTTP caching off
+    /// (``GlobalConfiguration/followsHTTPCachingHeaders``), whatever freshness it was stored with.
+    func isStale(_ freshness: CacheFreshness?) -> Bool {
+        freshness != nil && configuration.followsHTTPCachingHeaders && freshness.isStale(at: configuration.clock())
+    }
+
     /// The memory cache's complete variant of `identifier`, decoded. A miss when there is none, when the variant has
     /// another URL and `acceptsOtherURL` is false, or when it does not decode (the entry is then dropped and
     /// reported); `stale` when the variant of `url` must be revalidated (one without a validator is dropped: a miss).
@@ -116,7 +122,7 @@ struct ImagePipelineCaches: Sendable {
             countLookup("memory", "miss")
             return .miss
         }
-        if complete.url == url, complete.isStale(at: configuration.clock()) {
+        if complete.url == url, isStale(complete.freshness) {
             countLookup("memory", "stale")
             guard complete.hasValidator else {
                 memory.removeCompleteImage(withIdentifier: identifier) { $0.url == url && !$0.hasValidator }
@@ -147,7 +153,7 @@ struct ImagePipelineCaches: Sendable {
             countLookup("disk", "miss")
             return .miss
         }
-        if part.metadata.url == url, part.metadata.isStale(at: configuration.clock()) {
+        if part.metadata.url == url, isStale(part.metadata.freshness) {
             countLookup("disk", "stale")
             guard part.metadata.hasValidator else {
                 disk.clearCompleteImage(withIdentifier: identifier, url: url)
@@ -163,10 +169,9 @@ struct ImagePipelineCaches: Sendable {
     /// The first other live pipeline whose disk holds `identifier` at `url`, fresh: its file is copied into this
     /// pipeline's disk (forced unless a placeholder) and returned decoded.
     func otherPipelinesImage(identifier: String, url: URL, decoding: Decoding) -> CachedImage? {
-        let now = configuration.clock()
         for other in configuration.registry.all where other !== pipeline {
             guard let part = other.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete,
-                  part.metadata.url == url, !part.metadata.isStale(at: now),
+                  part.metadata.url == url, !isStale(part.metadata.freshness),
                   let found = decodeDiskPart(part, of: other.diskCache, decoding: decoding), let bytes = found.bytes
             else { continue }
             disk.updateImageEntry(metadata: part.metadata, source: .data(bytes.data), forced: !part.metadata.isPlaceholder)

@@ -95,12 +95,13 @@ struct NginxHTTPCachingTests {
         try await origin.start()
         defer { origin.stop() }
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 320, height: 240, seed: 22)
-        // Fresh at the proxy for a minute; the other path expires at the proxy at once (X-Accel-Expires in the
-        // past), so the proxy itself revalidates it with the origin on every request.
+        // Fresh at the proxy for an hour of real time (the proxy's clock is the machine's: an hour leaves any
+        // loaded machine room); the other path expires at the proxy at once (X-Accel-Expires in the past), so the
+        // proxy itself revalidates it with the origin on every request. The instances' clocks are the tests'.
         origin.setImage(jpeg, at: "/fresh.jpg")
-        origin.setResponseHeaders([("Cache-Control", "max-age=60")], for: "/fresh.jpg")
+        origin.setResponseHeaders([("Cache-Control", "max-age=3600")], for: "/fresh.jpg")
         origin.setImage(jpeg, at: "/revalidated.jpg")
-        origin.setResponseHeaders([("Cache-Control", "max-age=60"), ("X-Accel-Expires", "@1")], for: "/revalidated.jpg")
+        origin.setResponseHeaders([("Cache-Control", "max-age=3600"), ("X-Accel-Expires", "@1")], for: "/revalidated.jpg")
         let proxy = try NginxTestServer(rateLimit: 64 * 1024 * 1024, httpDirectives: """
             proxy_cache_path {dir}/proxy_cache levels=1:2 keys_zone=tip:1m inactive=10m use_temp_path=off;
             """, serverDirectives: """
@@ -119,7 +120,7 @@ struct NginxHTTPCachingTests {
             let url = proxy.baseURL.appendingPathComponent("proxy").appendingPathComponent(path)
             #expect(try await a.fetch(url).result.imageSource == .network)
             #expect(try await b.fetch(url).result.imageSource == .network)   // from the proxy's cache
-            a.clock.advance(61)
+            a.clock.advance(3_601)
             let (revalidated, _) = try await a.fetch(url)
             #expect(revalidated.imageSource == .diskCache && revalidated.imageWasRevalidated, "\(path)")
             #expect(revalidated.imageContainer.dimensions == CGSize(width: 100, height: 75))

@@ -336,6 +336,22 @@ struct HTTPRevalidationTests {
         #expect(f.provider.count == 1)
     }
 
+    @Test("switched off after images were stored with a freshness: every cache serves them as TIP would, unasked")
+    func switchedOffLater() async throws {
+        let f = try Fixture()
+        defer { f.tearDown() }
+        _ = try await f.fetch(Fixture.request("late.jpg")) { f.serve($0, headers: ["Cache-Control": "max-age=10"]) }
+        f.env.configuration.followsHTTPCachingHeaders = false
+        f.clock.advance(11)
+        let (rendered, delegate) = await f.startOnCallbackQueue(Fixture.request("late.jpg"))
+        #expect(rendered.isFinished, "a clean synchronous rendered hit, not a dirty preview")
+        #expect(!delegate.events.withLock { $0.contains(.dirtyPreview) })
+        #expect(try await f.fetch(Fixture.request("late.jpg", size: 90)).result?.imageSource == .memoryCache)
+        f.pipeline.clearMemoryCaches()
+        #expect(try await f.fetch(Fixture.request("late.jpg", size: 80)).result?.imageSource == .diskCache)
+        #expect(f.provider.count == 1)
+    }
+
     @Test("a stale image in the rendered cache is a dirty preview until the revalidation answers")
     func staleRenderedImage() async throws {
         let f = try Fixture()
