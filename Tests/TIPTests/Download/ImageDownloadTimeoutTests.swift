@@ -39,7 +39,8 @@ struct ImageDownloadTimeoutTests {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         env.configuration.minimumImageDownloadBytesPerSecond = 1_000
-        env.configuration.imageDownloadRateInterval = 0.2
+        // Long enough that the response and the first bytes land inside the first interval on a loaded machine.
+        env.configuration.imageDownloadRateInterval = 2
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 640, height: 480, seed: 31)
         let cut = jpeg.count / 2
         let url = SteppedPipelineEnvironment.url("stalled.jpg")
@@ -97,7 +98,9 @@ struct ImageDownloadTimeoutTests {
         defer { env.tearDown() }
         env.configuration.maxConcurrentImagePipelineDownloadCount = 4
         env.configuration.minimumImageDownloadBytesPerSecond = 1_000
-        env.configuration.imageDownloadRateInterval = 0.2
+        // Long enough that the good download, answered as soon as the test sees it, meets the minimum even when a
+        // loaded machine delays the test by seconds (three rounds of stalled downloads take about 3 intervals).
+        env.configuration.imageDownloadRateInterval = 3
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 160, height: 120, seed: 33)
         let operations = (0..<12).map { index in
             let slow = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("slow-\(index).jpg"))) { _, _ in }

@@ -7,7 +7,7 @@ import TIPImageServer
 @testable import TIP
 
 /// HTTP caching over a real connection: the embedded image server with caching headers of the test's choice,
-/// fetched through URLSession, on the test's clock.
+/// fetched with the shipped download providers (libcurl, the default, and URLSession), on the test's clock.
 @Suite("HTTP caching against the embedded image server")
 struct ImageServerHTTPCachingTests {
     struct Fixture {
@@ -17,8 +17,10 @@ struct ImageServerHTTPCachingTests {
         let pipeline: ImagePipeline
         let server = TIPImageServer()
 
-        init(_ name: String = #function) async throws {
+        /// `provider`: the shipped download provider the pipeline downloads with (nil: the default).
+        init(_ name: String = #function, provider: ShippedDownloadProvider? = nil) async throws {
             (configuration, root) = try makeTestConfiguration(name, clock: clock)
+            if let provider { configuration.imageFetchDownloadProvider = provider.make() }
             pipeline = try #require(ImagePipeline(identifier: "server-caching", configuration: configuration))
             pipeline.diskCache.waitUntilManifestLoaded()
             try await server.start()
@@ -38,9 +40,10 @@ struct ImageServerHTTPCachingTests {
         }
     }
 
-    @Test("max-age and ETag: a 304 after expiry, a 200 once the image changed, each cached image renewed or replaced")
-    func revalidation() async throws {
-        let f = try await Fixture()
+    @Test("max-age and ETag: a 304 after expiry, a 200 once the image changed, each cached image renewed or replaced",
+          arguments: ShippedDownloadProvider.allCases)
+    func revalidation(_ provider: ShippedDownloadProvider) async throws {
+        let f = try await Fixture(provider: provider)
         defer { f.tearDown() }
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 320, height: 240, seed: 31)
         f.server.setImage(jpeg, at: "/a.jpg")

@@ -8,7 +8,7 @@ import TIPImageServer
 
 /// HTTP caching against real servers: Debian's nginx with `expires` and its `ETag` / `Last-Modified` (a static
 /// origin), and nginx's `proxy_cache` in front of the embedded image server (how a fleet of instances shares one
-/// cache). The pipelines download through URLSession; their clocks are the tests', so an image goes stale when
+/// cache). The pipelines download with each shipped provider (the fleet with the default, libcurl); their clocks are the tests', so an image goes stale when
 /// the test moves a clock, never by waiting. Skipped when nginx is not installed (scripts/bootstrap installs it).
 @Suite("HTTP caching against nginx", .enabled(if: NginxTestServer.isAvailable, "nginx is not installed: run scripts/bootstrap (apt-get install nginx)"))
 struct NginxHTTPCachingTests {
@@ -21,8 +21,10 @@ struct NginxHTTPCachingTests {
         let root: URL
         let pipeline: ImagePipeline
 
-        init(_ name: String) throws {
+        /// `provider`: the shipped download provider the instance downloads with (nil: the default).
+        init(_ name: String, provider: ShippedDownloadProvider? = nil) throws {
             let (configuration, root) = try makeTestConfiguration(name, clock: clock)
+            if let provider { configuration.imageFetchDownloadProvider = provider.make() }
             self.configuration = configuration
             self.root = root
             pipeline = try #require(ImagePipeline(identifier: "nginx-caching", configuration: configuration))
@@ -48,8 +50,9 @@ struct NginxHTTPCachingTests {
         }
     }
 
-    @Test("nginx `expires` and `etag`: fresh for max-age, then one If-None-Match answered 304, served from disk")
-    func expiresAndEntityTag() async throws {
+    @Test("nginx `expires` and `etag`: fresh for max-age, then one If-None-Match answered 304, served from disk",
+          arguments: ShippedDownloadProvider.allCases)
+    func expiresAndEntityTag(_ provider: ShippedDownloadProvider) async throws {
         let server = try NginxTestServer(rateLimit: 64 * 1024 * 1024, serverDirectives: """
             location /expires/ { alias {root}; expires 60s; }
             location /expires-lm/ { alias {root}; etag off; expires 60s; }
@@ -58,7 +61,7 @@ struct NginxHTTPCachingTests {
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 320, height: 240, seed: 21)
         try server.setFile("e.jpg", data: jpeg, modified: Self.modified)
         try server.start()
-        let instance = try Instance("nginx-expires")
+        let instance = try Instance("nginx-expires-\(provider)", provider: provider)
         defer { instance.tearDown() }
 
         for (location, validatorHeader) in [("expires", "If-None-Match"), ("expires-lm", "If-Modified-Since")] {
