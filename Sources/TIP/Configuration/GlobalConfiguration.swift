@@ -62,6 +62,7 @@ public final class GlobalConfiguration: Sendable {
         var imageDownloadRateInterval = GlobalConfiguration.defaultImageDownloadRateInterval
         var followsHTTPCachingHeaders = true
         var maximumHTTPFreshnessLifetime = GlobalConfiguration.defaultMaximumHTTPFreshnessLifetime
+        var downloadTimeSource: any DownloadTimeSource = SystemDownloadTimeSource()
         var observers: [WeakObserver] = []
         var isInBackground = false
     }
