@@ -70,6 +70,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Write a grid of the fetched thumbnails to this PNG file.")
     var contactSheet: String?
 
+    @Option(help: "The embedded server sends Cache-Control: max-age=SECONDS with every image (0: every reuse is revalidated, a 304 when unchanged; default: no caching headers, fresh for TIP's TTL).")
+    var maxAge: Int?
+
     @Flag(help: "Print the summary as one JSON object.")
     var json = false
 
@@ -85,6 +88,7 @@ struct FetchCommand: AsyncParsableCommand {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard (1...64).contains(pipelines) else { throw ValidationError("--pipelines must be between 1 and 64") }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
+        if let maxAge, maxAge < 0 { throw ValidationError("--max-age must not be negative") }
         for budget in [renderedBudgetMb, memoryBudgetMb, diskBudgetMb].compactMap({ $0 }) where budget < 0 {
             throw ValidationError("budgets must not be negative")
         }
@@ -108,7 +112,7 @@ struct FetchCommand: AsyncParsableCommand {
         let portFile = rootURL.appendingPathComponent("tip-sample-server-port")
         let lastPort = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         let setup = try await SampleServerSetup(scenario: scenario, corpus: corpus, directory: images, baseURL: baseURL,
-                                                preferredPort: port ?? lastPort)
+                                                preferredPort: port ?? lastPort, maxAge: maxAge)
         if let server = setup.server {
             try? FileManager.default.createDirectory(at: rootURL, withIntermediateDirectories: true)
             try? String(server.port).write(to: portFile, atomically: true, encoding: .utf8)

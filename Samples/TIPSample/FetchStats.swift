@@ -15,6 +15,8 @@ struct FetchStats: Sendable {
     var cancelled = 0
     /// Successful fetches by source.
     var bySource: [ImageLoadSource: Int] = [:]
+    /// Successful fetches of cached images the server confirmed (304) first; counted under their cache's source too.
+    var revalidated = 0
     /// Milliseconds from start to final image, by source.
     var latencies: [ImageLoadSource: [Double]] = [:]
     /// Previews shown.
@@ -35,6 +37,7 @@ struct FetchStats: Sendable {
         case .succeeded(let result):
             succeeded += 1
             bySource[result.imageSource, default: 0] += 1
+            if result.imageWasRevalidated { revalidated += 1 }
             latencies[result.imageSource, default: []].append(milliseconds)
             check(job, result)
         case .cancelled:

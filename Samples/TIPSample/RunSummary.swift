@@ -86,6 +86,7 @@ struct RunSummary {
             "bytes_downloaded": bytesDownloaded.map { $0 as Any } ?? NSNull(),
             "coalesced": coalesced.map { $0 as Any } ?? NSNull(),
             "resumed": resumed,
+            "revalidated": stats.revalidated,
             "previews": stats.previews,
             "progressive_frames": stats.progressiveFrames,
             "latency_ms": latency,
@@ -114,6 +115,7 @@ struct RunSummary {
         row("bytes downloaded", bytesDownloaded.map(Self.bytes) ?? "n/a")
         row("coalesced", coalesced.map(String.init) ?? "n/a")
         row("resumed", String(resumed))
+        row("revalidated", String(stats.revalidated))
         row("previews", String(stats.previews))
         row("progressive frames", String(stats.progressiveFrames))
         row("mismatches", String(stats.mismatches))

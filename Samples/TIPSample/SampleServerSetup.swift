@@ -14,8 +14,9 @@ final class SampleServerSetup: Sendable {
 
     /// Starts the embedded server for `corpus` (or uses `baseURL`) and sets up the scenario's behaviour.
     /// `preferredPort` is tried first (a run reusing a caches root wants the URLs its disk caches hold); when
-    /// it is taken, any free port is used.
-    init(scenario: Scenario, corpus: SampleCorpus, directory: String?, baseURL: String?, preferredPort: Int?) async throws {
+    /// it is taken, any free port is used. `maxAge`: the `Cache-Control: max-age` every image is served with.
+    init(scenario: Scenario, corpus: SampleCorpus, directory: String?, baseURL: String?, preferredPort: Int?,
+         maxAge: Int? = nil) async throws {
         if let baseURL, let url = URL(string: baseURL.hasSuffix("/") ? baseURL : baseURL + "/") {
             server = nil
             self.baseURL = url
@@ -31,6 +32,12 @@ final class SampleServerSetup: Sendable {
         for (path, data) in corpus.files { server.setImage(data, at: path) }
         let directoryURL = directory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         server.serveDirectory(directoryURL)
+        if let maxAge {
+            for path in corpus.images.flatMap({ [$0.fullPath, $0.thumbnailPath] }) {
+                let withoutQuery = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
+                server.setResponseHeaders([("Cache-Control", "max-age=\(maxAge)")], for: withoutQuery)
+            }
+        }
         func size(_ image: SampleCorpus.Image) -> Int {
             if let data = corpus.files[image.fullPath] { return data.count }
             let path = directoryURL?.appendingPathComponent(image.fullPath.removingPercentEncoding ?? image.fullPath).path ?? ""

@@ -160,7 +160,8 @@ final class SampleTile: ImageFetchable, ImageFetchHelperDataSource, ImageFetchHe
         let result = ImageFetchResult(imageContainer: container, imageSource: source, imageURL: helper.fetchedImageURL ?? row.job.url,
                                       imageOriginalDimensions: helper.fetchResultDimensions,
                                       imageIsTreatedAsPlaceholder: helper.fetchedImageTreatedAsPlaceholder,
-                                      imageWasTransformed: false, imageIdentifier: row.job.image.identifier)
+                                      imageWasTransformed: false, imageIdentifier: row.job.image.identifier,
+                                      imageWasRevalidated: helper.fetchMetrics?.metricInfo(for: .network)?.wasRevalidated ?? false)
         end(row, .succeeded(result))
     }
 

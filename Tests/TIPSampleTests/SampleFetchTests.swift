@@ -7,7 +7,7 @@ import TIPImageServer
 struct SampleFetchTests {
     static let keys = ["fetches", "succeeded", "failed", "cancelled", "by_source", "server_requests", "bytes_downloaded",
                        "coalesced", "resumed", "previews", "progressive_frames", "latency_ms", "wall_s", "peak_rss_mb",
-                       "cache_bytes", "budgets", "mismatches", "unique_urls", "problems"]
+                       "cache_bytes", "budgets", "mismatches", "unique_urls", "problems", "revalidated"]
 
     /// Runs a small fetch and returns its summary after the checks every run must pass.
     static func fetch(_ arguments: [String], root: URL) async throws -> [String: Any] {
@@ -110,6 +110,25 @@ struct SampleFetchTests {
             #expect((first["server_requests"] as? Int ?? 0) > 0)
             // The helper may even make none: a thumbnail tile keeps a cached larger variant as its final image.
             #expect((second["server_requests"] as? Int ?? 0) < (first["server_requests"] as? Int ?? 0))
+        }
+    }
+
+    @Test("--max-age 0: a repeat finds its image stale and gets a 304; a warm root revalidates instead of downloading")
+    func revalidated() async throws {
+        try await SampleTool.withTemporaryDirectory { root in
+            // One fetch at a time: every repeat starts after the fetch before it ended (none joins a download).
+            let arguments = ["--api", "delegate", "--max-age", "0", "--concurrency", "1"]
+            let first = try await Self.fetch(arguments, root: root)
+            #expect((first["revalidated"] as? Int ?? 0) > 0, "7 thumbnail fetches of 4 images: repeats find theirs stale")
+            #expect(first["failed"] as? Int == 0)
+            let second = try await Self.fetch(arguments, root: root)
+            #expect((second["revalidated"] as? Int ?? 0) > 0)
+            #expect((second["bytes_downloaded"] as? Int ?? 0) < (first["bytes_downloaded"] as? Int ?? 0),
+                    "304s carry no body")
+        }
+        try await SampleTool.withTemporaryDirectory { root in
+            let plain = try await Self.fetch(["--api", "delegate", "--concurrency", "1"], root: root)
+            #expect(plain["revalidated"] as? Int == 0, "without caching headers nothing goes stale within a run")
         }
     }
 

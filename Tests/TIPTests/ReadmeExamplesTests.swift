@@ -254,4 +254,33 @@ struct ReadmeExamplesTests {
         #expect(operation.finalResult?.imageSource == .network)
         #expect(fetch.finalResult?.imageSource == .memoryCache)
     }
+
+    @Test("HTTP caching")
+    func httpCaching() async throws {
+        let server = try await Self.serve(width: 320, height: 240, at: "/c.jpg")
+        defer { server.stop() }
+        server.setResponseHeaders([("Cache-Control", "max-age=0")], for: "/c.jpg")   // stale at once: every reuse asks
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let shared = GlobalConfiguration.shared
+        let saved = (shared.cachesRootDirectory, shared.followsHTTPCachingHeaders, shared.maximumHTTPFreshnessLifetime)
+        defer { (shared.cachesRootDirectory, shared.followsHTTPCachingHeaders, shared.maximumHTTPFreshnessLifetime) = saved }
+        shared.cachesRootDirectory = root
+        let pipeline = try ImagePipeline(checkedIdentifier: "readme-http-\(UUID().uuidString.prefix(6))")
+        let request = GenericImageFetchRequest(imageURL: server.url(for: "/c.jpg"), identifier: nil,
+                                               targetDimensions: CGSize(width: 64, height: 64), targetContentMode: .scaleAspectFit)
+        #expect(try await pipeline.fetchImage(for: request).imageSource == .network)
+
+        // From the README:
+        let config = GlobalConfiguration.shared
+        config.followsHTTPCachingHeaders = true              // default; false: TIP's fixed TTL, nothing revalidated
+        config.maximumHTTPFreshnessLifetime = 7 * 86_400     // default 30 days: a longer max-age is cut to this
+
+        let result = try await pipeline.fetchImage(for: request)
+        if result.imageWasRevalidated { print("cached bytes, confirmed by a 304 from", result.imageSource) }
+
+        #expect(result.imageWasRevalidated)
+        #expect(result.imageSource == .diskCache || result.imageSource == .memoryCache)   // the disk write may still be on its way
+        #expect(server.requests(for: "/c.jpg").map(\.status) == [200, 304])
+    }
 }

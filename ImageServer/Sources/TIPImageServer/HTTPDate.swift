@@ -1,6 +1,6 @@
 import Foundation
 
-/// Formats dates as IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form HTTP sends.
+/// Formats and reads dates as IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form HTTP sends.
 enum HTTPDate {
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -14,6 +14,15 @@ enum HTTPDate {
         let month = months[Int(parts.tm_mon) % 12]
         return "\(weekday), \(two(parts.tm_mday)) \(month) \(parts.tm_year + 1900) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+
+    /// The date of an IMF-fixdate string, nil when it is not one.
+    static func date(from string: String) -> Date? {
+        let formatter = DateFormatter()   // one per call: formatters are not thread-safe
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: string)
     }
 
     private static func two(_ value: Int32) -> String {

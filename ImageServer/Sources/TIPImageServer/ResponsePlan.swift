@@ -61,10 +61,18 @@ struct ResponsePlan {
             }
         }
         var headers = HTTPHeaders()
+        if isNotModified(head.headers, lastModified: lastModified, etag: etag) {
+            // RFC 9110 §15.4.5: the validators and caching fields a 200 would carry, no body.
+            headers.add(name: "Last-Modified", value: lastModified)
+            headers.add(name: "ETag", value: etag)
+            for field in ticket.extraHeaders { headers.add(name: field.name, value: field.value) }
+            return ResponsePlan(status: .notModified, headers: headers, body: ByteBuffer())
+        }
         headers.add(name: "Content-Type", value: resource.contentType)
         headers.add(name: "Accept-Ranges", value: "bytes")
         headers.add(name: "Last-Modified", value: lastModified)
         headers.add(name: "ETag", value: etag)
+        for field in ticket.extraHeaders { headers.add(name: field.name, value: field.value) }
         let status: HTTPResponseStatus
         var body: ByteBuffer
         switch range {
@@ -94,6 +102,23 @@ struct ResponsePlan {
         headers.add(name: "Content-Length", value: String(declared))
         if isHead { body = ByteBuffer() }
         return ResponsePlan(status: status, headers: headers, body: body, ending: ending)
+    }
+
+    /// Whether a conditional `GET` or `HEAD` gets `304 Not Modified` (RFC 9110 §13.1.2-13.1.3): `If-None-Match`
+    /// lists the current entity tag (weak comparison) or is `*`; without it, `If-Modified-Since` is a date no
+    /// earlier than `Last-Modified`.
+    static func isNotModified(_ headers: HTTPHeaders, lastModified: String, etag: String) -> Bool {
+        let noneMatch = headers[canonicalForm: "If-None-Match"]
+        if !noneMatch.isEmpty {
+            let current = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
+            return noneMatch.contains { tag in
+                let tag = String(tag).trimmingSpaces()
+                return tag == "*" || (tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag) == current
+            }
+        }
+        guard let since = headers.first(name: "If-Modified-Since").flatMap({ HTTPDate.date(from: $0.trimmingSpaces()) }),
+              let modified = HTTPDate.date(from: lastModified) else { return false }
+        return modified <= since
     }
 
     /// Whether an `If-Range` value names the current representation: an exact `Last-Modified` date, or a

@@ -16,6 +16,8 @@ final class ServerStore: Sendable {
         var throttle: TIPImageServer.Throttle?
         /// Validator changes applied to the path so far (this request's included).
         var generation: Int
+        /// Header fields added to the path's responses (``TIPImageServer/setResponseHeaders(_:for:)``).
+        var extraHeaders: [(name: String, value: String)] = []
     }
 
     private struct CachedHash: Sendable {
@@ -32,6 +34,7 @@ final class ServerStore: Sendable {
         var throttles: [String: TIPImageServer.Throttle] = [:]
         var faults: [String: TIPImageServer.Fault] = [:]
         var generations: [String: Int] = [:]
+        var extraHeaders: [String: [(name: String, value: String)]] = [:]
         var log: [TIPImageServer.RequestRecord] = []
         /// Record identifier of `log[0]`; `resetLog` moves it past every earlier record.
         var logBase = 0
@@ -105,6 +108,10 @@ final class ServerStore: Sendable {
         state.withLockedValue { $0.faults[path] = fault }
     }
 
+    func setResponseHeaders(_ headers: [(name: String, value: String)], for path: String) {
+        state.withLockedValue { $0.extraHeaders[path] = headers.isEmpty ? nil : headers }
+    }
+
     func changeValidator(at path: String) {
         state.withLockedValue { $0.generations[path, default: 0] += 1 }
     }
@@ -132,7 +139,8 @@ final class ServerStore: Sendable {
                 recordID: state.logBase + state.log.count - 1,
                 fault: fault,
                 throttle: state.throttles[path] ?? state.defaultThrottle,
-                generation: state.generations[path] ?? 0)
+                generation: state.generations[path] ?? 0,
+                extraHeaders: state.extraHeaders[path] ?? [])
         }
     }
 

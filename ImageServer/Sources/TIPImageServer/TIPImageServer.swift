@@ -8,9 +8,10 @@ import NIOPosix
 ///
 /// It serves in-memory images (`setImage(_:at:contentType:lastModified:)`) and the files of one directory
 /// (`serveDirectory(_:)`) with `Content-Length`, `Content-Type`, `Accept-Ranges: bytes`, `Last-Modified` and a
-/// strong `ETag`; answers `GET` and `HEAD` (other methods get 405), single `Range` requests (206 / 416) with
-/// `If-Range` by date or entity tag; keeps connections alive; paces bodies with `Throttle`s; injects `Fault`s
-/// per path; and logs every request for assertions.
+/// strong `ETag`; answers `GET` and `HEAD` (other methods get 405), conditional requests (`If-None-Match`, else
+/// `If-Modified-Since`: 304), single `Range` requests (206 / 416) with `If-Range` by date or entity tag; adds
+/// header fields of your choice per path (caching headers: `setResponseHeaders(_:for:)`); keeps connections alive;
+/// paces bodies with `Throttle`s; injects `Fault`s per path; and logs every request for assertions.
 ///
 /// ```swift
 /// let server = TIPImageServer()
@@ -225,6 +226,17 @@ public final class TIPImageServer: Sendable {
     /// Injects `fault` on `path` for requests that begin from now on; `nil` clears it.
     public func setFault(_ fault: Fault?, for path: String) {
         store.setFault(fault, for: Self.normalized(path))
+    }
+
+    /// Adds `headers` to every response that serves the resource at `path` (200, 206, 304 and 416), after the
+    /// server's own fields: caching headers such as `("Cache-Control", "max-age=60")`, `("Expires", …)` with a
+    /// `("Date", …)`, or `("Age", "30")`. The server sends no `Date` of its own. An empty list removes them.
+    ///
+    /// ```swift
+    /// server.setResponseHeaders([("Cache-Control", "max-age=60")], for: "/photo.jpg")
+    /// ```
+    public func setResponseHeaders(_ headers: [(name: String, value: String)], for path: String) {
+        store.setResponseHeaders(headers, for: Self.normalized(path))
     }
 
     /// Gives the resource at `path` new validators now (`Last-Modified` one second later, a new `ETag`), as if

@@ -8,7 +8,8 @@ import Foundation
 /// dimensions, `ANI` animated, `pl` placeholder (only written when true), `LMD` Last-Modified (`"!"`
 /// when none; values under 4 characters read as nil), `clen` expected length (0 for a complete file),
 /// `ETag`, `type` image type string; beyond TIP, `len` the file's length and `crc` its contents' CRC-32
-/// (see `DiskCacheMetadata+Contents.swift`).
+/// (see `DiskCacheMetadata+Contents.swift`), and `FRU` fresh until (a date) and `FRL` the server's freshness
+/// lifetime (seconds), both only for entries whose response said how long they stay fresh (``CacheFreshness``).
 package struct DiskCacheMetadata: Sendable, Equatable {
     /// The image identifier (the file name may be a hash of it).
     package var identifier: String
@@ -40,11 +41,14 @@ package struct DiskCacheMetadata: Sendable, Equatable {
     var contentLength: Int64?
     /// The CRC-32 of the file's contents when it was installed (nil: not recorded).
     var contentChecksum: UInt32?
+    /// How long the entry may be served without revalidation (beyond TIP); nil: while its TTL keeps it.
+    var freshness: CacheFreshness?
 
     /// A record with TIP's defaults for the optional parts.
     package init(identifier: String, url: URL, lastAccess: Date, timeToLive: TimeInterval, updatesExpiryOnAccess: Bool = true,
          width: Int, height: Int, isAnimated: Bool = false, isPlaceholder: Bool = false,
-         lastModified: String? = nil, entityTag: String? = nil, expectedLength: Int64 = 0, imageType: String? = nil) {
+         lastModified: String? = nil, entityTag: String? = nil, expectedLength: Int64 = 0, imageType: String? = nil,
+         freshness: CacheFreshness? = nil) {
         self.identifier = identifier
         self.url = url
         self.lastAccess = lastAccess
@@ -58,6 +62,7 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         self.entityTag = entityTag
         self.expectedLength = expectedLength
         self.imageType = imageType
+        self.freshness = freshness
     }
 
     /// Width × height, the measure TIP's tie-breaks compare.
@@ -70,6 +75,9 @@ package struct DiskCacheMetadata: Sendable, Equatable {
 
     /// Whether a resumed download can be validated (Last-Modified or ETag).
     var hasValidator: Bool { lastModified != nil || entityTag != nil }
+
+    /// Whether the entry must be revalidated before it is served at `now` (its ``freshness`` ran out).
+    func isStale(at now: Date) -> Bool { freshness.isStale(at: now) }
 
     // MARK: Key/value form
 
@@ -90,15 +98,17 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         static let imageType = "type"
         static let contentLength = "len"
         static let contentChecksum = "crc"
+        static let freshUntil = "FRU"
+        static let serverLifetime = "FRL"
         /// Every key, in the order they are written.
         static let all = [identifier, url, lastAccess, timeToLive, updatesExpiryOnAccess, width, height,
                           isAnimated, isPlaceholder, lastModified, expectedLength, entityTag, imageType,
-                          contentLength, contentChecksum]
+                          contentLength, contentChecksum, freshUntil, serverLifetime]
     }
 
     /// The values in TIP's encodings: numbers and booleans as raw 8-byte doubles, dates as seconds since
-    /// 2001, strings as UTF-8; `crc` as a little-endian UInt32. `pl`, `ETag`, `type`, `len` and `crc` are left out
-    /// when false or absent.
+    /// 2001, strings as UTF-8; `crc` as a little-endian UInt32. `pl`, `ETag`, `type`, `len`, `crc`, `FRU` and
+    /// `FRL` are left out when false or absent.
     var encodedValues: [(key: String, bytes: [UInt8])] { encodedValues(maximumIdentifierLength: Int.max) }
 
     /// The largest identifier (UTF-8 bytes) written to an extended attribute; longer ones are left out
@@ -125,6 +135,10 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         if let imageType { values.append((Key.imageType, Array(imageType.utf8))) }
         if let contentLength { values.append((Key.contentLength, number(Double(contentLength)))) }
         if let contentChecksum { values.append((Key.contentChecksum, withUnsafeBytes(of: contentChecksum.littleEndian) { Array($0) })) }
+        if let freshness {
+            values.append((Key.freshUntil, number(freshness.freshUntil.timeIntervalSinceReferenceDate)))
+            if let lifetime = freshness.serverLifetime { values.append((Key.serverLifetime, number(lifetime))) }
+        }
         return values
     }
 
@@ -156,12 +170,16 @@ package struct DiskCacheMetadata: Sendable, Equatable {
               (0...Double(Int32.max)).contains(width), (0...Double(Int32.max)).contains(height),
               (0...Double(Int64.max / 2)).contains(expected) else { return nil }
         let lastModified = string(Key.lastModified).flatMap { $0.utf8.count < 4 ? nil : $0 }
+        let freshness = number(Key.freshUntil).map { until in
+            CacheFreshness(freshUntil: Date(timeIntervalSinceReferenceDate: until),
+                           serverLifetime: number(Key.serverLifetime).flatMap { $0 >= 0 ? $0 : nil })
+        }
         self.init(identifier: identifier, url: url, lastAccess: Date(timeIntervalSinceReferenceDate: lastAccess),
                   timeToLive: ttl, updatesExpiryOnAccess: (number(Key.updatesExpiryOnAccess) ?? 1) != 0,
                   width: Int(width), height: Int(height), isAnimated: (number(Key.isAnimated) ?? 0) != 0,
                   isPlaceholder: (number(Key.isPlaceholder) ?? 0) != 0, lastModified: lastModified,
                   entityTag: string(Key.entityTag).flatMap { $0.isEmpty ? nil : $0 }, expectedLength: Int64(expected),
-                  imageType: string(Key.imageType))
+                  imageType: string(Key.imageType), freshness: freshness)
         // A malformed length or checksum reads as absent: the length is then checked by nothing, so such a file is
         // only as trusted as one written before these keys existed.
         if let length = number(Key.contentLength), (0...Double(Int64.max / 2)).contains(length), length.rounded() == length {

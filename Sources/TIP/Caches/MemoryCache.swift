@@ -154,6 +154,47 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
         }
     }
 
+    /// Changes the metadata of `identifier`'s complete variant in place when `accepts` takes it (a revalidation
+    /// renews its freshness), refreshing it as a read would; returns the variant as changed, nil when there is
+    /// none or `accepts` refused it. `change` must leave the bytes as they are.
+    func updateCompleteImage(withIdentifier identifier: String, accepts: (MemoryCacheCompleteImage) -> Bool,
+                             _ change: (inout MemoryCacheCompleteImage) -> Void) -> MemoryCacheCompleteImage? {
+        let now = configuration.clock()
+        return domain.withLock { _ in
+            guard var entry = entries.peek(identifier), var complete = entry.complete, !complete.isExpired(at: now),
+                  accepts(complete) else { return nil }
+            let byteCount = complete.data.count
+            change(&complete)
+            guard complete.data.count == byteCount else { return nil }
+            if complete.updateExpiryOnAccess {
+                complete.lastAccess = now
+                entries.touch(identifier)
+            }
+            entry.complete = complete
+            entries.updateValue(entry, for: identifier)
+            return complete
+        }
+    }
+
+    /// Removes `identifier`'s complete variant when `accepts` takes it (a partial beside it stays). Returns
+    /// whether it was removed.
+    @discardableResult
+    func removeCompleteImage(withIdentifier identifier: String, accepts: (MemoryCacheCompleteImage) -> Bool) -> Bool {
+        let removed = domain.withLock { budget -> MemoryCacheCompleteImage? in
+            guard var entry = entries.peek(identifier), let complete = entry.complete, accepts(complete) else { return nil }
+            entry.complete = nil
+            if entry.byteCount == 0 {
+                entries.remove(identifier)
+                account(removing: MemoryCacheEntry(identifier: identifier, complete: complete), budget)
+            } else {
+                entries.updateValue(entry, for: identifier)
+                adjustBytes(by: -complete.byteCount, budget)
+            }
+            return complete
+        }
+        return removed != nil  // released here, outside the lock
+    }
+
     /// Refreshes `identifier` as a read would (recency and sliding expiry), without copying it out.
     func touchImage(withIdentifier identifier: String) {
         _ = entry(withIdentifier: identifier, touch: true)

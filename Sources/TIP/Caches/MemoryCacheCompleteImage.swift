@@ -25,11 +25,18 @@ struct MemoryCacheCompleteImage: Sendable {
     var updateExpiryOnAccess: Bool
     /// When the variant was last stored or read; the cache sets it on insert.
     var lastAccess: Date
+    /// How long the variant may be served without revalidation; nil: while its TTL keeps it.
+    var freshness: CacheFreshness?
+    /// The response's `Last-Modified`, to revalidate the variant (`If-Modified-Since`).
+    var lastModified: String?
+    /// The response's strong entity tag, to revalidate the variant (`If-None-Match`).
+    var entityTag: String?
 
     /// A complete variant. A `timeToLive` that is not positive becomes ``defaultTimeToLive``.
     init(data: Data, imageType: ImageType? = nil, url: URL, dimensions: CGSize, isAnimated: Bool = false,
          isPlaceholder: Bool = false, timeToLive: TimeInterval = MemoryCacheCompleteImage.defaultTimeToLive,
-         updateExpiryOnAccess: Bool = true, lastAccess: Date = .distantPast) {
+         updateExpiryOnAccess: Bool = true, lastAccess: Date = .distantPast, freshness: CacheFreshness? = nil,
+         lastModified: String? = nil, entityTag: String? = nil) {
         self.data = data
         self.imageType = imageType
         self.url = url
@@ -39,6 +46,9 @@ struct MemoryCacheCompleteImage: Sendable {
         self.timeToLive = timeToLive > 0 ? timeToLive : MemoryCacheCompleteImage.defaultTimeToLive
         self.updateExpiryOnAccess = updateExpiryOnAccess
         self.lastAccess = lastAccess
+        self.freshness = freshness
+        self.lastModified = lastModified
+        self.entityTag = entityTag
     }
 
     /// Width x height in pixels.
@@ -48,4 +58,10 @@ struct MemoryCacheCompleteImage: Sendable {
 
     /// Whether more than ``timeToLive`` seconds passed since ``lastAccess`` at `now`.
     func isExpired(at now: Date) -> Bool { now.timeIntervalSince(lastAccess) > timeToLive }
+
+    /// Whether the variant must be revalidated before it is served at `now` (its ``freshness`` ran out).
+    func isStale(at now: Date) -> Bool { freshness.isStale(at: now) }
+
+    /// Whether the variant can be revalidated (a `Last-Modified` or an entity tag is known).
+    var hasValidator: Bool { lastModified != nil || entityTag != nil }
 }

@@ -13,7 +13,8 @@ import Foundation
 /// An LRU of per-identifier ``RenderedCacheCollection``s (at most 3 images each). The cost of an
 /// identifier is the bytes of its images; the count is one per identifier. Both are shared with every
 /// other rendered cache of the configuration through the domain's ``CacheBudget``; each store prunes
-/// all of them with this cache last (TIP's order). No TTL.
+/// all of them with this cache last (TIP's order). No TTL; an image rendered from a response whose HTTP
+/// freshness ran out turns dirty at its next lookup (a preview until the fetch revalidates it).
 ///
 /// Thread-safe and synchronous: every method takes the domain's lock (never call one from inside
 /// `domain.withLock`). Released images are freed outside the lock where large amounts go at once
@@ -69,16 +70,20 @@ final class RenderedCache: BudgetedCache, @unchecked Sendable {
     /// transformer identifier equals `transformerIdentifier` (nil matches only untransformed images).
     /// Nil without a positive target and a scaling mode. Looking up an identifier moves it to the
     /// head of the LRU (as TIP, even when no image matches), and a hit moves the image first within
-    /// its identifier. A lookup while weak ends weak mode first.
+    /// its identifier. A lookup while weak ends weak mode first. An image whose freshness ran out (on the
+    /// configuration's clock, with ``GlobalConfiguration/followsHTTPCachingHeaders`` on) is marked dirty.
     func image(withIdentifier identifier: String, targetDimensions: CGSize, targetContentMode: ContentMode,
                transformerIdentifier: String?) -> RenderedCacheHit? {
-        domain.withLock { budget in
+        let now = configuration.clock()
+        return domain.withLock { budget in
             guard !isTornDown else { return nil }
             if isWeak { restoreWeakCollections(budget) }
             guard let collection = collections.touch(identifier),
                   let (item, image) = collection.match(targetDimensions: targetDimensions, contentMode: targetContentMode,
                                                        transformerIdentifier: transformerIdentifier) else { return nil }
-            return RenderedCacheHit(image: image, originalDimensions: item.originalDimensions, isDirty: item.isDirty)
+            let isDirty = item.isDirty || (item.freshUntil != nil && configuration.followsHTTPCachingHeaders && item.isStale(at: now))
+            if isDirty && !item.isDirty { collection.markFirstItemDirty() }
+            return RenderedCacheHit(image: image, originalDimensions: item.originalDimensions, isDirty: isDirty)
         }
     }
 
@@ -87,12 +92,12 @@ final class RenderedCache: BudgetedCache, @unchecked Sendable {
     /// rendered cache, this one last. Refused: placeholders, images under 1 pixel on a side, and images
     /// over the per-entry cap (`maxBytes / maxRatioSizeOfCacheEntry`; everything when the budget is 0
     /// bytes). `originalDimensions` are those of the decoded image `image` was rendered from; `url` is
-    /// kept for inspection only.
+    /// kept for inspection only; `freshUntil` is when the image it was rendered from stops being fresh.
     func store(_ image: ImageContainer, identifier: String, transformerIdentifier: String?, originalDimensions: CGSize,
-               isPlaceholder: Bool, url: URL? = nil) {
+               isPlaceholder: Bool, url: URL? = nil, freshUntil: Date? = nil) {
         guard !isPlaceholder else { return }
         let item = RenderedCacheItem(image: image, transformerIdentifier: transformerIdentifier,
-                                     originalDimensions: originalDimensions, url: url)
+                                     originalDimensions: originalDimensions, url: url, freshUntil: freshUntil)
         guard item.dimensions.width >= 1, item.dimensions.height >= 1 else { return }
         domain.withLock { budget in
             guard !isTornDown, budget.accepts(bytes: item.byteCount) else { return }

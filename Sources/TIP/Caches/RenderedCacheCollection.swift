@@ -25,16 +25,17 @@ final class RenderedCacheCollection {
     var isEmpty: Bool { items.isEmpty }
 
     /// Adds `item` first, with TIP's rules: an item of equal dimensions and transformer identifier
-    /// is kept (and `item` dropped) when it is clean and its source dimensions are at least as large
-    /// on both axes; otherwise it is replaced. A fourth item drops the least recently used one.
-    /// Returns whether `item` was inserted.
+    /// is kept (and `item` dropped) when it is clean, not less fresh than `item` (HTTP caching), and its
+    /// source dimensions are at least as large on both axes; otherwise it is replaced. A fourth item drops
+    /// the least recently used one. Returns whether `item` was inserted.
     @discardableResult
     func add(_ item: RenderedCacheItem) -> Bool {
         var index = 0
         while index < items.count {
             let other = items[index]
             if other.dimensions == item.dimensions && other.transformerIdentifier == item.transformerIdentifier {
-                if !other.isDirty
+                let isFresher = other.freshUntil.map { old in item.freshUntil.map { $0 > old } ?? false } ?? false
+                if !other.isDirty && !isFresher
                     && other.originalDimensions.width >= item.originalDimensions.width
                     && other.originalDimensions.height >= item.originalDimensions.height {
                     return false
@@ -69,6 +70,12 @@ final class RenderedCacheCollection {
             return (item, image)
         }
         return nil
+    }
+
+    /// Marks the first item (the one ``match(targetDimensions:contentMode:transformerIdentifier:)`` just moved
+    /// there) dirty.
+    func markFirstItemDirty() {
+        if !items.isEmpty { items[0].isDirty = true }
     }
 
     /// Marks every item dirty.

@@ -20,16 +20,23 @@ struct RenderedCacheItem {
     /// Whether the item was marked dirty: it still serves a preview, but fetches must load again, and
     /// the next store of the same size replaces it.
     var isDirty: Bool
+    /// When the image it was rendered from stops being fresh (HTTP caching); nil: never. A stale item is
+    /// treated as dirty from its first lookup on.
+    let freshUntil: Date?
 
     /// A clean item holding `image` strongly.
-    init(image: ImageContainer, transformerIdentifier: String?, originalDimensions: CGSize, url: URL?) {
+    init(image: ImageContainer, transformerIdentifier: String?, originalDimensions: CGSize, url: URL?, freshUntil: Date? = nil) {
         self.strongImage = image
         self.descriptor = RenderedImageDescriptor(image)
         self.transformerIdentifier = transformerIdentifier
         self.originalDimensions = originalDimensions
         self.url = url
         self.isDirty = false
+        self.freshUntil = freshUntil
     }
+
+    /// Whether the image it was rendered from must be revalidated at `now`.
+    func isStale(at now: Date) -> Bool { freshUntil.map { now >= $0 } ?? false }
 
     /// The image, if it is held strongly or still alive elsewhere.
     var image: ImageContainer? { strongImage ?? weakImage }

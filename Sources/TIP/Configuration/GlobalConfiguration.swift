@@ -60,6 +60,8 @@ public final class GlobalConfiguration: Sendable {
         var maxImageDownloadDuration = GlobalConfiguration.defaultMaxImageDownloadDuration
         var minimumImageDownloadBytesPerSecond = GlobalConfiguration.defaultMinimumImageDownloadBytesPerSecond
         var imageDownloadRateInterval = GlobalConfiguration.defaultImageDownloadRateInterval
+        var followsHTTPCachingHeaders = true
+        var maximumHTTPFreshnessLifetime = GlobalConfiguration.defaultMaximumHTTPFreshnessLifetime
         var downloadTimeSource: any DownloadTimeSource = SystemDownloadTimeSource()
         var observers: [WeakObserver] = []
         var isInBackground = false

@@ -25,14 +25,18 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
     let downloadQueue: DispatchQueue
     /// The partial this client's request continues (it then asks for a range).
     let resume: ImageDownloadResume?
+    /// The cached image this client's request revalidates (it then is conditional).
+    let revalidation: ImageDownloadRevalidation?
     private weak let owner: SharedImageDownload?
     private let state = Locked(State())
 
-    init(owner: SharedImageDownload, url: URL, queue: DispatchQueue, resume: ImageDownloadResume?) {
+    init(owner: SharedImageDownload, url: URL, queue: DispatchQueue, resume: ImageDownloadResume?,
+         revalidation: ImageDownloadRevalidation? = nil) {
         self.owner = owner
         originalRequest = URLRequest(url: url)
         downloadQueue = queue
         self.resume = resume
+        self.revalidation = revalidation
     }
 
     var hydratedRequest: URLRequest? { state.withLock { $0.hydratedRequest } }
@@ -99,6 +103,9 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
             request.setValue(resume.range, forHTTPHeaderField: "Range")
             request.setValue(resume.validator, forHTTPHeaderField: "If-Range")
         }
+        // Evaluated before If-Range (RFC 9110 §13.2.2): a 304 confirms the cached complete image, else the range
+        // (if any) continues the partial.
+        for field in revalidation?.headerFields ?? [] { request.setValue(field.value, forHTTPHeaderField: field.name) }
         state.withLock { $0.hydratedRequest = request }
         completion(nil)
     }

@@ -89,8 +89,9 @@ struct ImageDownloadResult: Sendable {
     var dimensions: CGSize
     /// Whether the image is an animation (as far as its header says).
     var isAnimated: Bool
-    /// Where the bytes came from: `network`, `networkResumed` (the server answered 206 to a resume), or
-    /// `memoryCache` (a download of the URL committed them just before this member asked).
+    /// Where the bytes came from: `network`, `networkResumed` (the server answered 206 to a resume),
+    /// `memoryCache` (a download of the URL committed them just before this member asked), or, after a
+    /// revalidation (``wasRevalidated``), the cache that held them.
     var source: ImageLoadSource
     /// Whether the bytes completed a cached partial (the server answered 206).
     var wasResumed: Bool { source == .networkResumed }
@@ -106,4 +107,11 @@ struct ImageDownloadResult: Sendable {
     var providerMetrics: (any Sendable)?
     /// Seconds from the provider starting the request to the last byte.
     var networkLoadDuration: TimeInterval
+    /// Whether the server confirmed a cached image (`304 Not Modified`): the bytes are the cache's, and
+    /// ``source`` says which cache held them (`diskCache`, or `memoryCache` when only the memory cache did).
+    var wasRevalidated = false
+    /// How long the image may be served without revalidation (nil with HTTP caching off).
+    var freshness: CacheFreshness?
+    /// Whether the image may be kept (false for `no-store`): then no cache holds it, the rendered one included.
+    var isStorable = true
 }

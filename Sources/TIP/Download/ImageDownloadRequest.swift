@@ -23,6 +23,9 @@ struct ImageDownloadRequest: Sendable {
     var allowsResume = true
     /// Whether a whole download is allowed (TIP's `network` loading source); without it only a resume may run.
     var allowsFullDownload = true
+    /// Whether a cached complete image of the URL may be revalidated instead of downloaded again (fetches allowing
+    /// the memory or disk cache source; the configuration's ``GlobalConfiguration/followsHTTPCachingHeaders`` too).
+    var allowsRevalidation = false
     /// Whether the bytes a download of the URL committed to the memory cache may answer this request instead of a
     /// new download (fetches allowing TIP's `memoryCache` source; off for plain downloads).
     var allowsCommittedImage = false
@@ -71,6 +74,7 @@ extension ImageDownloadRequest {
         allowsResume = request.loadingSources.allows(.networkResumed)
         allowsFullDownload = request.loadingSources.allows(.network)
         allowsCommittedImage = request.loadingSources.allows(.memoryCache)
+        allowsRevalidation = request.loadingSources.allows(.memoryCache) || request.loadingSources.allows(.diskCache)
         maximumPixelCount = request.resolvedMaximumPixelCount(pipeline?.configuration)
     }
 }

@@ -45,6 +45,9 @@ struct ImageDownloadResume: Sendable, Equatable {
 struct ImageDownloadResponseRules: Sendable {
     /// The partial the request asked to continue; nil for a request of the whole image.
     var resume: ImageDownloadResume?
+    /// The validators of the cached image the request asked the server to confirm; nil for an unconditional
+    /// request.
+    var revalidation: ImageDownloadRevalidation?
     /// Whether the download already started over once without a range (it does so at most once).
     var didRestartWithoutRange = false
 
@@ -61,10 +64,14 @@ struct ImageDownloadResponseRules: Sendable {
         case retryWithoutRange
         /// The response cannot give the image: fail with `httpTransactionError` and `status`.
         case fail(status: Int)
+        /// `304 Not Modified` to a revalidation: the cached image is still the server's; serve it, renewed.
+        case notModified
     }
 
     /// The decision for a response with `status` and `headers`.
     func decide(status: Int, headers: ResponseHeaders) -> Decision {
+        // Only an asked-for 304 is an answer; one to an unconditional request (a hydrator's own headers) fails.
+        if status == 304, revalidation != nil { return .notModified }
         guard let resume else {
             // A 206 to a request without a range holds some unknown part of the image: never the whole.
             guard (200..<300).contains(status), status != 206 else { return .fail(status: status) }
@@ -116,6 +123,11 @@ struct ResponseHeaders {
     var entityTag: String?
     /// Whether `Accept-Ranges` lists `bytes`.
     var acceptsByteRanges: Bool
+    /// `Cache-Control`, `Expires`, `Date` and `Age`, for ``HTTPCachingHeaders``.
+    var cacheControl: String?
+    var expires: String?
+    var date: String?
+    var age: String?
 
     init(_ response: HTTPURLResponse) {
         func value(_ name: String) -> String? {
@@ -129,6 +141,10 @@ struct ResponseHeaders {
         entityTag = value("ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
         acceptsByteRanges = value("Accept-Ranges")?.lowercased().split(separator: ",")
             .contains { $0.trimmingCharacters(in: .whitespaces) == "bytes" } ?? false
+        cacheControl = value("Cache-Control")
+        expires = value("Expires")
+        date = value("Date")
+        age = value("Age")
     }
 
     /// Parses `bytes first-last/total` (total may be `*`).

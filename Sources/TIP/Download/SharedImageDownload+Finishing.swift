@@ -13,23 +13,26 @@ extension SharedImageDownload {
         configuration.log(.debug, "downloaded \(request.url.absoluteString): \(body.count) bytes"
             + (isResumed ? " (resumed)" : "") + ", HTTP \(response?.statusCode ?? 0)")
         // Only bodies the catalogue reads become cache entries: anything else would fail to decode on every hit.
-        let readable = body.isReadable(maximumPixelCount: request.maximumPixelCount)
-        let image = body.takeImage(lastModified: lastModified, entityTag: entityTag, expectedLength: nil)
-        let caches = readable ? request.pipeline?.caches : nil
+        // A response that may not be kept (`no-store`) is served and forgotten.
+        let committed = body.isReadable(maximumPixelCount: request.maximumPixelCount) && isStorable
+        var taken = body.takeImage(lastModified: lastModified, entityTag: entityTag, expectedLength: nil)
+        let fallbackLifetime = self.request.timeToLive
+        taken.freshness = caching.map {
+            $0.headers.freshness(receivedAt: $0.receivedAt, fallbackLifetime: fallbackLifetime,
+                                 maximumLifetime: configuration.maximumHTTPFreshnessLifetime)
+        }
+        let image = taken
+        let caches = committed ? request.pipeline?.caches : nil
         caches?.commitDownloadedImage(image, for: request)
         let (leaving, file) = end(wasRunning: true, succeeded: true)
         let request = self.request
         let response = self.response
-        let sentRequest = sent?.request.map { request in
-            var request = request
-            request.setValue(nil, forHTTPHeaderField: "Authorization")
-            return request
-        }
         let result = ImageDownloadResult(
             data: image.data, url: request.url, imageType: image.imageType, dimensions: image.dimensions,
             isAnimated: image.isAnimated, source: isResumed ? .networkResumed : .network, response: response,
-            wasCommitted: readable, wasStoredOnDisk: false, sentRequest: sentRequest, providerMetrics: sent?.metrics,
-            networkLoadDuration: startedAt.map { (ContinuousClock.now - $0).timeInterval } ?? 0)
+            wasCommitted: committed, wasStoredOnDisk: false, sentRequest: sent?.request.map(Self.withoutAuthorization),
+            providerMetrics: sent?.metrics, networkLoadDuration: startedAt.map { (ContinuousClock.now - $0).timeInterval } ?? 0,
+            freshness: image.freshness, isStorable: isStorable)
         let handle = members.handle
         let handOver: @Sendable () -> Void = {
             var stored = result
@@ -55,6 +58,9 @@ extension SharedImageDownload {
     /// Ends the download with `error`. A resumable partial goes into the memory cache at once and to the disk before
     /// the members hear of the failure.
     func finish(failing error: any Error) {
+        if rules.revalidation != nil, phase == .running, !Self.isCancellation(error) {
+            configuration.metrics.increment("tip_revalidations_total", [("result", "failure")])
+        }
         let keepsPartial = isResumable(after: error)
         configuration.log(.information, "download of \(request.url.absoluteString) failed after \(body.count) bytes"
             + (keepsPartial ? " (partial kept)" : "") + ": \(error)")
@@ -79,11 +85,11 @@ extension SharedImageDownload {
         if file != nil { DispatchQueue.global(qos: .utility).async(execute: handOver) } else { handOver() }
     }
 
-    /// Whether what arrived can be resumed later: the body began with a usable response carrying a validator and
-    /// `Accept-Ranges: bytes`, the image's header arrived, and the download broke off or was cancelled (not
-    /// refused).
+    /// Whether what arrived can be resumed later: the body began with a usable response that may be kept (not
+    /// `no-store`) carrying a validator and `Accept-Ranges: bytes`, the image's header arrived, and the download
+    /// broke off or was cancelled (not refused).
     private func isResumable(after error: any Error) -> Bool {
-        guard let response, [200, 206].contains(response.statusCode), failure == nil || Self.isCancellation(failure),
+        guard isStorable, let response, [200, 206].contains(response.statusCode), failure == nil || Self.isCancellation(failure),
               acceptsRanges || isResumed, lastModified != nil || entityTag != nil,
               body.hasReadHeader, !request.isPlaceholder, !body.isEmpty else { return false }
         if let expectedLength, body.count >= expectedLength { return false }

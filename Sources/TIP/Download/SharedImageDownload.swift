@@ -41,6 +41,12 @@ final class SharedImageDownload: @unchecked Sendable {
     private(set) var lastModified: String?
     private(set) var entityTag: String?
     private(set) var acceptsRanges = false
+    /// What the response said about caching it, and when it arrived (nil with HTTP caching off).
+    private(set) var caching: (headers: HTTPCachingHeaders, receivedAt: Date)?
+    /// Whether the response may be kept (false for `no-store`): it is then served but never cached.
+    private(set) var isStorable = true
+    /// Whether the server answered the revalidation with `304 Not Modified`.
+    var isNotModified = false
     /// `maxImageDownloadByteCount`, read once per response rather than per chunk.
     private var byteLimit: Int64 = 0
     /// Why the download is being abandoned (chosen at the response or a chunk; the completion then ends it).
@@ -81,6 +87,9 @@ final class SharedImageDownload: @unchecked Sendable {
                 partial.file?.discard()  // a copy: the cached partial stays for a later fetch
             }
         }
+        if request.allowsRevalidation, configuration.followsHTTPCachingHeaders {
+            rules.revalidation = caches?.revalidation(for: request)
+        }
         if rules.resume == nil && !request.allowsFullDownload {
             return finish(failing: ImageFetchError(.couldNotLoadImage,
                 "No partial download of \(request.url.absoluteString) is cached and whole downloads are not allowed; allow the network source to load it."))
@@ -90,8 +99,9 @@ final class SharedImageDownload: @unchecked Sendable {
         launchAttempt(provider: provider)
     }
 
-    private func launchAttempt(provider: any ImageFetchDownloadProvider) {
-        let client = ImageDownloadClient(owner: self, url: request.url, queue: queue, resume: rules.resume)
+    func launchAttempt(provider: any ImageFetchDownloadProvider) {
+        let client = ImageDownloadClient(owner: self, url: request.url, queue: queue, resume: rules.resume,
+                                         revalidation: rules.revalidation)
         let download = provider.imageFetchDownload(with: client)
         guard download.context === client else {
             download.discardContext()
@@ -102,7 +112,8 @@ final class SharedImageDownload: @unchecked Sendable {
         startTimeouts()
         appliedPriority = members.priority.queuePriority
         configuration.log(.debug, "download \(request.url.absoluteString) for \(members.count) fetch(es)"
-            + (rules.resume.map { ", resuming from byte \($0.byteCount)" } ?? ""))
+            + (rules.resume.map { ", resuming from byte \($0.byteCount)" } ?? "")
+            + (rules.revalidation != nil ? ", revalidating the cached image" : ""))
         download.priority = appliedPriority ?? .normal
         download.start()
     }
@@ -138,13 +149,22 @@ final class SharedImageDownload: @unchecked Sendable {
     }
 
     func clientWillRetry(_ client: ImageDownloadClient) {
-        if isCurrent(client) { response = nil }
+        if isCurrent(client) {
+            response = nil
+            isNotModified = false
+        }
     }
 
     func client(_ client: ImageDownloadClient, didReceive response: HTTPURLResponse) {
         guard isCurrent(client) else { return }
         let headers = ResponseHeaders(response)
+        if configuration.followsHTTPCachingHeaders { caching = (HTTPCachingHeaders(headers), configuration.clock()) }
         switch rules.decide(status: response.statusCode, headers: headers) {
+        case .notModified:
+            // No body follows: the completion serves the cached image, renewed.
+            isNotModified = true
+            self.response = response
+            return
         case .retryWithoutRange:
             return restartWithoutRange()
         case .fail(let status):
@@ -165,6 +185,7 @@ final class SharedImageDownload: @unchecked Sendable {
         lastModified = headers.lastModified
         entityTag = headers.entityTag
         acceptsRanges = headers.acceptsByteRanges
+        applyCachingHeaders(hasValidator: headers.entityTag != nil || headers.lastModified != nil)
         byteLimit = configuration.maxImageDownloadByteCount
         let limit = byteLimit
         if limit > 0, let expected = expectedLength, Int64(expected) > limit {
@@ -176,7 +197,8 @@ final class SharedImageDownload: @unchecked Sendable {
     }
 
     func client(_ client: ImageDownloadClient, didReceive data: Data) {
-        guard isCurrent(client), failure == nil, !data.isEmpty else { return }
+        // A 304 has no body: anything after it is not the image.
+        guard isCurrent(client), failure == nil, !isNotModified, !data.isEmpty else { return }
         timeouts?.received(data.count)
         receivedByteCount += data.count
         let hadType = body.imageType != nil
@@ -202,6 +224,8 @@ final class SharedImageDownload: @unchecked Sendable {
         let sent = attempt.map { ($0.download.finalURLRequest ?? $0.client.hydratedRequest, $0.download.downloadMetrics) }
         forgetAttempt()
         if let failure { return finish(failing: failure) }
+        // A 304 is whole once its header arrived: a transport error after it does not matter.
+        if isNotModified { return succeedNotModified(sent: sent) }
         let whole = expectedLength.map { body.count >= $0 } ?? (error == nil)
         if let error {
             if response != nil, whole, expectedLength != nil, body.looksComplete, !body.isEmpty {
@@ -224,6 +248,21 @@ final class SharedImageDownload: @unchecked Sendable {
         succeed(sent: sent)
     }
 
+    /// What a successful response's caching headers mean here: a body that may not be kept never reaches the disk
+    /// (its file is dropped now), and a cached image the server did not confirm is outdated (removed now, so the
+    /// new body or its resumable partial takes its place).
+    private func applyCachingHeaders(hasValidator: Bool) {
+        if let revalidation = rules.revalidation {
+            caches?.discardOutdatedImage(for: request, revalidation: revalidation)
+            rules.revalidation = nil
+            configuration.metrics.increment("tip_revalidations_total", [("result", "modified")])
+        }
+        isStorable = true
+        guard let caching, !caching.headers.isStorable(hasValidator: hasValidator) else { return }
+        isStorable = false
+        body.useFile(nil)
+    }
+
     // MARK: Restarts and stops
 
     /// The body starts over from byte 0, into a fresh file; members drop what they got.
@@ -234,10 +273,12 @@ final class SharedImageDownload: @unchecked Sendable {
         members.forEach { member, handle in member.imageDownloadDidReset(handle) }
     }
 
-    private func failMembersForbiddingWholeDownloads() {
+    /// Fails the members that allow only resuming: the download now loads the whole image (`why` says why).
+    func failMembersForbiddingWholeDownloads(
+        why: String = "The server sent the whole image instead of the rest of the cached partial") {
         for member in members.all where !member.request.allowsFullDownload {
             fail(member: member.id, ImageFetchError(.couldNotLoadImage,
-                "The server sent the whole image instead of the rest of the cached partial, and whole downloads are not allowed; allow the network source to load it."))
+                "\(why), and whole downloads are not allowed; allow the network source to load it."))
         }
     }
 
@@ -268,7 +309,7 @@ final class SharedImageDownload: @unchecked Sendable {
 
     /// Drops the current attempt: whatever its download still reports is ignored (its client lets the download go
     /// once it completed).
-    private func forgetAttempt() {
+    func forgetAttempt() {
         attempt = nil
     }
 }

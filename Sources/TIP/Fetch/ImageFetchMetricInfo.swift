@@ -49,6 +49,10 @@ public struct ImageFetchMetricInfo: Sendable {
     public internal(set) var networkImageType: ImageType?
     /// The downloaded image's dimensions.
     public internal(set) var networkImageDimensions: CGSize = .zero
+    /// Beyond TIP: whether the request revalidated a cached image and the server answered `304 Not Modified`
+    /// (the image was then served from the cache: the result's ``ImageFetchResult/imageWasRevalidated``); the
+    /// size, type and dimensions above are the cached image's.
+    public internal(set) var wasRevalidated = false
 
     /// Pixels per byte of the downloaded image (0 when unknown).
     public var networkImagePixelsPerByte: Double {

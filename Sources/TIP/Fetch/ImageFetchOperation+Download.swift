@@ -70,15 +70,17 @@ extension ImageFetchOperation {
             }
             return fail(ImageFetchError(.couldNotDecodeImage, Self.undecodableMessage(error, downloaded: downloaded)))
         }
-        if downloaded.source != .memoryCache, ImageMetadataReader.hasGPSInfo(downloaded.data, type: downloaded.imageType) {
+        let fromNetwork = downloaded.source == .network || downloaded.source == .networkResumed
+        if fromNetwork, ImageMetadataReader.hasGPSInfo(downloaded.data, type: downloaded.imageType) {
             // TIP: an image served with its location is a privacy leak to report (it is still delivered).
             configuration.post(.imageDownloadedHasGPSInfo, userInfo: [ProblemInfoKey.imageURL: downloaded.url.absoluteString],
                                message: "the image downloaded from \(downloaded.url.absoluteString) carries GPS information "
                                    + "(an EXIF GPS directory): the server should strip it")
         }
-        if downloaded.source != .memoryCache {
+        if fromNetwork || downloaded.wasRevalidated {
             guarded.withLock { state in
                 state.recorder.updateNetwork { info in
+                    info.wasRevalidated = downloaded.wasRevalidated
                     info.networkImageSizeInBytes = downloaded.data.count
                     info.networkImageType = downloaded.imageType
                     info.networkImageDimensions = downloaded.dimensions
@@ -92,8 +94,8 @@ extension ImageFetchOperation {
         let (ready, transformed) = prepared(image, progress: 1)
         let result = makeResult(ready, source: downloaded.source, url: downloaded.url, isPlaceholder: isPlaceholder,
                                 originalDimensions: downloaded.dimensions == .zero ? image.dimensions : downloaded.dimensions,
-                                transformed: transformed)
-        succeed(result, propagateBytes: nil)
+                                transformed: transformed, revalidated: downloaded.wasRevalidated)
+        succeed(result, propagateBytes: nil, freshUntil: downloaded.freshness?.freshUntil, isStorable: downloaded.isStorable)
     }
 
     /// Why a downloaded body did not decode, in words that name the setting or the response that explains it.

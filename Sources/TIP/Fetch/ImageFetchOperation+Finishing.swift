@@ -21,8 +21,10 @@ extension ImageFetchOperation {
     }
 
     /// Delivers the final image, stores it in the caches, and finishes once the delegate has it.
-    /// `propagateBytes`: the encoded bytes to offer the memory cache (disk hits).
-    func succeed(_ result: ImageFetchResult, propagateBytes: MemoryCacheCompleteImage?) {
+    /// `propagateBytes`: the encoded bytes to offer the memory cache (disk hits); `freshUntil`: when the image
+    /// stops being fresh (HTTP caching); `isStorable` false (`no-store`): no cache keeps the image.
+    func succeed(_ result: ImageFetchResult, propagateBytes: MemoryCacheCompleteImage?, freshUntil: Date? = nil,
+                 isStorable: Bool = true) {
         let now = clock.now
         let delegate = guarded.withLock { state -> (any ImageFetchDelegate)? in
             state.recorder.record(.hitFinal, at: now)
@@ -35,19 +37,20 @@ extension ImageFetchOperation {
         let transformerIdentifier = result.imageWasTransformed ? request.transformer?.transformerIdentifier : nil
         let storable = !result.imageWasTransformed || transformerIdentifier != nil
         caches.storeFetchedImage(result, identifier: identifier, bytes: propagateBytes,
-                                 storesRendered: storable && !request.options.contains(.skipStoringToRenderedCache)
+                                 storesRendered: storable && isStorable && !request.options.contains(.skipStoringToRenderedCache)
                                      && !result.imageIsTreatedAsPlaceholder,
-                                 transformerIdentifier: transformerIdentifier)
-        countFetch(source: result.imageSource, result: "success")
+                                 transformerIdentifier: transformerIdentifier, freshUntil: freshUntil)
+        countFetch(source: result.imageSource, result: "success", revalidated: result.imageWasRevalidated)
         dispatchToDelegate {
             delegate?.imageFetchOperation(self, didLoadFinalImage: result)
             self.markFinished()
         }
     }
 
-    /// Counts the fetch's outcome in the configuration's metrics.
-    func countFetch(source: ImageLoadSource?, result: String) {
-        let name = source.map(Self.metricName) ?? "none"
+    /// Counts the fetch's outcome in the configuration's metrics (a revalidated image's source is
+    /// `disk_revalidated` or `memory_revalidated`).
+    func countFetch(source: ImageLoadSource?, result: String, revalidated: Bool = false) {
+        let name = (source.map(Self.metricName) ?? "none") + (revalidated ? "_revalidated" : "")
         configuration.metrics.increment("tip_fetches_total", [("pipeline", imagePipeline.identifier), ("source", name), ("result", result)])
     }
 

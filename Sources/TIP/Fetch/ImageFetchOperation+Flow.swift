@@ -62,11 +62,15 @@ extension ImageFetchOperation {
         attempt(.memoryCache)
         guard request.loadingSources.allows(.memoryCache) else { return loadFromDisk() }
         let touch = !request.options.contains(.doNotResetExpiryOnAccess)
-        guard let found = caches.memoryImage(identifier: identifier, url: request.imageURL, acceptsOtherURL: previewResult == nil,
-                                             touch: touch, decoding: decoding) else { return loadFromDisk() }
+        let lookup = caches.memoryImage(identifier: identifier, url: request.imageURL, acceptsOtherURL: previewResult == nil,
+                                        touch: touch, decoding: decoding)
+        guard case .hit(let found) = lookup else {
+            if case .stale = lookup { guarded.withLock { $0.foundStaleImage = true } }
+            return loadFromDisk()
+        }
         let sameURL = found.url == request.imageURL
         let result = makeResult(found, source: .memoryCache, progress: sameURL ? 1 : -1)
-        if sameURL { return succeed(result, propagateBytes: nil) }
+        if sameURL { return succeed(result, propagateBytes: nil, freshUntil: found.freshness?.freshUntil) }
         offerPreview(result) { self.loadFromDisk() }
     }
 
@@ -79,12 +83,18 @@ extension ImageFetchOperation {
         guard request.loadingSources.allows(.diskCache) else { return loadFromAdditionalCaches() }
         let url = request.imageURL
         let previewArea = previewResult.map { Int64($0.imageOriginalDimensions.width * $0.imageOriginalDimensions.height) }
-        guard let found = caches.diskImage(identifier: identifier, decoding: decoding, accepts: { storedURL, area in
+        let lookup = caches.diskImage(identifier: identifier, url: url, decoding: decoding, accepts: { storedURL, area in
             storedURL == url || previewArea.map { area > $0 } ?? true
-        }) else { return loadFromOtherPipelines() }
+        })
+        guard case .hit(let found) = lookup else {
+            if case .stale = lookup { guarded.withLock { $0.foundStaleImage = true } }
+            return loadFromOtherPipelines()
+        }
         let sameURL = found.url == url
         let result = makeResult(found, source: .diskCache, progress: sameURL ? 1 : -1)
-        if sameURL { return succeed(result, propagateBytes: found.bytes.map(timedForRequest)) }
+        if sameURL {
+            return succeed(result, propagateBytes: found.bytes.map(timedForRequest), freshUntil: found.freshness?.freshUntil)
+        }
         // A disk preview the delegate continued from skips the other pipelines (TIP).
         offerPreview(result) { self.loadFromAdditionalCaches() }
     }
@@ -96,7 +106,8 @@ extension ImageFetchOperation {
         guard let found = caches.otherPipelinesImage(identifier: identifier, url: request.imageURL, decoding: decoding) else {
             return loadFromAdditionalCaches()
         }
-        succeed(makeResult(found, source: .diskCache, progress: 1), propagateBytes: found.bytes.map(timedForRequest))
+        succeed(makeResult(found, source: .diskCache, progress: 1), propagateBytes: found.bytes.map(timedForRequest),
+                freshUntil: found.freshness?.freshUntil)
     }
 
     /// A disk hit's bytes as the memory cache keeps them: with this request's time to live.
@@ -109,7 +120,8 @@ extension ImageFetchOperation {
     // MARK: Additional caches
 
     /// Asks the pipeline's additional caches in order, by URL. Skipped when a partial of this URL can be
-    /// resumed (TIP jumps straight to the network then).
+    /// resumed (TIP jumps straight to the network then), and when the memory or disk cache holds the image stale
+    /// (a revalidation costs less than anything an additional cache could give).
     func loadFromAdditionalCaches(startingAt index: Int = 0) {
         if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
         if index == 0 {
@@ -117,8 +129,8 @@ extension ImageFetchOperation {
             attempt(.additionalCache)
         }
         let caches = imagePipeline.additionalCaches
-        let resumable = index == 0 && request.loadingSources.allows(.networkResumed)
-            && self.caches.hasResumablePartial(identifier: identifier, url: request.imageURL)
+        let resumable = index == 0 && (guarded.withLock { $0.foundStaleImage } || request.loadingSources.allows(.networkResumed)
+            && self.caches.hasResumablePartial(identifier: identifier, url: request.imageURL))
         guard request.loadingSources.allows(.additionalCache), index < caches.count, !resumable else {
             return loadFromNetwork()
         }
@@ -236,8 +248,9 @@ extension ImageFetchOperation {
     }
 
     func makeResult(_ image: ImageContainer, source: ImageLoadSource, url: URL, isPlaceholder: Bool,
-                    originalDimensions: CGSize, transformed: Bool = false) -> ImageFetchResult {
+                    originalDimensions: CGSize, transformed: Bool = false, revalidated: Bool = false) -> ImageFetchResult {
         ImageFetchResult(imageContainer: image, imageSource: source, imageURL: url, imageOriginalDimensions: originalDimensions,
-                         imageIsTreatedAsPlaceholder: isPlaceholder, imageWasTransformed: transformed, imageIdentifier: identifier)
+                         imageIsTreatedAsPlaceholder: isPlaceholder, imageWasTransformed: transformed, imageIdentifier: identifier,
+                         imageWasRevalidated: revalidated)
     }
 }

@@ -32,6 +32,8 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
         var progressiveFrameCount = 0
         var networkLoadImageType: ImageType?
         var networkImageOriginalDimensions: CGSize = .zero
+        /// Whether the memory or disk cache held the fetch's image, stale (the download revalidates it).
+        var foundStaleImage = false
         /// The operation's serial queue, made on first use.
         var workQueue: DispatchQueue?
         var enqueuedAt: ContinuousClock.Instant?

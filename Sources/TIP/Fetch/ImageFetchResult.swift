@@ -17,11 +17,16 @@ public struct ImageFetchResult: Sendable {
     public var imageWasTransformed: Bool
     /// The cache identifier.
     public var imageIdentifier: String
+    /// Beyond TIP: whether the image is a cached one whose freshness had run out and that the server confirmed
+    /// (`304 Not Modified` to an `If-None-Match` / `If-Modified-Since` request) before it was served. Its
+    /// ``imageSource`` is then the cache that held it: `diskCache`, or `memoryCache` when only the memory cache
+    /// did. False for everything else (default).
+    public var imageWasRevalidated: Bool
 
-    /// A result; every value is given.
+    /// A result; every value but ``imageWasRevalidated`` (default false) is given.
     public init(imageContainer: ImageContainer, imageSource: ImageLoadSource, imageURL: URL,
                 imageOriginalDimensions: CGSize, imageIsTreatedAsPlaceholder: Bool, imageWasTransformed: Bool,
-                imageIdentifier: String) {
+                imageIdentifier: String, imageWasRevalidated: Bool = false) {
         self.imageContainer = imageContainer
         self.imageSource = imageSource
         self.imageURL = imageURL
@@ -29,5 +34,6 @@ public struct ImageFetchResult: Sendable {
         self.imageIsTreatedAsPlaceholder = imageIsTreatedAsPlaceholder
         self.imageWasTransformed = imageWasTransformed
         self.imageIdentifier = imageIdentifier
+        self.imageWasRevalidated = imageWasRevalidated
     }
 }

@@ -19,6 +19,8 @@ extension ImagePipelineCaches {
         var entityTag: String?
         /// The image's full length in bytes, when the server said (partials).
         var expectedLength: Int?
+        /// How long a complete image may be served without revalidation (nil with HTTP caching off).
+        var freshness: CacheFreshness?
     }
 
     /// A download's file in the disk cache: bytes are appended as they arrive, then the file becomes the complete
@@ -81,13 +83,14 @@ extension ImagePipelineCaches {
         return CachedPartial(resume: resume, data: data, file: DownloadFile(file: copy.file))
     }
 
-    /// The complete image of `request`'s URL that the memory cache holds, if any: a fetch that missed the caches
-    /// just before a download of its URL committed its bytes takes them instead of downloading again.
+    /// The complete image of `request`'s URL that the memory cache holds fresh, if any: a fetch that missed the
+    /// caches just before a download of its URL committed its bytes takes them instead of downloading again.
     func committedImage(for request: ImageDownloadRequest) -> DownloadedImage? {
         guard let complete = memory.entry(withIdentifier: request.identifier, touch: false)?.complete,
-              complete.url == request.url, !complete.isPlaceholder || request.isPlaceholder else { return nil }
+              complete.url == request.url, !complete.isPlaceholder || request.isPlaceholder,
+              !isStale(complete.freshness) else { return nil }
         return DownloadedImage(data: complete.data, imageType: complete.imageType, dimensions: complete.dimensions,
-                               isAnimated: complete.isAnimated)
+                               isAnimated: complete.isAnimated, freshness: complete.freshness)
     }
 
     /// A complete download's bytes enter the memory cache (fast, under a lock): from now on a fetch of the URL
@@ -96,7 +99,8 @@ extension ImagePipelineCaches {
         let complete = MemoryCacheCompleteImage(
             data: image.data, imageType: image.imageType, url: request.url, dimensions: image.dimensions,
             isAnimated: image.isAnimated, isPlaceholder: request.isPlaceholder, timeToLive: request.timeToLive,
-            updateExpiryOnAccess: request.updatesExpiryOnAccess)
+            updateExpiryOnAccess: request.updatesExpiryOnAccess, freshness: image.freshness,
+            lastModified: image.lastModified, entityTag: image.entityTag)
         memory.updateEntry(MemoryCacheEntry(identifier: request.identifier, complete: complete))
     }
 
@@ -121,7 +125,8 @@ extension ImagePipelineCaches {
             width: Int(image.dimensions.width), height: Int(image.dimensions.height),
             isAnimated: image.isAnimated, isPlaceholder: request.isPlaceholder,
             lastModified: image.lastModified, entityTag: image.entityTag,
-            expectedLength: complete ? 0 : Int64(image.expectedLength ?? 0), imageType: image.imageType?.rawValue)
+            expectedLength: complete ? 0 : Int64(image.expectedLength ?? 0), imageType: image.imageType?.rawValue,
+            freshness: complete ? image.freshness : nil)
         return file.file.finalize(metadata: metadata, complete: complete)
     }
 }

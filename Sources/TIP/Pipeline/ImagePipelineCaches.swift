@@ -10,7 +10,8 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let caches = pipeline.caches
-/// if let hit = caches.memoryImage(identifier: id, url: url, decoding: decoding) { ... }
+/// if case .hit(let found) = caches.memoryImage(identifier: id, url: url, acceptsOtherURL: false, touch: true,
+///                                             decoding: decoding) { ... }
 /// ```
 ///
 /// A value over its pipeline: cheap to make, thread-safe (each cache guards itself).
@@ -77,6 +78,18 @@ struct ImagePipelineCaches: Sendable {
         var originalDimensions: CGSize
         /// The variant's encoded bytes, for the memory cache (disk hits).
         var bytes: MemoryCacheCompleteImage?
+        /// How long the variant may be served without revalidation (nil: while it is cached).
+        var freshness: CacheFreshness?
+    }
+
+    /// What a fetch's lookup in the memory or disk cache found.
+    enum Lookup: Sendable {
+        /// An image to deliver (the fetch's own URL, fresh, or another URL's variant).
+        case hit(CachedImage)
+        /// The image of the fetch's URL, but stale: the download revalidates it (it has a validator).
+        case stale
+        /// Nothing usable (a stale image without a validator was dropped).
+        case miss
     }
 
     // MARK: Rendered images
@@ -86,12 +99,12 @@ struct ImagePipelineCaches: Sendable {
                        transformerIdentifier: String?) -> RenderedCacheHit? {
         let hit = rendered.image(withIdentifier: identifier, targetDimensions: targetDimensions, targetContentMode: targetContentMode,
                                  transformerIdentifier: transformerIdentifier)
-        countLookup("rendered", hit: hit != nil)
+        countLookup("rendered", hit != nil ? "hit" : "miss")
         return hit
     }
 
-    private func countLookup(_ cache: String, hit: Bool) {
-        configuration.metrics.increment("tip_cache_lookups_total", [("cache", cache), ("result", hit ? "hit" : "miss")])
+    private func countLookup(_ cache: String, _ result: String) {
+        configuration.metrics.increment("tip_cache_lookups_total", [("cache", cache), ("result", result)])
     }
 
     /// A synchronous rendered hit was served: refresh the memory cache's recency soon, off the caller's thread.
@@ -101,47 +114,71 @@ struct ImagePipelineCaches: Sendable {
 
     // MARK: Reading for a fetch
 
-    /// The memory cache's complete variant of `identifier`, decoded; nil on a miss, when the variant has another
-    /// URL and `acceptsOtherURL` is false, or when it does not decode (the entry is then dropped and reported).
-    func memoryImage(identifier: String, url: URL, acceptsOtherURL: Bool, touch: Bool, decoding: Decoding) -> CachedImage? {
+    /// Whether an image with `freshness` must be revalidated now: never with HTTP caching off
+    /// (``GlobalConfiguration/followsHTTPCachingHeaders``), whatever freshness it was stored with.
+    func isStale(_ freshness: CacheFreshness?) -> Bool {
+        freshness != nil && configuration.followsHTTPCachingHeaders && freshness.isStale(at: configuration.clock())
+    }
+
+    /// The memory cache's complete variant of `identifier`, decoded. A miss when there is none, when the variant has
+    /// another URL and `acceptsOtherURL` is false, or when it does not decode (the entry is then dropped and
+    /// reported); `stale` when the variant of `url` must be revalidated (one without a validator is dropped: a miss).
+    func memoryImage(identifier: String, url: URL, acceptsOtherURL: Bool, touch: Bool, decoding: Decoding) -> Lookup {
         guard let entry = memory.entry(withIdentifier: identifier, touch: touch), let complete = entry.complete,
               complete.url == url || acceptsOtherURL else {
-            countLookup("memory", hit: false)
-            return nil
+            countLookup("memory", "miss")
+            return .miss
         }
-        countLookup("memory", hit: true)
+        if complete.url == url, isStale(complete.freshness) {
+            countLookup("memory", "stale")
+            guard complete.hasValidator else {
+                memory.removeCompleteImage(withIdentifier: identifier) { $0.url == url && !$0.hasValidator }
+                return .miss
+            }
+            return .stale
+        }
+        countLookup("memory", "hit")
         do {
             let image = try decoding.decode(complete.data, type: complete.imageType, quality: configuration.defaultInterpolationQuality,
                                             metrics: configuration.metrics)
             let original = complete.dimensions == .zero ? image.dimensions : complete.dimensions
-            return CachedImage(image: image, url: complete.url, isPlaceholder: complete.isPlaceholder,
-                               originalDimensions: original, bytes: nil)
+            return .hit(CachedImage(image: image, url: complete.url, isPlaceholder: complete.isPlaceholder,
+                                    originalDimensions: original, bytes: nil, freshness: complete.freshness))
         } catch {
             memory.clearImage(withIdentifier: identifier)
             configuration.log(.warning, "memory cache entry \(identifier) could not be decoded and was dropped: \(error)")
-            return nil
+            return .miss
         }
     }
 
-    /// The disk cache's complete file of `identifier`, decoded, when `accepts` takes its metadata; nil on a miss.
-    /// A file that does not decode is removed and reported, and counts as a miss.
-    func diskImage(identifier: String, decoding: Decoding, accepts: (_ url: URL, _ area: Int64) -> Bool) -> CachedImage? {
+    /// The disk cache's complete file of `identifier`, decoded, when `accepts` takes its metadata. A file that does
+    /// not decode is removed and reported, and counts as a miss; `stale` when the file of the fetch's `url` must be
+    /// revalidated (one without a validator is deleted: a miss).
+    func diskImage(identifier: String, url: URL, decoding: Decoding, accepts: (_ url: URL, _ area: Int64) -> Bool) -> Lookup {
         guard let part = disk.entry(withIdentifier: identifier, includePartial: false)?.complete,
               accepts(part.metadata.url, part.metadata.area) else {
-            countLookup("disk", hit: false)
-            return nil
+            countLookup("disk", "miss")
+            return .miss
+        }
+        if part.metadata.url == url, isStale(part.metadata.freshness) {
+            countLookup("disk", "stale")
+            guard part.metadata.hasValidator else {
+                disk.clearCompleteImage(withIdentifier: identifier, url: url)
+                return .miss
+            }
+            return .stale
         }
         let found = decodeDiskPart(part, of: disk, decoding: decoding)
-        countLookup("disk", hit: found != nil)
-        return found
+        countLookup("disk", found != nil ? "hit" : "miss")
+        return found.map(Lookup.hit) ?? .miss
     }
 
-    /// The first other live pipeline whose disk holds `identifier` at `url`: its file is copied into this pipeline's
-    /// disk (forced unless a placeholder) and returned decoded.
+    /// The first other live pipeline whose disk holds `identifier` at `url`, fresh: its file is copied into this
+    /// pipeline's disk (forced unless a placeholder) and returned decoded.
     func otherPipelinesImage(identifier: String, url: URL, decoding: Decoding) -> CachedImage? {
         for other in configuration.registry.all where other !== pipeline {
             guard let part = other.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete,
-                  part.metadata.url == url,
+                  part.metadata.url == url, !isStale(part.metadata.freshness),
                   let found = decodeDiskPart(part, of: other.diskCache, decoding: decoding), let bytes = found.bytes
             else { continue }
             disk.updateImageEntry(metadata: part.metadata, source: .data(bytes.data), forced: !part.metadata.isPlaceholder)
@@ -162,9 +199,10 @@ struct ImagePipelineCaches: Sendable {
             let bytes = MemoryCacheCompleteImage(
                 data: data, imageType: type, url: metadata.url, dimensions: CGSize(width: metadata.width, height: metadata.height),
                 isAnimated: metadata.isAnimated, isPlaceholder: metadata.isPlaceholder, timeToLive: metadata.timeToLive,
-                updateExpiryOnAccess: metadata.updatesExpiryOnAccess)
+                updateExpiryOnAccess: metadata.updatesExpiryOnAccess, freshness: metadata.freshness,
+                lastModified: metadata.lastModified, entityTag: metadata.entityTag)
             return CachedImage(image: image, url: metadata.url, isPlaceholder: metadata.isPlaceholder,
-                               originalDimensions: original, bytes: bytes)
+                               originalDimensions: original, bytes: bytes, freshness: metadata.freshness)
         } catch {
             cache.clearImage(withIdentifier: metadata.identifier.isEmpty ? part.fileURL.lastPathComponent : metadata.identifier)
             report(.diskCacheEntryCouldNotBeDecoded, identifier: metadata.identifier, url: metadata.url,
@@ -185,16 +223,17 @@ struct ImagePipelineCaches: Sendable {
     // MARK: Writing a fetch's result
 
     /// Stores a fetch's final image: its encoded `bytes` (disk hits) in the memory cache, the image in the rendered
-    /// cache when `storesRendered` (under `transformerIdentifier` when transformed), and tells the observers when
-    /// the image came from the network (the download already stored its bytes).
+    /// cache when `storesRendered` (under `transformerIdentifier` when transformed; stale from `freshUntil`), and
+    /// tells the observers when the image came from the network (the download already stored its bytes).
     func storeFetchedImage(_ result: ImageFetchResult, identifier: String, bytes: MemoryCacheCompleteImage?,
-                           storesRendered: Bool, transformerIdentifier: String?) {
+                           storesRendered: Bool, transformerIdentifier: String?, freshUntil: Date? = nil) {
         if let bytes {
             memory.updateEntry(MemoryCacheEntry(identifier: identifier, complete: bytes))
         }
         if storesRendered {
             rendered.store(result.imageContainer, identifier: identifier, transformerIdentifier: transformerIdentifier,
-                           originalDimensions: result.imageOriginalDimensions, isPlaceholder: false, url: result.imageURL)
+                           originalDimensions: result.imageOriginalDimensions, isPlaceholder: false, url: result.imageURL,
+                           freshUntil: freshUntil)
         }
         if result.imageSource == .network || result.imageSource == .networkResumed {
             for observer in pipeline.allObservers {

@@ -19,8 +19,12 @@ import Glibc
 /// - `/lm/`: `etag off`, so responses carry only `Last-Modified`;
 /// - `/etag/`: nginx's default, both `ETag` and `Last-Modified`.
 ///
-/// The access log records `$status`, `$request_uri`, `$http_range`, `$http_if_range` and
-/// `$body_bytes_sent` of every request (``accessLog()``).
+/// The access log records `$status`, `$request_uri`, `$http_range`, `$http_if_range`, `$body_bytes_sent`,
+/// `$upstream_cache_status`, `$http_if_none_match` and `$http_if_modified_since` of every request (``accessLog()``).
+///
+/// `httpDirectives` and `serverDirectives` add configuration of a test's own (an `expires` location, a
+/// `proxy_cache_path` and a caching proxy location); `{dir}` in them stands for ``directory``, `{root}` for
+/// ``documentRoot`` (with its trailing slash).
 final class NginxTestServer: @unchecked Sendable {
     /// One access-log line.
     struct LogLine: Sendable, Equatable {
@@ -31,6 +35,12 @@ final class NginxTestServer: @unchecked Sendable {
         /// The request's `If-Range` header (nil when absent).
         var ifRange: String?
         var bodyBytesSent: Int
+        /// `$upstream_cache_status` of a caching location (`MISS`, `HIT`, `EXPIRED`, `REVALIDATED`...); nil elsewhere.
+        var cacheStatus: String? = nil
+        /// The request's `If-None-Match` header (nil when absent).
+        var ifNoneMatch: String? = nil
+        /// The request's `If-Modified-Since` header (nil when absent).
+        var ifModifiedSince: String? = nil
     }
 
     enum Failure: Error, CustomStringConvertible {
@@ -68,6 +78,9 @@ final class NginxTestServer: @unchecked Sendable {
     static let crawlRate = 4 * 1024
     /// With a certificate and its key (PEM files), nginx serves https and HTTP/2 (ALPN) instead of http.
     let tls: (certificate: URL, key: URL)?
+    /// Extra `http` and `server` block directives (see the type's comment).
+    let httpDirectives: String
+    let serverDirectives: String
 
     private let lock = NSLock()
     // Guarded by `lock`.
@@ -75,11 +88,14 @@ final class NginxTestServer: @unchecked Sendable {
     private var boundPort: UInt16 = 0
 
     /// Makes the directories; ``start()`` runs nginx.
-    init(rateLimit: Int = 200 * 1024, crawlAfter: Int? = nil, tls: (certificate: URL, key: URL)? = nil) throws {
+    init(rateLimit: Int = 200 * 1024, crawlAfter: Int? = nil, tls: (certificate: URL, key: URL)? = nil,
+         httpDirectives: String = "", serverDirectives: String = "") throws {
         guard Self.isAvailable else { throw Failure.notInstalled }
         self.rateLimit = rateLimit
         self.crawlAfter = crawlAfter
         self.tls = tls
+        self.httpDirectives = httpDirectives
+        self.serverDirectives = serverDirectives
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tip-nginx-\(UUID().uuidString)", isDirectory: true)
         documentRoot = directory.appendingPathComponent("www", isDirectory: true)
         try FileManager.default.createDirectory(at: documentRoot, withIntermediateDirectories: true)
@@ -217,10 +233,11 @@ final class NginxTestServer: @unchecked Sendable {
         guard let text = try? String(contentsOf: accessLogURL, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 5, let status = Int(fields[0]) else { return nil }
+            guard fields.count == 8, let status = Int(fields[0]) else { return nil }
             func header(_ value: String) -> String? { value == "-" || value.isEmpty ? nil : value }
             return LogLine(status: status, uri: fields[1], range: header(fields[2]), ifRange: header(fields[3]),
-                           bodyBytesSent: Int(fields[4]) ?? -1)
+                           bodyBytesSent: Int(fields[4]) ?? -1, cacheStatus: header(fields[5]),
+                           ifNoneMatch: header(fields[6]), ifModifiedSince: header(fields[7]))
         }
     }
 
@@ -238,7 +255,7 @@ final class NginxTestServer: @unchecked Sendable {
         http {
             types { image/jpeg jpg; }
             default_type application/octet-stream;
-            log_format tip_resume escape=none '$status|$request_uri|$http_range|$http_if_range|$body_bytes_sent';
+            log_format tip_resume escape=none '$status|$request_uri|$http_range|$http_if_range|$body_bytes_sent|$upstream_cache_status|$http_if_none_match|$http_if_modified_since';
             access_log \(dir)/access.log tip_resume;
             client_body_temp_path \(dir)/client_body_temp;
             proxy_temp_path \(dir)/proxy_temp;
@@ -246,16 +263,23 @@ final class NginxTestServer: @unchecked Sendable {
             uwsgi_temp_path \(dir)/uwsgi_temp;
             scgi_temp_path \(dir)/scgi_temp;
             map $http_range $tip_rate { "" \(crawlAfter == nil ? rateLimit : Self.crawlRate); default \(rateLimit); }
+            \(expand(httpDirectives))
             server {
                 listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl http2");
                 \(tls.map { "ssl_certificate \($0.certificate.path); ssl_certificate_key \($0.key.path);" } ?? "")
                 limit_rate_after \(crawlAfter ?? 0);
                 location /lm/ { alias \(root); etag off; limit_rate $tip_rate; }
                 location /etag/ { alias \(root); limit_rate $tip_rate; }
+                \(expand(serverDirectives))
             }
         }
 
         """
+    }
+
+    private func expand(_ directives: String) -> String {
+        directives.replacingOccurrences(of: "{dir}", with: directory.path)
+            .replacingOccurrences(of: "{root}", with: documentRoot.path + "/")
     }
 
     /// Hands a non-Sendable value to the spawning thread, which uses it while `start()` waits.

@@ -13,8 +13,9 @@ final class SteppedPipelineEnvironment: PipelineTestEnvironment, Sendable {
     let pipeline: ImagePipeline
     let problems = RecordingProblemObserver()
 
-    init(_ name: String = #function) throws {
-        let (configuration, root) = try makeTestConfiguration(name)
+    /// `clock`: the configuration's clock (TTLs, HTTP freshness); nil: the system's.
+    init(_ name: String = #function, clock: TestClock? = nil) throws {
+        let (configuration, root) = try makeTestConfiguration(name, clock: clock)
         self.configuration = configuration
         self.root = root
         configuration.imageFetchDownloadProvider = provider
