@@ -51,25 +51,10 @@ extension ImageFetchOperation {
         }
     }
 
-    /// Decodes the downloaded image (or takes it from the partial image that rendered the scans), records the
-    /// network metrics, and succeeds. An image that does not decode fails the fetch and leaves the caches.
+    /// Records the network metrics, then makes the final image once for every concurrent fetch of it (see
+    /// ``produceFinalImage(as:_:)``): decoded from the bytes (or taken from the partial image that rendered the
+    /// scans) and processed. An image that does not decode fails the fetch and leaves the caches.
     private func finishDownload(_ downloaded: ImageDownloadResult) {
-        let image: ImageContainer
-        do {
-            image = try finalImageFromPartial() ?? decoding.decode(downloaded.data, type: downloaded.imageType,
-                                                                    quality: configuration.defaultInterpolationQuality,
-                                                                    metrics: configuration.metrics)
-        } catch {
-            if downloaded.wasCommitted {
-                caches.discardUndecodableImage(identifier: identifier, url: downloaded.url, error: error)
-            } else {
-                configuration.post(.imageDownloadedCouldNotBeDecoded, userInfo: [
-                    ProblemInfoKey.imageURL: downloaded.url.absoluteString, ProblemInfoKey.imageIdentifier: identifier,
-                    ProblemInfoKey.error: String(describing: error),
-                ])
-            }
-            return fail(ImageFetchError(.couldNotDecodeImage, Self.undecodableMessage(error, downloaded: downloaded)))
-        }
         if downloaded.source != .memoryCache, ImageMetadataReader.hasGPSInfo(downloaded.data, type: downloaded.imageType) {
             // TIP: an image served with its location is a privacy leak to report (it is still delivered).
             configuration.post(.imageDownloadedHasGPSInfo, userInfo: [ProblemInfoKey.imageURL: downloaded.url.absoluteString],
@@ -88,12 +73,27 @@ extension ImageFetchOperation {
                 }
             }
         }
-        let isPlaceholder = request.options.contains(.treatAsPlaceholder)
-        let (ready, transformed) = prepared(image, progress: 1)
-        let result = makeResult(ready, source: downloaded.source, url: downloaded.url, isPlaceholder: isPlaceholder,
-                                originalDimensions: downloaded.dimensions == .zero ? image.dimensions : downloaded.dimensions,
-                                transformed: transformed)
-        succeed(result, propagateBytes: nil)
+        produceFinalImage(as: downloaded.source) { [self] in
+            let image: ImageContainer
+            do {
+                image = try finalImageFromPartial() ?? decoding.decode(downloaded.data, type: downloaded.imageType,
+                                                                        quality: configuration.defaultInterpolationQuality,
+                                                                        metrics: configuration.metrics)
+            } catch {
+                if downloaded.wasCommitted {
+                    caches.discardUndecodableImage(identifier: identifier, url: downloaded.url, error: error)
+                } else {
+                    configuration.post(.imageDownloadedCouldNotBeDecoded, userInfo: [
+                        ProblemInfoKey.imageURL: downloaded.url.absoluteString, ProblemInfoKey.imageIdentifier: identifier,
+                        ProblemInfoKey.error: String(describing: error),
+                    ])
+                }
+                let failure = ImageFetchError(.couldNotDecodeImage, Self.undecodableMessage(error, downloaded: downloaded))
+                return .notProduced { self.fail(failure) }
+            }
+            return finalAttempt(image, originalDimensions: downloaded.dimensions == .zero ? image.dimensions : downloaded.dimensions,
+                                isPlaceholder: request.options.contains(.treatAsPlaceholder), bytes: nil)
+        }
     }
 
     /// Why a downloaded body did not decode, in words that name the setting or the response that explains it.

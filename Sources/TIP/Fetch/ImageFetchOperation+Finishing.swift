@@ -21,8 +21,9 @@ extension ImageFetchOperation {
     }
 
     /// Delivers the final image, stores it in the caches, and finishes once the delegate has it.
-    /// `propagateBytes`: the encoded bytes to offer the memory cache (disk hits).
-    func succeed(_ result: ImageFetchResult, propagateBytes: MemoryCacheCompleteImage?) {
+    /// `propagateBytes`: the encoded bytes to offer the memory cache (disk hits); `storesRendered`: false when the
+    /// image came from the rendered cache or another fetch that stored it.
+    func succeed(_ result: ImageFetchResult, propagateBytes: MemoryCacheCompleteImage?, storesRendered: Bool = true) {
         let now = clock.now
         let delegate = guarded.withLock { state -> (any ImageFetchDelegate)? in
             state.recorder.record(.hitFinal, at: now)
@@ -32,12 +33,13 @@ extension ImageFetchOperation {
             state.metrics = state.recorder.finish(at: now, cancelled: false)
             return state.delegate
         }
-        let transformerIdentifier = result.imageWasTransformed ? request.transformer?.transformerIdentifier : nil
-        let storable = !result.imageWasTransformed || transformerIdentifier != nil
+        // A transformer without an identifier makes images nobody may reuse (TIP); processed ones carry their identity.
+        let storable = storesRendered && (!result.imageWasTransformed || processing.isCacheable)
         caches.storeFetchedImage(result, identifier: identifier, bytes: propagateBytes,
                                  storesRendered: storable && !request.options.contains(.skipStoringToRenderedCache)
                                      && !result.imageIsTreatedAsPlaceholder,
-                                 transformerIdentifier: transformerIdentifier)
+                                 variant: processing.variant(transformed: result.imageWasTransformed),
+                                 matchesTargetExactly: processing.matchesTargetExactly)
         countFetch(source: result.imageSource, result: "success")
         dispatchToDelegate {
             delegate?.imageFetchOperation(self, didLoadFinalImage: result)

@@ -18,6 +18,9 @@ public struct ImageFetchResult: Sendable {
     /// The cache identifier.
     public var imageIdentifier: String
 
+    /// Whether the request's processors made the image (its ``ImageContainer/processorIdentifiers`` are not empty).
+    public var imageWasProcessed: Bool { imageContainer.isProcessed }
+
     /// A result; every value is given.
     public init(imageContainer: ImageContainer, imageSource: ImageLoadSource, imageURL: URL,
                 imageOriginalDimensions: CGSize, imageIsTreatedAsPlaceholder: Bool, imageWasTransformed: Bool,
