@@ -13,6 +13,8 @@ struct FetchStats: Sendable {
     var expectedFailures = 0
     /// Cancelled fetches.
     var cancelled = 0
+    /// Successful fetches whose image the request's processors made (`--process`).
+    var processed = 0
     /// Successful fetches by source.
     var bySource: [ImageLoadSource: Int] = [:]
     /// Milliseconds from start to final image, by source.
@@ -34,6 +36,7 @@ struct FetchStats: Sendable {
         switch outcome {
         case .succeeded(let result):
             succeeded += 1
+            if result.imageWasProcessed { processed += 1 }
             bySource[result.imageSource, default: 0] += 1
             latencies[result.imageSource, default: []].append(milliseconds)
             check(job, result)

@@ -86,6 +86,7 @@ struct RunSummary {
             "resumed": resumed,
             "previews": stats.previews,
             "progressive_frames": stats.progressiveFrames,
+            "processed": stats.processed,
             "latency_ms": latency,
             "wall_s": (wallSeconds * 100).rounded() / 100,
             "peak_rss_mb": Self.round1(peakRSSMegabytes),
@@ -113,6 +114,7 @@ struct RunSummary {
         row("resumed", String(resumed))
         row("previews", String(stats.previews))
         row("progressive frames", String(stats.progressiveFrames))
+        row("processed", String(stats.processed))
         row("mismatches", String(stats.mismatches))
         row("wall time", String(format: "%.2f s", wallSeconds))
         row("peak RSS", String(format: "%.1f MB", peakRSSMegabytes))
