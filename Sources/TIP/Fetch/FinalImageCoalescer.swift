@@ -27,6 +27,19 @@ final class FinalImageCoalescer: Sendable {
         var variant: String?
         var isPlaceholder: Bool
         var maximumPixelCount: Int
+
+        /// The key of `request`'s final image, with `configuration`'s maximum pixel count when the request has none
+        /// (``ImagePrefetcher`` keys its prefetches by it too).
+        init(request: any ImageFetchRequest, processing: ImageFetchProcessing, configuration: GlobalConfiguration?) {
+            identifier = request.resolvedImageIdentifier
+            url = request.imageURL
+            targetWidth = Double(request.targetDimensions.width)
+            targetHeight = Double(request.targetDimensions.height)
+            contentMode = request.targetContentMode.rawValue
+            variant = processing.lookupVariant
+            isPlaceholder = request.options.contains(.treatAsPlaceholder)
+            maximumPixelCount = request.resolvedMaximumPixelCount(configuration)
+        }
     }
 
     /// A fetch's part in making a final image.

@@ -7,12 +7,7 @@ extension ImageFetchOperation {
     /// without an identifier, a decoder configuration (not comparable), or no memory source (a reload shares nothing).
     var finalImageKey: FinalImageCoalescer.Key? {
         guard processing.isCacheable, request.decoderConfigMap == nil, request.loadingSources.allows(.memoryCache) else { return nil }
-        let target = request.targetDimensions
-        return FinalImageCoalescer.Key(
-            identifier: identifier, url: request.imageURL, targetWidth: Double(target.width), targetHeight: Double(target.height),
-            contentMode: request.targetContentMode.rawValue, variant: processing.lookupVariant,
-            isPlaceholder: request.options.contains(.treatAsPlaceholder),
-            maximumPixelCount: request.resolvedMaximumPixelCount(configuration))
+        return FinalImageCoalescer.Key(request: request, processing: processing, configuration: configuration)
     }
 
     /// Makes the final image with `work`, delivered as coming from `source`, unless a concurrent fetch with the same

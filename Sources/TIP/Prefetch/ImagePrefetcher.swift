@@ -32,9 +32,13 @@ public final class ImagePrefetcher: Sendable {
         var setPriority: @Sendable (ImageFetchPriority) -> Void = { _ in }
     }
 
+    /// What makes two prefetches the same: the image, its target sizing and its processing (as concurrent fetches
+    /// share a final image).
+    private typealias PrefetchKey = FinalImageCoalescer.Key
+
     private struct State {
-        var waiting: [(key: ImagePrefetchKey, request: any ImageFetchRequest)] = []
-        var running: [ImagePrefetchKey: Running] = [:]
+        var waiting: [(key: PrefetchKey, request: any ImageFetchRequest)] = []
+        var running: [PrefetchKey: Running] = [:]
         var priority = ImageFetchPriority.low
         var didComplete: (@Sendable () -> Void)?
         var lastID = 0
@@ -75,7 +79,8 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    /// Called (on no particular thread) each time the last waiting or running prefetch ended. Default nil.
+    /// Called (on no particular thread) each time a prefetch ends, completed or failed, leaving none waiting or running;
+    /// prefetches stopped with `stopPrefetching` do not call it. Default nil.
     public var didComplete: (@Sendable () -> Void)? {
         get { state.withLock { $0.didComplete } }
         set { state.withLock { $0.didComplete = newValue } }
@@ -91,7 +96,7 @@ public final class ImagePrefetcher: Sendable {
         state.withLock { state in
             var known = Set(state.waiting.map(\.key)).union(state.running.keys)
             for request in requests {
-                let key = ImagePrefetchKey(request)
+                let key = prefetchKey(request)
                 guard known.insert(key).inserted else { continue }
                 state.waiting.append((key, request))
             }
@@ -107,7 +112,7 @@ public final class ImagePrefetcher: Sendable {
     /// Drops `requests` from the queue and cancels those running (a download that real fetches share goes on for
     /// them).
     public func stopPrefetching(with requests: [any ImageFetchRequest]) {
-        let keys = Set(requests.map(ImagePrefetchKey.init))
+        let keys = Set(requests.map(prefetchKey))
         let stopped = state.withLock { state -> [Running] in
             state.waiting.removeAll { keys.contains($0.key) }
             return keys.compactMap { state.running.removeValue(forKey: $0) }
@@ -131,6 +136,10 @@ public final class ImagePrefetcher: Sendable {
         for prefetch in stopped { prefetch.cancel() }
     }
 
+    private func prefetchKey(_ request: any ImageFetchRequest) -> PrefetchKey {
+        PrefetchKey(request: request, processing: ImageFetchProcessing(request: request), configuration: pipeline.configuration)
+    }
+
     /// Starts waiting prefetches while the limit allows, outside the lock (a fetch may end at once, and its end asks for
     /// another pass rather than starting more from inside this one).
     private func startWaiting() {
@@ -151,7 +160,7 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    private func nextToStart() -> (ImagePrefetchKey, any ImageFetchRequest, Int, ImageFetchPriority)? {
+    private func nextToStart() -> (PrefetchKey, any ImageFetchRequest, Int, ImageFetchPriority)? {
         state.withLock { state in
             guard state.running.count < maxConcurrentPrefetchCount, !state.waiting.isEmpty else { return nil }
             let next = state.waiting.removeFirst()
@@ -162,7 +171,7 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    private func start(_ request: any ImageFetchRequest, key: ImagePrefetchKey, id: Int, priority: ImageFetchPriority) {
+    private func start(_ request: any ImageFetchRequest, key: PrefetchKey, id: Int, priority: ImageFetchPriority) {
         let ended: @Sendable () -> Void = { [weak self] in self?.prefetchDidEnd(key, id: id) }
         switch destination {
         case .memoryCache:
@@ -183,7 +192,7 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// Records how to reach a prefetch about to start; false when it was stopped meanwhile (it is then not started).
-    private func install(_ running: Running, for key: ImagePrefetchKey) -> Bool {
+    private func install(_ running: Running, for key: PrefetchKey) -> Bool {
         state.withLock { state in
             guard state.running[key]?.id == running.id else { return false }
             state.running[key] = running
@@ -192,7 +201,7 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// A prefetch ended (completed, failed or cancelled); one stopped and started again since is not this one.
-    private func prefetchDidEnd(_ key: ImagePrefetchKey, id: Int) {
+    private func prefetchDidEnd(_ key: PrefetchKey, id: Int) {
         let completed = state.withLock { state -> (@Sendable () -> Void)? in
             guard state.running[key]?.id == id else { return nil }
             state.running.removeValue(forKey: key)
