@@ -17,9 +17,6 @@ enum ProcessedFetchBenchmarks {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let jpeg = try Inputs.fixture("carnival.jpg") ?? Inputs.generated(.jpeg, width: 1880, height: 1253)
-        let path = "/processed.jpg"
-        server.setImage(jpeg, at: path)
-        let url = server.url(for: path)
         print("note: one \(jpeg.count / 1024) KiB JPEG, \(fetchCount) fetches at once, 200x200 crop-to-fill + circle + blur(2)")
 
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
@@ -29,13 +26,13 @@ enum ProcessedFetchBenchmarks {
             processCalls.withLock { $0 += 1 }
             return image
         }
-        var request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: CGSize(width: 200, height: 200),
-                                               targetContentMode: .scaleAspectFill)
-        request.processors = [.cropToFill(), .circle(), .gaussianBlur(sigma: 2), counting]
+        let processors: [any ImageProcessor] = [.cropToFill(), .circle(), .gaussianBlur(sigma: 2), counting]
 
-        // A fresh pipeline (its own directory) per run keeps every run cold; made before the clock starts.
+        // A fresh pipeline (its own directory) and a URL of its own per run keep every run cold (a new pipeline
+        // would copy the image from an earlier run's disk cache, as TIP's pipelines do); made before the clock starts.
         var pipelines: [ImagePipeline] = []
         for index in 0..<(2 * (Harness.iterations + 1)) {
+            server.setImage(jpeg, at: "/processed-\(index).jpg")
             guard let pipeline = ImagePipeline(identifier: "bench-processed-\(index)", configuration: configuration) else {
                 throw BenchmarkFailure("could not make pipeline bench-processed-\(index)")
             }
@@ -46,7 +43,11 @@ enum ProcessedFetchBenchmarks {
         var sharedImages = 0
         func fetches(_ count: Int) throws {
             let pipeline = pipelines[next]
+            let path = "/processed-\(next).jpg"
             next += 1
+            var request = GenericImageFetchRequest(imageURL: server.url(for: path), identifier: nil,
+                                                   targetDimensions: CGSize(width: 200, height: 200), targetContentMode: .scaleAspectFill)
+            request.processors = processors
             server.resetLog()
             processCalls.withLock { $0 = 0 }
             let group = DispatchGroup()
