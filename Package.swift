@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "TIPImageServer", targets: ["TIPImageServer"]),
         // The optional WebP codec (libwebp), registered by the user: `TIPWebP.register()`.
         .library(name: "TIPWebP", targets: ["TIPWebP"]),
+        // Pre-rendered, memory-mapped image tables of fixed formats (FastImageCache on TIP's pipeline).
+        .library(name: "TIPImageTables", targets: ["TIPImageTables"]),
         // The optional JPEG 2000 codec (OpenJPEG), registered by the user: `TIPJPEG2000.register()`.
         .library(name: "TIPJPEG2000", targets: ["TIPJPEG2000"]),
         // The optional HEIC and AVIF codec (libheif), registered by the user: `TIPHEIF.register()`.
@@ -39,6 +41,12 @@ let package = Package(
             pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"])]
         ),
+        // libcurl's multi interface, for the default download provider (typed wrappers for its variadic calls).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // OpenJPEG 2.5, only for the optional `TIPJPEG2000` codec.
         .systemLibrary(
             name: "COpenJPEG",
@@ -64,11 +72,19 @@ let package = Package(
             name: "CPNG",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("deflate")]
         ),
+        // Our C shim over libtiff 4.5 (TIFF in memory, errors caught per handle, RGBA decoding, LZW encoding).
+        .target(
+            name: "CTIFF",
+            linkerSettings: [.linkedLibrary("tiff")]
+        ),
+        // The resampler's AVX2 passes (selected at run time; the portable passes are Swift).
+        .target(name: "CResampler"),
         .target(
             name: "TIP",
             dependencies: [
-                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr",
+                "CTurboJPEG", "CGIF", "CJPEGIncremental", "CPNG", "CXattr", "CCurl", "CResampler",
                 .product(name: "Logging", package: "swift-log"),
+                "CTIFF",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
@@ -80,6 +96,22 @@ let package = Package(
         .testTarget(
             name: "TIPWebPTests",
             dependencies: ["TIPWebP", "TIP"]
+        ),
+        // Image tables: one memory-mapped file per format, filled through an ImagePipeline.
+        .target(
+            name: "TIPImageTables",
+            dependencies: ["TIP"]
+        ),
+        .testTarget(
+            name: "TIPImageTablesTests",
+            // The crash-consistency test runs the harness executable as a child process.
+            dependencies: ["TIPImageTables", "TIP", "TIPImageServer", "TIPImageTablesCrashHarness"]
+        ),
+        // A child process the image-table crash test kills with SIGKILL in the middle of writes.
+        .executableTarget(
+            name: "TIPImageTablesCrashHarness",
+            dependencies: ["TIPImageTables", "TIP"],
+            path: "Tests/ImageTablesCrashHarness"
         ),
         // The JPEG 2000 codec plug-in (JP2 and raw codestreams; reduced-resolution decoding; encodes).
         .target(
@@ -106,6 +138,7 @@ let package = Package(
             dependencies: [
                 "TIP",
                 "TIPImageServer",
+                "TIPImageTables",
                 // `tip-sample decode` reads JPEG 2000, HEIC and AVIF too.
                 "TIPJPEG2000",
                 "TIPHEIF",

@@ -14,6 +14,11 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEGDirect", pkgConfig: "libturbojpeg"),
         // libwebp called directly: the baseline the WebP codec is measured against.
         .systemLibrary(name: "CWebPDirect", pkgConfig: "libwebp"),
+        // libtiff and stb_image called directly: the baselines of the TIFF, BMP and TGA codecs.
+        .systemLibrary(name: "CTIFFDirect", pkgConfig: "libtiff-4"),
+        .systemLibrary(name: "CSTBDirect"),
+        // Counts heap allocations by defining malloc & co. in the executable (the image-table rows).
+        .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "TIPBenchmarks",
             dependencies: [
@@ -22,11 +27,16 @@ let package = Package(
                 .product(name: "TIPImageServer", package: "TIP"),
                 // The optional WebP codec, measured by the webp rows.
                 .product(name: "TIPWebP", package: "TIP"),
+                // Image tables, measured by the tables rows.
+                .product(name: "TIPImageTables", package: "TIP"),
+                "CAllocationCounter",
                 // The optional JPEG 2000, HEIC and AVIF codecs, measured by the codecs3 rows.
                 .product(name: "TIPJPEG2000", package: "TIP"),
                 .product(name: "TIPHEIF", package: "TIP"),
                 "CTurboJPEGDirect",
                 "CWebPDirect",
+                "CTIFFDirect",
+                "CSTBDirect",
             ]
         ),
     ],

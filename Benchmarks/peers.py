@@ -41,9 +41,12 @@ def main():
     parser.add_argument("--webp", action="append", default=[], help="WebP to decode fully (repeatable); keys end in :<file name>")
     parser.add_argument("--webp-thumbnail", action="append", default=[], help="WebP to shrink to fit 400x400 (repeatable)")
     parser.add_argument("--load", action="append", default=[],
-                        help="any file to decode fully (JPEG 2000, HEIC, AVIF; repeatable); keys pillow_load:/pyvips_load:<file name>")
+                        help="[NAME=]PATH: decode fully (JPEG 2000, HEIC, AVIF, TIFF, BMP, TGA, ICO; repeatable); "
+                             "keys pillow_load:NAME, pyvips_load:NAME (NAME: the file name when not given)")
     parser.add_argument("--thumbnail", action="append", default=[],
-                        help="any file to shrink to fit 400x400 (repeatable); keys pillow_thumbnail:/pyvips_thumbnail:<file name>")
+                        help="[NAME=]PATH: shrink to fit 400x400 (repeatable); keys pillow_thumbnail:NAME, pyvips_thumbnail:NAME")
+    parser.add_argument("--frames", action="append", default=[],
+                        help="[NAME=]PATH: decode every frame of an animation (repeatable); key pillow_frames:NAME")
     parser.add_argument("--write-heic-with-thumbnail", nargs=3, metavar=("PNG", "OUT", "SIDE"),
                         help="write PNG as a HEIC (pillow-heif, quality 80) with an embedded thumbnail of SIDE pixels, then go on")
     parser.add_argument("--blur-raw", action="append", default=[],
@@ -134,46 +137,55 @@ def main():
             except Exception:
                 pass
 
-    for path in args.load:
-        data = open(path, "rb").read()
-        name = os.path.basename(path)
+    # Whole-file rows (JPEG 2000, HEIC, AVIF, TIFF, BMP, TGA, ICO, APNG): a peer that cannot read a
+    # format is left out of that row.
+    def named(values):
+        for value in values:
+            name, sep, path = value.partition("=")
+            if not sep or "/" in name:  # a bare path: the row is named after the file
+                name, path = os.path.basename(value), value
+            yield name, open(path, "rb").read()
+
+    def attempt(key, fn):
+        try:
+            measure_into(results, key, fn, args.iterations)
+        except Exception:  # the peer does not read this format
+            pass
+
+    for name, data in named(args.load):
         if Image:
             def pillow_load(data=data):
                 im = Image.open(io.BytesIO(data))
                 im.load()
-            try:
-                measure_into(results, "pillow_load:" + name, pillow_load, args.iterations)
-            except Exception:  # this Pillow does not read the format
-                pass
+            attempt("pillow_load:" + name, pillow_load)
         if pyvips:
             def vips_load(data=data):
                 im = pyvips.Image.new_from_buffer(data, "", access="sequential")
                 im.write_to_memory()
-            try:
-                measure_into(results, "pyvips_load:" + name, vips_load, args.iterations)
-            except Exception:  # this libvips does not read the format
-                pass
+            attempt("pyvips_load:" + name, vips_load)
 
-    for path in args.thumbnail:
-        data = open(path, "rb").read()
-        name = os.path.basename(path)
+    for name, data in named(args.thumbnail):
         if Image:
             def pillow_thumb(data=data):
                 im = Image.open(io.BytesIO(data))
                 im.thumbnail((400, 400))  # draft()/reduce() where the format has them, then a reducing resize
                 im.load()
-            try:
-                measure_into(results, "pillow_thumbnail:" + name, pillow_thumb, args.iterations)
-            except Exception:
-                pass
+            attempt("pillow_thumbnail:" + name, pillow_thumb)
         if pyvips:
             def vips_thumb(data=data):
                 im = pyvips.Image.thumbnail_buffer(data, 400, height=400)
                 im.write_to_memory()
-            try:
-                measure_into(results, "pyvips_thumbnail:" + name, vips_thumb, args.iterations)
-            except Exception:
-                pass
+            attempt("pyvips_thumbnail:" + name, vips_thumb)
+
+    for name, data in named(args.frames):
+        if Image:
+            def pillow_frames(data=data):
+                im = Image.open(io.BytesIO(data))
+                for index in range(getattr(im, "n_frames", 1)):
+                    im.seek(index)
+                    im.load()
+            attempt("pillow_frames:" + name, pillow_frames)
+
     for spec in args.blur_raw:
         key, path, width, height, mode = spec.split(":")
         width, height = int(width), int(height)

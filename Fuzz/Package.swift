@@ -22,6 +22,11 @@ let package = Package(
         .executableTarget(name: "FuzzJPEGIncremental", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzPNG", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzGIF", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzTIFF", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzBMP", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzTGA", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzICO", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzAPNG", dependencies: ["FuzzSupport"]),
         .executableTarget(
             name: "FuzzDetect",
             dependencies: [

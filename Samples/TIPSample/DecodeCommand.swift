@@ -5,7 +5,8 @@ import TIPHEIF
 import TIPJPEG2000
 
 /// `tip-sample decode FILE`: decodes a file through the codec catalogue straight to a target size
-/// (JPEG, PNG, GIF, and with the optional codecs registered, JPEG 2000, HEIC and AVIF).
+/// (JPEG, PNG and APNG, GIF, TIFF, BMP, TGA, ICO, and with the optional codecs registered, JPEG 2000,
+/// HEIC and AVIF).
 struct DecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
@@ -26,7 +27,7 @@ struct DecodeCommand: ParsableCommand {
                                valueName: "name"))
     var processors: [ProcessorArgument] = []
 
-    @Option(help: "Write the result (the first frame of an animation) to this .png, .jpg, .gif or .webp file.")
+    @Option(help: "Write the result (the first frame of an animation) to this file; its extension picks the type (.png, .jpg, .gif, .webp, .tif, .bmp, .tga, .jp2, .heic, .avif).")
     var out: String?
 
     @Option(help: "Decode this many times and print the median decode time.")

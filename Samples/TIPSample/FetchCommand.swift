@@ -19,7 +19,7 @@ struct FetchCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "browse: thumbnails, then full-size views showing them as previews; flaky: dropped downloads resume; slow: throttled, progressive scans and first frames early; churn: random cancellations and priority changes.")
+    @Option(help: "browse: thumbnails, then full-size views showing them as previews; flaky: dropped downloads resume; slow: throttled, progressive scans and first frames early; churn: random cancellations and priority changes; list: every image once, in order, at --size (cycling when --count is larger).")
     var scenario: Scenario = .browse
 
     @Option(help: "The fetch API: an ImageFetchDelegate, a completion block, async/await, or ImageFetchHelper display tiles (default: helper for browse, delegate otherwise).")
@@ -101,7 +101,8 @@ struct FetchCommand: AsyncParsableCommand {
         let queue = DispatchQueue(label: "tip-sample.callbacks")
         let rootURL = root.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("tip-sample-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        configureGlobals(queue: queue, root: rootURL)
+        let problems = ProblemPrinter()
+        configureGlobals(queue: queue, root: rootURL, problems: problems)
 
         let corpus = try makeCorpus(&err)
         guard !corpus.images.isEmpty else {
@@ -148,6 +149,7 @@ struct FetchCommand: AsyncParsableCommand {
 
         var summary = await summarize(stats, setup: setup, wall: wall, root: rootURL)
         summary.uniqueURLs = Set(plan.phases.joined().map(\.url)).count
+        summary.problems = problems.count
         print(json ? summary.json() : summary.render())
         for problem in stats.problems { print("problem: \(problem)", to: &err) }
         if let contactSheet, let sheet {
@@ -160,10 +162,16 @@ struct FetchCommand: AsyncParsableCommand {
         }
         withExtendedLifetime(pipelineList) {}
         if stats.mismatches > 0 || stats.unexpectedFailures(scenario) > 0 { throw ExitCode(1) }
+        // The run did not exercise the disk caches it was asked to use.
+        if problems.saw(.diskCacheDirectoryUnusable) {
+            print("error: the disk caches under \(rootURL.path) could not be used (problems above)", to: &err)
+            throw ExitCode(1)
+        }
     }
 
-    private func configureGlobals(queue: DispatchQueue, root: URL) {
+    private func configureGlobals(queue: DispatchQueue, root: URL, problems: ProblemPrinter) {
         let config = GlobalConfiguration.shared
+        config.problemObserver = problems
         config.callbackQueue = queue
         config.cachesRootDirectory = root
         let megabyte = 1_048_576.0

@@ -103,6 +103,8 @@ struct FetchPlan: Sendable {
             let chosen = picks(count, from: all, window: concurrency, random: &random)
             let jobs = chosen.map { ($0, random.chance(0.5), size) }
             builder.add(phase: jobs) { random.chance(0.35) ? Self.disturbance(&random) : nil }
+        case .list:
+            builder.add(phase: (0..<count).map { ($0 % images.count, false, size) })
         }
         return FetchPlan(phases: builder.phases.filter { !$0.isEmpty }, faultedIdentifiers: faulted)
     }

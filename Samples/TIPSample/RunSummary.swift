@@ -57,6 +57,8 @@ struct RunSummary {
     var completedRequests: Int?
     /// Distinct URLs the run fetched (set by the command): with ample budgets, every one is requested once.
     var uniqueURLs = 0
+    /// Problems TIP reported during the run (set by the command; printed on stderr as they happened).
+    var problems = 0
 
     var resumed: Int { stats.bySource[.networkResumed] ?? 0 }
 
@@ -93,6 +95,7 @@ struct RunSummary {
             "cache_bytes": Dictionary(uniqueKeysWithValues: zip(kinds, cacheBytes)),
             "budgets": Dictionary(uniqueKeysWithValues: zip(kinds, budgets)),
             "mismatches": stats.mismatches,
+            "problems": problems,
             "root": root,
         ]
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
@@ -116,6 +119,7 @@ struct RunSummary {
         row("progressive frames", String(stats.progressiveFrames))
         row("processed", String(stats.processed))
         row("mismatches", String(stats.mismatches))
+        row("problems", String(problems))
         row("wall time", String(format: "%.2f s", wallSeconds))
         row("peak RSS", String(format: "%.1f MB", peakRSSMegabytes))
         lines.append("")

@@ -20,7 +20,7 @@ final class SampleServerSetup: Sendable {
             server = nil
             self.baseURL = url
             faultedPaths = []
-            if scenario != .browse {
+            if scenario.needsEmbeddedServer {
                 var err = StandardError()
                 print("note: --base-url: the \(scenario.rawValue) scenario's server behaviour needs the embedded server", to: &err)
             }
@@ -43,7 +43,7 @@ final class SampleServerSetup: Sendable {
             server.setDefaultThrottle(.init(bytesPerSecond: max(32 * 1024, total / 10), chunkSize: 4096))
         case .churn:
             server.setDefaultThrottle(.init(bytesPerSecond: max(64 * 1024, total / 4), chunkSize: 8192))
-        case .browse, .flaky:
+        case .browse, .flaky, .list:
             break
         }
         var faulted: [String] = []

@@ -10,9 +10,15 @@ enum Scenario: String, ExpressibleByArgument, CaseIterable, Sendable {
     case slow
     /// Random cancellations and priority changes while fetches run.
     case churn
+    /// Every image of the corpus once, in the corpus's order, at `--size`: no repeats, no previews (a batch
+    /// job such as making the thumbnails of a listing; `--images` lists the files by name).
+    case list
 
     /// Whether the scenario's own cancellations are expected.
     var expectsCancellations: Bool { self == .churn }
+
+    /// Whether the scenario shapes the embedded server's behaviour (throttles, faults), which `--base-url` lacks.
+    var needsEmbeddedServer: Bool { self == .flaky || self == .slow || self == .churn }
 }
 
 /// Which of TIP's fetch APIs drives the run (`--api`).

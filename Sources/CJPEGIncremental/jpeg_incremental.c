@@ -17,6 +17,8 @@ typedef struct {
     jmp_buf jump;
     char message[JMSG_LENGTH_MAX];
     int has_message;
+    int premature;  // a scan's data stopped at a marker (a file cut short, then closed with an EOI)
+    void (*std_emit_message)(j_common_ptr, int);
 } tip_error_mgr;
 
 struct tip_jpeg_inc {
@@ -65,6 +67,15 @@ static void tip_output_message(j_common_ptr cinfo) {
     }
 }
 
+// Notes the warnings that mean the image data stopped early, then counts the warning as libjpeg does.
+static void tip_emit_message(j_common_ptr cinfo, int msg_level) {
+    tip_error_mgr *err = (tip_error_mgr *)cinfo->err;
+    if (msg_level < 0 && (err->pub.msg_code == JWRN_HIT_MARKER || err->pub.msg_code == JWRN_JPEG_EOF)) {
+        err->premature = 1;
+    }
+    err->std_emit_message(cinfo, msg_level);
+}
+
 static void tip_init_source(j_decompress_ptr cinfo) { (void)cinfo; }
 
 static boolean tip_fill_input_buffer(j_decompress_ptr cinfo) {
@@ -99,6 +110,8 @@ tip_jpeg_inc *tip_jpeg_inc_create(void) {
     dec->cinfo.err = jpeg_std_error(&dec->err.pub);
     dec->err.pub.error_exit = tip_error_exit;
     dec->err.pub.output_message = tip_output_message;
+    dec->err.std_emit_message = dec->err.pub.emit_message;
+    dec->err.pub.emit_message = tip_emit_message;
     if (setjmp(dec->err.jump)) {
         free(dec);
         return NULL;
@@ -450,7 +463,7 @@ void tip_jpeg_inc_get_info(tip_jpeg_inc *dec, tip_jpeg_inc_info *info) {
     info->completed_scans = dec->completed_scans;
     info->input_complete = dec->input_complete;
     info->warnings = (int)dec->err.pub.num_warnings + dec->fake_eoi_used;
-    info->truncated = dec->fake_eoi_used;
+    info->truncated = dec->fake_eoi_used || dec->err.premature;
     info->consumed = dec->fake_eoi_used ? dec->appended + 1 : dec->appended - (long long)dec->src.bytes_in_buffer - (long long)dec->skip_pending;
 }
 

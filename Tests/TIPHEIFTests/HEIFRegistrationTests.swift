@@ -8,7 +8,7 @@ struct HEIFRegistrationTests {
     @Test func registerMakesTheCatalogueDecodeHEICAndAVIF() throws {
         let catalogue = CodecCatalogue()
         let heic = try HEIFTestFiles.data("photo.heic"), avif = try HEIFTestFiles.data("photo.avif")
-        #expect(throws: ImageDecodingError.unrecognizedFormat) { try catalogue.decodeImage(heic) }
+        #expect(throws: ImageDecodingError.missingCodec(.heic)) { try catalogue.decodeImage(heic) }
         #expect(TIPHEIF.register(on: catalogue) == [.heic, .avif])
         for (data, type) in [(heic, ImageType.heic), (avif, .avif)] {
             #expect(catalogue.supportsDecoding(type) && !catalogue.supportsAnimation(type) && !catalogue.supportsProgressiveLoading(type))

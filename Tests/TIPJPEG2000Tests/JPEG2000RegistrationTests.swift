@@ -8,7 +8,7 @@ struct JPEG2000RegistrationTests {
     @Test func registerMakesTheCatalogueDecodeJPEG2000() throws {
         let catalogue = CodecCatalogue()
         let data = try JPEG2000TestFiles.data("photo-lossless.jp2")
-        #expect(throws: ImageDecodingError.unrecognizedFormat) { try catalogue.decodeImage(data) }
+        #expect(throws: ImageDecodingError.missingCodec(.jpeg2000)) { try catalogue.decodeImage(data) }
         #expect(catalogue.properties(for: .jpeg2000) == [])
         TIPJPEG2000.register(on: catalogue)
         #expect(catalogue.properties(for: .jpeg2000) == (OpenJPEGVersion.allowsPartialDecoding ? [.decoding, .encoding, .progressive] : [.decoding, .encoding]))

@@ -4,7 +4,7 @@ import Testing
 /// `tip-sample inspect` and `--help`, run as a child process.
 @Suite("Sample commands")
 struct SampleCommandTests {
-    @Test("--help works for the tool and every subcommand", arguments: [[], ["fetch"], ["inspect"], ["decode"]])
+    @Test("--help works for the tool and every subcommand", arguments: [[], ["fetch"], ["inspect"], ["decode"], ["table"], ["table", "fill"], ["table", "show"]])
     func help(command: [String]) async throws {
         let run = try await SampleTool.run(command + ["--help"])
         #expect(run.status == 0)

@@ -54,6 +54,18 @@ struct SampleFetchPlanTests {
         #expect(plan.phases.dropFirst().joined().allSatisfy { !$0.isFaulted })
     }
 
+    @Test("list: every image's full-size file once, in the corpus's order, at the size; cycles past the corpus")
+    func list() {
+        let size = CGSize(width: 200, height: 200)
+        let plan = FetchPlan.make(scenario: .list, corpus: Self.corpus(5), baseURL: Self.baseURL, count: 7,
+                                  concurrency: 8, size: size, pipelineCount: 1, seed: 3)
+        #expect(plan.phases.count == 1)
+        let jobs = plan.phases[0]
+        #expect(jobs.map(\.image.identifier) == ["img-0", "img-1", "img-2", "img-3", "img-4", "img-0", "img-1"])
+        #expect(jobs.allSatisfy { !$0.isThumbnail && $0.targetDimensions == size && !$0.isFaulted })
+        #expect(jobs.map(\.url.lastPathComponent).prefix(2) == ["img-0.jpg", "img-1.jpg"])
+    }
+
     @Test("a final image may match either variant, scaled to the target")
     func acceptableResults() {
         let image = Self.corpus(1).images[0]

@@ -7,7 +7,7 @@ import TIPImageServer
 struct SampleFetchTests {
     static let keys = ["fetches", "succeeded", "failed", "cancelled", "by_source", "server_requests", "bytes_downloaded",
                        "coalesced", "resumed", "previews", "progressive_frames", "latency_ms", "wall_s", "peak_rss_mb",
-                       "cache_bytes", "budgets", "mismatches", "unique_urls"]
+                       "cache_bytes", "budgets", "mismatches", "unique_urls", "problems"]
 
     /// Runs a small fetch and returns its summary after the checks every run must pass.
     static func fetch(_ arguments: [String], root: URL) async throws -> [String: Any] {
@@ -20,6 +20,7 @@ struct SampleFetchTests {
         let counts = ["succeeded", "failed", "cancelled"].compactMap { summary[$0] as? Int }
         #expect(counts.count == 3 && counts.reduce(0, +) == fetches)
         #expect(summary["mismatches"] as? Int == 0, "stderr: \(run.stderr)")
+        #expect(summary["problems"] as? Int == 0, "stderr: \(run.stderr)")
         let bySource = try #require(summary["by_source"] as? [String: Int])
         #expect(Set(bySource.keys) == ["memory", "disk", "additional", "network", "network_resumed"])
         #expect(bySource.values.reduce(0, +) == counts[0])
@@ -137,6 +138,23 @@ struct SampleFetchTests {
         #expect(summary["mismatches"] as? Int == 0)
         #expect(summary["server_requests"] is NSNull)
         #expect(!server.allRequests.isEmpty)
+    }
+
+    @Test("a caches root the sample cannot use is reported: the problem on stderr, a count in the summary, exit 1")
+    func unusableRoot() async throws {
+        try await SampleTool.withTemporaryDirectory { directory in
+            // A regular file where the caches root should be: no pipeline directory can be made under it.
+            let root = directory.appendingPathComponent("not-a-directory")
+            try Data("x".utf8).write(to: root)
+            let run = try await SampleTool.run(["fetch", "--unique", "2", "--count", "4", "--json", "--quiet", "--root", root.path])
+            #expect(run.status == 1, "exit \(run.status); stderr: \(run.stderr)")
+            #expect(run.stderr.contains("problem: DiskCacheDirectoryUnusable"), "stderr: \(run.stderr)")
+            #expect(run.stderr.contains("could not be used"), "stderr: \(run.stderr)")
+            let summary = try run.json()
+            #expect((summary["problems"] as? Int ?? 0) >= 1)
+            // The fetches themselves still succeed from the network and memory.
+            #expect(summary["succeeded"] as? Int == 4, "stderr: \(run.stderr)")
+        }
     }
 
     @Test("bad arguments exit non-zero with a message, without fetching")

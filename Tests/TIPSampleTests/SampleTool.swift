@@ -32,7 +32,7 @@ struct SampleTool {
 
     /// Runs `tip-sample` with `arguments`; fails the test after `timeout` seconds. Waits without blocking a
     /// thread of the concurrency pool (2 threads on a 2-core machine), which every other test shares.
-    static func run(_ arguments: [String], timeout: TimeInterval = 60) async throws -> Run {
+    static func run(_ arguments: [String], timeout: TimeInterval = 240) async throws -> Run {
         let executable = try #require(executable, "tip-sample not found next to the test bundle: run `swift build` first")
         let process = Process()
         process.executableURL = executable

@@ -142,7 +142,7 @@ struct ReadmeExamplesTests {
         }
         config.maxConcurrentImagePipelineDownloadCount = 6           // default 4; the rest wait in arrival order
         config.maxImageDownloadByteCount = 32 * 1024 * 1024          // beyond TIP; larger bodies fail early
-        config.imageFetchDownloadProvider = URLSessionImageFetchDownloadProvider(requestTimeout: 30)  // nil: default
+        config.imageFetchDownloadProvider = CurlImageFetchDownloadProvider(requestTimeout: 30)  // nil: default (libcurl)
 
         let hydrator = ImageRequestHydrator { request, _, completion in
             var request = request
@@ -152,6 +152,11 @@ struct ReadmeExamplesTests {
         let authorizer = ImageRequestAuthorizer { _, _, completion in completion("Bearer \(token)", nil) }
 
         #expect(config.maxConcurrentImagePipelineDownloadCount == 6)
+        #expect(config.imageFetchDownloadProvider is CurlImageFetchDownloadProvider)
+
+        // From the README ("Download providers"):
+        config.imageFetchDownloadProvider = CurlImageFetchDownloadProvider(requestTimeout: 30, connectTimeout: 10)
+        config.imageFetchDownloadProvider = URLSessionImageFetchDownloadProvider()   // read its risks below first
         #expect(config.imageFetchDownloadProvider is URLSessionImageFetchDownloadProvider)
         #expect(hydrator !== ImageRequestHydrator { _, _, done in done(nil, nil) })
         _ = authorizer

@@ -6,8 +6,9 @@ import FoundationNetworking
 import TIPImageServer
 
 /// The download rows of PERFORMANCE.md, over loopback from the embedded image server (in-memory images,
-/// no throttle): 1,000 distinct small images through the downloader vs a plain URLSession loop with the
-/// same concurrency (and curl as the limit), and 100 members sharing one download vs one member alone.
+/// no throttle): 1,000 distinct small images through the downloader, with each shipped provider (libcurl, the
+/// default on Linux, and URLSession), vs `curl --parallel` (the limit) and plain URLSession loops with the same
+/// concurrency, and 100 members sharing one download vs one member alone.
 /// Every run checks its bytes and the server's request log, so a broken run cannot report a good number.
 enum DownloadBenchmarks {
     /// Downloads in flight, for the downloader (`maxConcurrentImagePipelineDownloadCount`) and every baseline.
@@ -46,9 +47,12 @@ enum DownloadBenchmarks {
         configuration.maxBytesForAllDiskCaches = 1 << 36
         configuration.maxCountForAllDiskCaches = 0
         let memberQueue = DispatchQueue(label: "tip-bench.download-members")
+        let curlProvider = CurlImageFetchDownloadProvider()
+        let urlSessionProvider = URLSessionImageFetchDownloadProvider()
 
-        /// One run through the downloader; `pipeline` nil caches nothing.
-        func downloader(pipeline: ImagePipeline?) throws {
+        /// One run through the downloader with `provider`; `pipeline` nil caches nothing.
+        func downloader(_ provider: any ImageFetchDownloadProvider, pipeline: ImagePipeline?) throws {
+            configuration.imageFetchDownloadProvider = provider
             let tally = DownloadTally()
             let members = urls.indices.map { index in
                 BenchmarkDownloadMember(ImageDownloadRequest(url: urls[index], pipeline: pipeline),
@@ -73,6 +77,7 @@ enum DownloadBenchmarks {
         let streaming = URLSessionDelegateLoop(concurrency: concurrency)
         defer { streaming.invalidate() }
         let loop = URLSessionLoop(concurrency: concurrency)
+        let providerLoop = ProviderLoop(provider: curlProvider, concurrency: concurrency)
         let curl = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root, toFiles: false)
         let curlToFiles = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root, toFiles: true)
         var curlRun = 0
@@ -87,13 +92,16 @@ enum DownloadBenchmarks {
         var variants: [() throws -> Void] = [
             checked("the URLSession delegate loop") { try streaming.run(urls: urls, expectedByteCounts: sizes) },
             checked("the URLSession completion-handler loop") { try loop.run(urls: urls, expectedByteCounts: sizes) },
-            checked("the downloader") { try downloader(pipeline: nil) },
-            checked("the downloader with a pipeline") {
-                try downloader(pipeline: pipelines[nextPipeline])
+            checked("the downloader (libcurl provider)") { try downloader(curlProvider, pipeline: nil) },
+            checked("the downloader (libcurl provider) with a pipeline") {
+                try downloader(curlProvider, pipeline: pipelines[nextPipeline])
                 nextPipeline += 1
             },
+            checked("the downloader (URLSession provider)") { try downloader(urlSessionProvider, pipeline: nil) },
+            checked("the libcurl provider alone") { try providerLoop.run(urls: urls, expectedByteCounts: sizes) },
         ]
-        var names = ["URLSession delegate loop", "URLSession completion-handler loop", "downloader", "downloader + disk cache"]
+        var names = ["URLSession delegate loop", "URLSession completion-handler loop", "downloader (libcurl)",
+                     "downloader (libcurl) + disk cache", "downloader (URLSession)", "libcurl provider alone"]
         if let curl, let curlToFiles {
             variants.append(checked("curl") { try curl.run() })
             names.append("curl (server only; curl is another process)")
@@ -106,8 +114,9 @@ enum DownloadBenchmarks {
         }
         let samples = try interleaved(variants, names: names)
         let (streamingLoop, completionHandlers, ours, withCache) = (samples[0], samples[1], samples[2], samples[3])
-        let limit = curl == nil ? nil : samples[4]
-        let limitToFiles = curl == nil ? nil : samples[5]
+        let (oursOnURLSession, providerAlone) = (samples[4], samples[5])
+        let limit = curl == nil ? nil : samples[6]
+        let limitToFiles = curl == nil ? nil : samples[7]
 
         let stored = pipelines.last.map { pipeline in
             urls.filter { pipeline.diskCache.entry(withIdentifier: $0.absoluteString)?.complete != nil }.count
@@ -124,19 +133,32 @@ enum DownloadBenchmarks {
         let streamingIsFaster = streamingLoop.median <= completionHandlers.median
         let (baselineName, baseline) = streamingIsFaster ? (streamingName, streamingLoop) : (handlersName, completionHandlers)
         let (otherName, other) = streamingIsFaster ? (handlersName, completionHandlers) : (streamingName, streamingLoop)
-        Harness.report("\(name): downloader, no pipeline", ours: ours, baselineName: baselineName, baseline: baseline, target: 1.0,
+        if let curl {
+            let cpu = Samples(curl.childCPUMilliseconds.withLock { $0 })
+            print("note: curl's own CPU per run (user + system of the child): \(Harness.format(cpu.median)) ms median")
+        }
+        if let limit {
+            Harness.report("\(name): downloader (libcurl provider), no pipeline", ours: ours, baselineName: "curl --parallel-max \(concurrency)",
+                           baseline: limit, target: 1.5, note: "the limit: one curl process, same URLs")
+        }
+        Harness.report("\(name): downloader (libcurl provider), no pipeline", ours: ours, baselineName: baselineName, baseline: baseline, target: 1.0,
                        note: "the faster plain URLSession loop of this run")
-        Harness.report("\(name): downloader, no pipeline", ours: ours, baselineName: otherName, baseline: other, target: nil,
-                       note: "information: the slower URLSession loop")
-        Harness.report("\(name): downloader + disk-cache writes", ours: withCache, baselineName: baselineName, baseline: baseline, target: nil,
+        Harness.report("\(name): downloader (URLSession provider), no pipeline", ours: oursOnURLSession, baselineName: baselineName,
+                       baseline: baseline, target: nil, note: "information: the provider the downloader used before")
+        Harness.report("\(name): downloader (libcurl provider)", ours: ours, baselineName: "the downloader with the URLSession provider",
+                       baseline: oursOnURLSession, target: nil, note: "information")
+        Harness.report("\(name): downloader (URLSession provider), no pipeline", ours: oursOnURLSession, baselineName: otherName, baseline: other,
+                       target: nil, note: "information: the slower URLSession loop")
+        Harness.report("\(name): downloader (libcurl) + disk-cache writes", ours: withCache, baselineName: baselineName, baseline: baseline, target: nil,
                        note: "information: each image also written to a pipeline's disk cache")
         if let limit {
+            Harness.report("\(name): the libcurl provider alone (no downloader)", ours: providerAlone, baselineName: "curl --parallel-max \(concurrency)",
+                           baseline: limit, target: nil, note: "information: the provider's share of the downloader's time")
             Harness.report("\(name): curl --parallel-max \(concurrency) (the limit)", ours: limit, baselineName: baselineName, baseline: baseline, target: nil,
-                           note: "the limit: one curl process, same URLs")
-            Harness.report("\(name): downloader, no pipeline", ours: ours, baselineName: "curl --parallel-max \(concurrency)", baseline: limit, target: nil)
+                           note: "information: one curl process, same URLs")
         }
         if let limitToFiles {
-            Harness.report("\(name): downloader + disk-cache writes", ours: withCache, baselineName: "curl --parallel-max \(concurrency), one file per image", baseline: limitToFiles,
+            Harness.report("\(name): downloader (libcurl) + disk-cache writes", ours: withCache, baselineName: "curl --parallel-max \(concurrency), one file per image", baseline: limitToFiles,
                            target: nil, note: "information: curl neither fsyncs nor renames; the cache does both for crash safety")
         }
     }
@@ -290,6 +312,9 @@ struct CurlLoop {
     let configFile: String
     let expectedSizes: [Int]
     let concurrency: Int
+    /// The CPU time (user + system) of each curl run, in milliseconds: curl's own cost, which the process CPU
+    /// figures of the in-process variants cannot show.
+    let childCPUMilliseconds = Locked<[Double]>([])
 
     /// nil (with a note) when curl is not installed. `toFiles`: each image to its own file (`run(outputDirectory:)`)
     /// instead of /dev/null.
@@ -318,9 +343,12 @@ struct CurlLoop {
             + (outputDirectory.map { ["--create-dirs", "--output-dir", $0.path] } ?? [])
         let output = Pipe()
         process.standardOutput = output
+        let before = Self.childrenCPUMilliseconds()
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let spent = Self.childrenCPUMilliseconds() - before
+        childCPUMilliseconds.withLock { $0.append(spent) }
         guard process.terminationStatus == 0 else { throw BenchmarkFailure("curl exited with \(process.terminationStatus)") }
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
         let ok = lines.allSatisfy { $0.hasPrefix("200 ") }
@@ -328,6 +356,14 @@ struct CurlLoop {
         guard ok, sizes == expectedSizes else {
             throw BenchmarkFailure("curl: \(lines.count) transfers, all 200: \(ok), sizes as expected: \(sizes == expectedSizes)")
         }
+    }
+
+    /// User + system time of this process's reaped children so far.
+    static func childrenCPUMilliseconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        func ms(_ time: timeval) -> Double { Double(time.tv_sec) * 1000 + Double(time.tv_usec) / 1000 }
+        return ms(usage.ru_utime) + ms(usage.ru_stime)
     }
 }
 

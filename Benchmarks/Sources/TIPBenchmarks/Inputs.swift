@@ -4,10 +4,10 @@ import TIP
 /// The images benchmarks run on: the shared fixtures when present, plus generated images of
 /// controlled size made with the project's own encoders.
 enum Inputs {
-    /// `../shared/fixtures` next to the project root (or `$TIP_FIXTURES`, as for `scripts/fuzz`), when present.
+    /// `../shared/fixtures` next to the project root (or `$TIP_FIXTURES`, as `scripts/fuzz` reads it), when present.
     static let fixtures: URL? = {
         if let path = ProcessInfo.processInfo.environment["TIP_FIXTURES"], FileManager.default.fileExists(atPath: path) {
-            return URL(fileURLWithPath: path)
+            return URL(fileURLWithPath: path, isDirectory: true)
         }
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<5 { url.deleteLastPathComponent() }  // TIPBenchmarks, Sources, Benchmarks, project root

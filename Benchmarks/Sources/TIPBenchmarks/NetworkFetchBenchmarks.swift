@@ -7,9 +7,10 @@ import FoundationNetworking
 import TIPImageServer
 
 /// The whole-fetch network row of PERFORMANCE.md: 1,000 distinct small JPEGs fetched over loopback from the
-/// embedded server through real `ImagePipeline` fetch operations (download, decode, caching; cold caches: a
-/// fresh pipeline per run) vs a plain URLSession + TurboJPEG loop with the same concurrency. Every run checks
-/// the decoded sizes and the server's request log.
+/// embedded server through real `ImagePipeline` fetch operations (download with the default provider, libcurl's,
+/// decode, caching; cold caches: a fresh pipeline per run) vs a plain URLSession + TurboJPEG loop with the same
+/// concurrency, and the same fetches with the URLSession provider. Every run checks the decoded sizes and the
+/// server's request log.
 enum NetworkFetchBenchmarks {
     static let concurrency = DownloadBenchmarks.concurrency
     static let imageCount = 1_000
@@ -40,6 +41,8 @@ enum NetworkFetchBenchmarks {
         // Cold caches: a fresh pipeline (its own directory, empty caches) per run, made before the clock starts.
         // Diagnostic variant: the same with the caches on tmpfs (/dev/shm), where fsync costs nothing.
         let onDisk = try PipelineSet(root: root, name: "bench-network-fetch")
+        let onURLSession = try PipelineSet(root: root.appendingPathComponent("urlsession", isDirectory: true),
+                                           name: "bench-network-fetch-urlsession", provider: URLSessionImageFetchDownloadProvider())
         let shm = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
         let shmRoot = shm.appendingPathComponent("tip-bench-\(UUID().uuidString)", isDirectory: true)
         let onTmpfs = FileManager.default.fileExists(atPath: shm.path) ? try PipelineSet(root: shmRoot, name: "bench-network-fetch-tmpfs") : nil
@@ -79,8 +82,9 @@ enum NetworkFetchBenchmarks {
         var variants = [
             checked("the fetch operations") { try fetches(onDisk) },
             checked("the URLSession + TurboJPEG loop") { try loop.runDecoding(urls: urls, dimensions: dimensions) },
+            checked("the fetch operations, URLSession provider") { try fetches(onURLSession) },
         ]
-        var names = ["ImagePipeline fetches", "URLSession + TurboJPEG loop"]
+        var names = ["ImagePipeline fetches", "URLSession + TurboJPEG loop", "ImagePipeline fetches, URLSession provider"]
         if let onTmpfs {
             variants.append(checked("the fetch operations, caches on tmpfs") { try fetches(onTmpfs) })
             names.append("ImagePipeline fetches, caches on tmpfs")
@@ -89,9 +93,11 @@ enum NetworkFetchBenchmarks {
         let name = "\(imageCount) distinct small images fetched over loopback, cold caches (decode included)"
         let baselineName = "URLSession + TurboJPEG loop, \(concurrency) in flight"
         Harness.report(name, ours: samples[0], baselineName: baselineName, baseline: samples[1], target: 1.0,
-                       note: "ours: ImagePipeline fetch operations, \(concurrency) downloads in flight, disk-cache writes (fsync + rename) included")
+                       note: "ours: ImagePipeline fetch operations (libcurl provider), \(concurrency) downloads in flight, disk-cache writes (fsync + rename) included")
+        Harness.report(name + ", URLSession provider", ours: samples[2], baselineName: baselineName, baseline: samples[1], target: nil,
+                       note: "information: the same fetches with the provider the pipeline used before")
         if onTmpfs != nil {
-            Harness.report(name + ", caches on tmpfs", ours: samples[2], baselineName: baselineName, baseline: samples[1], target: nil,
+            Harness.report(name + ", caches on tmpfs", ours: samples[3], baselineName: baselineName, baseline: samples[1], target: nil,
                            note: "diagnostic: the same fetches with the caches root on /dev/shm, where fsync is free")
         }
     }
@@ -103,9 +109,11 @@ final class PipelineSet {
     private var pipelines: [ImagePipeline] = []
     private var used = 0
 
-    init(root: URL, name: String) throws {
+    /// `provider` nil: the default one.
+    init(root: URL, name: String, provider: (any ImageFetchDownloadProvider)? = nil) throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         configuration = GlobalConfiguration(cachesRootDirectory: root)
+        configuration.imageFetchDownloadProvider = provider
         configuration.callbackQueue = DispatchQueue(label: "tip-bench.\(name)-callbacks")
         configuration.maxConcurrentImagePipelineDownloadCount = NetworkFetchBenchmarks.concurrency
         configuration.maxBytesForAllDiskCaches = 1 << 36

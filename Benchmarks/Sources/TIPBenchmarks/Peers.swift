@@ -9,6 +9,17 @@ enum Peers {
         return run(arguments: arguments)
     }
 
+    /// The `Benchmarks` directory, where the Python scripts live.
+    static var scriptsDirectory: URL {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }  // Peers.swift, TIPBenchmarks, Sources
+        return url
+    }
+
+    /// The first `python3` on `PATH`, or nil.
+    static let python: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+        .map { "\($0)/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+
     /// Runs `peers.py` with `arguments` (after `--iterations`) and returns its timings by name.
     static func run(arguments scriptArguments: [String]) -> [String: Samples] {
         runWithCPU(arguments: scriptArguments).wall
@@ -16,9 +27,7 @@ enum Peers {
 
     /// ``run(arguments:)``, with each peer's median process CPU time of one run (all threads) as well.
     static func runWithCPU(arguments scriptArguments: [String]) -> (wall: [String: Samples], cpu: [String: Double]) {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }  // TIPBenchmarks, Sources, Benchmarks
-        let script = url.appendingPathComponent("peers.py").path
+        let script = scriptsDirectory.appendingPathComponent("peers.py").path
         let arguments = [script, "--iterations", String(Harness.iterations)] + scriptArguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

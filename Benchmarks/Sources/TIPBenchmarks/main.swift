@@ -1,11 +1,19 @@
 import Foundation
 
 // TIP benchmark suite: every row prints ours vs a baseline measured in the same run, and a ratio.
-// Usage: TIPBenchmarks [--iterations N] [--only codecs|caches|downloads|fetches|webp|memory|fetches-network|codecs3|processing]
+// Usage: TIPBenchmarks [--iterations N]
+//   [--only codecs|codecs2|caches|downloads|fetches|webp|memory|fetches-network|codecs3|processing|tables|mainjob]
 let arguments = CommandLine.arguments
 // The memory row's child process (see MemoryBenchmarks): runs alone, prints its measurements, exits.
 if arguments.contains(MemoryBenchmarks.childFlag) {
     exit(MemoryBenchmarks.child(arguments: arguments))
+}
+// The image-table resident-memory row's child process (see ImageTableBenchmarks).
+if arguments.contains(ImageTableBenchmarks.childFlag) {
+    exit(ImageTableBenchmarks.child(arguments: arguments))
+}
+if arguments.contains(ProfileDriver.flag) {
+    exit(ProfileDriver.run(arguments: arguments))
 }
 if let index = arguments.firstIndex(of: "--iterations"), index + 1 < arguments.count, let n = Int(arguments[index + 1]), n >= 1 {
     Harness.iterations = n
@@ -14,12 +22,15 @@ if let index = arguments.firstIndex(of: "--iterations"), index + 1 < arguments.c
 print("TIP benchmarks: release build, 1 warm-up + \(Harness.iterations) runs per measurement, medians (min–max)\n")
 do {
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-    let groups = ["codecs", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3", "processing"]
+    let groups = [
+        "codecs", "codecs2", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3", "processing", "tables", "mainjob",
+    ]
     if let only, !groups.contains(only) {
         print("unknown group \(only); one of: \(groups.joined(separator: ", "))")
         exit(2)
     }
     if only == nil || only == "codecs" { try CodecBenchmarks.run() }
+    if only == nil || only == "codecs2" { try NewCodecBenchmarks.run() }
     if only == nil || only == "caches" { try CacheBenchmarks.run() }
     if only == nil || only == "downloads" { try DownloadBenchmarks.run() }
     if only == nil || only == "fetches" { try FetchBenchmarks.run() }
@@ -28,6 +39,8 @@ do {
     if only == nil || only == "fetches-network" { try NetworkFetchBenchmarks.run() }
     if only == nil || only == "memory" { try MemoryBenchmarks.run() }
     if only == nil || only == "processing" { try ProcessingBenchmarks.run() }
+    if only == nil || only == "tables" { try ImageTableBenchmarks.run() }
+    if only == nil || only == "mainjob" { try MainJobBenchmarks.run() }
 } catch {
     print("benchmark failed: \(error)")
     exit(1)

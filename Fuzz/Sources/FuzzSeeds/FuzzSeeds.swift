@@ -11,8 +11,9 @@ import TIPWebP
 public func unusedFuzzTest(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> CInt { 0 }
 
 /// Writes small generated seed images, made with the project's own encoders, into per-target
-/// corpus directories: `FuzzSeeds <corpus-root>` creates `<root>/jpeg`, `png`, `gif`, `webp`,
-/// `jpeg2000` and `heif` (HEIC and AVIF, where this libheif can encode them).
+/// corpus directories: `FuzzSeeds <corpus-root>` creates `<root>/jpeg`, `png`, `gif`, `webp`, `tiff`,
+/// `bmp`, `tga`, `apng` (ICO seeds come from the committed codec test files), `jpeg2000` and `heif`
+/// (HEIC and AVIF, where this libheif can encode them).
 @main
 struct FuzzSeeds {
     static func main() throws {
@@ -61,6 +62,12 @@ struct FuzzSeeds {
             add("gif", "\(name).gif") { try encode(GIFCodec(), image, options: [], quality: 1) }
             add("webp", "\(name).webp") { try encode(WebPCodec(), image, options: [], quality: 0.6) }
             add("webp", "\(name)-lossless.webp") { try encode(WebPCodec(), image, options: [], quality: 1) }
+            add("tiff", "\(name).tif") { try encode(TIFFCodec(), image, options: [], quality: 1) }
+            add("tiff", "\(name)-gray.tif") { try encode(TIFFCodec(), image, options: [.grayscale], quality: 1) }
+            add("bmp", "\(name).bmp") { try encode(BMPCodec(), image, options: [], quality: 1) }
+            add("bmp", "\(name)-gray.bmp") { try encode(BMPCodec(), image, options: [.grayscale], quality: 1) }
+            add("tga", "\(name).tga") { try encode(TGACodec(), image, options: [], quality: 1) }
+            add("tga", "\(name)-rle.tga") { try encode(TGACodec(encoder: TGAEncoder(compression: .runLength)), image, options: [], quality: 1) }
             add("jpeg2000", "\(name).jp2") { try encode(JPEG2000Codec(), image, options: [], quality: 0.6) }
             add("jpeg2000", "\(name)-lossless.jp2") { try encode(JPEG2000Codec(), image, options: [], quality: 1) }
             add("jpeg2000", "\(name)-gray.jp2") { try encode(JPEG2000Codec(), image, options: [.grayscale], quality: 0.5) }
@@ -71,6 +78,8 @@ struct FuzzSeeds {
         if let animation = ImageContainer(animatedFrames: frames, frameDurations: [0.1, 0.05, 0.2], loopCount: 2) {
             add("gif", "animated.gif") { try encode(GIFCodec(), animation, options: [], quality: 1) }
             add("webp", "animated.webp") { try encode(WebPCodec(), animation, options: [], quality: 0.8) }
+            add("apng", "animated.png") { try encode(PNGCodec(), animation, options: [], quality: 1) }
+            add("apng", "animated-interlaced.png") { try encode(PNGCodec(), animation, options: [.progressive], quality: 1) }
         }
         return seeds
     }

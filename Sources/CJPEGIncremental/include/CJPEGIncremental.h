@@ -30,7 +30,7 @@ typedef struct {
     int rows_decoded;        ///< sequential: output rows decoded so far
     int input_complete;      ///< all image data consumed (EOI or fake EOI reached)
     int warnings;            ///< libjpeg warnings so far (corrupt data, premature end)
-    int truncated;           ///< the input ended early and the source supplied a fake EOI
+    int truncated;           ///< the input ended early: the source supplied a fake EOI, or a scan's data stopped at a marker
     long long consumed;      ///< bytes libjpeg has consumed so far (a progress token)
 } tip_jpeg_inc_info;
 
@@ -69,6 +69,25 @@ int tip_jpeg_inc_copy_rows(tip_jpeg_inc *dec, uint8_t *dst, size_t pitch);
 void tip_jpeg_inc_get_info(tip_jpeg_inc *dec, tip_jpeg_inc_info *info);
 /// The last libjpeg error (or first warning) message; never NULL.
 const char *tip_jpeg_inc_error_message(tip_jpeg_inc *dec);
+
+/// Where a one-shot decode gets its large blocks (the whole-image coefficient arrays, the copy of the file
+/// without the scans it leaves out): `allocate` returns at
+/// least `bytes` bytes (any contents; the decoder zeroes what it needs) and stores their usable length in
+/// `*length`, or returns NULL; `release` takes back a block with that length. Called on the decoding thread.
+typedef struct {
+    void *(*allocate)(size_t bytes, size_t *length);
+    void (*release)(void *pointer, size_t length);
+} tip_jpeg_large_allocator;
+
+/// Decodes a complete progressive JPEG at scale_num/scale_denom into `destination` (`height` rows of `pitch`
+/// bytes, `out_space` a TIP_JPEG_OUT_* value) exactly as TurboJPEG decodes it, with the coefficient arrays
+/// from `allocator`, and without the AC scans of components whose inverse DCT at that scale reads only the
+/// DC coefficient (then `*dc_only` is set). Returns 0 when the image was written; 1 when the caller should
+/// decode with TurboJPEG instead: not progressive, output dimensions other than `width` x `height`, any
+/// libjpeg warning or error (the rows may then be partly written).
+int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num, int scale_denom, int out_space,
+                                uint8_t *destination, size_t pitch, int width, int height,
+                                const tip_jpeg_large_allocator *allocator, int *dc_only);
 
 /// Whether `bytes` (the queued input right after a completed scan; `pending_marker` is libjpeg's
 /// already-read marker code or 0) holds a whole next scan, or the EOI. Exposed for tests.

@@ -78,6 +78,11 @@ enum {
 int tip_png_fast_decode(const uint8_t *data, size_t size, uint32_t width, uint32_t height, int output_format,
                         uint8_t *canvas, size_t stride);
 
+// MARK: - Chunk checksums
+
+/// The CRC-32 of `count` bytes continuing `crc` (0 to start), as PNG chunks use it (libdeflate's).
+uint32_t tip_png_crc32(uint32_t crc, const uint8_t *bytes, size_t count);
+
 // MARK: - Encoding
 
 /// Pixel layouts the encoder reads.

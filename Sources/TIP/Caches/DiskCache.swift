@@ -9,8 +9,9 @@ import Glibc
 /// Per identifier a complete file `<safeId>` and a partial download `<safeId>.tmp`
 /// (``SafeIdentifier``), each with ``DiskCacheMetadata`` in `user.` extended attributes, or in a
 /// ``DiskCacheSidecar`` where the file system has none. Every write goes to a uniquely named
-/// temporary file that is fsynced, gets its metadata and is renamed into place, so a process killed
-/// at any moment never leaves an entry that is later served wrong.
+/// temporary file that gets its metadata and is renamed into place (fsynced first when
+/// ``GlobalConfiguration/diskCacheWritesAreDurable``), so a process killed at any moment never leaves an
+/// entry that is later served wrong.
 ///
 /// The manifest (LRU order, byte totals) loads in the background at start-up; until then reads go
 /// straight to the files (complete files only) and changes are reconciled when loading ends, so the
@@ -42,6 +43,8 @@ final class DiskCache: BudgetedCache, @unchecked Sendable {
     let domain: DiskCacheDomain
     /// Clock, logging, problems.
     let configuration: GlobalConfiguration
+    /// Files flushed with `fsync` so far (``GlobalConfiguration/diskCacheWritesAreDurable``); thread-safe.
+    let flushCount = Locked(0)
     /// The cache directory.
     let directory: URL
     /// `directory.path` without a trailing slash.

@@ -7,7 +7,8 @@ import Foundation
 /// Keys: `ID` identifier, `URL`, `LAD` last access, `TTL`, `uTTL` update expiry on access, `dX`/`dY`
 /// dimensions, `ANI` animated, `pl` placeholder (only written when true), `LMD` Last-Modified (`"!"`
 /// when none; values under 4 characters read as nil), `clen` expected length (0 for a complete file),
-/// `ETag`, `type` image type string.
+/// `ETag`, `type` image type string; beyond TIP, `len` the file's length and `crc` its contents' CRC-32
+/// (see `DiskCacheMetadata+Contents.swift`).
 struct DiskCacheMetadata: Sendable, Equatable {
     /// The image identifier (the file name may be a hash of it).
     var identifier: String
@@ -35,6 +36,10 @@ struct DiskCacheMetadata: Sendable, Equatable {
     var expectedLength: Int64
     /// The image type string (e.g. `public.jpeg`), if known.
     var imageType: String?
+    /// The file's length when it was installed (nil: written before the disk cache recorded it).
+    var contentLength: Int64?
+    /// The CRC-32 of the file's contents when it was installed (nil: not recorded).
+    var contentChecksum: UInt32?
 
     /// A record with TIP's defaults for the optional parts.
     init(identifier: String, url: URL, lastAccess: Date, timeToLive: TimeInterval, updatesExpiryOnAccess: Bool = true,
@@ -83,13 +88,17 @@ struct DiskCacheMetadata: Sendable, Equatable {
         static let expectedLength = "clen"
         static let entityTag = "ETag"
         static let imageType = "type"
+        static let contentLength = "len"
+        static let contentChecksum = "crc"
         /// Every key, in the order they are written.
         static let all = [identifier, url, lastAccess, timeToLive, updatesExpiryOnAccess, width, height,
-                          isAnimated, isPlaceholder, lastModified, expectedLength, entityTag, imageType]
+                          isAnimated, isPlaceholder, lastModified, expectedLength, entityTag, imageType,
+                          contentLength, contentChecksum]
     }
 
     /// The values in TIP's encodings: numbers and booleans as raw 8-byte doubles, dates as seconds since
-    /// 2001, strings as UTF-8. `pl`, `ETag` and `type` are left out when false or absent.
+    /// 2001, strings as UTF-8; `crc` as a little-endian UInt32. `pl`, `ETag`, `type`, `len` and `crc` are left out
+    /// when false or absent.
     var encodedValues: [(key: String, bytes: [UInt8])] { encodedValues(maximumIdentifierLength: Int.max) }
 
     /// The largest identifier (UTF-8 bytes) written to an extended attribute; longer ones are left out
@@ -114,6 +123,8 @@ struct DiskCacheMetadata: Sendable, Equatable {
         if isPlaceholder { values.append((Key.isPlaceholder, number(1))) }
         if let entityTag { values.append((Key.entityTag, Array(entityTag.utf8))) }
         if let imageType { values.append((Key.imageType, Array(imageType.utf8))) }
+        if let contentLength { values.append((Key.contentLength, number(Double(contentLength)))) }
+        if let contentChecksum { values.append((Key.contentChecksum, withUnsafeBytes(of: contentChecksum.littleEndian) { Array($0) })) }
         return values
     }
 
@@ -151,5 +162,13 @@ struct DiskCacheMetadata: Sendable, Equatable {
                   isPlaceholder: (number(Key.isPlaceholder) ?? 0) != 0, lastModified: lastModified,
                   entityTag: string(Key.entityTag).flatMap { $0.isEmpty ? nil : $0 }, expectedLength: Int64(expected),
                   imageType: string(Key.imageType))
+        // A malformed length or checksum reads as absent: the length is then checked by nothing, so such a file is
+        // only as trusted as one written before these keys existed.
+        if let length = number(Key.contentLength), (0...Double(Int64.max / 2)).contains(length), length.rounded() == length {
+            contentLength = Int64(length)
+        }
+        if let raw = value(Key.contentChecksum), raw.count == 4 {
+            contentChecksum = UInt32(littleEndian: raw.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+        }
     }
 }

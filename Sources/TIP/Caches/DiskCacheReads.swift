@@ -73,13 +73,51 @@ extension DiskCache {
     }
 
     /// The bytes of a complete part from an earlier lookup (no second lookup or access refresh); a file
-    /// that vanished meanwhile is forgotten.
+    /// that vanished meanwhile is forgotten, one whose length or checksum no longer match its metadata is
+    /// removed and reported (nil either way).
     func completeData(of part: DiskCacheEntry.Part) -> Data? {
         guard let bytes = data(of: part) else {
             forgetVanishedPart(identifier: part.metadata.identifier, partial: false)
             return nil
         }
+        if let mismatch = part.metadata.contentMismatch(in: bytes) {
+            removeDamagedPart(part, partial: false, mismatch: mismatch)
+            return nil
+        }
         return bytes
+    }
+
+    /// Removes a part whose bytes did not match its metadata and reports ``Problem/diskCacheEntryDamaged`` — only
+    /// when the part is still the one installed (a file replaced since the lookup is simply missed this time).
+    func removeDamagedPart(_ part: DiskCacheEntry.Part, partial: Bool, mismatch: DiskCacheMetadata.ContentMismatch) {
+        let removed = domain.sync { removeIfInstalled(part, partial: partial) }
+        if removed { reportDamagedPart(part, mismatch: mismatch) }
+    }
+
+    /// Deletes `part`'s file and forgets it when it is still the installed one (on the domain queue).
+    func removeIfInstalled(_ part: DiskCacheEntry.Part, partial: Bool) -> Bool {
+        let identifier = part.metadata.identifier
+        guard !identifier.isEmpty else { return false }
+        let name = SafeIdentifier.fileName(for: identifier)
+        guard var entry = currentEntry(name) else { return false }
+        let installed = partial ? entry.partial : entry.complete
+        guard let installed, installed.fileURL == part.fileURL,
+              installed.metadata.contentChecksum == part.metadata.contentChecksum,
+              installed.metadata.contentLength == part.metadata.contentLength else { return false }
+        deleteFile(part.fileURL.lastPathComponent)
+        if partial { entry.partial = nil } else { entry.complete = nil }
+        setEntry(entry.isEmpty ? nil : entry, forName: name, bump: false)
+        return true
+    }
+
+    /// Reports ``Problem/diskCacheEntryDamaged`` for a removed part.
+    func reportDamagedPart(_ part: DiskCacheEntry.Part, mismatch: DiskCacheMetadata.ContentMismatch) {
+        configuration.post(.diskCacheEntryDamaged, userInfo: [
+            ProblemInfoKey.imageIdentifier: part.metadata.identifier,
+            ProblemInfoKey.imageURL: part.metadata.url,
+            ProblemInfoKey.path: part.fileURL.path,
+            ProblemInfoKey.error: mismatch.description,
+        ], level: .error, message: "disk cache file \(part.fileURL.path) was damaged (\(mismatch)); removed, the image is fetched again")
     }
 
     /// Drops a part whose file disappeared behind our back, so the totals match the files.
@@ -97,18 +135,23 @@ extension DiskCache {
     }
 
     /// Copies `identifier`'s complete file to a new temporary file outside the cache (the caller
-    /// deletes it). Missing ⇒ `POSIXError(.ENOENT)`.
+    /// deletes it). Missing, or damaged (removed and reported) ⇒ `POSIXError(.ENOENT)`.
     func copyCompleteFile(withIdentifier identifier: String) throws(POSIXError) -> URL {
         guard let part = entry(withIdentifier: identifier, includePartial: false)?.complete else { throw POSIXError(.ENOENT) }
         let source = try DiskCacheFiles.open(part.fileURL.path, O_RDONLY | O_NONBLOCK)
         defer { DiskCacheFiles.close(source) }
-        guard DiskCacheFiles.regularFileInfo(source) != nil else { throw POSIXError(.ENOENT) }
+        guard DiskCacheFiles.regularFileInfo(source) != nil,
+              let bytes = DiskCacheFiles.readAll(source, mapLargeFiles: true) else { throw POSIXError(.ENOENT) }
+        if let mismatch = part.metadata.contentMismatch(in: bytes) {
+            removeDamagedPart(part, partial: false, mismatch: mismatch)
+            throw POSIXError(.ENOENT)
+        }
         let temporaryDirectory = DiskCache.normalizedTemporaryDirectory()
         let target = temporaryDirectory + "/tip-disk-copy-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         let fd = try DiskCacheFiles.create(target)
         defer { DiskCacheFiles.close(fd) }
         do throws(POSIXError) {
-            try DiskCacheFiles.copy(from: source, to: fd)
+            try DiskCacheFiles.writeAll(fd, bytes)
         } catch {
             DiskCacheFiles.remove(target)
             throw error

@@ -44,7 +44,7 @@ extension DiskCache {
     /// `metadata` when it and `size` make a valid complete (`partial == false`) or partial file named
     /// for `safeName`, else nil. The identifier must map to `safeName`; a missing identifier (too long
     /// for an attribute) is accepted only for a hashed name and becomes the hash until the next access
-    /// re-attaches the real one (as TIP).
+    /// re-attaches the real one (as TIP). A recorded content length must be the file's size.
     static func validated(_ metadata: DiskCacheMetadata, size: Int64, safeName: String, partial: Bool) -> DiskCacheMetadata? {
         var metadata = metadata
         if metadata.identifier.isEmpty {
@@ -56,6 +56,7 @@ extension DiskCache {
         } else if SafeIdentifier.fileName(for: metadata.identifier) != safeName {
             return nil
         }
+        guard metadata.contentLengthMatches(size) else { return nil }
         if partial {
             return metadata.expectedLength > 0 && size > 0 && size <= metadata.expectedLength ? metadata : nil
         }
@@ -93,11 +94,26 @@ extension DiskCache {
     /// Writes `metadata` for the open temporary file `temporaryName` and renames it to `fileName`.
     /// With sidecars the sidecar (naming the file's inode and size) is renamed into place first.
     /// Returns the installed part. On failure the temporary file is left for the caller to remove.
-    func install(temporaryName: String, fd: Int32, metadata: DiskCacheMetadata, as fileName: String) throws(POSIXError) -> DiskCacheEntry.Part {
+    /// The metadata records the file's length and CRC-32, read back from the written file (from the page cache).
+    func install(temporaryName: String, fd: Int32, metadata input: DiskCacheMetadata, as fileName: String) throws(POSIXError) -> DiskCacheEntry.Part {
         guard let info = DiskCacheFiles.regularFileInfo(fd) else { throw POSIXError(.EIO) }
+        let reader = try DiskCacheFiles.open(path(temporaryName), O_RDONLY | O_NONBLOCK)
+        defer { DiskCacheFiles.close(reader) }
+        guard let written = DiskCacheFiles.readAll(reader, mapLargeFiles: true), Int64(written.count) == info.size else {
+            throw POSIXError(.EIO)
+        }
+        let metadata = input.recordingContents(of: written)
         try writeMetadata(metadata, fd: fd, inode: info.inode, size: info.size, for: fileName)
         try DiskCacheFiles.rename(path(temporaryName), path(fileName))
         return DiskCacheEntry.Part(metadata: metadata, fileURL: url(fileName), byteCount: info.size)
+    }
+
+    /// Flushes a written temporary file to storage before it is renamed into place, when
+    /// ``GlobalConfiguration/diskCacheWritesAreDurable`` asks for it (any queue).
+    func flushIfDurable(_ fd: Int32) throws(POSIXError) {
+        guard configuration.diskCacheWritesAreDurable else { return }
+        try DiskCacheFiles.sync(fd)
+        flushCount.withLock { $0 += 1 }
     }
 
     /// Writes a sidecar through its own temporary file and renames it to ``DiskCacheSidecar/name(for:)``.
@@ -106,7 +122,7 @@ extension DiskCache {
         let fd = try DiskCacheFiles.create(path(temporary))
         do throws(POSIXError) {
             try DiskCacheFiles.writeAll(fd, Data(sidecar.encoded))
-            try DiskCacheFiles.sync(fd)
+            try flushIfDurable(fd)
             DiskCacheFiles.close(fd)
             try DiskCacheFiles.rename(path(temporary), path(DiskCacheSidecar.name(for: fileName)))
         } catch {

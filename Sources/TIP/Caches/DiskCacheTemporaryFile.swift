@@ -87,8 +87,8 @@ final class DiskCacheTemporaryFile: Sendable {
     /// Installs the file as `metadata.identifier`'s complete image (`complete`) or partial download,
     /// with the download tie-breaks of ``DiskCache/commitDownload(temporaryName:fd:metadata:complete:)``.
     /// For a partial, `metadata.expectedLength` is the full length. Returns whether it was kept; the
-    /// temporary file is gone either way. The file is flushed first, then installed on the domain queue
-    /// (callable on it too).
+    /// temporary file is gone either way. The file is flushed first (when writes are durable), then
+    /// installed on the domain queue (callable on it too).
     @discardableResult
     func finalize(metadata: DiskCacheMetadata, complete: Bool) -> Bool {
         let taken: (fd: Int32, failed: Bool)? = state.withLock { state in
@@ -100,10 +100,10 @@ final class DiskCacheTemporaryFile: Sendable {
         defer { DiskCacheFiles.close(taken.fd) }
         let cache = self.cache
         let name = self.name
-        // Flushed before taking the shared queue; the queue only decides and renames.
+        // Flushed (when durable) before taking the shared queue; the queue only decides and renames.
         var flushFailure: POSIXError?
         if !taken.failed {
-            do throws(POSIXError) { try DiskCacheFiles.sync(taken.fd) } catch { flushFailure = error }
+            do throws(POSIXError) { try cache.flushIfDurable(taken.fd) } catch { flushFailure = error }
         }
         return cache.domain.sync {
             if let flushFailure {

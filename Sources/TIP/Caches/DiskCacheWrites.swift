@@ -14,7 +14,7 @@ extension DiskCache {
     /// `metadata.lastAccess` is set to now and `expectedLength` to 0. A partial survives only when its
     /// area is strictly larger. Returns whether the image was stored.
     ///
-    /// The bytes are written and fsynced to a temporary file off the domain queue (unless called on
+    /// The bytes are written (and fsynced when writes are durable) to a temporary file off the domain queue (unless called on
     /// it), between two short turns on the queue: one that decides and reserves the temporary name, one
     /// that decides again (the entry may have changed meanwhile) and renames the file into place.
     @discardableResult
@@ -119,7 +119,7 @@ extension DiskCache {
         return true
     }
 
-    /// Creates, fills and fsyncs the reserved temporary file; returns its open descriptor.
+    /// Creates and fills the reserved temporary file (flushed when writes are durable); returns its open descriptor.
     private func writeTemporaryFile(_ temporary: String, source: Source) -> Result<Int32, POSIXError> {
         let fd: Int32
         do throws(POSIXError) {
@@ -137,7 +137,7 @@ extension DiskCache {
                 guard DiskCacheFiles.regularFileInfo(input) != nil else { throw POSIXError(.EINVAL) }
                 try DiskCacheFiles.copy(from: input, to: fd)
             }
-            try DiskCacheFiles.sync(fd)
+            try flushIfDurable(fd)
             return .success(fd)
         } catch {
             DiskCacheFiles.close(fd)
@@ -166,7 +166,8 @@ extension DiskCache {
 
     /// A temporary file seeded with a copy of `identifier`'s partial download (to resume it), or nil
     /// when there is no partial or `accepting` refuses its metadata (checked before anything is copied).
-    /// Its ``DiskCacheTemporaryFile/byteCount`` is the partial's size.
+    /// Its ``DiskCacheTemporaryFile/byteCount`` is the partial's size. A partial whose bytes no longer match its
+    /// recorded length and checksum is removed and reported instead.
     func copyPartialToTemporaryFile(withIdentifier identifier: String,
                                     accepting: (DiskCacheMetadata) -> Bool = { _ in true }) -> (file: DiskCacheTemporaryFile, partial: DiskCacheEntry.Part)? {
         domain.sync {
@@ -174,9 +175,16 @@ extension DiskCache {
                   accepting(partial.metadata),
                   let source = try? DiskCacheFiles.open(partial.fileURL.path, O_RDONLY | O_NONBLOCK) else { return nil }
             defer { DiskCacheFiles.close(source) }
+            // The partial's bytes are checked against its recorded length and checksum before a download builds on them.
+            guard let bytes = DiskCacheFiles.readAll(source, mapLargeFiles: true) else { return nil }
+            if let mismatch = partial.metadata.contentMismatch(in: bytes) {
+                if removeIfInstalled(partial, partial: true) { reportDamagedPart(partial, mismatch: mismatch) }
+                return nil
+            }
             guard let file = try? openTemporaryFile(forIdentifier: identifier) else { return nil }
             do throws(POSIXError) {
-                let copied = try file.withDescriptor { (fd) throws(POSIXError) in try DiskCacheFiles.copy(from: source, to: fd) }
+                try file.withDescriptor { (fd) throws(POSIXError) in try DiskCacheFiles.writeAll(fd, bytes) }
+                let copied = Int64(bytes.count)
                 file.setByteCount(copied)
                 var seeded = partial
                 seeded.byteCount = copied

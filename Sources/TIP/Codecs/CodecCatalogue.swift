@@ -13,9 +13,15 @@ public final class CodecCatalogue: Sendable {
     /// The catalogue the pipeline uses unless told otherwise, loaded with ``defaultCodecs``.
     public static let shared = CodecCatalogue()
 
-    /// The codecs available on this system: JPEG (progressive), PNG and GIF (animated).
+    /// The codecs available on this system: JPEG (progressive), PNG and GIF (animated), TIFF, BMP,
+    /// TGA and ICO (decoding only).
     public static var defaultCodecs: [ImageType: any ImageCodec] {
-        [.jpeg: JPEGCodec(), .png: PNGCodec(), .gif: GIFCodec()]
+        var codecs: [ImageType: any ImageCodec] = [.jpeg: JPEGCodec(), .png: PNGCodec(), .gif: GIFCodec()]
+        codecs[.tiff] = TIFFCodec()
+        codecs[.bmp] = BMPCodec()
+        codecs[.targa] = TGACodec()
+        codecs[.ico] = ICOCodec()
+        return codecs
     }
 
     private let codecs: Locked<[ImageType: any ImageCodec]>

@@ -1,11 +1,17 @@
 import Foundation
 
 extension ImageType {
-    /// What adds a codec for this type, for error messages: the `TIPWebP` product for WebP, a registration for
-    /// any other type.
+    /// What adds a codec for this type, for error messages: the plug-in product for WebP, JPEG 2000, HEIC and AVIF,
+    /// a registration for any other type.
     var missingCodecAdvice: String {
-        if self == .webp {
-            return "add the TIPWebP product and call TIPWebP.register() at start-up (the TIPWebP product goes next to "
+        let plugIn: String? = switch self {
+        case .webp: "TIPWebP"
+        case .jpeg2000: "TIPJPEG2000"
+        case .heic, .avif: "TIPHEIF"
+        default: nil
+        }
+        if let plugIn {
+            return "add the \(plugIn) product and call \(plugIn).register() at start-up (the \(plugIn) product goes next to "
                 + "TIP in your target's dependencies)"
         }
         return "register an ImageCodec for it with CodecCatalogue.shared.setCodec(_:for: ImageType(rawValue: \"\(rawValue)\"))"

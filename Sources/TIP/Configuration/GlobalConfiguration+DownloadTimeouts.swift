@@ -35,4 +35,10 @@ extension GlobalConfiguration {
         get { settings.withLock { $0.imageDownloadRateInterval } }
         set { settings.withLock { $0.imageDownloadRateInterval = max(0.05, newValue) } }
     }
+
+    /// The time the limits above are measured in (real time unless a test installs its own).
+    var downloadTimeSource: any DownloadTimeSource {
+        get { settings.withLock { $0.downloadTimeSource } }
+        set { settings.withLock { $0.downloadTimeSource = newValue } }
+    }
 }

@@ -22,6 +22,18 @@ extension GlobalConfiguration {
         #endif
     }
 
+    /// The download provider used when none is set (made on first use, shared by every configuration): on Linux
+    /// ``CurlImageFetchDownloadProvider``, since FoundationNetworking's URLSession aborts the process on some valid
+    /// responses (see ``URLSessionImageFetchDownloadProvider``); elsewhere ``URLSessionImageFetchDownloadProvider``,
+    /// as TIP.
+    static let defaultDownloadProvider: any ImageFetchDownloadProvider = {
+        #if canImport(Darwin)
+        URLSessionImageFetchDownloadProvider()
+        #else
+        CurlImageFetchDownloadProvider()
+        #endif
+    }()
+
     /// Runs `work` on ``callbackQueue``, watched: callbacks that wait 5 s there get one warning per queue.
     func dispatchToCallbackQueue(_ work: @escaping @Sendable () -> Void) {
         let queue = callbackQueue

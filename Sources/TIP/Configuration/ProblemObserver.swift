@@ -43,6 +43,10 @@ public struct Problem: RawRepresentable, Hashable, Sendable, CustomStringConvert
     /// A complete disk-cache entry could not be decoded when read; it was removed and the fetch went on to the
     /// next source. User info: `imageIdentifier`, `imageURL`, `path`, `error`.
     public static let diskCacheEntryCouldNotBeDecoded = Problem(rawValue: "TIPProblemDiskCacheEntryCouldNotBeDecoded")
+    /// A disk-cache file's length or CRC-32 no longer matched what its metadata recorded when it was written
+    /// (truncated, overwritten, swapped with another entry's file, bit rot); it was removed and the image is
+    /// fetched again. User info: `imageIdentifier`, `imageURL`, `path`, `error` (what did not match).
+    public static let diskCacheEntryDamaged = Problem(rawValue: "TIPProblemDiskCacheEntryDamaged")
 }
 
 /// Keys of a problem's user info (TIP's `TIPProblemInfoKey*`).

@@ -197,9 +197,11 @@ final class ImageDownloadHeaderReader {
         isAnimated = false
     }
 
-    /// Whether `data` ends the way a whole file of `type` ends: JPEG's end-of-image marker, PNG's `IEND`
-    /// chunk, GIF's trailer, WebP's RIFF length. Other types pass. A cheap guard against bodies cut short
-    /// by a lying `Content-Length`; the decode still has the last word.
+    /// Whether `data` holds the end of a whole file of `type`: JPEG's end-of-image marker, PNG's `IEND` chunk,
+    /// GIF's trailer, WebP's RIFF length. Other types pass. Bytes after the end (a motion photo's video, padding,
+    /// a newline) are allowed, as browsers and decoders ignore them. A cheap guard against bodies cut short by a
+    /// lying `Content-Length`; the decode has the last word (a body cut short, even one closed with an end marker,
+    /// decodes partial, and a partial decode of a complete body fails).
     static func looksComplete(_ data: Data, type: ImageType?) -> Bool {
         data.withUnsafeBytes { looksComplete($0, type: type) }
     }
@@ -209,30 +211,32 @@ final class ImageDownloadHeaderReader {
         guard let type, !raw.isEmpty else { return !raw.isEmpty }
         let bytes = raw.bindMemory(to: UInt8.self)
         let count = bytes.count
-        func tailContains(_ pattern: [UInt8], within window: Int) -> Bool {
-            guard count >= pattern.count else { return false }
-            let start = max(0, count - window)
+        /// Whether `pattern` occurs after the first `skip` bytes, searching from the end.
+        func contains(_ pattern: [UInt8], after skip: Int) -> Bool {
+            guard count >= pattern.count + skip else { return false }
             var index = count - pattern.count
-            while index >= start {
-                var matches = true
-                for (offset, byte) in pattern.enumerated() where bytes[index + offset] != byte {
-                    matches = false
-                    break
+            while index >= skip {
+                if bytes[index] == pattern[0] {
+                    var matches = true
+                    for offset in 1..<pattern.count where bytes[index + offset] != pattern[offset] {
+                        matches = false
+                        break
+                    }
+                    if matches { return true }
                 }
-                if matches { return true }
                 index -= 1
             }
             return false
         }
         switch type {
         case .jpeg:
-            // Entropy-coded data never holds FF D9 (0xFF is stuffed), so an end-of-image marker near the
-            // end means the last scan finished.
-            return tailContains([0xFF, 0xD9], within: 4096)
+            // Entropy-coded data never holds FF D9 (0xFF is stuffed): an end-of-image marker after the start
+            // of image means a scan finished (the decode tells an embedded thumbnail's apart).
+            return contains([0xFF, 0xD9], after: 2)
         case .png:
-            return tailContains(Array("IEND".utf8), within: 64)
+            return contains(Array("IEND".utf8), after: 8)
         case .gif:
-            return bytes[count - 1] == 0x3B
+            return contains([0x3B], after: 6)
         case .webp:
             guard count >= 12 else { return false }
             let declared = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24

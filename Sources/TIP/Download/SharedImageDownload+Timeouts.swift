@@ -6,7 +6,7 @@ extension SharedImageDownload {
     /// Starts the limits for the attempt just launched.
     func startTimeouts() {
         timeoutGeneration += 1
-        let limits = ImageDownloadTimeouts(configuration: configuration, now: .now)
+        let limits = ImageDownloadTimeouts(configuration: configuration, now: configuration.downloadTimeSource.now)
         timeouts = limits.isActive ? limits : nil
         scheduleTimeoutCheck()
     }
@@ -14,13 +14,14 @@ extension SharedImageDownload {
     private func scheduleTimeoutCheck() {
         guard let next = timeouts?.nextCheck else { return }
         let generation = timeoutGeneration
-        let delay = max(0, (next - ContinuousClock.now).timeInterval)
-        queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.checkTimeouts(generation) }
+        let time = configuration.downloadTimeSource
+        let delay = max(0, (next - time.now).timeInterval)
+        time.schedule(after: delay, on: queue) { [weak self] in self?.checkTimeouts(generation) }
     }
 
     private func checkTimeouts(_ generation: Int) {
         guard generation == timeoutGeneration, phase == .running, attempt != nil, var limits = timeouts else { return }
-        let verdict = limits.check(at: .now)
+        let verdict = limits.check(at: configuration.downloadTimeSource.now)
         timeouts = limits
         switch verdict {
         case .withinLimits:

@@ -33,7 +33,9 @@ extension ImageFetchError {
             case .cancelled: what = "the request was cancelled"
             default: what = "the transfer failed"
             }
-            return "\(what) (URLError \(error.code.rawValue))"
+            // The libcurl provider's errors carry libcurl's own message, worth more than the code alone.
+            let detail = error.userInfo[CurlTransferError.curlCodeKey] == nil ? "" : ": \(error.localizedDescription)"
+            return "\(what) (URLError \(error.code.rawValue)\(detail))"
         }
         if let error = error as? POSIXError {
             return "\(error.code) (errno \(error.code.rawValue))"

@@ -126,10 +126,13 @@ extension ImageFetchError {
     /// `httpTransactionError` for a failing HTTP `status`.
     public static func httpTransaction(status: Int, url: URL? = nil) -> ImageFetchError {
         let target = url.map { " for \($0.absoluteString)" } ?? ""
-        return ImageFetchError(
-            .httpTransactionError,
-            "The server answered HTTP \(status)\(target); check the URL and the server, or the request's authorization.",
-            httpStatusCode: status)
+        let advice = switch status {
+        case 304: "a Not Modified to a request that was not conditional; the origin misbehaves"
+        case 300..<400: "a redirect that cannot be followed (no or an unusable Location header); fix the origin's redirect or the image URL"
+        default: "check the URL and the server, or the request's authorization"
+        }
+        return ImageFetchError(.httpTransactionError, "The server answered HTTP \(status)\(target): \(advice).",
+                               httpStatusCode: status)
     }
 
     /// `illegalModificationByHydrationBlock`: the hydration block changed the URL.

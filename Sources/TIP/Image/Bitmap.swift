@@ -87,9 +87,10 @@ public struct Bitmap: Sendable {
         try body(UnsafeRawBufferPointer(start: storage.pointer, count: storage.byteCount))
     }
 
-    /// Calls `body` with writable pixel bytes, copying the storage first if it is shared.
+    /// Calls `body` with writable pixel bytes, copying the storage first if it is shared or borrowed
+    /// (a bitmap over external memory never writes into it).
     public mutating func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
-        if !isKnownUniquelyReferenced(&storage) {
+        if !isKnownUniquelyReferenced(&storage) || storage.isBorrowed {
             storage = storage.copy()
         }
         return try body(UnsafeMutableRawBufferPointer(start: storage.pointer, count: storage.byteCount))
@@ -98,18 +99,7 @@ public struct Bitmap: Sendable {
     /// The pixel at (`x`, `y`) as premultiplied RGBA (gray is replicated, opaque formats report 255).
     public func pixel(x: Int, y: Int) -> SIMD4<UInt8> {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel out of bounds")
-        let p = storage.pointer + y * bytesPerRow + x * format.bytesPerPixel
-        switch format {
-        case .rgba8Premultiplied:
-            return p.loadUnaligned(as: SIMD4<UInt8>.self)
-        case .rgbx8:
-            var v = p.loadUnaligned(as: SIMD4<UInt8>.self)
-            v[3] = 255
-            return v
-        case .gray8:
-            let g = p.load(as: UInt8.self)
-            return SIMD4(g, g, g, 255)
-        }
+        return format.loadPixel(from: storage.pointer + y * bytesPerRow + x * format.bytesPerPixel)
     }
 
     /// Sets the pixel at (`x`, `y`) from premultiplied RGBA (gray takes the rounded luma; opaque
@@ -119,16 +109,7 @@ public struct Bitmap: Sendable {
         let offset = y * bytesPerRow + x * format.bytesPerPixel
         let format = self.format
         withUnsafeMutableBytes { bytes in
-            let p = bytes.baseAddress! + offset
-            switch format {
-            case .rgba8Premultiplied:
-                p.storeBytes(of: value, as: SIMD4<UInt8>.self)
-            case .rgbx8:
-                p.storeBytes(of: SIMD4(value[0], value[1], value[2], 255), as: SIMD4<UInt8>.self)
-            case .gray8:
-                let luma = (299 * Int(value[0]) + 587 * Int(value[1]) + 114 * Int(value[2]) + 500) / 1000
-                p.storeBytes(of: UInt8(luma), as: UInt8.self)
-            }
+            format.storePixel(value, to: bytes.baseAddress! + offset)
         }
     }
 
@@ -211,6 +192,41 @@ public struct Bitmap: Sendable {
     }
 }
 
+extension Bitmap {
+    /// A bitmap that views `bytesPerRow * height` bytes at `pointer` without copying them (a memory-mapped
+    /// image table entry, say); nil when a dimension is not positive or `pointer` is not 64-byte aligned.
+    ///
+    /// ```swift
+    /// let view = Bitmap(width: 64, height: 64, format: .rgbx8, borrowing: entryPixels, owner: mapping)
+    /// ```
+    ///
+    /// `bytesPerRow` is ``alignedBytesPerRow(width:format:)``, and the memory must follow the type's rules
+    /// (zero row padding; `rgbx8`'s fourth byte 255) and stay unchanged while any copy of the bitmap lives.
+    /// `owner` is retained until the last copy goes away, so it can keep the memory alive (unmap in its
+    /// `deinit`). The memory is never written: mutating a copy first copies the pixels into memory of its own.
+    public init?(width: Int, height: Int, format: PixelFormat, borrowing pointer: UnsafeRawPointer, owner: any AnyObject & Sendable) {
+        guard let rowBytes = Bitmap.alignedBytesPerRow(width: width, format: format),
+              let total = Bitmap.byteCount(width: width, height: height, format: format),
+              Int(bitPattern: pointer) % Bitmap.rowAlignment == 0
+        else { return nil }
+        self.width = width
+        self.height = height
+        self.bytesPerRow = rowBytes
+        self.format = format
+        self.storage = BitmapStorage(borrowing: pointer, byteCount: total, owner: owner)
+    }
+
+    /// Whether the pixels are borrowed memory (``init(width:height:format:borrowing:owner:)``) rather than
+    /// the bitmap's own.
+    public var isBorrowingMemory: Bool { storage.isBorrowed }
+
+    /// Whether no other copy of this bitmap shares its storage. Image tables use it to tell whether a view of
+    /// an entry is still alive somewhere before reusing the entry's memory.
+    package mutating func isStorageUniquelyReferenced() -> Bool {
+        isKnownUniquelyReferenced(&storage)
+    }
+}
+
 extension Bitmap: Equatable {
     /// Two bitmaps are equal when they have the same size, format and pixel bytes (row padding ignored).
     public static func == (lhs: Bitmap, rhs: Bitmap) -> Bool {
@@ -238,8 +254,16 @@ final class BitmapStorage: @unchecked Sendable {
     /// The mapping's length; 0 for heap storage.
     private let mappedLength: Int
 
+    /// What keeps borrowed memory alive (``Bitmap/init(width:height:format:borrowing:owner:)``); nil when
+    /// this storage owns its buffer.
+    private let owner: (any AnyObject & Sendable)?
+
+    /// Whether the buffer belongs to someone else: it is never written nor freed here.
+    var isBorrowed: Bool { owner != nil }
+
     init(byteCount: Int) {
         self.byteCount = byteCount
+        owner = nil
         if byteCount >= PageMapping.threshold, let mapped = BitmapMappingPool.shared.take(byteCount) {
             pointer = mapped.pointer
             mappedLength = mapped.length
@@ -255,7 +279,17 @@ final class BitmapStorage: @unchecked Sendable {
         return copy
     }
 
+    /// Storage over `byteCount` bytes at `pointer` that `owner` keeps alive; the copy-on-write path copies
+    /// out before any write, so the bytes are only ever read.
+    init(borrowing pointer: UnsafeRawPointer, byteCount: Int, owner: any AnyObject & Sendable) {
+        self.pointer = UnsafeMutableRawPointer(mutating: pointer)
+        self.byteCount = byteCount
+        self.owner = owner
+        mappedLength = 0
+    }
+
     deinit {
+        if owner != nil { return }
         if mappedLength > 0 { BitmapMappingPool.shared.give(pointer, length: mappedLength) } else { pointer.deallocate() }
     }
 }

@@ -24,12 +24,14 @@ final class BitmapMappingPool: Sendable {
 
     deinit { drain() }
 
-    /// A mapping of at least `byteCount` bytes: a kept one at most a quarter larger, else a new one; nil
-    /// when the system refuses one.
-    func take(_ byteCount: Int) -> (pointer: UnsafeMutableRawPointer, length: Int)? {
+    /// A mapping of at least `byteCount` bytes: a kept one at most a quarter larger (any larger one with
+    /// `acceptingAnyLarger`, for scratch memory whose unused tail is never touched), else a new one; nil when
+    /// the system refuses one.
+    func take(_ byteCount: Int, acceptingAnyLarger: Bool = false) -> (pointer: UnsafeMutableRawPointer, length: Int)? {
         let reused = kept.withLock { kept -> (UInt, Int)? in
             var best: Int?
-            for (index, entry) in kept.enumerated() where entry.length >= byteCount && entry.length - byteCount <= byteCount / 4 {
+            for (index, entry) in kept.enumerated()
+            where entry.length >= byteCount && (acceptingAnyLarger || entry.length - byteCount <= byteCount / 4) {
                 if best.map({ entry.length < kept[$0].length }) ?? true { best = index }
             }
             guard let best else { return nil }

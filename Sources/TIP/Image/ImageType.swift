@@ -112,6 +112,11 @@ extension ImageType {
         (.png, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
         (.gif, [0x47, 0x49, 0x46]),
         (.bmp, [0x42, 0x4D]),
+        (.tiff, [0x49, 0x49, 0x2A, 0x00]),   // "II*\0": little-endian TIFF
+        (.tiff, [0x4D, 0x4D, 0x00, 0x2A]),   // "MM\0*": big-endian TIFF
+        (.tiff, [0x49, 0x49, 0x2B, 0x00]),   // BigTIFF, little-endian
+        (.tiff, [0x4D, 0x4D, 0x00, 0x2B]),   // BigTIFF, big-endian
+        (.ico, [0x00, 0x00, 0x01, 0x00]),    // icon directory: reserved 0, type 1
         // "RIFF", any 4-byte length, "WEBP"
         (.webp, [0x52, 0x49, 0x46, 0x46, nil, nil, nil, nil, 0x57, 0x45, 0x42, 0x50]),
         // JP2 signature box; a raw JPEG 2000 codestream (SOC then SIZ markers)
@@ -135,18 +140,30 @@ extension ImageType {
         signatures.map(\.type).reduce(into: []) { types, type in if !types.contains(type) { types.append(type) } }
     }
 
-    /// Sniffs `prefix` (the first bytes of the data; any length) for a JPEG, PNG, GIF, BMP, WebP,
-    /// JPEG 2000, HEIC or AVIF signature.
+    /// Prefixes that rule a type out although its signature matches. An ISO-BMFF file (HEIC, AVIF)
+    /// whose first box is 256 bytes long starts `00 00 01 00`, as an icon directory does, then `ftyp`.
+    private static let exclusions: [(type: ImageType, bytes: [UInt8?])] = [
+        (.ico, [nil, nil, nil, nil, 0x66, 0x74, 0x79, 0x70]),
+    ]
+
+    /// Whether `head` agrees with `pattern` on the bytes both have (nil in the pattern: any byte).
+    private static func agrees(_ head: [UInt8], _ pattern: [UInt8?]) -> Bool {
+        zip(head, pattern).allSatisfy { byte, expected in expected.map { $0 == byte } ?? true }
+    }
+
+    /// Sniffs `prefix` (the first bytes of the data; any length) for a JPEG, PNG, GIF, BMP, TIFF, ICO,
+    /// WebP, JPEG 2000, HEIC or AVIF signature. (TGA has none: its decoder's own detection checks the
+    /// header's fields.)
     /// Says ``ImageTypeDetection/needMoreData`` while the bytes so far still agree with some signature.
     public static func detect<C: Collection>(fromMagicNumbers prefix: C) -> ImageTypeDetection where C.Element == UInt8 {
         let head = Array(prefix.prefix(maximumMagicNumberLength))
         var undecided = false
-        for signature in signatures {
-            var agrees = true
-            for (index, expected) in signature.bytes.enumerated() where index < head.count {
-                if let expected, head[index] != expected { agrees = false; break }
+        for signature in signatures where agrees(head, signature.bytes) {
+            if let exclusion = exclusions.first(where: { $0.type == signature.type && agrees(head, $0.bytes) }) {
+                // Ruled out once the whole exclusion is in; undecided until then.
+                if head.count < exclusion.bytes.count { undecided = true }
+                continue
             }
-            guard agrees else { continue }
             if head.count >= signature.bytes.count { return .match(signature.type) }
             undecided = true
         }

@@ -20,4 +20,35 @@ public enum PixelFormat: Int, Sendable, CaseIterable {
 
     /// Whether pixels of this format can be transparent.
     public var hasAlpha: Bool { self == .rgba8Premultiplied }
+
+    /// The pixel at `p` as premultiplied RGBA (gray is replicated, opaque formats report alpha 255).
+    /// Package-visible: image tables' canvases read their entries with it.
+    @inlinable
+    package func loadPixel(from p: UnsafeRawPointer) -> SIMD4<UInt8> {
+        switch self {
+        case .rgba8Premultiplied:
+            return p.loadUnaligned(as: SIMD4<UInt8>.self)
+        case .rgbx8:
+            var value = p.loadUnaligned(as: SIMD4<UInt8>.self)
+            value[3] = 255
+            return value
+        case .gray8:
+            let g = p.load(as: UInt8.self)
+            return SIMD4(g, g, g, 255)
+        }
+    }
+
+    /// Stores premultiplied RGBA `value` at `p` (gray takes the rounded luma; opaque formats store alpha 255).
+    @inlinable
+    package func storePixel(_ value: SIMD4<UInt8>, to p: UnsafeMutableRawPointer) {
+        switch self {
+        case .rgba8Premultiplied:
+            p.storeBytes(of: value, as: SIMD4<UInt8>.self)
+        case .rgbx8:
+            p.storeBytes(of: SIMD4(value[0], value[1], value[2], 255), as: SIMD4<UInt8>.self)
+        case .gray8:
+            let luma = (299 * Int(value[0]) + 587 * Int(value[1]) + 114 * Int(value[2]) + 500) / 1000
+            p.storeBytes(of: UInt8(luma), as: UInt8.self)
+        }
+    }
 }

@@ -7,14 +7,16 @@ import Foundation
 /// ```
 ///
 /// Two passes (one per axis, the cheaper order first) with precomputed fixed-point weights; when
-/// shrinking, the kernel is widened by the scale factor so the result is properly antialiased. An axis
+/// shrinking, the kernel is widened by the scale factor so the result is properly antialiased. The
+/// passes run on AVX2 where the CPU has it (checked at run time), else on baseline SSE2. An axis
 /// shrinking 6 times or more is first averaged down by an integer box, leaving the filter 3x to 6x.
 /// Passes worth more than a few milliseconds are split across threads with
 /// `DispatchQueue.concurrentPerform`. Safe to call from any thread; the call is synchronous.
 public enum Resampler {
     /// `bitmap` resized to `width` x `height` pixels (both > 0) with the filter chosen by `quality`
-    /// (`.none` nearest neighbour, `.low` triangle, `.medium` Catmull-Rom, `.high` and `.default`
-    /// Lanczos-3). Returns `bitmap` itself when the size does not change. Works on premultiplied
+    /// (`.none` nearest neighbour, `.low` triangle, `.medium` Catmull-Rom, `.high` Lanczos-3, `.default`
+    /// Lanczos-2 for reductions of at most 2x per axis and Lanczos-3 otherwise). Returns `bitmap` itself when
+    /// the size does not change. Works on premultiplied
     /// pixels, so transparent edges do not bleed colour; colour channels never exceed alpha and `rgbx8`
     /// stays opaque. The result has the same format as `bitmap`.
     public static func resample(_ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality = .default) -> Bitmap {
@@ -46,18 +48,20 @@ public enum Resampler {
     }
 
     /// ``resample(_:width:height:quality:)`` splitting passes whose work exceeds `parallelThreshold`
-    /// across threads, and pre-shrinking large factors with a box average when `boxReduction` is set
-    /// (tests vary both).
+    /// across threads, pre-shrinking large factors with a box average when `boxReduction` is set, and using
+    /// the AVX2 passes when `vectorExtensions` is set and the CPU has them (tests vary all three).
     static func resample(
-        _ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality, parallelThreshold: Int, boxReduction: Bool
+        _ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality, parallelThreshold: Int, boxReduction: Bool,
+        vectorExtensions: Bool = true
     ) -> Bitmap {
-        resample(bitmap, width: width, height: height, region: nil, quality: quality, parallelThreshold: parallelThreshold, boxReduction: boxReduction)
+        resample(bitmap, width: width, height: height, region: nil, quality: quality, parallelThreshold: parallelThreshold,
+                 boxReduction: boxReduction, vectorExtensions: vectorExtensions)
     }
 
     /// The common body of the resampling entry points: `region` nil keeps the whole result.
     static func resample(
         _ bitmap: Bitmap, width: Int, height: Int, region: (x: Int, y: Int, width: Int, height: Int)?,
-        quality: InterpolationQuality, parallelThreshold: Int, boxReduction: Bool
+        quality: InterpolationQuality, parallelThreshold: Int, boxReduction: Bool, vectorExtensions: Bool = true
     ) -> Bitmap {
         precondition(width > 0 && height > 0, "resample needs positive dimensions")
         if let region {
@@ -70,7 +74,8 @@ public enum Resampler {
             guard let region else { return bitmap }
             return bitmap.cropped(x: region.x, y: region.y, width: region.width, height: region.height)
         }
-        let filter = ResamplingFilter(quality)
+        // Chosen on the whole resize, so a cropped resample uses the filter (and gives the bytes) of a whole one.
+        let filter = ResamplingFilter(quality, sourceWidth: bitmap.width, sourceHeight: bitmap.height, width: width, height: height)
         if filter == .nearest {
             let columns = ResamplerWeights(filter: .nearest, sourceCount: bitmap.width, count: width, window: columnWindow)
             let lines = ResamplerWeights(filter: .nearest, sourceCount: bitmap.height, count: height, window: lineWindow)
@@ -110,12 +115,15 @@ public enum Resampler {
         } else {
             source = bitmap.cropped(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
         }
-        return apply(columns: columns, lines: lines, to: source, parallelThreshold: parallelThreshold)
+        return apply(columns: columns, lines: lines, to: source, parallelThreshold: parallelThreshold, vectorExtensions: vectorExtensions)
     }
 
     /// `source` filtered by `columns` horizontally and `lines` vertically (an axis without taps is kept
-    /// as is), in the cheaper order. The taps' source counts must be `source`'s dimensions.
-    static func apply(columns: ResamplerWeights?, lines: ResamplerWeights?, to source: Bitmap, parallelThreshold: Int) -> Bitmap {
+    /// as is), in the cheaper order (vertical then horizontal fused row by row on AVX2 when `vectorExtensions`
+    /// is set and the CPU has it). The taps' source counts must be `source`'s dimensions.
+    static func apply(
+        columns: ResamplerWeights?, lines: ResamplerWeights?, to source: Bitmap, parallelThreshold: Int, vectorExtensions: Bool = true
+    ) -> Bitmap {
         let bitmap = source
         let width = columns?.count ?? bitmap.width, height = lines?.count ?? bitmap.height
         precondition((columns?.sourceCount ?? bitmap.width) == bitmap.width && (lines?.sourceCount ?? bitmap.height) == bitmap.height,
@@ -135,22 +143,25 @@ public enum Resampler {
         switch (columns, lines) {
         case (let columns?, nil):
             var out = allocate(width, height)
-            horizontal(from: bitmap, into: &out, weights: columns, finish: finish, threshold: parallelThreshold)
+            horizontal(from: bitmap, into: &out, weights: columns, finish: finish, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
             return out
         case (nil, let lines?):
             var out = allocate(width, height)
-            vertical(from: bitmap, into: &out, weights: lines, finish: finish, threshold: parallelThreshold)
+            vertical(from: bitmap, into: &out, weights: lines, finish: finish, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
             return out
         case (let columns?, let lines?):
             var out = allocate(width, height)
             if horizontalFirstIsCheaper(columns: columns, lines: lines) {
                 var middle = allocate(width, bitmap.height)
-                horizontal(from: bitmap, into: &middle, weights: columns, finish: .none, threshold: parallelThreshold)
-                vertical(from: middle, into: &out, weights: lines, finish: finish, threshold: parallelThreshold)
+                horizontal(from: bitmap, into: &middle, weights: columns, finish: .none, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
+                vertical(from: middle, into: &out, weights: lines, finish: finish, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
+            } else if vectorExtensions && ResamplerAVX2Passes.isAvailable && bitmap.format.bytesPerPixel == 4 && lines.pairsFit && columns.pairsFit
+                        && fused(from: bitmap, into: &out, lines: lines, columns: columns, finish: finish, threshold: parallelThreshold) {
+                return out
             } else {
                 var middle = allocate(bitmap.width, height)
-                vertical(from: bitmap, into: &middle, weights: lines, finish: .none, threshold: parallelThreshold)
-                horizontal(from: middle, into: &out, weights: columns, finish: finish, threshold: parallelThreshold)
+                vertical(from: bitmap, into: &middle, weights: lines, finish: .none, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
+                horizontal(from: middle, into: &out, weights: columns, finish: finish, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
             }
             return out
         case (nil, nil):
@@ -172,11 +183,16 @@ public enum Resampler {
         return horizontalFirst <= verticalFirst
     }
 
-    private static func horizontal(from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int) {
+    private static func horizontal(
+        from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int,
+        vectorExtensions: Bool
+    ) {
         let rows = destination.height, bpp = source.format.bytesPerPixel
+        let avx2 = vectorExtensions && ResamplerAVX2Passes.isAvailable
         withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: weights.count * rows * weights.maxTaps / 4, threshold: threshold) { band in
                 if bpp == 4 && weights.pairsFit {
+                    if avx2 && ResamplerAVX2Passes.horizontal4(buffers, rows: band, weights: weights, finish: finish) { return }
                     ResamplerPairedPasses.horizontal4(buffers, rows: band, weights: weights, finish: finish)
                 } else if bpp == 1 {
                     ResamplerPairedPasses.horizontal1(buffers, rows: band, weights: weights)
@@ -187,17 +203,42 @@ public enum Resampler {
         }
     }
 
-    private static func vertical(from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int) {
+    private static func vertical(
+        from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int,
+        vectorExtensions: Bool
+    ) {
         let rows = destination.height, rowBytes = destination.width * destination.format.bytesPerPixel
+        let avx2 = vectorExtensions && ResamplerAVX2Passes.isAvailable
         withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: rowBytes * rows * weights.maxTaps / 16, threshold: threshold) { band in
-                if weights.pairsFit {
+                if weights.pairsFit && avx2 {
+                    ResamplerAVX2Passes.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
+                } else if weights.pairsFit {
                     ResamplerPairedPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
                 } else {
                     ResamplerPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
                 }
             }
         }
+    }
+
+    /// Both passes on AVX2, vertical then horizontal, row by row (no intermediate image). Returns false when
+    /// the AVX2 code could not allocate its scratch rows; `destination` is then to be written by the passes.
+    private static func fused(
+        from source: Bitmap, into destination: inout Bitmap, lines: ResamplerWeights, columns: ResamplerWeights,
+        finish: ResamplerPasses.Finish, threshold: Int
+    ) -> Bool {
+        let rows = destination.height
+        let work = source.width * rows * 4 * lines.maxTaps / 16 + columns.count * rows * columns.maxTaps / 4
+        let failed = Locked(false)
+        withBuffers(from: source, into: &destination) { buffers in
+            forEachBand(rows: rows, work: work, threshold: threshold) { band in
+                if !ResamplerAVX2Passes.verticalThenHorizontal4(buffers, rows: band, lines: lines, columns: columns, finish: finish) {
+                    failed.withLock { $0 = true }
+                }
+            }
+        }
+        return !failed.withLock { $0 }
     }
 
     /// Calls `body` with the raw rows of `source` and of `destination` (made unique first).

@@ -29,14 +29,15 @@ struct ImagePipelineCaches: Sendable {
         var decoderConfigMap: [ImageType: any Sendable]?
         var maximumPixelCount = ImageDecodingOptions.defaultMaximumPixelCount
 
-        /// Decodes complete `data` straight to the target sizing (timed in `metrics`). An image within the pixel
+        /// Decodes complete `data` straight to the target sizing (timed in `metrics`); data the decoder reads only in
+        /// part throws ``ImageDecodingError/corruptData(_:)``. An image within the pixel
         /// limit whose output at the target would not be (a large target filled by upscaling) is decoded at its own
         /// size: the fetch's final scaling step then reports that it could not scale it (TIP's `ImageFailedToScale`)
         /// and delivers it as is.
         func decode(_ data: Data, type: ImageType?, quality: InterpolationQuality, metrics: PipelineMetrics) throws -> ImageContainer {
             var options = ImageDecodingOptions(targetDimensions: targetDimensions, targetContentMode: targetContentMode,
                                                maximumPixelCount: maximumPixelCount, interpolationQuality: quality)
-            return try metrics.measure("tip_decode_duration_seconds", [("type", type?.rawValue ?? "unknown")]) {
+            let image = try metrics.measure("tip_decode_duration_seconds", [("type", type?.rawValue ?? "unknown")]) {
                 let result = Result { () throws(ImageDecodingError) in
                     try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: decoderConfigMap, imageType: type)
                 }
@@ -48,6 +49,12 @@ struct ImagePipelineCaches: Sendable {
                 return try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: decoderConfigMap,
                                                              imageType: type).container
             }
+            // Complete bytes whose decoder could not read every pixel (cut short and closed with an end marker, a
+            // bad checksum) are damaged: never a complete image, whatever the transport said.
+            if image.isPartial {
+                throw ImageDecodingError.corruptData("the decoder could not read every pixel: the image is cut short or damaged")
+            }
+            return image
         }
 
         /// Whether `error` refuses the output at the target sizing while the image itself is within the limit.

@@ -16,9 +16,10 @@ import Darwin
 /// ones. pthread mutexes are intercepted by the sanitizer. Not recursive: `body` must not take the
 /// same lock again.
 package final class Locked<Value>: @unchecked Sendable {
-    // `value` is only touched between pthread_mutex_lock and pthread_mutex_unlock.
-    private var value: Value
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    // `value` is only touched between pthread_mutex_lock and pthread_mutex_unlock. Both are visible to
+    // inlined code only, so that `withLock` specializes in the modules that use it (image-table hits).
+    @usableFromInline var value: Value
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// Guards `value`.
     package init(_ value: Value) {
@@ -35,6 +36,7 @@ package final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
+    @inlinable
     package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

@@ -1,11 +1,13 @@
-/// SHA-1, used only to name disk-cache files the way TIP does (not for security).
+/// SHA-1, used to name disk-cache files the way TIP does and to key image-table entries (not for security).
 ///
 /// ```swift
 /// SHA1.hexDigest(of: Array("abc".utf8))  // "a9993e364706816aba3e25717850c26c9cd0d89d"
 /// ```
-enum SHA1 {
-    /// The 20-byte digest of `bytes`.
-    static func digest<C: Collection>(of bytes: C) -> [UInt8] where C.Element == UInt8 {
+package enum SHA1 {
+    /// The 20-byte digest of `bytes`. Inlinable, so that callers in other modules (image tables) get it
+    /// specialized for their collection type.
+    @inlinable
+    package static func digest<C: Collection>(of bytes: C) -> [UInt8] where C.Element == UInt8 {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
         var message = Array(bytes)
         let bitLength = UInt64(message.count) &* 8
@@ -54,5 +56,6 @@ enum SHA1 {
         return String(decoding: chars, as: UTF8.self)
     }
 
-    private static func rotl(_ x: UInt32, _ n: UInt32) -> UInt32 { (x << n) | (x >> (32 - n)) }
+    @usableFromInline
+    static func rotl(_ x: UInt32, _ n: UInt32) -> UInt32 { (x << n) | (x >> (32 - n)) }
 }

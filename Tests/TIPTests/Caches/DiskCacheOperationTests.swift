@@ -93,6 +93,29 @@ struct DiskCacheOperationTests {
         #expect(cache.totalBytes == 8)
     }
 
+    @Test("Files are flushed before the rename only when writes are durable; both ways they are installed whole", arguments: storages)
+    func durability(storage: DiskCache.MetadataStorage) throws {
+        let env = DiskCacheTestEnvironment()
+        let cache = env.cache(storage: storage)
+        #expect(!env.configuration.diskCacheWritesAreDurable, "off by default, as in TIP")
+        #expect(cache.updateImageEntry(metadata: env.metadata("a"), source: .data(diskTestBytes(40))))
+        let download = try cache.openTemporaryFile(forIdentifier: "b")
+        try download.append(diskTestBytes(30))
+        #expect(download.finalize(metadata: env.metadata("b"), complete: true))
+        #expect(cache.flushCount.withLock { $0 } == 0)
+
+        env.configuration.diskCacheWritesAreDurable = true
+        #expect(cache.updateImageEntry(metadata: env.metadata("c"), source: .data(diskTestBytes(20))))
+        let durable = try cache.openTemporaryFile(forIdentifier: "d")
+        try durable.append(diskTestBytes(10))
+        #expect(durable.finalize(metadata: env.metadata("d"), complete: true))
+        // One flush per image file, plus one per sidecar when metadata lives in sidecars.
+        #expect(cache.flushCount.withLock { $0 } == (storage == .sidecar ? 4 : 2))
+        for (identifier, count) in [("a", 40), ("b", 30), ("c", 20), ("d", 10)] {
+            #expect(cache.completeData(withIdentifier: identifier)?.1 == diskTestBytes(count))
+        }
+    }
+
     @Test("A discarded or dropped temporary file leaves nothing behind")
     func temporaryFileLifecycle() throws {
         let env = DiskCacheTestEnvironment()

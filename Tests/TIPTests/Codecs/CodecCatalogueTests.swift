@@ -70,10 +70,10 @@ struct CodecCatalogueTests {
         #expect(catalogue.allCodecs.isEmpty)
     }
 
-    @Test("Default codecs are JPEG, PNG and GIF with their capabilities")
+    @Test("Default codecs are JPEG, PNG, GIF, TIFF, BMP, TGA and ICO with their capabilities")
     func defaults() {
         let catalogue = CodecCatalogue()
-        #expect(Set(catalogue.allCodecs.keys) == [.jpeg, .png, .gif])
+        #expect(Set(catalogue.allCodecs.keys).isSuperset(of: [.jpeg, .png, .gif, .tiff, .bmp, .targa, .ico]))
         #expect(catalogue.properties(for: .jpeg).isSuperset(of: [.decoding, .encoding, .progressive]))
         #expect(catalogue.properties(for: .gif).isSuperset(of: [.decoding, .encoding, .animation]))
         #expect(catalogue.properties(for: .png).isSuperset(of: [.decoding, .encoding]))

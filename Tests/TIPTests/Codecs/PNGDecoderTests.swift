@@ -132,7 +132,7 @@ struct PNGDecoderTests {
         #expect(image.image.pixel(x: 3, y: 3) == writer.expectedPixel(x: 3, y: 3))
     }
 
-    @Test("an animated PNG decodes as its default image")
+    @Test("an animated PNG whose control chunks break APNG's rules decodes as its default image")
     func animatedPNG() throws {
         var writer = PNGFlavour(colorType: 6, bitDepth: 8, withTransparency: false, interlaced: false).writer(width: 6, height: 4)
         writer.extraChunks = [("acTL", [0, 0, 0, 2, 0, 0, 0, 0]), ("fcTL", [UInt8](repeating: 0, count: 26))]

@@ -69,19 +69,22 @@ struct PNGEncoderTests {
         #expect(grayAlpha.pixel(x: 8, y: 8)[3] == image.pixel(x: 8, y: 8)[3])
     }
 
-    @Test("the first frame of an animation is written")
+    @Test("an animation is written as APNG, whose default image is the first frame")
     func animation() throws {
         let first = TestImages.solid(width: 4, height: 4, SIMD4(255, 0, 0, 255), format: .rgbx8)
         let second = TestImages.solid(width: 4, height: 4, SIMD4(0, 0, 255, 255), format: .rgbx8)
         let container = try #require(ImageContainer(animatedFrames: [first, second], frameDurations: [0.1, 0.1], loopCount: 0))
         let png = try encoder.encode(container, options: [], quality: 1)
-        #expect(try decoder.decode(png, options: ImageDecodingOptions()).image == first)
+        let decoded = try decoder.decode(png, options: ImageDecodingOptions())
+        #expect(decoded.frameCount == 2 && decoded.image == first.converted(to: .rgba8Premultiplied))
+        let still = try png.withUnsafeBytes { try PNGDecoder.decode($0, options: ImageDecodingOptions(), allowsAnimation: false) }
+        #expect(still.image == first)
     }
 
     @Test("the codec and catalogue expose the encoder")
     func codec() throws {
         let codec = PNGCodec()
-        #expect(codec.properties == [.decoding, .encoding])
+        #expect(codec.properties == [.decoding, .encoding, .animation, .progressive])
         let png = try CodecCatalogue(codecs: [.png: codec]).encodeImage(ImageContainer(image: TestImages.photo(width: 8, height: 8)), type: .png, quality: 1)
         #expect(PNGDecoder().detect(png, isComplete: true) == .match)
     }

@@ -38,10 +38,13 @@ struct ImageDownloadTimeoutTests {
     func stalledDownloadKeepsItsPartial() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
+        let time = SteppedDownloadTime()
+        env.configuration.downloadTimeSource = time
         env.configuration.minimumImageDownloadBytesPerSecond = 1_000
-        env.configuration.imageDownloadRateInterval = 0.2
+        env.configuration.imageDownloadRateInterval = 2
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 640, height: 480, seed: 31)
         let cut = jpeg.count / 2
+        #expect(cut > 2 * 1_000, "the first interval's bytes meet the minimum")
         let url = SteppedPipelineEnvironment.url("stalled.jpg")
         let failure = Locked<(any Error)?>(nil)
         let first = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url)) { _, error in failure.withLock { $0 = error } }
@@ -49,7 +52,14 @@ struct ImageDownloadTimeoutTests {
         let stalled = try await env.provider.next()
         stalled.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"s\""))
         stalled.send(jpeg.prefix(cut))
-        // Nothing more comes: the downloader gives up on its own.
+        #expect(await eventually { first.progress > 0 })
+        // The first interval got half the image: within the limits, the next interval starts.
+        #expect(await eventually { time.scheduledCount == 1 })
+        time.advance(by: 2)
+        #expect(await eventually { time.scheduledCount == 1 })
+        #expect(!first.isFinished)
+        // Nothing more comes in the second interval: the downloader gives up on its own.
+        time.advance(by: 2)
         #expect(await eventually { first.isFinished })
         #expect((failure.withLock { $0 } as? ImageFetchError)?.code == .downloadTimedOut)
         #expect(await stalled.waitUntilOver())
@@ -71,7 +81,9 @@ struct ImageDownloadTimeoutTests {
     func overallDeadline() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
-        env.configuration.maxImageDownloadDuration = 0.3
+        let time = SteppedDownloadTime()
+        env.configuration.downloadTimeSource = time
+        env.configuration.maxImageDownloadDuration = 10
         env.configuration.minimumImageDownloadBytesPerSecond = 0
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 640, height: 480, seed: 32)
         let failure = Locked<(any Error)?>(nil)
@@ -81,12 +93,15 @@ struct ImageDownloadTimeoutTests {
         env.pipeline.fetchImage(with: fetch)
         let download = try await env.provider.next()
         download.respond(status: 200, headers: ["Content-Length": "\(jpeg.count)"])
-        var offset = 0
-        while !fetch.isFinished, offset < jpeg.count - 100 {
-            download.send(jpeg.subdata(in: offset..<(offset + 100)))
-            offset += 100
-            try await Task.sleep(for: .milliseconds(20))
+        #expect(await eventually { time.scheduledCount == 1 })
+        // 100 bytes per second of stepped time: never idle, never done before the deadline.
+        for second in 0..<9 {
+            download.send(jpeg.subdata(in: (second * 100)..<(second * 100 + 100)))
+            time.advance(by: 1)
         }
+        #expect(await eventually { Double(fetch.progress) >= 900 / Double(jpeg.count) - 0.0001 })
+        #expect(!fetch.isFinished)
+        time.advance(by: 1)
         #expect(await eventually { fetch.isFinished })
         #expect((failure.withLock { $0 } as? ImageFetchError)?.code == .downloadTimedOut)
     }
@@ -95,9 +110,11 @@ struct ImageDownloadTimeoutTests {
     func stalledOriginsFreeTheirSlots() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
+        let time = SteppedDownloadTime()
+        env.configuration.downloadTimeSource = time
         env.configuration.maxConcurrentImagePipelineDownloadCount = 4
         env.configuration.minimumImageDownloadBytesPerSecond = 1_000
-        env.configuration.imageDownloadRateInterval = 0.2
+        env.configuration.imageDownloadRateInterval = 30
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 160, height: 120, seed: 33)
         let operations = (0..<12).map { index in
             let slow = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("slow-\(index).jpg"))) { _, _ in }
@@ -107,13 +124,29 @@ struct ImageDownloadTimeoutTests {
         let goodURL = SteppedPipelineEnvironment.url("good.jpg")
         let good = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: goodURL)) { _, _ in }
         env.pipeline.fetchImage(with: good)
-        // Every download that is not the good one stalls without a byte; the good one is answered at once.
+        // Every download that is not the good one stalls without a byte; the good one is answered at once. The
+        // slots hold 4 downloads: after each group of 4 stalled ones, 30 s of stepped time pass and their limit
+        // trips, which lets the next ones start.
         var answered = false
-        for _ in 0..<13 {
+        var stalledInFlight = 0
+        // The good download's own check stays scheduled (and is ignored when it fires) until time next moves.
+        var goodCheckScheduled = 0
+        for started in 1...13 {
             let download = try await env.provider.next()
             if download.sentRequest?.url == goodURL {
                 download.serve(jpeg)
                 answered = true
+                #expect(await eventually { good.isFinished })
+                goodCheckScheduled = 1
+            } else {
+                stalledInFlight += 1
+            }
+            if stalledInFlight == 4 || (started == 13 && stalledInFlight > 0) {
+                let waiting = stalledInFlight + goodCheckScheduled
+                #expect(await eventually { time.scheduledCount == waiting })
+                time.advance(by: 30)
+                stalledInFlight = 0
+                goodCheckScheduled = 0
             }
         }
         #expect(answered)

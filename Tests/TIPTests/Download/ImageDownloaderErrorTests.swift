@@ -208,13 +208,16 @@ struct ImageDownloaderErrorTests {
         #expect(headers.lastModified == "Mon, 01 Jan 2024 00:00:00 GMT")
     }
 
-    @Test("structural completeness of JPEG, PNG, GIF and WebP bodies")
+    @Test("structural completeness of JPEG, PNG, GIF and WebP bodies, trailing bytes allowed")
     func completeness() throws {
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 64, height: 64)
         #expect(ImageDownloadHeaderReader.looksComplete(jpeg, type: .jpeg))
         #expect(!ImageDownloadHeaderReader.looksComplete(jpeg.prefix(jpeg.count - 10), type: .jpeg))
-        #expect(ImageDownloadHeaderReader.looksComplete(Data([0x47, 0x49, 0x46, 0x3B]), type: .gif))
-        #expect(!ImageDownloadHeaderReader.looksComplete(Data([0x47, 0x49, 0x46, 0x00]), type: .gif))
+        #expect(ImageDownloadHeaderReader.looksComplete(Data("GIF89a;".utf8), type: .gif))
+        #expect(!ImageDownloadHeaderReader.looksComplete(Data("GIF89a".utf8) + Data([0x00]), type: .gif))
+        // Bytes after the end are allowed: a motion photo's video after a JPEG, padding, a newline.
+        #expect(ImageDownloadHeaderReader.looksComplete(jpeg + Data(repeating: 0x5A, count: 8192), type: .jpeg))
+        #expect(ImageDownloadHeaderReader.looksComplete(Data("GIF89a;\n".utf8), type: .gif))
         var webp = Data("RIFF".utf8) + Data([20, 0, 0, 0]) + Data("WEBPVP8 ".utf8)
         #expect(!ImageDownloadHeaderReader.looksComplete(webp, type: .webp))
         webp += Data(count: 12)

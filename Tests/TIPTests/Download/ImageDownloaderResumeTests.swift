@@ -215,7 +215,7 @@ struct ImageDownloaderResumeTests {
         dropped.respond(status: 200, headers: headers)
         dropped.send(image.prefix(image.count / 2))
         dropped.finish(URLError(.networkConnectionLost))
-        #expect(await placeholderMember.failure() is URLError)
+        #expect((await placeholderMember.failure() as? ImageFetchError)?.underlyingError is URLError)
 
         // Without a validator nothing can be resumed: a scripted server with no Last-Modified or ETag.
         env.configuration.imageFetchDownloadProvider = ScriptedDownloadProvider([

@@ -19,6 +19,9 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         var body: [UInt8] = []
         /// Send only this many body bytes, then wait for the client to hang up.
         var stallAfter: Int?
+        /// Instead of all the above, write the whole response yourself (a hostile origin): `script` gets a
+        /// sender that returns false once the client is gone; the connection closes when it returns.
+        var script: (@Sendable (_ send: (ArraySlice<UInt8>) -> Bool) -> Void)?
     }
 
     let port: UInt16
@@ -72,6 +75,7 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         let request = Request(method: String(parts[0]), path: String(parts[1]), headers: headers)
         requests.withLock { $0.append(request) }
         let response = handler(request)
+        if let script = response.script { return script { sendAll(fd, Array($0)) } }
         var text = "HTTP/1.1 \(response.status) Test\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
         for (name, value) in response.headers { text += "\(name): \(value)\r\n" }
         text += "\r\n"

@@ -16,14 +16,18 @@ private func mismatch<A: DataProtocol, B: DataProtocol>(_ actual: A, _ expected:
 }
 
 /// Resumable downloads against a real server: Debian's nginx on a loopback port (NginxTestServer),
-/// through the process-wide downloader and URLSession, with the pipeline's caches keeping the partial.
+/// through the process-wide downloader and each shipped provider (libcurl, URLSession), with the
+/// pipeline's caches keeping the partial.
 ///
 /// Each test: member A downloads a throttled JPEG and is removed once 64 KiB arrived, which cancels the
 /// download and leaves a partial (with nginx's validators) in the caches; member B then downloads the
 /// same URL and must resume it with `Range` + `If-Range` (206), or, when the file changed meanwhile,
 /// start over (nginx answers 200 to a stale `If-Range`) without mixing old and new bytes.
 /// The suite skips when nginx is not installed (scripts/bootstrap installs it).
-@Suite("Resume against nginx", .enabled(if: NginxTestServer.isAvailable, "nginx is not installed: run scripts/bootstrap (apt-get install nginx)"))
+/// Serialized: with both providers there are eight cases, each with its own nginx; one at a time keeps them
+/// inside their time limits on a loaded machine.
+@Suite("Resume against nginx", .serialized,
+       .enabled(if: NginxTestServer.isAvailable, "nginx is not installed: run scripts/bootstrap (apt-get install nginx)"))
 struct NginxResumeTests {
     enum Location: String, CustomTestStringConvertible, Sendable {
         /// `etag off`: Last-Modified is the only validator.
@@ -65,9 +69,10 @@ struct NginxResumeTests {
         }
     }
 
-    private func makeFixture(_ location: Location, pipelineIdentifier: String, image: Data,
-                             name: String = #function) throws -> Fixture {
+    private func makeFixture(_ location: Location, _ kind: ShippedDownloadProvider, pipelineIdentifier: String,
+                             image: Data, name: String = #function) throws -> Fixture {
         let (configuration, root) = try makeTestConfiguration(name)
+        configuration.imageFetchDownloadProvider = kind.make()
         // A's whole download crawls past 96 KiB, so its leave at 64 KiB lands mid-body however late it runs.
         let server = try NginxTestServer(rateLimit: 200 * 1024, crawlAfter: 96 * 1024)
         do {
@@ -188,10 +193,10 @@ struct NginxResumeTests {
     }
 
     @Test("Resume with Last-Modified only: 206 for Range + If-Range: <date>, from the disk partial",
-          .timeLimit(.minutes(1)))
-    func resumeWithLastModified() async throws {
+          .timeLimit(.minutes(1)), arguments: ShippedDownloadProvider.allCases)
+    func resumeWithLastModified(_ kind: ShippedDownloadProvider) async throws {
         let image = try #require(Self.images?.original)
-        let fixture = try makeFixture(.lastModified, pipelineIdentifier: "nginx-resume-lm", image: image)
+        let fixture = try makeFixture(.lastModified, kind, pipelineIdentifier: "nginx-resume-lm-\(kind)", image: image)
         defer { fixture.tearDown() }
 
         let partial = try await leavePartial(fixture, image: image)
@@ -221,10 +226,11 @@ struct NginxResumeTests {
         try expectDiskHolds(image, fixture, formerPartial: partial)
     }
 
-    @Test("Resume with ETag: 206 for Range + If-Range: <entity tag>", .timeLimit(.minutes(1)))
-    func resumeWithETag() async throws {
+    @Test("Resume with ETag: 206 for Range + If-Range: <entity tag>", .timeLimit(.minutes(1)),
+          arguments: ShippedDownloadProvider.allCases)
+    func resumeWithETag(_ kind: ShippedDownloadProvider) async throws {
         let image = try #require(Self.images?.original)
-        let fixture = try makeFixture(.entityTag, pipelineIdentifier: "nginx-resume-etag", image: image)
+        let fixture = try makeFixture(.entityTag, kind, pipelineIdentifier: "nginx-resume-etag-\(kind)", image: image)
         defer { fixture.tearDown() }
 
         let partial = try await leavePartial(fixture, image: image)
@@ -253,12 +259,13 @@ struct NginxResumeTests {
     }
 
     @Test("The file changed after the partial was left: nginx answers 200, B starts over with only the new bytes",
-          .timeLimit(.minutes(1)), arguments: [Location.lastModified, .entityTag])
-    func validatorChanged(location: Location) async throws {
+          .timeLimit(.minutes(1)), arguments: [Location.lastModified, .entityTag], ShippedDownloadProvider.allCases)
+    func validatorChanged(location: Location, _ kind: ShippedDownloadProvider) async throws {
         let images = try #require(Self.images)
         let (original, replacement) = images
         #expect(mismatch(original, replacement) != nil)
-        let fixture = try makeFixture(location, pipelineIdentifier: "nginx-changed-\(location.rawValue)", image: original)
+        let fixture = try makeFixture(location, kind, pipelineIdentifier: "nginx-changed-\(location.rawValue)-\(kind)",
+                                      image: original)
         defer { fixture.tearDown() }
 
         let partial = try await leavePartial(fixture, image: original)

@@ -18,7 +18,7 @@ struct StubbingDownloadProviderTests {
         #expect(configuration.imageFetchDownloadProvider === stubs)
         configuration.imageFetchDownloadProvider = nil
         #expect(!stubs.downloadStubbingEnabled)
-        #expect(configuration.imageFetchDownloadProvider is URLSessionImageFetchDownloadProvider)
+        #expect(configuration.imageFetchDownloadProvider is CurlImageFetchDownloadProvider, "the default on Linux")
     }
 
     @Test("stubbed downloads: 200 with the bytes, 404 for unknown URLs and empty stubs, no network")

@@ -6,7 +6,7 @@ import Testing
 @testable import TIP
 
 /// A context whose client plays TIP: hydration applies `hydrate`, authorization sets `authorizationValue`.
-private final class TestDownloadContext: ImageFetchDownloadContext, @unchecked Sendable {
+final class TestDownloadContext: ImageFetchDownloadContext, @unchecked Sendable {
     // `hydrated` and `authorized` are written and read on `downloadQueue` only.
     let originalRequest: URLRequest
     var hydratedRequest: URLRequest? { hydrated }
@@ -35,7 +35,7 @@ private final class TestDownloadContext: ImageFetchDownloadContext, @unchecked S
 
 /// Records what the download reports, checking each event against TIP's download contract (a violation is
 /// recorded, never forwarded); signals `done` on completion.
-private final class TestDownloadClient: ImageFetchDownloadClient, @unchecked Sendable {
+final class TestDownloadClient: ImageFetchDownloadClient, @unchecked Sendable {
     // Everything below is touched on the download queue only (set up before the download starts).
     var contract = ImageDownloadContract()
     var violations: [ImageFetchError.Code] = []
@@ -98,13 +98,14 @@ private final class TestDownloadClient: ImageFetchDownloadClient, @unchecked Sen
     func downloadWillRetry(_ download: any ImageFetchDownload) { _ = admits(.retry) }
 }
 
-@Suite("URLSessionImageFetchDownloadProvider", .serialized)
+/// The provider contract, for each shipped provider (URLSession and libcurl).
+@Suite("Shipped download providers: URLSession and libcurl", .serialized)
 struct URLSessionImageFetchDownloadProviderTests {
     static let payload: [UInt8] = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
 
     /// Runs one download of `path` to completion; nil when it timed out.
-    private static func download(
-        _ server: LoopbackHTTPServer, _ path: String, provider: URLSessionImageFetchDownloadProvider,
+    static func download(
+        _ server: LoopbackHTTPServer, _ path: String, provider: any ImageFetchDownloadProvider,
         hydrate: @escaping @Sendable (inout URLRequest) -> Void = { _ in }, authorization: String? = nil,
         onData: @escaping @Sendable (any ImageFetchDownload, Int) -> Void = { _, _ in }
     ) -> (TestDownloadClient, any ImageFetchDownload)? {
@@ -119,7 +120,7 @@ struct URLSessionImageFetchDownloadProviderTests {
         return context.downloadQueue.sync { Thread.sleep(forTimeInterval: 0.05); return (context.recorder, download) }
     }
 
-    private static func serve(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
+    static func serve(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
         switch request.path {
         case "/image":
             if let range = request.headers["range"], range.hasPrefix("bytes="),
@@ -139,11 +140,11 @@ struct URLSessionImageFetchDownloadProviderTests {
         }
     }
 
-    @Test("a 200 download streams every byte, with the Authorization header set")
-    func fullDownload() throws {
+    @Test("a 200 download streams every byte, with the Authorization header set", arguments: ShippedDownloadProvider.allCases)
+    func fullDownload(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
-        let provider = URLSessionImageFetchDownloadProvider()
+        let provider = kind.make()
         let result = try #require(Self.download(server, "image", provider: provider, authorization: "Bearer abc"))
         let client = result.0
         #expect(client.error == nil)
@@ -154,18 +155,22 @@ struct URLSessionImageFetchDownloadProviderTests {
         #expect(client.chunks > 1, "the body should arrive in several chunks")
         #expect(server.requests.withLock { $0.first?.headers["authorization"] } == "Bearer abc")
         #expect(result.1.finalURLRequest?.value(forHTTPHeaderField: "Authorization") == "Bearer abc")
-        let metrics = try #require(result.1.downloadMetrics as? URLSessionImageFetchDownloadMetrics)
-        #expect(metrics.byteCount == Self.payload.count)
-        #expect(metrics.statusCode == 200)
+        if kind == .urlSession {
+            let metrics = try #require(result.1.downloadMetrics as? URLSessionImageFetchDownloadMetrics)
+            #expect(metrics.byteCount == Self.payload.count && metrics.statusCode == 200)
+        } else {
+            let metrics = try #require(result.1.downloadMetrics as? CurlImageFetchDownloadMetrics)
+            #expect(metrics.byteCount == Self.payload.count && metrics.statusCode == 200)
+        }
         result.1.discardContext()
         #expect(result.1.context == nil)
     }
 
-    @Test("Range and If-Range from hydration are sent and a 206 delivers the tail")
-    func rangeRequest() throws {
+    @Test("Range and If-Range from hydration are sent and a 206 delivers the tail", arguments: ShippedDownloadProvider.allCases)
+    func rangeRequest(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
-        let provider = URLSessionImageFetchDownloadProvider()
+        let provider = kind.make()
         let outcome = Self.download(server, "image", provider: provider, hydrate: { request in
             request.setValue("bytes=150000-", forHTTPHeaderField: "Range")
             request.setValue("Wed, 21 Oct 2015 07:28:00 GMT", forHTTPHeaderField: "If-Range")
@@ -179,22 +184,22 @@ struct URLSessionImageFetchDownloadProviderTests {
         #expect(sent?["if-range"] == "Wed, 21 Oct 2015 07:28:00 GMT")
     }
 
-    @Test("a 404 is reported as a response with that status, then success")
-    func notFound() throws {
+    @Test("a 404 is reported as a response with that status, then success", arguments: ShippedDownloadProvider.allCases)
+    func notFound(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
-        let provider = URLSessionImageFetchDownloadProvider()
+        let provider = kind.make()
         let result = try #require(Self.download(server, "missing", provider: provider))
         #expect(result.0.response?.statusCode == 404)
         #expect(result.0.error == nil)
         #expect(result.0.completions == 1)
     }
 
-    @Test("cancelling mid-body completes once with a cancelled error")
-    func cancelMidBody() throws {
+    @Test("cancelling mid-body completes once with a cancelled error", arguments: ShippedDownloadProvider.allCases)
+    func cancelMidBody(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
-        let provider = URLSessionImageFetchDownloadProvider()
+        let provider = kind.make()
         let outcome = Self.download(server, "slow", provider: provider, onData: { download, _ in
             download.cancel(description: "test cancel")
         })
@@ -206,9 +211,9 @@ struct URLSessionImageFetchDownloadProviderTests {
         #expect(result.0.body.count < Self.payload.count)
     }
 
-    @Test("cancelling before start still completes with a cancelled error")
-    func cancelBeforeStart() throws {
-        let provider = URLSessionImageFetchDownloadProvider()
+    @Test("cancelling before start still completes with a cancelled error", arguments: ShippedDownloadProvider.allCases)
+    func cancelBeforeStart(_ kind: ShippedDownloadProvider) throws {
+        let provider = kind.make()
         let context = TestDownloadContext(url: URL(string: "http://127.0.0.1:9/never")!)
         let download = provider.imageFetchDownload(with: context)
         download.cancel(description: "early")
@@ -220,22 +225,22 @@ struct URLSessionImageFetchDownloadProviderTests {
         }
     }
 
-    @Test("an http redirect is followed")
-    func redirectFollowed() throws {
+    @Test("an http redirect is followed", arguments: ShippedDownloadProvider.allCases)
+    func redirectFollowed(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
-        let provider = URLSessionImageFetchDownloadProvider()
+        let provider = kind.make()
         let result = try #require(Self.download(server, "moved", provider: provider))
         #expect(result.0.error == nil)
         #expect(result.0.response?.statusCode == 200)
         #expect(result.0.body == Data(Self.payload))
     }
 
-    @Test("a redirect to file:///etc/passwd is refused")
-    func redirectToFileRefused() throws {
+    @Test("a redirect to file:///etc/passwd is refused", arguments: ShippedDownloadProvider.allCases)
+    func redirectToFileRefused(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
-        let provider = URLSessionImageFetchDownloadProvider()
+        let provider = kind.make()
         let result = try #require(Self.download(server, "to-file", provider: provider))
         let error = try #require(result.0.error as? ImageFetchError)
         #expect(error.code == .httpTransactionError)
@@ -244,9 +249,9 @@ struct URLSessionImageFetchDownloadProviderTests {
         #expect(server.requests.withLock { $0.map(\.path) } == ["/to-file"])
     }
 
-    @Test("non-HTTP URLs are rejected before loading")
-    func fileURLRejected() throws {
-        let provider = URLSessionImageFetchDownloadProvider()
+    @Test("non-HTTP URLs are rejected before loading", arguments: ShippedDownloadProvider.allCases)
+    func fileURLRejected(_ kind: ShippedDownloadProvider) throws {
+        let provider = kind.make()
         let context = TestDownloadContext(url: URL(fileURLWithPath: "/etc/passwd"))
         let download = provider.imageFetchDownload(with: context)
         download.start()
@@ -257,11 +262,11 @@ struct URLSessionImageFetchDownloadProviderTests {
         }
     }
 
-    @Test("concurrent downloads through one provider each get their own bytes")
-    func concurrentDownloads() throws {
+    @Test("concurrent downloads through one provider each get their own bytes", arguments: ShippedDownloadProvider.allCases)
+    func concurrentDownloads(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
-        let provider = URLSessionImageFetchDownloadProvider()
+        let provider = kind.make()
         let contexts = (0..<12).map { index in
             TestDownloadContext(url: server.baseURL.appendingPathComponent(index % 3 == 2 ? "missing" : "image"))
         }
@@ -281,11 +286,11 @@ struct URLSessionImageFetchDownloadProviderTests {
         }
     }
 
-    @Test("a cancel racing with start or the load always ends in exactly one completion")
-    func cancelRaces() throws {
+    @Test("a cancel racing with start or the load always ends in exactly one completion", arguments: ShippedDownloadProvider.allCases)
+    func cancelRaces(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
-        let provider = URLSessionImageFetchDownloadProvider()
+        let provider = kind.make()
         for round in 0..<40 {
             let context = TestDownloadContext(url: server.baseURL.appendingPathComponent("slow"))
             let download = provider.imageFetchDownload(with: context)
@@ -301,12 +306,12 @@ struct URLSessionImageFetchDownloadProviderTests {
         }
     }
 
-    @Test("a download keeps working after its provider is released")
-    func outlivesProvider() throws {
+    @Test("a download keeps working after its provider is released", arguments: ShippedDownloadProvider.allCases)
+    func outlivesProvider(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
         let context = TestDownloadContext(url: server.baseURL.appendingPathComponent("image"))
-        let download = URLSessionImageFetchDownloadProvider().imageFetchDownload(with: context)
+        let download = kind.make().imageFetchDownload(with: context)
         download.start()
         #expect(context.recorder.done.wait(timeout: .now() + 20) == .success)
         context.downloadQueue.sync {
@@ -315,14 +320,14 @@ struct URLSessionImageFetchDownloadProviderTests {
         }
     }
 
-    @Test("a hydration failure ends the download with that error and loads nothing")
-    func hydrationFailure() throws {
+    @Test("a hydration failure ends the download with that error and loads nothing", arguments: ShippedDownloadProvider.allCases)
+    func hydrationFailure(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
         let context = TestDownloadContext(url: server.baseURL.appendingPathComponent("image"))
         context.recorder.hydrationError = ImageFetchError.illegalModification(
             originalHTTPMethod: "GET", modifiedHTTPMethod: "POST")
-        let download = URLSessionImageFetchDownloadProvider().imageFetchDownload(with: context)
+        let download = kind.make().imageFetchDownload(with: context)
         download.start()
         #expect(context.recorder.done.wait(timeout: .now() + 20) == .success)
         context.downloadQueue.sync {
@@ -332,14 +337,14 @@ struct URLSessionImageFetchDownloadProviderTests {
         #expect(server.requests.withLock { $0.isEmpty })
     }
 
-    @Test("after discardContext a running download tells nobody anything")
-    func discardWhileRunning() throws {
+    @Test("after discardContext a running download tells nobody anything", arguments: ShippedDownloadProvider.allCases)
+    func discardWhileRunning(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
         let context = TestDownloadContext(url: server.baseURL.appendingPathComponent("slow"), onData: { download, _ in
             download.discardContext()
         })
-        let download = URLSessionImageFetchDownloadProvider().imageFetchDownload(with: context)
+        let download = kind.make().imageFetchDownload(with: context)
         download.start()
         #expect(context.recorder.done.wait(timeout: .now() + 1) == .timedOut)
         #expect(download.context == nil)

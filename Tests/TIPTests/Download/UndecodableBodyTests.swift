@@ -63,7 +63,7 @@ struct UndecodableBodyTests {
         }
     }
 
-    @Test("a complete disk entry that fails to decode is removed, reported, and the fetch goes to the network")
+    @Test("a complete disk entry whose bytes rot is removed, reported, and the fetch goes to the network")
     func undecodableDiskEntry() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
@@ -91,8 +91,9 @@ struct UndecodableBodyTests {
         try await env.provider.next().serve(jpeg, entityTag: "\"j\"")
         #expect(await eventually { second.isFinished })
         #expect(second.finalResult?.imageSource == .network)
-        #expect(env.problems.count(.diskCacheEntryCouldNotBeDecoded) == 1)
-        let info = try #require(env.problems.infos(.diskCacheEntryCouldNotBeDecoded).first)
+        // The recorded checksum catches the rot before the decoder would.
+        #expect(env.problems.count(.diskCacheEntryDamaged) == 1)
+        let info = try #require(env.problems.infos(.diskCacheEntryDamaged).first)
         #expect(info[ProblemInfoKey.imageIdentifier] as? String == identifier)
         // The fresh download replaced the rotten file with the real image.
         #expect(await eventually { (try? Data(contentsOf: file)) == jpeg })

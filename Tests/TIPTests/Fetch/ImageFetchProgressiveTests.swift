@@ -75,17 +75,19 @@ struct ImageFetchProgressiveTests {
         #expect(!any.scans.withLock { $0 }.isEmpty)
     }
 
-    @Test("an animated GIF delivers its first frame once while bytes arrive, then the whole animation")
-    func firstAnimatedFrame() async throws {
+    @Test("an animated GIF or APNG delivers its first frame once while bytes arrive, then the whole animation",
+          arguments: [ImageType.gif, .png])
+    func firstAnimatedFrame(_ type: ImageType) async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         let frames = (0..<6).map { TestImages.photo(width: 160, height: 120, format: .rgba8Premultiplied, seed: UInt64($0 + 1)) }
         let animation = try #require(ImageContainer(animatedFrames: frames, frameDurations: Array(repeating: 0.1, count: 6), loopCount: 0))
-        let gif = try CodecCatalogue.shared.encodeImage(animation, type: .gif, quality: 1)
+        let encoded = try CodecCatalogue.shared.encodeImage(animation, type: type, quality: 1)
         let delegate = ProgressiveRecordingDelegate(optIn: false)
+        let request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("anim.\(type.preferredFileExtension ?? "img")"))
         // The first frame is shown while half the animation is still to come.
-        let operation = try await fetch(env, GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("anim.gif")), gif,
-                                        type: "image/gif", chunkSize: max(1024, gif.count / 12), delegate: delegate) { _ in
+        let operation = try await fetch(env, request, encoded, type: type.mimeType ?? "application/octet-stream",
+                                        chunkSize: max(1024, encoded.count / 12), delegate: delegate) { _ in
             !delegate.firstFrames.withLock { $0 }.isEmpty
         }
         #expect(operation.state == .succeeded)
@@ -93,5 +95,6 @@ struct ImageFetchProgressiveTests {
         #expect(delegate.order.withLock { $0 } == ["first-frame", "final"])
         let final = try #require(delegate.final.withLock { $0 })
         #expect(final.imageContainer.frameCount == 6)
+        if type == .png { #expect(Array(final.imageContainer.frames) == frames) }
     }
 }

@@ -24,14 +24,15 @@ final class HardeningEnvironment: Sendable {
     let pipeline: ImagePipeline
     let problems = RecordingProblemObserver()
 
-    init(_ name: String = #function, requestTimeout: TimeInterval? = nil,
+    /// `provider` (default: the configuration's default) with `requestTimeout` (default 60 s) downloads.
+    init(_ name: String = #function, provider: ShippedDownloadProvider? = nil, requestTimeout: TimeInterval? = nil,
          prepare: (GlobalConfiguration, URL) throws -> Void = { _, _ in }) async throws {
         let (configuration, root) = try makeTestConfiguration(name)
         self.configuration = configuration
         self.root = root
         configuration.problemObserver = problems
-        if let requestTimeout {
-            configuration.imageFetchDownloadProvider = URLSessionImageFetchDownloadProvider(requestTimeout: requestTimeout)
+        if provider != nil || requestTimeout != nil {
+            configuration.imageFetchDownloadProvider = (provider ?? .curl).make(requestTimeout: requestTimeout ?? 60)
         }
         try prepare(configuration, root)
         server = TIPImageServer()

@@ -2,8 +2,12 @@ import Foundation
 
 /// The shared real-world test images (`../shared/fixtures` next to the project root), when present.
 enum Fixtures {
-    /// The fixtures directory, or nil when it is not there (tests then skip with a message).
+    /// The fixtures directory (`$TIP_FIXTURES` first, as `scripts/fuzz` reads it, for checkouts elsewhere), or
+    /// nil when it is not there (tests then skip with a message).
     static let directory: URL? = {
+        if let path = ProcessInfo.processInfo.environment["TIP_FIXTURES"], FileManager.default.fileExists(atPath: path) {
+            return URL(fileURLWithPath: path, isDirectory: true)
+        }
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { url.deleteLastPathComponent() }  // Helpers, TIPTests, Tests, project root
         let candidate = url.deletingLastPathComponent().appendingPathComponent("shared/fixtures")

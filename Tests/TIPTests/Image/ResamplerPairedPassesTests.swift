@@ -23,8 +23,23 @@ struct ResamplerPairedPassesTests {
         return image
     }
 
+    /// Which implementation of a pass runs.
+    enum Kind {
+        /// ``ResamplerPasses``.
+        case plain
+        /// ``ResamplerPairedPasses``.
+        case paired
+        /// ``ResamplerAVX2Passes`` (4-byte pixels horizontally; the paired pass for gray).
+        case avx2
+    }
+
     /// Runs one pass (`horizontal` or not) with the paired code or the plain code into a fresh bitmap.
     static func pass(_ source: Bitmap, count: Int, filter: ResamplingFilter, horizontal: Bool, paired: Bool, finish: ResamplerPasses.Finish) -> Bitmap {
+        pass(source, count: count, filter: filter, horizontal: horizontal, kind: paired ? .paired : .plain, finish: finish)
+    }
+
+    /// Runs one pass (`horizontal` or not) with the code of `kind` into a fresh bitmap.
+    static func pass(_ source: Bitmap, count: Int, filter: ResamplingFilter, horizontal: Bool, kind: Kind, finish: ResamplerPasses.Finish) -> Bitmap {
         let weights = ResamplerWeights(filter: filter, sourceCount: horizontal ? source.width : source.height, count: count)
         #expect(weights.pairsFit)
         var out = Bitmap(width: horizontal ? count : source.width, height: horizontal ? source.height : count, format: source.format)!
@@ -33,12 +48,14 @@ struct ResamplerPairedPassesTests {
             out.withUnsafeMutableBytes { dst in
                 let buffers = ResamplerPasses.Buffers(source: src.baseAddress!, sourceStride: srcStride, destination: dst.baseAddress!, destinationStride: dstStride)
                 let bpp = source.format.bytesPerPixel
-                switch (horizontal, paired) {
-                case (true, true) where bpp == 1: ResamplerPairedPasses.horizontal1(buffers, rows: 0..<rows, weights: weights)
-                case (true, true): ResamplerPairedPasses.horizontal4(buffers, rows: 0..<rows, weights: weights, finish: finish)
-                case (true, false): ResamplerPasses.horizontal(buffers, rows: 0..<rows, weights: weights, bytesPerPixel: bpp, finish: finish)
-                case (false, true): ResamplerPairedPasses.vertical(buffers, rows: 0..<rows, rowBytes: rowBytes, weights: weights, finish: finish)
-                case (false, false): ResamplerPasses.vertical(buffers, rows: 0..<rows, rowBytes: rowBytes, weights: weights, finish: finish)
+                switch (horizontal, kind) {
+                case (true, .paired) where bpp == 1, (true, .avx2) where bpp == 1: ResamplerPairedPasses.horizontal1(buffers, rows: 0..<rows, weights: weights)
+                case (true, .paired): ResamplerPairedPasses.horizontal4(buffers, rows: 0..<rows, weights: weights, finish: finish)
+                case (true, .avx2): #expect(ResamplerAVX2Passes.horizontal4(buffers, rows: 0..<rows, weights: weights, finish: finish))
+                case (true, .plain): ResamplerPasses.horizontal(buffers, rows: 0..<rows, weights: weights, bytesPerPixel: bpp, finish: finish)
+                case (false, .paired): ResamplerPairedPasses.vertical(buffers, rows: 0..<rows, rowBytes: rowBytes, weights: weights, finish: finish)
+                case (false, .avx2): ResamplerAVX2Passes.vertical(buffers, rows: 0..<rows, rowBytes: rowBytes, weights: weights, finish: finish)
+                case (false, .plain): ResamplerPasses.vertical(buffers, rows: 0..<rows, rowBytes: rowBytes, weights: weights, finish: finish)
                 }
             }
         }
@@ -72,6 +89,69 @@ struct ResamplerPairedPassesTests {
                         #expect(plain == paired, "\(filter) \(finish) \(format) \(width)x\(height) -> \(count) rows")
                     }
                 }
+            }
+        }
+    }
+
+    @Test("The AVX2 passes write the same bytes as the plain ones", .enabled(if: ResamplerAVX2Passes.isAvailable, "the CPU has no AVX2"),
+          arguments: [ResamplingFilter.triangle, .catmullRom, .lanczos3])
+    func avx2Matches(filter: ResamplingFilter) {
+        // Every tail of the 4-pixel row spreading, of the 4-pixel output groups and of the 32-byte vertical chunks.
+        for (width, counts) in [(1, [3, 2]), (2, [1, 7]), (5, [3, 4, 9]), (8, [5, 13]), (15, [4, 16, 5]), (17, [3, 40]), (64, [63, 23, 130]), (131, [100, 7, 29])] {
+            for (finish, format) in Self.finishes {
+                let source = Self.noise(width: width, height: 5, format: format, seed: UInt64(width))
+                for count in counts {
+                    let plain = Self.pass(source, count: count, filter: filter, horizontal: true, kind: .plain, finish: finish)
+                    let avx2 = Self.pass(source, count: count, filter: filter, horizontal: true, kind: .avx2, finish: finish)
+                    #expect(plain == avx2, "horizontal \(filter) \(finish) \(width) -> \(count)")
+                }
+            }
+        }
+        for (height, counts) in [(1, [3, 2]), (2, [1, 5]), (7, [3, 4, 11]), (30, [29, 8, 61]), (97, [40, 13])] {
+            for (finish, format) in Self.finishes + [(.none, .gray8)] {
+                for width in [1, 5, 8, 9, 13, 40] {
+                    let source = Self.noise(width: width, height: height, format: format, seed: UInt64(height * 31 + width))
+                    for count in counts {
+                        let plain = Self.pass(source, count: count, filter: filter, horizontal: false, kind: .plain, finish: finish)
+                        let avx2 = Self.pass(source, count: count, filter: filter, horizontal: false, kind: .avx2, finish: finish)
+                        #expect(plain == avx2, "vertical \(filter) \(finish) \(format) \(width)x\(height) -> \(count) rows")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("The fused AVX2 resize (vertical then horizontal, row by row) writes the bytes of the two plain passes",
+          .enabled(if: ResamplerAVX2Passes.isAvailable, "the CPU has no AVX2"))
+    func avx2Fused() {
+        for (finish, format) in Self.finishes {
+            for (width, height, w, h) in [(1, 1, 3, 2), (5, 7, 3, 4), (17, 9, 13, 30), (64, 40, 51, 31), (131, 60, 100, 59), (40, 97, 130, 13)] {
+                let source = Self.noise(width: width, height: height, format: format, seed: UInt64(width * 7 + height))
+                let middle = Self.pass(source, count: h, filter: .lanczos2, horizontal: false, kind: .plain, finish: .none)
+                let plain = Self.pass(middle, count: w, filter: .lanczos2, horizontal: true, kind: .plain, finish: finish)
+                let lines = ResamplerWeights(filter: .lanczos2, sourceCount: height, count: h)
+                let columns = ResamplerWeights(filter: .lanczos2, sourceCount: width, count: w)
+                var fused = Bitmap(width: w, height: h, format: format)!
+                let (srcStride, dstStride) = (source.bytesPerRow, fused.bytesPerRow)
+                source.withUnsafeBytes { src in
+                    fused.withUnsafeMutableBytes { dst in
+                        let buffers = ResamplerPasses.Buffers(source: src.baseAddress!, sourceStride: srcStride, destination: dst.baseAddress!, destinationStride: dstStride)
+                        #expect(ResamplerAVX2Passes.verticalThenHorizontal4(buffers, rows: 0..<h, lines: lines, columns: columns, finish: finish))
+                    }
+                }
+                #expect(plain == fused, "\(finish) \(width)x\(height) -> \(w)x\(h)")
+            }
+        }
+    }
+
+    @Test("Whole resizes with and without AVX2 are identical", .enabled(if: ResamplerAVX2Passes.isAvailable, "the CPU has no AVX2"))
+    func avx2Resizes() {
+        for format in [PixelFormat.rgba8Premultiplied, .rgbx8, .gray8] {
+            let source = Self.noise(width: 128, height: 72, format: format, seed: 9)
+            for (w, h) in [(100, 56), (50, 29), (128, 30), (31, 72), (200, 113), (13, 9)] {
+                let portable = Resampler.resample(source, width: w, height: h, quality: .default, parallelThreshold: .max, boxReduction: true, vectorExtensions: false)
+                let avx2 = Resampler.resample(source, width: w, height: h, quality: .default, parallelThreshold: .max, boxReduction: true, vectorExtensions: true)
+                #expect(portable == avx2, "\(format) 128x72 -> \(w)x\(h)")
             }
         }
     }

@@ -268,7 +268,7 @@ struct ResamplerTests {
         for source in sources {
             for (w, h) in [(20, 14), (133, 95), (source.width, 17), (29, source.height), (3, 2), (7, 9)] where (w, h) != (source.width, source.height) {
                 let out = Resampler.resample(source, width: w, height: h, quality: quality, parallelThreshold: .max, boxReduction: false)
-                let reference = Self.scalarReference(source, width: w, height: h, filter: ResamplingFilter(quality))
+                let reference = Self.scalarReference(source, width: w, height: h, filter: ResamplingFilter(quality, sourceWidth: source.width, sourceHeight: source.height, width: w, height: h))
                 #expect(out == reference, "\(source.format) \(source.width)x\(source.height) -> \(w)x\(h)")
             }
         }

@@ -13,6 +13,8 @@ struct CachesRootCheckTests {
     private func standUp(root: URL) -> (GlobalConfiguration, ImagePipeline?, RecordingProblemObserver, CapturingLogger, SteppedDownloadProvider) {
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
         configuration.callbackQueue = DispatchQueue(label: "caches-root.callbacks")
+        configuration.maxImageDownloadDuration = 0  // downloads are stepped by hand: no time limits
+        configuration.minimumImageDownloadBytesPerSecond = 0
         let problems = RecordingProblemObserver(), logger = CapturingLogger(), provider = SteppedDownloadProvider()
         configuration.problemObserver = problems
         configuration.logger = logger

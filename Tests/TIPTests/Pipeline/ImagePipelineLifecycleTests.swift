@@ -2,11 +2,15 @@ import Foundation
 import Testing
 @testable import TIP
 
-/// A fresh configuration rooted in its own temporary directory.
+/// A fresh configuration rooted in its own temporary directory. The downloads' time limits are off: tests step
+/// downloads by hand, and a loaded machine may take longer than a limit between two steps (the time-limit tests
+/// set their own).
 func makeTestConfiguration(_ name: String = #function) throws -> (GlobalConfiguration, URL) {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-tests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     let configuration = GlobalConfiguration(cachesRootDirectory: root)
+    configuration.maxImageDownloadDuration = 0
+    configuration.minimumImageDownloadBytesPerSecond = 0
     configuration.callbackQueue = DispatchQueue(label: "tip-tests.callbacks")
     return (configuration, root)
 }

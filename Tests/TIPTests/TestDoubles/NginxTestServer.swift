@@ -66,6 +66,8 @@ final class NginxTestServer: @unchecked Sendable {
     let crawlAfter: Int?
     /// Bytes per second of a whole response past ``crawlAfter``.
     static let crawlRate = 4 * 1024
+    /// With a certificate and its key (PEM files), nginx serves https and HTTP/2 (ALPN) instead of http.
+    let tls: (certificate: URL, key: URL)?
 
     private let lock = NSLock()
     // Guarded by `lock`.
@@ -73,10 +75,11 @@ final class NginxTestServer: @unchecked Sendable {
     private var boundPort: UInt16 = 0
 
     /// Makes the directories; ``start()`` runs nginx.
-    init(rateLimit: Int = 200 * 1024, crawlAfter: Int? = nil) throws {
+    init(rateLimit: Int = 200 * 1024, crawlAfter: Int? = nil, tls: (certificate: URL, key: URL)? = nil) throws {
         guard Self.isAvailable else { throw Failure.notInstalled }
         self.rateLimit = rateLimit
         self.crawlAfter = crawlAfter
+        self.tls = tls
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tip-nginx-\(UUID().uuidString)", isDirectory: true)
         documentRoot = directory.appendingPathComponent("www", isDirectory: true)
         try FileManager.default.createDirectory(at: documentRoot, withIntermediateDirectories: true)
@@ -92,10 +95,10 @@ final class NginxTestServer: @unchecked Sendable {
     /// nginx's process id while it runs (nil before ``start()`` and after ``stop()``).
     var processIdentifier: Int32? { lock.withLock { process?.processIdentifier } }
 
-    /// `http://127.0.0.1:<port>`.
+    /// `http://127.0.0.1:<port>` (`https` with ``tls``).
     var baseURL: URL {
         // A literal with a port number always parses.
-        URL(string: "http://127.0.0.1:\(port)")!
+        URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)")!
     }
 
     /// The URL of `fileName` under the Last-Modified-only location.
@@ -244,7 +247,8 @@ final class NginxTestServer: @unchecked Sendable {
             scgi_temp_path \(dir)/scgi_temp;
             map $http_range $tip_rate { "" \(crawlAfter == nil ? rateLimit : Self.crawlRate); default \(rateLimit); }
             server {
-                listen 127.0.0.1:\(port);
+                listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl http2");
+                \(tls.map { "ssl_certificate \($0.certificate.path); ssl_certificate_key \($0.key.path);" } ?? "")
                 limit_rate_after \(crawlAfter ?? 0);
                 location /lm/ { alias \(root); etag off; limit_rate $tip_rate; }
                 location /etag/ { alias \(root); limit_rate $tip_rate; }

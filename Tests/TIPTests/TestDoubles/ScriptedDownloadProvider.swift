@@ -12,6 +12,8 @@ final class ScriptedDownloadProvider: ImageFetchDownloadProvider {
         case response(status: Int, headers: [String: String])
         case data(Data)
         case complete((any Error)?)
+        /// Holds the script (without blocking a thread) until `condition` holds: a test steps the download.
+        case waitUntil(@Sendable () -> Bool)
     }
 
     let steps: [Step]
@@ -104,6 +106,12 @@ final class ScriptedDownload: ImageFetchDownload {
             next()
         case .complete(let error):
             client.download(self, didCompleteWithError: error)
+        case .waitUntil(let condition):
+            if condition() {
+                next()
+            } else {
+                context.downloadQueue.asyncAfter(deadline: .now() + .milliseconds(2)) { self.run(index, context) }
+            }
         }
     }
 

@@ -19,10 +19,9 @@ import Foundation
 ///
 /// Not thread-safe: one reader serves one decode or one context.
 final class GIFFrameReader {
-    /// Decoded frames may total at most this multiple of `maximumPixelCount` pixels (each frame
-    /// counts its canvas or output size, whichever is larger, plus its own rectangle); decoding
-    /// stops there and returns the frames so far as a partial image.
-    static let totalPixelBudgetMultiple = 2
+    /// Decoded frames may total at most this multiple of `maximumPixelCount` pixels (the rule every
+    /// animated format follows: ``AnimationCanvas/totalPixelBudgetMultiple``).
+    static let totalPixelBudgetMultiple = AnimationCanvas.totalPixelBudgetMultiple
 
     /// Composited frames so far, at the options' output size when `scalesFrames`, else canvas size.
     private(set) var frames: [Bitmap] = []
@@ -40,7 +39,7 @@ final class GIFFrameReader {
     private let scalesFrames: Bool
     private let source: UnsafeMutablePointer<GIFMemorySource>
     private var gif: UnsafeMutablePointer<GifFileType>?
-    private var canvas: GIFCanvas?
+    private var canvas: AnimationCanvas?
     private var output = (width: 0, height: 0)
     private var pixelBudget = 0
     private var pixelsUsed = 0
@@ -130,7 +129,7 @@ final class GIFFrameReader {
         } catch {
             throw .decoding(error)
         }
-        canvas = GIFCanvas(width: width, height: height)
+        canvas = AnimationCanvas(width: width, height: height)
         output = scalesFrames ? options.outputDimensions(width: width, height: height) : (width, height)
     }
 
@@ -233,7 +232,7 @@ final class GIFFrameReader {
 
     /// Decodes every row of the frame (in stream order, mapped to canvas rows for interlaced
     /// frames) and draws the visible part.
-    private func decodeRows(_ gif: UnsafeMutablePointer<GifFileType>, canvas: GIFCanvas, left: Int, top: Int, width w: Int, height h: Int, interlaced: Bool, palette: [UInt32]) throws(Stop) {
+    private func decodeRows(_ gif: UnsafeMutablePointer<GifFileType>, canvas: AnimationCanvas, left: Int, top: Int, width w: Int, height h: Int, interlaced: Bool, palette: [UInt32]) throws(Stop) {
         let line = UnsafeMutablePointer<GifPixelType>.allocate(capacity: w)
         defer { line.deallocate() }
         line.initialize(repeating: 0, count: w)
@@ -288,21 +287,9 @@ extension GIFFrameReader {
     /// The frames so far as a container, resampled to `sizing` when given (the output size is
     /// computed from the canvas). Throws `truncatedData` when there is no frame yet.
     func container(scaledTo sizing: (targetDimensions: CGSize, contentMode: ContentMode)?) throws(ImageDecodingError) -> ImageContainer {
-        guard let first = frames.first else { throw stopError ?? .truncatedData }
-        var scaled = frames
-        if let sizing {
-            let size = TargetSizing.pixelDimensions(width: first.width, height: first.height,
-                                                    targetDimensions: sizing.targetDimensions, contentMode: sizing.contentMode)
-            if size.width != first.width || size.height != first.height {
-                scaled = frames.map { Resampler.resample($0, width: size.width, height: size.height, quality: options.interpolationQuality) }
-            }
-        }
-        if scaled.count == 1 {
-            return ImageContainer(image: scaled[0], isPartial: !isComplete)
-        }
-        guard let container = ImageContainer(animatedFrames: scaled, frameDurations: durations, loopCount: loopCount, isPartial: !isComplete) else {
-            throw .truncatedData
-        }
-        return container
+        guard let container = ImageContainer(animatedFrames: frames, frameDurations: durations, loopCount: loopCount,
+                                             isPartial: !isComplete) else { throw stopError ?? .truncatedData }
+        guard let sizing else { return container }
+        return container.scaledToTargetDimensions(sizing.targetDimensions, contentMode: sizing.contentMode, quality: options.interpolationQuality)
     }
 }

@@ -10,9 +10,9 @@ enum GIFFrameTiming {
     /// Seconds a frame with a delay of `centiseconds` (1/100 s) is shown.
     ///
     /// Delays of 0 or 1 centisecond (≤ 0.01 s) become ``ImageContainer/defaultFrameDuration``
-    /// (0.1 s), as browsers and TIP do: many GIFs carry such delays and expect the default speed.
+    /// (0.1 s): TIP's rule for every animated format (``AnimationFrameTiming``).
     static func duration(centiseconds: Int) -> TimeInterval {
-        centiseconds <= 1 ? ImageContainer.defaultFrameDuration : TimeInterval(centiseconds) / 100
+        AnimationFrameTiming.duration(seconds: TimeInterval(centiseconds) / 100)
     }
 
     /// The delay in centiseconds written for a frame shown `duration` seconds: rounded, at least 2

@@ -1,8 +1,11 @@
+import CJPEGIncremental
 import CTurboJPEG
 import Foundation
 
 /// Decodes JPEG: one-shot on TurboJPEG (DCT-scaled to the target, EXIF orientation applied, then
-/// resampled to the exact target dimensions), incrementally through ``JPEGDecoderContext``.
+/// resampled to the exact target dimensions; complete progressive files through libjpeg with pooled
+/// coefficient memory, see ``decodeProgressive(_:scale:outputSpace:destination:pitch:)``), incrementally
+/// through ``JPEGDecoderContext``.
 ///
 /// Stateless; safe to call from any thread (TurboJPEG handles come from a locked pool).
 struct JPEGDecoder: ImageDecoder {
@@ -72,7 +75,12 @@ struct JPEGDecoder: ImageDecoder {
         }
         let pitch = bitmap.bytesPerRow
         let sw = Int32(scale.scaledWidth), sh = Int32(scale.scaledHeight)
+        let outputSpace = Int32(isGray ? TIP_JPEG_OUT_GRAY : (isCMYK ? TIP_JPEG_OUT_CMYK : TIP_JPEG_OUT_RGBX))
         let status = bitmap.withUnsafeMutableBytes { dst -> Int32 in
+            if markers.isProgressive, endsWithEOI(bytes),
+               decodeProgressive(bytes, scale: scale, outputSpace: outputSpace, destination: dst.baseAddress!, pitch: pitch) {
+                return 0
+            }
             if decodeInParallel(base, count: bytes.count, scale: scale, pixelFormat: pixelFormat, destination: dst.baseAddress!, pitch: pitch) {
                 return 0
             }
@@ -94,7 +102,9 @@ struct JPEGDecoder: ImageDecoder {
             if retry != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
                 return .failure(.corruptData(errorMessage(handle)))
             }
-            isPartial = !endsWithEOI(bytes)
+            // Cut short: no EOI, or an EOI (or another marker) inside a scan's data, which libjpeg reports as a
+            // premature end and fills with gray. Other warnings (extraneous bytes before a marker) are benign.
+            isPartial = !endsWithEOI(bytes) || errorMessage(handle).localizedLowercase.contains("premature end")
         }
         if isCMYK {
             bitmap.withUnsafeMutableBytes { dst in

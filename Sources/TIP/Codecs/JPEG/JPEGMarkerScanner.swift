@@ -1,10 +1,12 @@
 /// Walks the marker segments of a JPEG up to the first SOS, bounds-checked, to find the EXIF APP1
-/// payload and the Adobe APP14 marker (which means CMYK samples are stored inverted).
+/// payload, the Adobe APP14 marker (which means CMYK samples are stored inverted) and the frame type.
 struct JPEGMarkerScanner {
     /// The TIFF data of the first "Exif" APP1 segment, as a range of the scanned bytes.
     var exifRange: Range<Int>?
     /// Whether an Adobe APP14 segment was seen.
     var hasAdobeMarker = false
+    /// Whether the frame is progressive (SOF2, Huffman-coded).
+    var isProgressive = false
 
     /// Scans `bytes`, which must start with SOI (otherwise nothing is found).
     init(_ bytes: UnsafeRawBufferPointer) {
@@ -19,6 +21,7 @@ struct JPEGMarkerScanner {
             if marker == 0xDA || marker == 0xD9 { return }
             let length = Int(bytes[p + 2]) << 8 | Int(bytes[p + 3])
             guard length >= 2 else { return }
+            if marker == 0xC2 { isProgressive = true }
             let payload = p + 4
             let end = p + 2 + length
             let available = min(end, n)

@@ -50,8 +50,3 @@ extension JPEGDecoder {
         return failures.withLock { $0 } == 0
     }
 }
-
-/// A raw pointer handed to the bands of a parallel decode; each band writes only its own rows.
-private struct UnsafeSendablePointer: @unchecked Sendable {
-    let pointer: UnsafeMutableRawPointer
-}

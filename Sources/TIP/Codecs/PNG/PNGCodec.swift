@@ -1,7 +1,8 @@
 import Foundation
 
 /// The default PNG codec: libpng decoding (every colour type and bit depth, palette, tRNS, 16-bit,
-/// Adam7) and encoding (8-bit gray, RGB or RGBA, optionally interlaced).
+/// Adam7, and APNG animations composited by the project) and encoding (8-bit gray, RGB or RGBA,
+/// optionally interlaced; an animation as APNG).
 ///
 /// ```swift
 /// CodecCatalogue.shared.setCodec(PNGCodec(), for: .png)
@@ -15,6 +16,6 @@ public struct PNGCodec: ImageCodec {
     public var decoder: any ImageDecoder { PNGDecoder() }
     /// The encoder: ``PNGEncoder``.
     public var encoder: (any ImageEncoder)? { PNGEncoder() }
-    /// False: animated PNG (APNG) is decoded as its default image.
-    public var isAnimated: Bool { false }
+    /// True: animated PNG (APNG) is decoded and encoded, as in TIP.
+    public var isAnimated: Bool { true }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Decodes PNG with libpng: every colour type and bit depth (16-bit is reduced to 8), palette, tRNS
-/// and Adam7 interlacing.
+/// and Adam7 interlacing; and animated PNG (APNG), whose frames are decoded through the same path and
+/// composited here (see ``APNGFrameDecoder``), since Debian's libpng has no APNG support.
 ///
 /// ```swift
 /// let image = try PNGDecoder().decode(data, options: ImageDecodingOptions())
@@ -39,15 +40,20 @@ public struct PNGDecoder: ImageDecoder {
         return try result.get()
     }
 
-    /// A context that streams rows into a canvas as bytes arrive.
+    /// True: contexts render rows (and interlaced passes) as they arrive, and an APNG's first frame as
+    /// soon as its bytes are in.
+    public var supportsProgressiveDecoding: Bool { true }
+
+    /// A context that streams rows into a canvas as bytes arrive (an APNG: complete frames).
     public func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
         PNGDecoderContext(options: options)
     }
 
-    /// Decodes a whole PNG in memory. `allowFastPath` false forces libpng's reader even where the
-    /// one-shot ``PNGFastDecoder`` applies (tests compare the two).
+    /// Decodes a whole PNG in memory: an APNG's animation (see ``APNGFrameDecoder``), else the image.
+    /// `allowFastPath` false forces libpng's reader even where the one-shot ``PNGFastDecoder`` applies
+    /// (tests compare the two); `allowsAnimation` false decodes an APNG's default image.
     static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions,
-                       allowFastPath: Bool = true) throws(ImageDecodingError) -> ImageContainer {
+                       allowFastPath: Bool = true, allowsAnimation: Bool = true) throws(ImageDecodingError) -> ImageContainer {
         var scanner = PNGChunkScanner()
         do {
             try scanner.scan(bytes)
@@ -57,24 +63,35 @@ public struct PNGDecoder: ImageDecoder {
         }
         guard let header = scanner.header else { throw .truncatedData }
         try options.checkDimensions(width: header.width, height: header.height)
-        let format = header.outputFormat(hasTransparencyChunk: scanner.hasTransparencyChunk)
-        if allowFastPath, let end = scanner.endOffset, end <= bytes.count,
-           let bitmap = PNGFastDecoder.decode(UnsafeRawBufferPointer(rebasing: bytes[0..<end]), header: header, format: format) {
-            return try finish(bitmap, orientation: scanner.orientation, isPartial: false, options: options,
-                              targetDimensions: options.targetDimensions, contentMode: options.targetContentMode)
+        if allowsAnimation, let animation = scanner.animation, animation.isUsable,
+           let image = APNGFrameDecoder.container(bytes, scanner: scanner, options: options) {
+            return image
+        }
+        let end = min(scanner.endOffset ?? bytes.count, bytes.count)
+        let (bitmap, isPartial) = try decodeCanvas(UnsafeRawBufferPointer(rebasing: bytes[0..<end]), header: header,
+                                                   hasTransparencyChunk: scanner.hasTransparencyChunk,
+                                                   isComplete: scanner.isComplete, allowFastPath: allowFastPath)
+        return try finish(bitmap, orientation: scanner.orientation, isPartial: isPartial, options: options,
+                          targetDimensions: options.targetDimensions, contentMode: options.targetContentMode)
+    }
+
+    /// Decodes the image in `bytes` (a whole PNG, or as much as there is) at its own size: the
+    /// one-shot fast path when it applies, else libpng's reader, whose missing rows are filled.
+    static func decodeCanvas(_ bytes: UnsafeRawBufferPointer, header: PNGHeader, hasTransparencyChunk: Bool, isComplete: Bool,
+                             allowFastPath: Bool = true) throws(ImageDecodingError) -> (bitmap: Bitmap, isPartial: Bool) {
+        let format = header.outputFormat(hasTransparencyChunk: hasTransparencyChunk)
+        if allowFastPath, isComplete, let bitmap = PNGFastDecoder.decode(bytes, header: header, format: format) {
+            return (bitmap, false)
         }
         guard let reader = PNGRowReader(header: header, format: format, initializeCanvas: false) else {
             throw .unsupported("out of memory for \(header.width)x\(header.height)")
         }
-        let end = min(scanner.endOffset ?? bytes.count, bytes.count)
-        reader.feed(UnsafeRawBufferPointer(rebasing: bytes[0..<end]))
+        reader.feed(bytes)
         let status = reader.status
         guard let (bitmap, isWhole) = reader.image(finalizing: true) else {
             throw status.failed ? .corruptData(status.message) : .truncatedData
         }
-        let isPartial = !(isWhole && !status.failed && (status.isFinished || scanner.isComplete))
-        return try finish(bitmap, orientation: scanner.orientation, isPartial: isPartial, options: options,
-                          targetDimensions: options.targetDimensions, contentMode: options.targetContentMode)
+        return (bitmap, !(isWhole && !status.failed && (status.isFinished || isComplete)))
     }
 
     /// Turns a decoded canvas upright and scales it to the target sizing.
@@ -84,10 +101,6 @@ public struct PNGDecoder: ImageDecoder {
         var renderOptions = options
         renderOptions.targetDimensions = targetDimensions
         renderOptions.targetContentMode = contentMode
-        let quality = options.interpolationQuality
-        let upright = bitmap.applyingOrientation(orientation)
-        let size = try renderOptions.checkedOutputDimensions(width: upright.width, height: upright.height)
-        let scaled = Resampler.resample(upright, width: size.width, height: size.height, quality: quality)
-        return ImageContainer(image: scaled, isPartial: isPartial)
+        return try ImageContainer.decoded(bitmap, orientation: orientation, isPartial: isPartial, options: renderOptions)
     }
 }

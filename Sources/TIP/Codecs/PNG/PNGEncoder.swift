@@ -10,7 +10,7 @@ import Foundation
 /// Layout: `.gray8` images (or any image with `.grayscale`) become 8-bit gray, with alpha only when
 /// a pixel is transparent; colour becomes RGBA when a pixel is transparent (colour un-premultiplied
 /// with rounding), else RGB. `.noAlpha` drops alpha (flattening onto black); `.progressive` writes
-/// Adam7 interlacing. Only the first frame of an animation is written. Stateless: safe from any thread.
+/// Adam7 interlacing. An animation is written as APNG (``APNGEncoder``). Stateless: safe from any thread.
 public struct PNGEncoder: ImageEncoder {
     /// zlib compression level used for every image (0...9). Default 6.
     public let compressionLevel: Int
@@ -20,19 +20,37 @@ public struct PNGEncoder: ImageEncoder {
         self.compressionLevel = min(max(compressionLevel, 0), 9)
     }
 
-    /// Encodes the first frame of `image`. Throws ``PipelineError`` with
-    /// `failedToFinalizeImageDestination` when libpng fails.
+    /// Encodes `image`: an animation as APNG (see ``APNGEncoder``), else its one frame. Throws
+    /// ``PipelineError`` with `failedToFinalizeImageDestination` when libpng fails.
     public func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
+        if image.isAnimated {
+            return try APNGEncoder(encoder: self).encode(image, options: options)
+        }
         let bitmap = image.image
         let keepsAlpha = !options.contains(.noAlpha) && bitmap.format == .rgba8Premultiplied && bitmap.containsTransparency()
         let gray = options.contains(.grayscale) || bitmap.format == .gray8
-        let layout: Int32
-        switch (gray, keepsAlpha) {
-        case (true, false): layout = Int32(TIP_PNG_WRITE_GRAY)
-        case (true, true): layout = Int32(TIP_PNG_WRITE_GRAY_ALPHA)
-        case (false, false): layout = Int32(TIP_PNG_WRITE_RGB)
-        case (false, true): layout = Int32(TIP_PNG_WRITE_RGBA)
+        return try encode(bitmap, layout: Layout(gray: gray, alpha: keepsAlpha), interlaced: options.contains(.progressive))
+    }
+
+    /// The PNG colour layout written.
+    struct Layout: Equatable {
+        /// Gray (else RGB).
+        var gray: Bool
+        /// With an alpha channel.
+        var alpha: Bool
+
+        var code: Int32 {
+            switch (gray, alpha) {
+            case (true, false): return Int32(TIP_PNG_WRITE_GRAY)
+            case (true, true): return Int32(TIP_PNG_WRITE_GRAY_ALPHA)
+            case (false, false): return Int32(TIP_PNG_WRITE_RGB)
+            case (false, true): return Int32(TIP_PNG_WRITE_RGBA)
+            }
         }
+    }
+
+    /// `bitmap` as a PNG in `layout`.
+    func encode(_ bitmap: Bitmap, layout: Layout, interlaced: Bool) throws(PipelineError) -> Data {
         let input: Int32
         switch bitmap.format {
         case .gray8: input = Int32(TIP_PNG_INPUT_GRAY8)
@@ -43,11 +61,10 @@ public struct PNGEncoder: ImageEncoder {
         var size = 0
         var message = [CChar](repeating: 0, count: 192)
         let level = Int32(compressionLevel)
-        let interlaced: Int32 = options.contains(.progressive) ? 1 : 0
         let status = bitmap.withUnsafeBytes { pixels in
             message.withUnsafeMutableBufferPointer { text in
                 tip_png_encode(pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), bitmap.bytesPerRow,
-                               UInt32(bitmap.width), UInt32(bitmap.height), input, layout, interlaced, level,
+                               UInt32(bitmap.width), UInt32(bitmap.height), input, layout.code, interlaced ? 1 : 0, level,
                                &output, &size, text.baseAddress, text.count)
             }
         }

@@ -84,24 +84,9 @@ final class PNGRowReader {
         var bitmap = canvas
         if finalizing { canvas = PNGRowReader.placeholder }
         if firstUnwritten < header.height {
-            PNGRowReader.fill(&bitmap, rows: firstUnwritten..<header.height)
+            bitmap.fillMissingRows(firstUnwritten..<header.height)
         }
         return (bitmap, isWhole)
-    }
-
-    /// Fills `rows` with transparent black (rgba), opaque black (rgbx) or black (gray).
-    static func fill(_ bitmap: inout Bitmap, rows: Range<Int>) {
-        let stride = bitmap.bytesPerRow, width = bitmap.width, format = bitmap.format
-        bitmap.withUnsafeMutableBytes { bytes in
-            guard let base = bytes.baseAddress else { return }
-            let start = base + rows.lowerBound * stride
-            start.initializeMemory(as: UInt8.self, repeating: 0, count: rows.count * stride)
-            guard format == .rgbx8 else { return }
-            for y in rows {
-                let row = (base + y * stride).assumingMemoryBound(to: UInt32.self)
-                for x in 0..<width { row[x] = UInt32(littleEndian: 0xFF00_0000) }
-            }
-        }
     }
 
     private static let placeholder = Bitmap(width: 1, height: 1, format: .gray8)!

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// A download provider with stubbing support: with stubbing enabled, downloads are answered from in-memory
-/// stubs (no network); otherwise they go to `fallback` (by default a `URLSessionImageFetchDownloadProvider`).
+/// stubs (no network); otherwise they go to `fallback` (by default a `CurlImageFetchDownloadProvider`).
 ///
 /// A stub answers 200 with its bytes, `Content-Type`, `Content-Length` and a fixed `Last-Modified`; a resumable
 /// stub also sends `Accept-Ranges: bytes` and answers a `Range` request whose `If-Range` matches with 206 and
@@ -36,8 +36,9 @@ public final class StubbingImageFetchDownloadProvider: ImageFetchDownloadProvide
     /// Where downloads go while stubbing is disabled.
     public let fallback: any ImageFetchDownloadProvider
 
-    /// A provider sending unstubbed traffic (while stubbing is disabled) to `fallback`.
-    public init(fallback: any ImageFetchDownloadProvider = URLSessionImageFetchDownloadProvider()) {
+    /// A provider sending unstubbed traffic (while stubbing is disabled) to `fallback` (by default a new
+    /// `CurlImageFetchDownloadProvider`, which starts its thread only if it ever downloads).
+    public init(fallback: any ImageFetchDownloadProvider = CurlImageFetchDownloadProvider()) {
         self.fallback = fallback
     }
 

@@ -59,7 +59,6 @@ final class URLSessionImageFetchDownloadRouter: NSObject, URLSessionDataDelegate
     }
 
     static func isHTTP(_ url: URL?) -> Bool {
-        guard let scheme = url?.scheme?.lowercased() else { return false }
-        return scheme == "http" || scheme == "https"
+        ImageFetchDownloadRequestPolicy.isHTTP(url)
     }
 }

@@ -1,0 +1,43 @@
+import CJPEGIncremental
+
+extension JPEGDecoder {
+    /// Decodes a complete progressive JPEG through libjpeg (`tip_jpeg_decode_progressive`) instead of
+    /// TurboJPEG, byte for byte the same image, for what TurboJPEG's API cannot do: the whole-image
+    /// coefficient arrays (about 1.5 x width x height x 2 bytes) come from warm mappings of
+    /// ``BitmapMappingPool`` instead of fresh `malloc` memory that page-faulted on every decode and stayed
+    /// in glibc's per-thread heaps; and at a scale where the luma inverse DCT reads only DC (1/8, usual for
+    /// thumbnails of large photos) the luma AC scans, most of the file, are not decoded at all. Returns
+    /// false (the caller then decodes with TurboJPEG) for anything unusual: a warning, an error, other
+    /// dimensions.
+    static func decodeProgressive(_ bytes: UnsafeRawBufferPointer, scale: JPEGScaleSelection, outputSpace: Int32,
+                                  destination: UnsafeMutableRawPointer, pitch: Int) -> Bool {
+        decodeProgressive(bytes, numerator: scale.numerator, denominator: scale.denominator, width: scale.scaledWidth,
+                          height: scale.scaledHeight, outputSpace: outputSpace, destination: destination, pitch: pitch) != nil
+    }
+
+    /// ``decodeProgressive(_:scale:outputSpace:destination:pitch:)`` at `numerator / denominator` to `width` x
+    /// `height`: nil when not decoded, else whether AC scans were left out (tests check both).
+    static func decodeProgressive(_ bytes: UnsafeRawBufferPointer, numerator: Int, denominator: Int, width: Int, height: Int,
+                                  outputSpace: Int32, destination: UnsafeMutableRawPointer, pitch: Int) -> Bool? {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        var allocator = tip_jpeg_large_allocator(allocate: allocateCoefficients, release: releaseCoefficients)
+        var skipped: Int32 = 0
+        let status = tip_jpeg_decode_progressive(base, bytes.count, Int32(numerator), Int32(denominator), outputSpace,
+                                                 destination.assumingMemoryBound(to: UInt8.self), pitch,
+                                                 Int32(width), Int32(height), &allocator, &skipped)
+        return status == 0 ? skipped != 0 : nil
+    }
+}
+
+/// Coefficient memory for ``JPEGDecoder/decodeProgressive(_:scale:outputSpace:destination:pitch:)``: any
+/// kept mapping at least as large (only the pages the decode touches count in memory, and they are warm).
+private func allocateCoefficients(_ bytes: Int, _ length: UnsafeMutablePointer<Int>?) -> UnsafeMutableRawPointer? {
+    guard let mapping = BitmapMappingPool.shared.take(bytes, acceptingAnyLarger: true) else { return nil }
+    length?.pointee = mapping.length
+    return mapping.pointer
+}
+
+private func releaseCoefficients(_ pointer: UnsafeMutableRawPointer?, _ length: Int) {
+    guard let pointer else { return }
+    BitmapMappingPool.shared.give(pointer, length: length)
+}

@@ -1,0 +1,32 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the shipped providers (libcurl and URLSession) load for a context, once hydration and authorization
+/// completed: the hydrated request with the context's `Authorization` applied and `Accept-Encoding: identity`
+/// (images are already compressed; a content coding would only cost a decoder whose output the byte limit
+/// cannot see), refused unless it is http or https.
+enum ImageFetchDownloadRequestPolicy {
+    /// The request to load for `context` (read on its download queue, after authorization completed), or the
+    /// `invalidRequest` error to complete with.
+    static func loadableRequest(for context: any ImageFetchDownloadContext) -> Result<URLRequest, ImageFetchError> {
+        var request = context.hydratedRequest ?? context.originalRequest
+        if let authorization = context.authorization {
+            request.setValue(authorization, forHTTPHeaderField: "Authorization")
+        }
+        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        guard isHTTP(request.url) else {
+            let url = request.url?.absoluteString ?? "(no URL)"
+            return .failure(ImageFetchError(
+                .invalidRequest, "Cannot download \(url): only http and https URLs can be downloaded."))
+        }
+        return .success(request)
+    }
+
+    /// Whether `url` is an http or https URL.
+    static func isHTTP(_ url: URL?) -> Bool {
+        guard let scheme = url?.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import TIP
+@_spi(Testing) @testable import TIPImageTables
+
+/// SIGKILL in the middle of writes: no entry is ever served with pixels other than those its source gives.
+@Suite("Image table crash safety", .serialized)
+struct ImageTableCrashTests {
+    /// The harness executable built next to the test bundle (`swift build` builds it).
+    static var harness: URL? {
+        var candidates: [URL] = []
+        if let first = CommandLine.arguments.first {
+            candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+        }
+        candidates.append(Bundle.main.bundleURL)
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug"))
+        return candidates.map { $0.appendingPathComponent("TIPImageTablesCrashHarness") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    static let kills = 200
+
+    @Test("200 SIGKILLs at random moments of writes, deletes and resets: every served entry has exactly its source's pixels")
+    func killedWriters() async throws {
+        let harness = try #require(Self.harness, "TIPImageTablesCrashHarness not found next to the test bundle: run `swift build` first")
+        let env = TableTestEnvironment()
+        var random: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: UInt64) -> UInt64 {
+            random ^= random << 13
+            random ^= random >> 7
+            random ^= random << 17
+            return random % bound
+        }
+        var served = 0, discarded = 0, torn = 0
+        for kill in 1...Self.kills {
+            let process = Process()
+            process.executableURL = harness
+            process.arguments = [env.tables.path, String(next(1_000_000))]
+            let output = Pipe()
+            process.standardOutput = output
+            let printed = Locked(Data())
+            output.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                printed.withLock { $0.append(data) }
+            }
+            let ready = { printed.withLock { $0.contains(UInt8(ascii: "\n")) } }
+            try process.run()
+            // Most kills land among the writes; every tenth lands while the tables open (or are made).
+            if kill % 10 != 3 {
+                for _ in 0..<2_000 where !ready() && process.isRunning { try await Task.sleep(for: .milliseconds(1)) }
+            }
+            // Task.sleep, not usleep: a blocked thread of the concurrency pool would stall the tests beside it.
+            try await Task.sleep(for: .microseconds(Int64(next(kill == Self.kills ? 200_000 : 25_000))))
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            output.fileHandleForReading.readabilityHandler = nil
+            // "ready N": the entries this child dropped as torn when it opened the tables the last one left.
+            let line = String(decoding: printed.withLock { $0 }, as: UTF8.self)
+            if line.hasPrefix("ready "), let count = Int(line.dropFirst(6).prefix { $0.isNumber }) { torn += count }
+            #expect(process.terminationReason == .uncaughtSignal, "the harness exited by itself: \(process.terminationStatus)")
+            if kill % 10 == 0 {
+                let (count, dropped) = try verify(env)
+                served += count
+                discarded += dropped
+            }
+        }
+        #expect(served > 0)
+        #expect(env.problems.posted(.imageTableEntryCorrupt).isEmpty, "a kill never damages pixels under a valid record")
+        #expect(torn + discarded > 0, "some kills landed in the middle of a write")
+        print("image table crash test: \(Self.kills) kills, \(served) entries served and verified, \(torn + discarded) torn entries dropped")
+    }
+
+    /// Opens the tables the harness left and checks every entry any version of any entity could have.
+    /// Returns the entries served and those dropped as torn.
+    private func verify(_ env: TableTestEnvironment) throws -> (served: Int, discarded: Int) {
+        let formats = try ImageTableCrashHarnessSupport.formats()
+        let store = try env.store(formats)
+        var served = 0
+        for format in formats {
+            for index in 0..<ImageTableCrashHarnessSupport.entityCount {
+                var versions = 0
+                for version in 0..<ImageTableCrashHarnessSupport.versionCount {
+                    let entity = ImageTableCrashHarnessSupport.entity(index, version: version)
+                    guard let image = store.image(for: entity, formatName: format.name) else { continue }
+                    versions += 1
+                    served += 1
+                    let expected = ImageTableCrashHarnessSupport.source(entity: index, version: version, format: format)
+                    #expect(image == expected, "\(format.name) entity \(index) version \(version)")
+                }
+                #expect(versions <= 1, "\(format.name) entity \(index) is served from \(versions) sources")
+            }
+            let stats = try #require(store.statistics(formatName: format.name))
+            #expect(stats.corruptEntries == 0 && stats.rebuildReason == nil, "\(format.name): \(stats)")
+            #expect(stats.entryCount <= format.maximumCount)
+        }
+        let discarded = formats.compactMap { store.statistics(formatName: $0.name)?.discardedEntries }.reduce(0, +)
+        return (served, discarded)
+    }
+}
