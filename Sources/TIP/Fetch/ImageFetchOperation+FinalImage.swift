@@ -36,9 +36,11 @@ extension ImageFetchOperation {
                      sharingAs key: FinalImageCoalescer.Key?) {
         switch work() {
         case .produced(let image):
-            // Delivered (and in the rendered cache) before the waiters are let go.
-            deliverFinal(image, source: source, isShared: false)
-            if let key { imagePipeline.finalImages.finish(key, with: image) }
+            // The waiters are let go once the image is in the rendered cache, and before this fetch's delegate hears
+            // of it: a fetch started after that callback (after a cache clearing, say) finds no job to join.
+            deliverFinal(image, source: source, isShared: false) {
+                if let key { self.imagePipeline.finalImages.finish(key, with: image) }
+            }
         case .notProduced(let next):
             if let key { imagePipeline.finalImages.finish(key, with: nil) }
             next()
@@ -79,13 +81,14 @@ extension ImageFetchOperation {
     }
 
     /// Delivers `image` as the final image from `source`. `isShared`: another fetch made it (or the rendered cache
-    /// had it), so it is already cached and only delivered.
-    func deliverFinal(_ image: ImageFetchFinalImage, source: ImageLoadSource, isShared: Bool) {
+    /// had it), so it is already cached and only delivered. `whenStored` runs once the caches have it, before the
+    /// delegate is called (not when the fetch fails instead).
+    func deliverFinal(_ image: ImageFetchFinalImage, source: ImageLoadSource, isShared: Bool, whenStored: () -> Void = {}) {
         if isShared, isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
         let result = makeResult(image.image, source: source, url: request.imageURL, isPlaceholder: image.isPlaceholder,
                                 originalDimensions: image.originalDimensions, transformed: image.transformed)
         let bytes = request.options.contains(.skipStoringToMemoryCache) ? nil : image.bytes
-        succeed(result, propagateBytes: isShared ? nil : bytes, storesRendered: !isShared)
+        succeed(result, propagateBytes: isShared ? nil : bytes, storesRendered: !isShared, whenStored: whenStored)
         if !isShared { storeProcessedImageIfAsked(image) }
     }
 

@@ -22,8 +22,10 @@ extension ImageFetchOperation {
 
     /// Delivers the final image, stores it in the caches, and finishes once the delegate has it.
     /// `propagateBytes`: the encoded bytes to offer the memory cache (disk hits); `storesRendered`: false when the
-    /// image came from the rendered cache or another fetch that stored it.
-    func succeed(_ result: ImageFetchResult, propagateBytes: MemoryCacheCompleteImage?, storesRendered: Bool = true) {
+    /// image came from the rendered cache or another fetch that stored it; `whenStored` runs once the caches are
+    /// written, before the delegate is called.
+    func succeed(_ result: ImageFetchResult, propagateBytes: MemoryCacheCompleteImage?, storesRendered: Bool = true,
+                 whenStored: () -> Void = {}) {
         let now = clock.now
         let delegate = guarded.withLock { state -> (any ImageFetchDelegate)? in
             state.recorder.record(.hitFinal, at: now)
@@ -40,6 +42,7 @@ extension ImageFetchOperation {
                                      && !result.imageIsTreatedAsPlaceholder,
                                  variant: processing.variant(transformed: result.imageWasTransformed),
                                  matchesTargetExactly: processing.matchesTargetExactly)
+        whenStored()
         countFetch(source: result.imageSource, result: "success")
         dispatchToDelegate {
             delegate?.imageFetchOperation(self, didLoadFinalImage: result)

@@ -21,7 +21,8 @@ struct ImageDataFetchTests {
         let png = try CodecCatalogue.shared.encodeImage(ImageContainer(image: TestImages.photo(width: 120, height: 90)), type: .png, quality: 1)
         let request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("d.png"))
         async let network = env.pipeline.fetchImageData(for: request)
-        try await env.provider.next().serve(png, type: "image/png")
+        // A long limit: the child task must get a thread of a loaded pool before its download exists.
+        try await env.provider.next(timeout: .seconds(300)).serve(png, type: "image/png")
         let downloaded = try await network
         #expect(downloaded.data == png)
         #expect(downloaded.imageType == .png)
@@ -101,7 +102,7 @@ struct ImageDataFetchTests {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         let task = Task { try await env.pipeline.fetchImageData(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("t.jpg"))) }
-        let download = try await env.provider.next()
+        let download = try await env.provider.next(timeout: .seconds(300))   // the task must start first, on a loaded pool
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(await download.waitUntilCancelled())

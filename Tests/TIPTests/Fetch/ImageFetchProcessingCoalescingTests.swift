@@ -18,9 +18,12 @@ struct ImageFetchProcessingCoalescingTests {
         let counter = CountingProcessor()
         let request = request(counter)
         let results = Locked<[ImageFetchResult]>([])
+        let jobsSeenByCallbacks = Locked<[Int]>([])
+        let pipeline = env.pipeline
         let operations = (0..<20).map { _ in
             env.pipeline.operation(with: request) { result, _ in
                 if let result { results.withLock { $0.append(result) } }
+                jobsSeenByCallbacks.withLock { $0.append(pipeline.finalImages.inFlightCount) }
             }
         }
         for operation in operations { env.pipeline.fetchImage(with: operation) }
@@ -34,6 +37,9 @@ struct ImageFetchProcessingCoalescingTests {
         #expect(counter.finalCalls == 1)
         #expect(env.provider.count == 1)
         #expect(env.pipeline.finalImages.inFlightCount == 0)
+        // The job ended before any delegate heard of the image, the producer's included: a fetch started from a
+        // callback (after clearing the caches, say) cannot join it.
+        #expect(jobsSeenByCallbacks.withLock { $0 } == Array(repeating: 0, count: 20))
     }
 
     @Test("different processors or targets are made separately; a failed producer lets the others try themselves")
