@@ -49,6 +49,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Target size of thumbnails (and of every fetch but browse's full-size views), WxH pixels.")
     var size: SizeArgument = SizeArgument(argument: "150x150")!
 
+    @Option(name: .customLong("process"),
+            help: ArgumentHelp("Apply a processor to every fetched image (repeatable, applied in order): \(ProcessorArgument.names). crop and fit work to --size.",
+                               valueName: "name"))
+    var processors: [ProcessorArgument] = []
+
     @Option(help: "Caches root directory (default: a new temporary directory; reuse it for warm disk caches).")
     var root: String?
 
@@ -125,6 +130,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let plan = FetchPlan.make(scenario: scenario, corpus: corpus, baseURL: setup.baseURL, count: count,
                                   concurrency: concurrency, size: size.dimensions, pipelineCount: pipelines, seed: seed)
+            .applyingProcessors(processors, size: size.dimensions)
         let sheet = contactSheet.map { _ in ContactSheet() }
         let phaseDidEnd: @Sendable (Int) -> Void = { phase in
             if phase == 0 { setup.clearFaults() }

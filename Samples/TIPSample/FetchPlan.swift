@@ -25,11 +25,17 @@ struct FetchJob: Sendable {
     let isFaulted: Bool
     /// What churn does to it, and after how many milliseconds.
     let disturbance: (delayMilliseconds: Int, action: Disturbance)?
+    /// Processors applied to the final image (`--process`), in order; `crop` and `fit` work to `processorSize`.
+    var processors: [ProcessorArgument] = []
+    /// The size `crop` and `fit` work to (`--size`).
+    var processorSize: CGSize = .zero
 
     /// The request handed to the pipeline.
     var request: GenericImageFetchRequest {
-        GenericImageFetchRequest(imageURL: url, identifier: image.identifier, targetDimensions: targetDimensions,
-                                 targetContentMode: .scaleAspectFit)
+        var request = GenericImageFetchRequest(imageURL: url, identifier: image.identifier, targetDimensions: targetDimensions,
+                                               targetContentMode: .scaleAspectFit)
+        request.processors = processors.map { $0.processor(workingTo: processorSize) }
+        return request
     }
 
     /// Every (width, height, frames) the final image may have: the chosen variant's, or the other variant's,
@@ -37,8 +43,9 @@ struct FetchJob: Sendable {
     var acceptableResults: [(width: Int, height: Int, frames: Int)] {
         let variants = isThumbnail ? [image.thumbnail, image.full] : [image.full, image.thumbnail]
         return variants.compactMap { $0 }.map { variant in
-            let size = TargetSizing.pixelDimensions(width: variant.width, height: variant.height,
+            var size = TargetSizing.pixelDimensions(width: variant.width, height: variant.height,
                                                     targetDimensions: targetDimensions, contentMode: .scaleAspectFit)
+            for processor in processors { size = processor.outputSize(width: size.width, height: size.height, workingTo: processorSize) }
             return (size.width, size.height, variant.frameCount)
         }
     }
@@ -50,6 +57,19 @@ struct FetchPlan: Sendable {
     let phases: [[FetchJob]]
     /// Identifiers whose full-size file the server drops midway during the first phase (flaky).
     let faultedIdentifiers: Set<String>
+
+    /// The same plan with `processors` applied to every fetch (`crop` and `fit` working to `size`).
+    func applyingProcessors(_ processors: [ProcessorArgument], size: CGSize) -> FetchPlan {
+        let processed = phases.map { jobs in
+            jobs.map { job in
+                var job = job
+                job.processors = processors
+                job.processorSize = size
+                return job
+            }
+        }
+        return FetchPlan(phases: processed, faultedIdentifiers: faultedIdentifiers)
+    }
 
     /// Plans `count` fetches of `corpus` for `scenario`, picking images with repeats (some close together, so
     /// that concurrent fetches of one URL share a download, some later, so that caches answer).

@@ -13,6 +13,8 @@ struct FetchStats: Sendable {
     var expectedFailures = 0
     /// Cancelled fetches.
     var cancelled = 0
+    /// Successful fetches whose image the request's processors made (`--process`).
+    var processed = 0
     /// Successful fetches by source.
     var bySource: [ImageLoadSource: Int] = [:]
     /// Successful fetches of cached images the server confirmed (304) first; counted under their cache's source too.
@@ -36,6 +38,7 @@ struct FetchStats: Sendable {
         switch outcome {
         case .succeeded(let result):
             succeeded += 1
+            if result.imageWasProcessed { processed += 1 }
             bySource[result.imageSource, default: 0] += 1
             if result.imageWasRevalidated { revalidated += 1 }
             latencies[result.imageSource, default: []].append(milliseconds)

@@ -89,6 +89,7 @@ struct RunSummary {
             "revalidated": stats.revalidated,
             "previews": stats.previews,
             "progressive_frames": stats.progressiveFrames,
+            "processed": stats.processed,
             "latency_ms": latency,
             "wall_s": (wallSeconds * 100).rounded() / 100,
             "peak_rss_mb": Self.round1(peakRSSMegabytes),
@@ -118,6 +119,7 @@ struct RunSummary {
         row("revalidated", String(stats.revalidated))
         row("previews", String(stats.previews))
         row("progressive frames", String(stats.progressiveFrames))
+        row("processed", String(stats.processed))
         row("mismatches", String(stats.mismatches))
         row("problems", String(problems))
         row("wall time", String(format: "%.2f s", wallSeconds))

@@ -112,9 +112,13 @@ enum CacheBenchmarks {
         // Every disk hit checks its bytes against the CRC-32 recorded at install (included in the rows above): its
         // share of a hit, against the 3% bound for checking on every read.
         guard let (_, bytes) = cache.completeData(withIdentifier: identifier) else { throw ImageDecodingError.truncatedData }
-        let checksum = Harness.measure { _ = ContentChecksum.of(bytes) }
-        Harness.report("CRC-32 of the hit's file (checked on every disk hit)", ours: checksum,
-                       baselineName: "the whole disk hit to 400x225", baseline: ours, target: 0.03)
+        // One CRC takes microseconds: time 100 per sample, so the figure is not the timer's and the scheduler's noise.
+        let repeats = 100
+        var crc: UInt32 = 0
+        let checksum = Samples(Harness.measure { for _ in 0..<repeats { crc ^= ContentChecksum.of(bytes) } }.values.map { $0 / Double(repeats) })
+        precondition(crc != 1, "keeps the checksums")
+        Harness.report("CRC-32 of the hit's file, \(bytes.count / 1_000) KB (\(Harness.format(checksum.median * 1_000, digits: 1)) µs; checked on every disk hit)",
+                       ours: checksum, baselineName: "the whole disk hit to 400x225", baseline: ours, target: 0.03)
     }
 
     /// 100,000 inserts into a memory cache whose budget holds 1,000 entries: the last 10,000 inserts

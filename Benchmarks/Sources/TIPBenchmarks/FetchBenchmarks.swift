@@ -2,11 +2,13 @@ import Foundation
 @testable import TIP
 
 /// The fetch rows of the README's benchmark table: the synchronous rendered-cache hit through `fetchImage(with:)`, and
-/// progressive streaming through a whole fetch (stubbed download, scans rendered by the default policy).
+/// progressive streaming through a whole fetch (stubbed download, scans rendered by the default policy), and 100
+/// concurrent processed fetches of one URL (``ProcessedFetchBenchmarks``).
 enum FetchBenchmarks {
     static func run() throws {
         try synchronousRenderedHit()
         try progressiveFetch()
+        try ProcessedFetchBenchmarks.run()
     }
 
     /// A delegate that does nothing but count finals (the cheapest real delegate).

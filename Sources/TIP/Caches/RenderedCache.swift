@@ -93,11 +93,14 @@ final class RenderedCache: BudgetedCache, @unchecked Sendable {
     /// over the per-entry cap (`maxBytes / maxRatioSizeOfCacheEntry`; everything when the budget is 0
     /// bytes). `originalDimensions` are those of the decoded image `image` was rendered from; `url` is
     /// kept for inspection only; `freshUntil` is when the image it was rendered from stops being fresh.
+    /// `matchesTargetExactly`: later lookups match the image by `transformerIdentifier` alone (processed images,
+    /// whose identity names their target sizing).
     func store(_ image: ImageContainer, identifier: String, transformerIdentifier: String?, originalDimensions: CGSize,
-               isPlaceholder: Bool, url: URL? = nil, freshUntil: Date? = nil) {
+               isPlaceholder: Bool, url: URL? = nil, freshUntil: Date? = nil, matchesTargetExactly: Bool = false) {
         guard !isPlaceholder else { return }
         let item = RenderedCacheItem(image: image, transformerIdentifier: transformerIdentifier,
-                                     originalDimensions: originalDimensions, url: url, freshUntil: freshUntil)
+                                     originalDimensions: originalDimensions, url: url, freshUntil: freshUntil,
+                                     matchesTargetExactly: matchesTargetExactly)
         guard item.dimensions.width >= 1, item.dimensions.height >= 1 else { return }
         domain.withLock { budget in
             guard !isTornDown, budget.accepts(bytes: item.byteCount) else { return }

@@ -53,15 +53,17 @@ final class RenderedCacheCollection {
     }
 
     /// The first item whose dimensions are what the target sizing produces (TIP's
-    /// `sizeMatchesTargetSizing` at scale 1) and whose transformer identifier equals
-    /// `transformerIdentifier`, moved first; nil without a positive target and a scaling mode.
+    /// `sizeMatchesTargetSizing` at scale 1), or that matches its target exactly (processed images), and whose
+    /// transformer identifier equals `transformerIdentifier`, moved first; nil without a positive target and a
+    /// scaling mode.
     func match(targetDimensions: CGSize, contentMode: ContentMode,
                transformerIdentifier: String?) -> (item: RenderedCacheItem, image: ImageContainer)? {
         guard TargetSizing.canScale(targetDimensions: targetDimensions, contentMode: contentMode) else { return nil }
         for index in items.indices {
             let item = items[index]
             guard item.transformerIdentifier == transformerIdentifier,
-                  TargetSizing.size(item.dimensions, matchesTargetSize: targetDimensions, contentMode: contentMode, scale: 1),
+                  item.matchesTargetExactly
+                    || TargetSizing.size(item.dimensions, matchesTargetSize: targetDimensions, contentMode: contentMode, scale: 1),
                   let image = item.image else { continue }
             if index != 0 {
                 items.remove(at: index)

@@ -11,8 +11,12 @@ struct RenderedCacheItem {
     private weak var weakImage: ImageContainer?
     /// Dimensions and byte count of the image, known even while it is held weakly.
     let descriptor: RenderedImageDescriptor
-    /// The identifier of the transformer that produced the image; nil when untransformed.
+    /// The identity of what changed the image: the transformer's identifier (TIP), or a processed variant's
+    /// identity (see `ImageFetchProcessing.variant(transformed:)`); nil for a plain image.
     let transformerIdentifier: String?
+    /// Whether the image matches lookups by `transformerIdentifier` alone (processed images, whose identity names
+    /// the target sizing and whose size is whatever their processors made) instead of TIP's sizing rule.
+    let matchesTargetExactly: Bool
     /// Dimensions of the decoded image this one was rendered from.
     let originalDimensions: CGSize
     /// The URL the image was loaded from, when the caller knew it (for inspection only).
@@ -25,10 +29,12 @@ struct RenderedCacheItem {
     let freshUntil: Date?
 
     /// A clean item holding `image` strongly.
-    init(image: ImageContainer, transformerIdentifier: String?, originalDimensions: CGSize, url: URL?, freshUntil: Date? = nil) {
+    init(image: ImageContainer, transformerIdentifier: String?, originalDimensions: CGSize, url: URL?,
+         freshUntil: Date? = nil, matchesTargetExactly: Bool = false) {
         self.strongImage = image
         self.descriptor = RenderedImageDescriptor(image)
         self.transformerIdentifier = transformerIdentifier
+        self.matchesTargetExactly = matchesTargetExactly
         self.originalDimensions = originalDimensions
         self.url = url
         self.isDirty = false

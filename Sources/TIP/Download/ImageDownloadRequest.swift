@@ -29,6 +29,11 @@ struct ImageDownloadRequest: Sendable {
     /// Whether the bytes a download of the URL committed to the memory cache may answer this request instead of a
     /// new download (fetches allowing TIP's `memoryCache` source; off for plain downloads).
     var allowsCommittedImage = false
+    /// Whether the complete image (or a resumable partial) goes into the memory cache (false: the fetch's
+    /// `skipStoringToMemoryCache`).
+    var storesToMemoryCache = true
+    /// Whether the bytes are written to a disk-cache file (false: the fetch's `skipStoringToDiskCache`).
+    var storesToDiskCache = true
     /// What the member may render while bytes arrive; nil: nothing. Not part of the coalescing key.
     var rendering: ImageDownloadRendering?
     /// The most pixels an image may have to be decoded and cached (the first member's).
@@ -75,6 +80,8 @@ extension ImageDownloadRequest {
         allowsFullDownload = request.loadingSources.allows(.network)
         allowsCommittedImage = request.loadingSources.allows(.memoryCache)
         allowsRevalidation = request.loadingSources.allows(.memoryCache) || request.loadingSources.allows(.diskCache)
+        storesToMemoryCache = !request.options.contains(.skipStoringToMemoryCache)
+        storesToDiskCache = !request.options.contains(.skipStoringToDiskCache)
         maximumPixelCount = request.resolvedMaximumPixelCount(pipeline?.configuration)
     }
 }

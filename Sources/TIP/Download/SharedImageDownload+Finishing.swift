@@ -23,7 +23,7 @@ extension SharedImageDownload {
         }
         let image = taken
         let caches = committed ? request.pipeline?.caches : nil
-        caches?.commitDownloadedImage(image, for: request)
+        if request.storesToMemoryCache { caches?.commitDownloadedImage(image, for: request) }
         let (leaving, file) = end(wasRunning: true, succeeded: true)
         let request = self.request
         let response = self.response
@@ -66,7 +66,7 @@ extension SharedImageDownload {
             + (keepsPartial ? " (partial kept)" : "") + ": \(error)")
         let caches = keepsPartial ? request.pipeline?.caches : nil
         let partial = keepsPartial ? body.takeImage(lastModified: lastModified, entityTag: entityTag, expectedLength: expectedLength) : nil
-        if let partial { caches?.keepPartialDownload(partial, for: request) }
+        if let partial, request.storesToMemoryCache { caches?.keepPartialDownload(partial, for: request) }
         let (leaving, file) = end(wasRunning: phase == .running)
         let request = self.request
         let handle = members.handle

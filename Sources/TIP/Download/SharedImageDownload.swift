@@ -79,7 +79,11 @@ final class SharedImageDownload: @unchecked Sendable {
     func start(provider: any ImageFetchDownloadProvider) {
         guard phase == .waiting else { return }
         phase = .running
-        if request.allowsResume, let partial = caches?.cachedPartial(for: request) {
+        if request.allowsResume, var partial = caches?.cachedPartial(for: request) {
+            if !request.storesToDiskCache {
+                partial.file?.discard()
+                partial.file = nil
+            }
             if body.seed(with: partial) {
                 rules.resume = partial.resume
                 for member in members.all { makePartialImageIfWanted(by: member.request) }
@@ -95,7 +99,7 @@ final class SharedImageDownload: @unchecked Sendable {
                 "No partial download of \(request.url.absoluteString) is cached and whole downloads are not allowed; allow the network source to load it."))
         }
         // A resumed download keeps the file seeded with the partial: a fresh file would hold only the rest.
-        if rules.resume == nil { body.useFile(caches?.beginDownloadFile(identifier: request.identifier)) }
+        if rules.resume == nil, request.storesToDiskCache { body.useFile(caches?.beginDownloadFile(identifier: request.identifier)) }
         launchAttempt(provider: provider)
     }
 
@@ -269,7 +273,7 @@ final class SharedImageDownload: @unchecked Sendable {
     private func startOver() {
         rules.resume = nil
         isResumed = false
-        body.reset(file: caches?.beginDownloadFile(identifier: request.identifier))
+        body.reset(file: request.storesToDiskCache ? caches?.beginDownloadFile(identifier: request.identifier) : nil)
         members.forEach { member, handle in member.imageDownloadDidReset(handle) }
     }
 

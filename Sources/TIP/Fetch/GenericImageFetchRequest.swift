@@ -29,6 +29,8 @@ public struct GenericImageFetchRequest: MutableTargetSizingImageFetchRequest {
     public var progressiveLoadingPolicies: [ImageType: any ImageFetchProgressiveLoadingPolicy]?
     /// Changes the image before it is scaled and delivered.
     public var transformer: (any ImageFetchTransformer)?
+    /// Processors run in order after decoding, transforming and scaling (default none).
+    public var processors: [any ImageProcessor] = []
     /// Adds headers before the request is sent.
     public var imageRequestHydrator: ImageRequestHydrator?
     /// Gives the `Authorization` header value.
@@ -59,6 +61,7 @@ public struct GenericImageFetchRequest: MutableTargetSizingImageFetchRequest {
         decoderConfigMap = request.decoderConfigMap
         progressiveLoadingPolicies = request.progressiveLoadingPolicies
         transformer = request.transformer
+        processors = request.processors
         imageRequestHydrator = request.imageRequestHydrator
         imageRequestAuthorizer = request.imageRequestAuthorizer
         maximumPixelCount = request.maximumPixelCount

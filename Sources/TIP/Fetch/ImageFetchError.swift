@@ -28,6 +28,9 @@ public struct ImageFetchError: Error, Sendable, CustomNSError, CustomStringConve
         /// Beyond TIP: the download ran past `GlobalConfiguration.maxImageDownloadDuration`, or went slower than
         /// `minimumImageDownloadBytesPerSecond`; what arrived is kept as a resumable partial.
         case downloadTimedOut = 8
+        /// Beyond TIP: one of the request's processors failed on the final image; the
+        /// ``ImageProcessingError`` is ``ImageFetchError/underlyingError``. Nothing processed was cached.
+        case couldNotProcessImage = 9
         /// Contract: the download reported `didStart` more than once.
         case downloadEncounteredToStartMoreThanOnce = 1001
         /// Contract: the download asked to hydrate its request more than once.

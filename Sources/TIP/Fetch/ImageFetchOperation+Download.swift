@@ -51,25 +51,10 @@ extension ImageFetchOperation {
         }
     }
 
-    /// Decodes the downloaded image (or takes it from the partial image that rendered the scans), records the
-    /// network metrics, and succeeds. An image that does not decode fails the fetch and leaves the caches.
+    /// Records the network metrics, then makes the final image once for every concurrent fetch of it (see
+    /// ``produceFinalImage(as:_:)``): decoded from the bytes (or taken from the partial image that rendered the
+    /// scans) and processed. An image that does not decode fails the fetch and leaves the caches.
     private func finishDownload(_ downloaded: ImageDownloadResult) {
-        let image: ImageContainer
-        do {
-            image = try finalImageFromPartial() ?? decoding.decode(downloaded.data, type: downloaded.imageType,
-                                                                    quality: configuration.defaultInterpolationQuality,
-                                                                    metrics: configuration.metrics)
-        } catch {
-            if downloaded.wasCommitted {
-                caches.discardUndecodableImage(identifier: identifier, url: downloaded.url, error: error)
-            } else {
-                configuration.post(.imageDownloadedCouldNotBeDecoded, userInfo: [
-                    ProblemInfoKey.imageURL: downloaded.url.absoluteString, ProblemInfoKey.imageIdentifier: identifier,
-                    ProblemInfoKey.error: String(describing: error),
-                ])
-            }
-            return fail(ImageFetchError(.couldNotDecodeImage, Self.undecodableMessage(error, downloaded: downloaded)))
-        }
         let fromNetwork = downloaded.source == .network || downloaded.source == .networkResumed
         if fromNetwork, ImageMetadataReader.hasGPSInfo(downloaded.data, type: downloaded.imageType) {
             // TIP: an image served with its location is a privacy leak to report (it is still delivered).
@@ -90,12 +75,29 @@ extension ImageFetchOperation {
                 }
             }
         }
-        let isPlaceholder = request.options.contains(.treatAsPlaceholder)
-        let (ready, transformed) = prepared(image, progress: 1)
-        let result = makeResult(ready, source: downloaded.source, url: downloaded.url, isPlaceholder: isPlaceholder,
-                                originalDimensions: downloaded.dimensions == .zero ? image.dimensions : downloaded.dimensions,
-                                transformed: transformed, revalidated: downloaded.wasRevalidated)
-        succeed(result, propagateBytes: nil, freshUntil: downloaded.freshness?.freshUntil, isStorable: downloaded.isStorable)
+        produceFinalImage(as: downloaded.source) { [self] in
+            let image: ImageContainer
+            do {
+                image = try finalImageFromPartial() ?? decoding.decode(downloaded.data, type: downloaded.imageType,
+                                                                        quality: configuration.defaultInterpolationQuality,
+                                                                        metrics: configuration.metrics)
+            } catch {
+                if downloaded.wasCommitted {
+                    caches.discardUndecodableImage(identifier: identifier, url: downloaded.url, error: error)
+                } else {
+                    configuration.post(.imageDownloadedCouldNotBeDecoded, userInfo: [
+                        ProblemInfoKey.imageURL: downloaded.url.absoluteString, ProblemInfoKey.imageIdentifier: identifier,
+                        ProblemInfoKey.error: String(describing: error),
+                    ])
+                }
+                let failure = ImageFetchError(.couldNotDecodeImage, Self.undecodableMessage(error, downloaded: downloaded))
+                return .notProduced { self.fail(failure) }
+            }
+            return finalAttempt(image, originalDimensions: downloaded.dimensions == .zero ? image.dimensions : downloaded.dimensions,
+                                isPlaceholder: request.options.contains(.treatAsPlaceholder), bytes: nil,
+                                freshUntil: downloaded.freshness?.freshUntil, isStorable: downloaded.isStorable,
+                                revalidated: downloaded.wasRevalidated)
+        }
     }
 
     /// Why a downloaded body did not decode, in words that name the setting or the response that explains it.

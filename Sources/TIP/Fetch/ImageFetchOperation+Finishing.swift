@@ -21,10 +21,12 @@ extension ImageFetchOperation {
     }
 
     /// Delivers the final image, stores it in the caches, and finishes once the delegate has it.
-    /// `propagateBytes`: the encoded bytes to offer the memory cache (disk hits); `freshUntil`: when the image
-    /// stops being fresh (HTTP caching); `isStorable` false (`no-store`): no cache keeps the image.
-    func succeed(_ result: ImageFetchResult, propagateBytes: MemoryCacheCompleteImage?, freshUntil: Date? = nil,
-                 isStorable: Bool = true) {
+    /// `propagateBytes`: the encoded bytes to offer the memory cache (disk hits); `storesRendered`: false when the
+    /// image came from the rendered cache or another fetch that stored it; `freshUntil`: when the image stops being
+    /// fresh (HTTP caching); `isStorable` false (`no-store`): no cache keeps the image; `whenStored` runs once the
+    /// caches are written, before the delegate is called.
+    func succeed(_ result: ImageFetchResult, propagateBytes: MemoryCacheCompleteImage?, storesRendered: Bool = true,
+                 freshUntil: Date? = nil, isStorable: Bool = true, whenStored: () -> Void = {}) {
         let now = clock.now
         let delegate = guarded.withLock { state -> (any ImageFetchDelegate)? in
             state.recorder.record(.hitFinal, at: now)
@@ -34,12 +36,14 @@ extension ImageFetchOperation {
             state.metrics = state.recorder.finish(at: now, cancelled: false)
             return state.delegate
         }
-        let transformerIdentifier = result.imageWasTransformed ? request.transformer?.transformerIdentifier : nil
-        let storable = !result.imageWasTransformed || transformerIdentifier != nil
+        // A transformer without an identifier makes images nobody may reuse (TIP); processed ones carry their identity.
+        let storable = storesRendered && (!result.imageWasTransformed || processing.isCacheable)
         caches.storeFetchedImage(result, identifier: identifier, bytes: propagateBytes,
                                  storesRendered: storable && isStorable && !request.options.contains(.skipStoringToRenderedCache)
                                      && !result.imageIsTreatedAsPlaceholder,
-                                 transformerIdentifier: transformerIdentifier, freshUntil: freshUntil)
+                                 variant: processing.variant(transformed: result.imageWasTransformed),
+                                 matchesTargetExactly: processing.matchesTargetExactly, freshUntil: freshUntil)
+        whenStored()
         countFetch(source: result.imageSource, result: "success", revalidated: result.imageWasRevalidated)
         dispatchToDelegate {
             delegate?.imageFetchOperation(self, didLoadFinalImage: result)

@@ -56,65 +56,83 @@ extension ImageFetchOperation {
 
     // MARK: Memory
 
+    /// The memory phase: the rendered cache's image for this exact target and processing, or the one being made by a
+    /// concurrent fetch, else the memory cache's bytes decoded (another URL's variant is a preview).
     func loadFromMemory() {
         if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
         advance(to: .loadingFromMemory)
         attempt(.memoryCache)
         guard request.loadingSources.allows(.memoryCache) else { return loadFromDisk() }
-        let touch = !request.options.contains(.doNotResetExpiryOnAccess)
-        let lookup = caches.memoryImage(identifier: identifier, url: request.imageURL, acceptsOtherURL: previewResult == nil,
-                                        touch: touch, decoding: decoding)
-        guard case .hit(let found) = lookup else {
-            if case .stale = lookup { guarded.withLock { $0.foundStaleImage = true } }
-            return loadFromDisk()
+        produceFinalImage(as: .memoryCache) { [self] in
+            let touch = !request.options.contains(.doNotResetExpiryOnAccess)
+            let lookup = caches.memoryImage(identifier: identifier, url: request.imageURL, acceptsOtherURL: previewResult == nil,
+                                            touch: touch, decoding: decoding)
+            guard case .hit(let found) = lookup else {
+                if case .stale = lookup { guarded.withLock { $0.foundStaleImage = true } }
+                return .notProduced { self.loadFromDisk() }
+            }
+            guard found.url == request.imageURL else {
+                return .notProduced { self.offerPreview(found, source: .memoryCache) { self.loadFromDisk() } }
+            }
+            return finalAttempt(found)
         }
-        let sameURL = found.url == request.imageURL
-        let result = makeResult(found, source: .memoryCache, progress: sameURL ? 1 : -1)
-        if sameURL { return succeed(result, propagateBytes: nil, freshUntil: found.freshness?.freshUntil) }
-        offerPreview(result) { self.loadFromDisk() }
     }
 
     // MARK: Disk
 
+    /// The disk phase: a stored processed image first (``ImageFetchOptions/storeProcessedImageToDiskCache``), then
+    /// the original's file.
     func loadFromDisk() {
         if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
         advance(to: .loadingFromDisk)
         attempt(.diskCache)
         guard request.loadingSources.allows(.diskCache) else { return loadFromAdditionalCaches() }
+        guard let processedIdentifier = storedProcessedIdentifier else { return loadOriginalFromDisk() }
+        produceFinalImage(as: .diskCache) { [self] in
+            guard let found = caches.processedImage(identifier: processedIdentifier, url: request.imageURL,
+                                                    processorIdentifiers: processing.processors.map(\.identifier),
+                                                    maximumPixelCount: request.resolvedMaximumPixelCount(configuration)) else {
+                return .notProduced { self.loadOriginalFromDisk() }
+            }
+            return .produced(ImageFetchFinalImage(image: found.image, transformed: processing.transformer != nil,
+                                                  originalDimensions: found.originalDimensions, isPlaceholder: found.isPlaceholder,
+                                                  bytes: nil, isStoredProcessedImage: true))
+        }
+    }
+
+    /// The original's complete file: a final image when its URL is the request's, else a preview when larger than
+    /// the current one.
+    func loadOriginalFromDisk() {
+        if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
         let url = request.imageURL
         let previewArea = previewResult.map { Int64($0.imageOriginalDimensions.width * $0.imageOriginalDimensions.height) }
-        let lookup = caches.diskImage(identifier: identifier, url: url, decoding: decoding, accepts: { storedURL, area in
-            storedURL == url || previewArea.map { area > $0 } ?? true
-        })
-        guard case .hit(let found) = lookup else {
-            if case .stale = lookup { guarded.withLock { $0.foundStaleImage = true } }
-            return loadFromOtherPipelines()
+        produceFinalImage(as: .diskCache) { [self] in
+            let lookup = caches.diskImage(identifier: identifier, url: url, decoding: decoding, accepts: { storedURL, area in
+                storedURL == url || previewArea.map { area > $0 } ?? true
+            })
+            guard case .hit(let found) = lookup else {
+                if case .stale = lookup { guarded.withLock { $0.foundStaleImage = true } }
+                return .notProduced { self.loadFromOtherPipelines() }
+            }
+            guard found.url == url else {
+                // A disk preview the delegate continued from skips the other pipelines (TIP).
+                return .notProduced { self.offerPreview(found, source: .diskCache) { self.loadFromAdditionalCaches() } }
+            }
+            return finalAttempt(found)
         }
-        let sameURL = found.url == url
-        let result = makeResult(found, source: .diskCache, progress: sameURL ? 1 : -1)
-        if sameURL {
-            return succeed(result, propagateBytes: found.bytes.map(timedForRequest), freshUntil: found.freshness?.freshUntil)
-        }
-        // A disk preview the delegate continued from skips the other pipelines (TIP).
-        offerPreview(result) { self.loadFromAdditionalCaches() }
     }
 
-    /// The first other live pipeline whose disk holds this identifier at this URL: its file is copied in and
-    /// delivered as a disk hit.
+    /// The first other live pipeline whose disk holds this identifier at this URL: its file is copied in (unless
+    /// the fetch skips disk writes) and delivered as a disk hit.
     func loadFromOtherPipelines() {
         if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
-        guard let found = caches.otherPipelinesImage(identifier: identifier, url: request.imageURL, decoding: decoding) else {
-            return loadFromAdditionalCaches()
+        produceFinalImage(as: .diskCache) { [self] in
+            guard let found = caches.otherPipelinesImage(identifier: identifier, url: request.imageURL, decoding: decoding,
+                                                         copies: !request.options.contains(.skipStoringToDiskCache)) else {
+                return .notProduced { self.loadFromAdditionalCaches() }
+            }
+            return finalAttempt(found)
         }
-        succeed(makeResult(found, source: .diskCache, progress: 1), propagateBytes: found.bytes.map(timedForRequest),
-                freshUntil: found.freshness?.freshUntil)
-    }
-
-    /// A disk hit's bytes as the memory cache keeps them: with this request's time to live.
-    private func timedForRequest(_ bytes: MemoryCacheCompleteImage) -> MemoryCacheCompleteImage {
-        var bytes = bytes
-        bytes.timeToLive = request.resolvedTimeToLive
-        return bytes
     }
 
     // MARK: Additional caches
@@ -140,7 +158,10 @@ extension ImageFetchOperation {
                 let found = ImagePipelineCaches.CachedImage(
                     image: image, url: self.request.imageURL, isPlaceholder: self.request.options.contains(.treatAsPlaceholder),
                     originalDimensions: image.dimensions, bytes: nil)
-                self.succeed(self.makeResult(found, source: .additionalCache, progress: 1), propagateBytes: nil)
+                switch self.finalAttempt(found) {
+                case .produced(let final): self.deliverFinal(final, source: .additionalCache, isShared: false)
+                case .notProduced(let next): next()
+                }
             }
         }
     }
@@ -176,8 +197,18 @@ extension ImageFetchOperation {
 
     // MARK: Previews
 
-    /// Delivers `result` as the preview; `next` runs unless the delegate says stop.
-    func offerPreview(_ result: ImageFetchResult, next: @escaping @Sendable () -> Void) {
+    /// Delivers the variant `found` (another URL) as the preview, processed like the final image; `next` runs unless
+    /// the delegate says stop. A preview the processors fail on is not shown (the fetch goes on).
+    func offerPreview(_ found: ImagePipelineCaches.CachedImage, source: ImageLoadSource, next: @escaping @Sendable () -> Void) {
+        let ready: (image: ImageContainer, transformed: Bool)
+        do {
+            ready = try prepared(found.image, stage: .preview)
+        } catch {
+            configuration.log(.warning, "the preview of \(identifier) is not shown: \(error)")
+            return next()
+        }
+        let result = makeResult(ready.image, source: source, url: found.url, isPlaceholder: found.isPlaceholder,
+                                originalDimensions: found.originalDimensions, transformed: ready.transformed)
         let now = clock.now
         guarded.withLock {
             $0.previewResult = result
@@ -196,61 +227,5 @@ extension ImageFetchOperation {
                 }
             }
         }
-    }
-
-    // MARK: Results
-
-    /// The request's transformer applied (still images only), then the final scaling step. `progress`: 1
-    /// final, negative preview, else a scan's download progress.
-    func prepared(_ image: ImageContainer, progress: Float) -> (image: ImageContainer, transformed: Bool) {
-        var image = image
-        var transformed = false
-        if let transformer = request.transformer, !image.isAnimated,
-           let changed = transformer.transform(image, progress: progress, hintTargetDimensions: request.targetDimensions,
-                                               hintContentMode: request.targetContentMode, operation: self) {
-            image = changed
-            transformed = true
-        }
-        return (scaledIfNeeded(image), transformed)
-    }
-
-    /// The final scaling step: with a scaling content mode the delivered image has the target's dimensions. A scaled
-    /// image over the fetch's maximum pixel count is not made: the image is delivered unscaled, and TIP's
-    /// `TIPProblemImageFailedToScale` posted.
-    func scaledIfNeeded(_ image: ImageContainer) -> ImageContainer {
-        let target = request.targetDimensions
-        guard TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode) else { return image }
-        let expected = TargetSizing.pixelDimensions(width: Int(image.dimensions.width), height: Int(image.dimensions.height),
-                                                    targetDimensions: target, contentMode: request.targetContentMode)
-        guard CGSize(width: expected.width, height: expected.height) != image.dimensions else { return image }
-        let limit = request.resolvedMaximumPixelCount(configuration)
-        let (pixels, overflow) = expected.width.multipliedReportingOverflow(by: expected.height)
-        guard !overflow, pixels <= limit else {
-            configuration.post(.imageFailedToScale, userInfo: [
-                ProblemInfoKey.dimensions: image.dimensions, ProblemInfoKey.targetDimensions: target,
-                ProblemInfoKey.targetContentMode: request.targetContentMode,
-                ProblemInfoKey.scaledDimensions: CGSize(width: expected.width, height: expected.height),
-                ProblemInfoKey.animated: image.isAnimated, ProblemInfoKey.imageIdentifier: identifier,
-            ], message: "the image \(identifier) was not scaled to \(expected.width)x\(expected.height): that is more "
-                + "than the maximum pixel count (\(limit)); it is delivered at \(Int(image.dimensions.width))x"
-                + "\(Int(image.dimensions.height)). Ask for a smaller target, or raise GlobalConfiguration.maximumPixelCount.")
-            return image
-        }
-        return image.scaledToTargetDimensions(target, contentMode: request.targetContentMode,
-                                              quality: configuration.defaultInterpolationQuality)
-    }
-
-    /// The result for a cache hit (`progress` as in ``prepared(_:progress:)``).
-    func makeResult(_ found: ImagePipelineCaches.CachedImage, source: ImageLoadSource, progress: Float) -> ImageFetchResult {
-        let (ready, transformed) = prepared(found.image, progress: progress)
-        return makeResult(ready, source: source, url: found.url, isPlaceholder: found.isPlaceholder,
-                          originalDimensions: found.originalDimensions, transformed: transformed)
-    }
-
-    func makeResult(_ image: ImageContainer, source: ImageLoadSource, url: URL, isPlaceholder: Bool,
-                    originalDimensions: CGSize, transformed: Bool = false, revalidated: Bool = false) -> ImageFetchResult {
-        ImageFetchResult(imageContainer: image, imageSource: source, imageURL: url, imageOriginalDimensions: originalDimensions,
-                         imageIsTreatedAsPlaceholder: isPlaceholder, imageWasTransformed: transformed, imageIdentifier: identifier,
-                         imageWasRevalidated: revalidated)
     }
 }

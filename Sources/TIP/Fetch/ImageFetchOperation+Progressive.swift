@@ -67,8 +67,10 @@ extension ImageFetchOperation {
                 if let image = partial.render(mode: mode, targetDimensions: request.targetDimensions,
                                               targetContentMode: request.targetContentMode) {
                     rendering.renderCount += 1
-                    deliverProgressive(prepared(image, progress: update.progress).image, source: source, original: update.dimensions,
-                                       progress: update.progress, firstFrame: false)
+                    // A scan the processors fail on is not shown: never an unprocessed image in a processed fetch.
+                    if let ready = try? prepared(image, stage: .progressiveScan(progress: update.progress)).image {
+                        deliverProgressive(ready, source: source, original: update.dimensions, progress: update.progress, firstFrame: false)
+                    }
                 }
             }
         }
@@ -77,8 +79,11 @@ extension ImageFetchOperation {
                                        targetContentMode: request.targetContentMode),
            frames.isAnimated || partial.isAnimated {
             rendering.deliveredFirstAnimatedFrame = true
-            let first = scaledIfNeeded(ImageContainer(image: frames.image, isPartial: true))
-            deliverProgressive(first, source: source, original: update.dimensions, progress: update.progress, firstFrame: true)
+            // Scaled and processed like the final image; never transformed (TIP transforms no animation).
+            if let first = try? prepared(ImageContainer(image: frames.image, isPartial: true),
+                                         stage: .progressiveScan(progress: update.progress), transforms: false).image {
+                deliverProgressive(first, source: source, original: update.dimensions, progress: update.progress, firstFrame: true)
+            }
         }
     }
 

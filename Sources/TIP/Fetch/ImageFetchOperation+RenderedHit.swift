@@ -7,19 +7,19 @@ extension ImageFetchOperation {
     /// true); a dirty one is delivered as a dirty preview and the fetch goes on (returns false).
     func tryRenderedCacheHit() -> Bool {
         let target = request.targetDimensions
-        // A transformer without an identifier turns rendered-cache reads off.
-        let transformerIdentifier = request.transformer?.transformerIdentifier
-        if request.transformer != nil && transformerIdentifier == nil { return false }
+        // A transformer without an identifier turns rendered-cache reads off; processed images are looked up under
+        // their own identity, so an unprocessed image never answers a processed request.
+        guard processing.isCacheable else { return false }
         guard request.loadingSources.allows(.memoryCache), !isCancelRequested,
               TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode),
               let hit = caches.renderedImage(identifier: identifier, targetDimensions: target,
                                              targetContentMode: request.targetContentMode,
-                                             transformerIdentifier: transformerIdentifier)
+                                             transformerIdentifier: processing.lookupVariant)
         else { return false }
         let result = ImageFetchResult(
             imageContainer: hit.image, imageSource: .memoryCache, imageURL: request.imageURL,
             imageOriginalDimensions: hit.originalDimensions, imageIsTreatedAsPlaceholder: false,
-            imageWasTransformed: transformerIdentifier != nil, imageIdentifier: identifier)
+            imageWasTransformed: processing.transformer != nil, imageIdentifier: identifier)
         if hit.isDirty {
             guarded.withLock { $0.previewResult = result }
             delegate?.imageFetchOperation(self, didLoadDirtyPreviewImage: result)

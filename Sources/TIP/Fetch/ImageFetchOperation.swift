@@ -52,6 +52,8 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
     let clock = ContinuousClock()
     /// The identifier the caches use.
     let identifier: String
+    /// What the fetch does to the decoded image: transformer, scaling, processors.
+    let processing: ImageFetchProcessing
     /// Whether the delegate hears of the fetch on the operation's own queue instead of the callback queue: the
     /// async API's internal delegates, so that `try await` never depends on the callback queue being serviced.
     let deliversOnOwnQueue: Bool
@@ -63,6 +65,7 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
         self.imagePipeline = pipeline
         self.configuration = pipeline.configuration
         self.identifier = request.resolvedImageIdentifier
+        self.processing = ImageFetchProcessing(request: request)
         var initial = Guarded()
         initial.delegate = delegate
         initial.expectsDelegate = delegate != nil

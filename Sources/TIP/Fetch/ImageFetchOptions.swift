@@ -1,6 +1,15 @@
 import Foundation
 
-/// How a fetch treats the caches (TIP's `TIPImageFetchOptions`).
+/// How a fetch treats the caches (TIP's `TIPImageFetchOptions`, bits 1-4, plus this port's write switches and
+/// processed-image storage, bits 8-32).
+///
+/// ```swift
+/// request.options = [.skipStoringToDiskCache]                  // Nuke's .disableDiskCacheWrites
+/// request.options = [.storeProcessedImageToDiskCache]          // Nuke's dataCachePolicy .storeEncodedImages
+/// ```
+///
+/// What a fetch may *read* is ``ImageFetchLoadingSources``; what it *writes* is these options. A download shared
+/// with other fetches writes what the fetch that started it allows.
 public struct ImageFetchOptions: OptionSet, Sendable, Hashable {
     /// The bits.
     public let rawValue: Int
@@ -13,4 +22,15 @@ public struct ImageFetchOptions: OptionSet, Sendable, Hashable {
     public static let treatAsPlaceholder = ImageFetchOptions(rawValue: 2)
     /// The delivered image is not stored in the rendered-image cache (4).
     public static let skipStoringToRenderedCache = ImageFetchOptions(rawValue: 4)
+    /// Beyond TIP: the image's encoded bytes are not stored in the memory (encoded-data) cache: neither a download
+    /// this fetch starts nor a disk hit puts them there (8).
+    public static let skipStoringToMemoryCache = ImageFetchOptions(rawValue: 8)
+    /// Beyond TIP: nothing is written to the disk cache for this fetch: a download it starts keeps no file (and no
+    /// resumable partial on disk), and no processed image is stored (16).
+    public static let skipStoringToDiskCache = ImageFetchOptions(rawValue: 16)
+    /// Beyond TIP: a fetch with ``ImageFetchRequest/processors`` also stores its processed final image, encoded
+    /// (PNG with transparency, JPEG at TIP's store quality otherwise, GIF when animated), in the disk cache under an
+    /// identity of its own (the original's entry stays), and reads it back first: a later fetch of the same URL,
+    /// target and processors, even in a new process, gets the processed image without decoding the original (32).
+    public static let storeProcessedImageToDiskCache = ImageFetchOptions(rawValue: 32)
 }

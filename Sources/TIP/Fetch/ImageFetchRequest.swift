@@ -27,8 +27,12 @@ public protocol ImageFetchRequest: Sendable {
     var decoderConfigMap: [ImageType: any Sendable]? { get }
     /// Progressive loading policies by type; nil: `ImageFetchProgressiveLoadingPolicies.defaults`. Default nil.
     var progressiveLoadingPolicies: [ImageType: any ImageFetchProgressiveLoadingPolicy]? { get }
-    /// Changes the image before it is scaled and delivered. Default nil.
+    /// Changes the image before it is scaled and delivered (TIP's one processing step, run first). Default nil.
     var transformer: (any ImageFetchTransformer)? { get }
+    /// Beyond TIP: processors run in order on the image after it was decoded at the target size, transformed and
+    /// scaled (every frame of an animation; previews and progressive scans too). Their identifiers are part of the
+    /// rendered-cache identity of the result. Default none.
+    var processors: [any ImageProcessor] { get }
     /// Adds headers before the request is sent. Default nil.
     var imageRequestHydrator: ImageRequestHydrator? { get }
     /// Gives the `Authorization` header value. Default nil.
@@ -57,6 +61,8 @@ extension ImageFetchRequest {
     public var progressiveLoadingPolicies: [ImageType: any ImageFetchProgressiveLoadingPolicy]? { nil }
     /// Nil: the image is only scaled.
     public var transformer: (any ImageFetchTransformer)? { nil }
+    /// None: the image is only decoded, transformed and scaled.
+    public var processors: [any ImageProcessor] { [] }
     /// Nil: the HTTP request is sent as the provider makes it.
     public var imageRequestHydrator: ImageRequestHydrator? { nil }
     /// Nil: no `Authorization` header.

@@ -23,6 +23,9 @@ public struct ImageFetchResult: Sendable {
     /// did. False for everything else (default).
     public var imageWasRevalidated: Bool
 
+    /// Whether the request's processors made the image (its ``ImageContainer/processorIdentifiers`` are not empty).
+    public var imageWasProcessed: Bool { imageContainer.isProcessed }
+
     /// A result; every value but ``imageWasRevalidated`` (default false) is given.
     public init(imageContainer: ImageContainer, imageSource: ImageLoadSource, imageURL: URL,
                 imageOriginalDimensions: CGSize, imageIsTreatedAsPlaceholder: Bool, imageWasTransformed: Bool,

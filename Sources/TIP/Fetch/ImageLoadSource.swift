@@ -58,6 +58,9 @@ public struct ImageFetchLoadingSources: OptionSet, Sendable, Hashable {
     public static let networkResumed = ImageFetchLoadingSources(.networkResumed)
     /// Every source (0xFF, as TIP).
     public static let all = ImageFetchLoadingSources(rawValue: 0xFF)
+    /// Beyond TIP: the caches only, never the network (Nuke's `.returnCacheDataDontLoad`): a miss fails with
+    /// ``ImageFetchError/Code/couldNotLoadImage`` and sends no request.
+    public static let cachesOnly: ImageFetchLoadingSources = [.memoryCache, .diskCache, .additionalCache]
 
     /// Whether `source` is allowed.
     public func allows(_ source: ImageLoadSource) -> Bool { contains(ImageFetchLoadingSources(source)) }

@@ -22,6 +22,8 @@ public final class ImagePipeline: Sendable {
     let renderedCache: RenderedCache
     let memoryCache: MemoryCache
     let diskCache: DiskCache
+    /// Lets concurrent fetches of one image at one target with the same processing make it once.
+    let finalImages = FinalImageCoalescer()
 
     /// The door fetches and downloads use to read and write the three caches.
     var caches: ImagePipelineCaches { ImagePipelineCaches(pipeline: self) }
@@ -144,11 +146,12 @@ public final class ImagePipeline: Sendable {
 
     // MARK: Clearing
 
-    /// Removes `identifier`'s images from all three caches.
+    /// Removes `identifier`'s images from all three caches, processed images stored on disk included.
     public func clearImage(withIdentifier identifier: String) {
         renderedCache.clearImages(withIdentifier: identifier)
         memoryCache.clearImage(withIdentifier: identifier)
         diskCache.clearImage(withIdentifier: identifier)
+        diskCache.clearImages(withIdentifierPrefix: ImageFetchProcessing.processedIdentifierPrefix(of: identifier))
     }
 
     /// Removes `identifier`'s rendered images.

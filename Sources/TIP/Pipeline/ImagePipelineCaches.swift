@@ -103,8 +103,12 @@ struct ImagePipelineCaches: Sendable {
         return hit
     }
 
-    private func countLookup(_ cache: String, _ result: String) {
+    func countLookup(_ cache: String, _ result: String) {
         configuration.metrics.increment("tip_cache_lookups_total", [("cache", cache), ("result", result)])
+    }
+
+    func countLookup(_ cache: String, hit: Bool) {
+        countLookup(cache, hit ? "hit" : "miss")
     }
 
     /// A synchronous rendered hit was served: refresh the memory cache's recency soon, off the caller's thread.
@@ -174,20 +178,21 @@ struct ImagePipelineCaches: Sendable {
     }
 
     /// The first other live pipeline whose disk holds `identifier` at `url`, fresh: its file is copied into this
-    /// pipeline's disk (forced unless a placeholder) and returned decoded.
-    func otherPipelinesImage(identifier: String, url: URL, decoding: Decoding) -> CachedImage? {
+    /// pipeline's disk (forced unless a placeholder; not when `copies` is false) and returned decoded.
+    func otherPipelinesImage(identifier: String, url: URL, decoding: Decoding, copies: Bool = true) -> CachedImage? {
         for other in configuration.registry.all where other !== pipeline {
             guard let part = other.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete,
                   part.metadata.url == url, !isStale(part.metadata.freshness),
                   let found = decodeDiskPart(part, of: other.diskCache, decoding: decoding), let bytes = found.bytes
             else { continue }
-            disk.updateImageEntry(metadata: part.metadata, source: .data(bytes.data), forced: !part.metadata.isPlaceholder)
+            if copies { disk.updateImageEntry(metadata: part.metadata, source: .data(bytes.data), forced: !part.metadata.isPlaceholder) }
             return found
         }
         return nil
     }
 
-    private func decodeDiskPart(_ part: DiskCacheEntry.Part, of cache: DiskCache, decoding: Decoding) -> CachedImage? {
+    /// `part`'s file decoded; nil when it cannot be read, or does not decode (then removed and reported).
+    func decodeDiskPart(_ part: DiskCacheEntry.Part, of cache: DiskCache, decoding: Decoding) -> CachedImage? {
         let metadata = part.metadata
         guard let data = cache.completeData(of: part) else { return nil }
         let type = metadata.imageType.map(ImageType.init(rawValue:))
@@ -223,17 +228,18 @@ struct ImagePipelineCaches: Sendable {
     // MARK: Writing a fetch's result
 
     /// Stores a fetch's final image: its encoded `bytes` (disk hits) in the memory cache, the image in the rendered
-    /// cache when `storesRendered` (under `transformerIdentifier` when transformed; stale from `freshUntil`), and
-    /// tells the observers when the image came from the network (the download already stored its bytes).
+    /// cache when `storesRendered` (under `variant`: the transformer's identifier when transformed, a processed
+    /// image's identity, matched by it alone when `matchesTargetExactly`; stale from `freshUntil`), and tells the
+    /// observers when the image came from the network (the download already stored its bytes).
     func storeFetchedImage(_ result: ImageFetchResult, identifier: String, bytes: MemoryCacheCompleteImage?,
-                           storesRendered: Bool, transformerIdentifier: String?, freshUntil: Date? = nil) {
+                           storesRendered: Bool, variant: String?, matchesTargetExactly: Bool = false, freshUntil: Date? = nil) {
         if let bytes {
             memory.updateEntry(MemoryCacheEntry(identifier: identifier, complete: bytes))
         }
         if storesRendered {
-            rendered.store(result.imageContainer, identifier: identifier, transformerIdentifier: transformerIdentifier,
+            rendered.store(result.imageContainer, identifier: identifier, transformerIdentifier: variant,
                            originalDimensions: result.imageOriginalDimensions, isPlaceholder: false, url: result.imageURL,
-                           freshUntil: freshUntil)
+                           freshUntil: freshUntil, matchesTargetExactly: matchesTargetExactly && variant != nil)
         }
         if result.imageSource == .network || result.imageSource == .networkResumed {
             for observer in pipeline.allObservers {

@@ -23,6 +23,9 @@ public struct ImageProcessingContext: Sendable {
     /// ``ImageProcessingError/outputTooLarge(processor:width:height:)``. Default
     /// ``ImageDecodingOptions/defaultMaximumPixelCount`` (100 megapixels), the decoders' limit.
     public var maximumPixelCount: Int
+    /// The fetch whose image this is, when a pipeline runs the processors (its request, its priority); nil
+    /// outside a fetch. Default nil.
+    public var operation: ImageFetchOperation?
 
     /// A context; every argument has the default described on its property. `frameIndex` is 0 and
     /// `frameCount` 1 until a container is processed.
@@ -34,6 +37,7 @@ public struct ImageProcessingContext: Sendable {
         self.frameIndex = 0
         self.frameCount = 1
         self.maximumPixelCount = maximumPixelCount
+        self.operation = nil
     }
 
     /// Whether this is the final image (not a preview or a progressive scan).

@@ -91,4 +91,22 @@ struct ICOCodecTests {
         try CodecFixtureFiles.decodeDamaged(Self.files + ["ico/indexed-andmask.ico"], with: codec.decoder, seed: 8, step: 3,
                                             copies: 200, flips: 3)
     }
+
+    @Test("embedded PNGs declaring sizes whose area overflows are not taken at their word (a fuzz finding)")
+    func hugeEmbeddedPNGSizes() throws {
+        var data = [UInt8](try CodecFixtureFiles.data("ico/png-entries.ico"))
+        var search = data.startIndex
+        var patched = 0
+        while let found = data[search...].firstRange(of: Array("IHDR".utf8)) {
+            // Width and height follow the chunk type: both near 2^32, so width x height overflows an Int.
+            for index in found.upperBound..<(found.upperBound + 8) { data[index] = 0xFF }
+            search = found.upperBound
+            patched += 1
+        }
+        #expect(patched > 1)
+        for target in [CGSize.zero, CGSize(width: 64, height: 64)] {
+            let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit)
+            #expect(throws: ImageDecodingError.self) { try codec.decoder.decode(Data(data), options: options) }
+        }
+    }
 }

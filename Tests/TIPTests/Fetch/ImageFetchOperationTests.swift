@@ -37,7 +37,13 @@ struct ImageFetchOperationTests {
         #expect(second.finalResult?.imageSource == .memoryCache)
         #expect(!secondDelegate.events.withLock { $0 }.contains(.attempt(.network)))
 
+        // With only the encoded-data cache cleared, the rendered cache answers, off the callback queue too (a memory
+        // hit); with both cleared, the disk does.
         env.pipeline.memoryCache.clearAll()
+        let (rendered, _) = await run(env, request)
+        #expect(rendered.finalResult?.imageSource == .memoryCache)
+        #expect(rendered.finalResult?.imageContainer.dimensions == CGSize(width: 200, height: 150))
+        env.pipeline.clearMemoryCaches()
         let (third, _) = await run(env, request)
         #expect(third.finalResult?.imageSource == .diskCache)
         #expect(third.finalResult?.imageContainer.dimensions == CGSize(width: 200, height: 150))

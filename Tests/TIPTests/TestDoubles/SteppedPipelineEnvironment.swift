@@ -44,6 +44,30 @@ final class SteppedPipelineEnvironment: PipelineTestEnvironment, Sendable {
         return outcome.withLock { $0 }
     }
 
+    /// Runs a completion-API fetch of `request` that needs no download (a cache hit, or a failure) and returns its
+    /// result or error once it finished.
+    func fetchCached(_ request: any ImageFetchRequest) async -> (result: ImageFetchResult?, error: (any Error)?) {
+        let outcome = Locked<(ImageFetchResult?, (any Error)?)>((nil, nil))
+        let operation = pipeline.operation(with: request) { result, error in outcome.withLock { $0 = (result, error) } }
+        pipeline.fetchImage(with: operation)
+        _ = await eventually { operation.isFinished }
+        return outcome.withLock { $0 }
+    }
+
+    /// Whether `request` is answered synchronously by the rendered cache (fetched on the callback queue); a fetch that
+    /// was not is cancelled, and has ended when this returns.
+    func isSynchronousHit(_ request: any ImageFetchRequest) async -> Bool {
+        let operation = configuration.callbackQueue.sync {
+            let operation = pipeline.operation(with: request) { _, _ in }
+            pipeline.fetchImage(with: operation)
+            return operation
+        }
+        if operation.isFinished { return true }
+        operation.cancel()
+        _ = await eventually { operation.isFinished }
+        return false
+    }
+
     /// Deletes the temporary directory.
     func tearDown() {
         try? FileManager.default.removeItem(at: root)

@@ -64,6 +64,12 @@ struct ICODirectory: Equatable, Sendable {
         let height: Int
         /// Bits per pixel (a PNG counts as 32).
         let bitCount: Int
+
+        /// Width × height, saturating (hostile headers declare sizes whose product overflows).
+        var area: Int {
+            let (product, overflow) = width.multipliedReportingOverflow(by: height)
+            return overflow ? Int.max : product
+        }
     }
 
     /// Every entry with the dimensions its data declares.
@@ -72,7 +78,9 @@ struct ICODirectory: Equatable, Sendable {
             let data = ByteReader(bytes, littleEndian: false)
             if data.contains(entry.offset, length: 24),
                bytes[entry.offset..<(entry.offset + 8)].elementsEqual(PNGChunkScanner.signature),
-               let width = data.u32(at: entry.offset + 16), let height = data.u32(at: entry.offset + 20), width > 0, height > 0 {
+               let width = data.u32(at: entry.offset + 16), let height = data.u32(at: entry.offset + 20),
+               (1...Int(Int32.max)).contains(width), (1...Int(Int32.max)).contains(height) {
+                // PNG allows at most 2^31 - 1 per side; anything larger is not this entry's size.
                 return Candidate(entry: entry, width: width, height: height, bitCount: 32)
             }
             if let header = try? BMPHeader(iconEntry: bytes, at: entry.offset) {
@@ -88,8 +96,7 @@ struct ICODirectory: Equatable, Sendable {
     func bestEntry(in bytes: UnsafeRawBufferPointer, for targetDimensions: CGSize, contentMode: ContentMode) -> Candidate {
         let all = candidates(in: bytes)
         func larger(_ a: Candidate, _ b: Candidate) -> Bool {
-            let areaA = a.width * a.height, areaB = b.width * b.height
-            return areaA != areaB ? areaA > areaB : a.bitCount > b.bitCount
+            a.area != b.area ? a.area > b.area : a.bitCount > b.bitCount
         }
         // `all` is never empty: the directory keeps at least one entry.
         var largest = all[0]
@@ -101,8 +108,9 @@ struct ICODirectory: Equatable, Sendable {
                                                       targetDimensions: targetDimensions, contentMode: contentMode)
             guard candidate.width >= output.width, candidate.height >= output.height else { continue }
             if let current = best {
-                let areaC = candidate.width * candidate.height, areaB = current.width * current.height
-                if areaC < areaB || (areaC == areaB && candidate.bitCount > current.bitCount) { best = candidate }
+                if candidate.area < current.area || (candidate.area == current.area && candidate.bitCount > current.bitCount) {
+                    best = candidate
+                }
             } else {
                 best = candidate
             }

@@ -1,0 +1,129 @@
+import Foundation
+
+// Making the final image once for concurrent fetches of the same image (``FinalImageCoalescer``), handing it over,
+// and storing a processed image on disk when the request asks. Runs on `workQueue`.
+extension ImageFetchOperation {
+    /// The key under which concurrent fetches share their final image; nil when this fetch makes its own: a transformer
+    /// without an identifier, a decoder configuration (not comparable), or no memory source (a reload shares nothing).
+    var finalImageKey: FinalImageCoalescer.Key? {
+        guard processing.isCacheable, request.decoderConfigMap == nil, request.loadingSources.allows(.memoryCache) else { return nil }
+        return FinalImageCoalescer.Key(request: request, processing: processing, configuration: configuration)
+    }
+
+    /// Makes the final image with `work`, delivered as coming from `source`, unless a concurrent fetch with the same
+    /// key is making it (this fetch then waits for that image) or the rendered cache holds it (delivered at once).
+    /// `work` returns the image, or what to do instead; when the fetch this one waited for made none, this one runs
+    /// its own `work`.
+    func produceFinalImage(as source: ImageLoadSource, _ work: @escaping @Sendable () -> ImageFetchFinalImageAttempt) {
+        guard let key = finalImageKey else { return run(work, as: source, sharingAs: nil) }
+        let role = imagePipeline.finalImages.enter(key, lookup: { self.renderedFinalImage() }) { shared in
+            self.workQueue.async {
+                if let shared {
+                    self.deliverFinal(shared, source: source, isShared: true)
+                } else {
+                    self.produceFinalImage(as: source, work)
+                }
+            }
+        }
+        switch role {
+        case .producer: run(work, as: source, sharingAs: key)
+        case .joined: break
+        case .cached(let image): deliverFinal(image, source: source, isShared: true)
+        }
+    }
+
+    private func run(_ work: @Sendable () -> ImageFetchFinalImageAttempt, as source: ImageLoadSource,
+                     sharingAs key: FinalImageCoalescer.Key?) {
+        switch work() {
+        case .produced(let image):
+            // The waiters are let go once the image is in the rendered cache, and before this fetch's delegate hears
+            // of it: a fetch started after that callback (after a cache clearing, say) finds no job to join.
+            deliverFinal(image, source: source, isShared: false) {
+                if let key { self.imagePipeline.finalImages.finish(key, with: image) }
+            }
+        case .notProduced(let next):
+            if let key { imagePipeline.finalImages.finish(key, with: nil) }
+            next()
+        }
+    }
+
+    /// The rendered cache's clean image for this fetch's exact target and processing, if any.
+    func renderedFinalImage() -> ImageFetchFinalImage? {
+        guard TargetSizing.canScale(targetDimensions: request.targetDimensions, contentMode: request.targetContentMode),
+              let hit = caches.renderedImage(identifier: identifier, targetDimensions: request.targetDimensions,
+                                             targetContentMode: request.targetContentMode,
+                                             transformerIdentifier: processing.lookupVariant),
+              !hit.isDirty else { return nil }
+        return ImageFetchFinalImage(image: hit.image, transformed: processing.transformer != nil,
+                                    originalDimensions: hit.originalDimensions, isPlaceholder: false)
+    }
+
+    /// The final image made from a same-URL cache hit: processed, or a failure when a processor failed.
+    func finalAttempt(_ found: ImagePipelineCaches.CachedImage) -> ImageFetchFinalImageAttempt {
+        finalAttempt(found.image, originalDimensions: found.originalDimensions, isPlaceholder: found.isPlaceholder,
+                     bytes: found.bytes.map(timedForRequest), freshUntil: found.freshness?.freshUntil)
+    }
+
+    /// The final image made from `decoded`: processed, or a failure when a processor failed (nothing is cached then).
+    /// `freshUntil`, `isStorable` and `revalidated` describe the HTTP caching of what it was decoded from.
+    func finalAttempt(_ decoded: ImageContainer, originalDimensions: CGSize, isPlaceholder: Bool,
+                      bytes: MemoryCacheCompleteImage?, freshUntil: Date? = nil, isStorable: Bool = true,
+                      revalidated: Bool = false) -> ImageFetchFinalImageAttempt {
+        do {
+            let (image, transformed) = try prepared(decoded, stage: .final)
+            return .produced(ImageFetchFinalImage(image: image, transformed: transformed, originalDimensions: originalDimensions,
+                                                  isPlaceholder: isPlaceholder, bytes: bytes, freshUntil: freshUntil,
+                                                  isStorable: isStorable, wasRevalidated: revalidated))
+        } catch {
+            let url = request.imageURL.absoluteString
+            return .notProduced {
+                self.fail(ImageFetchError(.couldNotProcessImage, "The image \(url) could not be processed: \(error.description)",
+                                          underlyingError: error))
+            }
+        }
+    }
+
+    /// Delivers `image` as the final image from `source`. `isShared`: another fetch made it (or the rendered cache
+    /// had it), so it is already cached and only delivered. `whenStored` runs once the caches have it, before the
+    /// delegate is called (not when the fetch fails instead).
+    func deliverFinal(_ image: ImageFetchFinalImage, source: ImageLoadSource, isShared: Bool, whenStored: () -> Void = {}) {
+        if isShared, isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
+        let result = makeResult(image.image, source: source, url: request.imageURL, isPlaceholder: image.isPlaceholder,
+                                originalDimensions: image.originalDimensions, transformed: image.transformed,
+                                revalidated: !isShared && image.wasRevalidated)
+        let bytes = request.options.contains(.skipStoringToMemoryCache) ? nil : image.bytes
+        succeed(result, propagateBytes: isShared ? nil : bytes, storesRendered: !isShared, freshUntil: image.freshUntil,
+                isStorable: image.isStorable, whenStored: whenStored)
+        if !isShared { storeProcessedImageIfAsked(image) }
+    }
+
+    /// A disk hit's bytes as the memory cache keeps them: with this request's time to live.
+    func timedForRequest(_ bytes: MemoryCacheCompleteImage) -> MemoryCacheCompleteImage {
+        var bytes = bytes
+        bytes.timeToLive = request.resolvedTimeToLive
+        return bytes
+    }
+
+    // MARK: Stored processed images
+
+    /// The disk identifier of this fetch's stored processed image, when the request asks for one
+    /// (``ImageFetchOptions/storeProcessedImageToDiskCache`` with processors).
+    var storedProcessedIdentifier: String? {
+        guard request.options.contains(.storeProcessedImageToDiskCache) else { return nil }
+        return processing.processedIdentifier(of: identifier)
+    }
+
+    /// Stores a processed final image encoded on disk, in the background, when the request asks and may write there.
+    func storeProcessedImageIfAsked(_ image: ImageFetchFinalImage) {
+        guard let processedIdentifier = storedProcessedIdentifier, !image.isStoredProcessedImage, !image.isPlaceholder,
+              image.image.isProcessed, !image.image.isPartial, !request.options.contains(.skipStoringToDiskCache) else { return }
+        let caches = self.caches
+        let url = request.imageURL
+        let timeToLive = request.resolvedTimeToLive
+        let updatesExpiry = !request.options.contains(.doNotResetExpiryOnAccess)
+        DispatchQueue.global(qos: .utility).async {
+            caches.storeProcessedImage(image.image, identifier: processedIdentifier, url: url, timeToLive: timeToLive,
+                                       updatesExpiryOnAccess: updatesExpiry)
+        }
+    }
+}
