@@ -7,6 +7,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import TIP
+import TIPTestSupport
 
 /// A full-size fetch request for `url`.
 private struct HarnessFetchRequest: ImageFetchRequest {
@@ -42,12 +43,7 @@ private final class RawBytes: @unchecked Sendable {  // `lock` guards `bytes`
 
 /// Runs the download loop forever (deterministic choices for `seed`; timing is not).
 func runPipelineDownloadMode(cachesRoot: String, baseURL: String, imageCount: Int, seed: UInt64) -> Never {
-    // Never outlive the test that started us (a test that times out does not kill its child).
-    let parent = getppid()
-    Thread.detachNewThread {
-        while getppid() == parent { usleep(100_000) }
-        exit(0)
-    }
+    OrphanGuard.exitWhenParentDies()
     let configuration = GlobalConfiguration.shared
     configuration.cachesRootDirectory = URL(fileURLWithPath: cachesRoot, isDirectory: true)
     configuration.callbackQueue = DispatchQueue(label: "crash-harness.callbacks")

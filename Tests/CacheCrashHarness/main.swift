@@ -10,6 +10,8 @@ import TIP
 import TIPTestSupport
 
 let arguments = CommandLine.arguments
+// A writer the test kills must not outlive a test process that died first.
+if arguments.count == 4 { OrphanGuard.exitWhenParentDies() }
 if arguments.count == 5, arguments[1] == "--populate", let count = Int(arguments[4]) {
     DiskCacheCrashHarnessSupport.populate(directory: arguments[2], sidecar: arguments[3] == "sidecar", count: count)
     exit(0)
