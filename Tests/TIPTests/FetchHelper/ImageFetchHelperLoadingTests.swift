@@ -78,12 +78,14 @@ struct ImageFetchHelperLoadingTests {
         #expect(ignored == (false, true))
 
         bed.dataSource.answers.withLock { $0.refetchOnSizingChange = true }
+        // Looked at in the same block as the change: the refetch (a memory hit) cannot land in between.
         let during = bed.onQueue {
             bed.helper.triggerTargetLayoutChanged()
-            return (bed.helper.fetchedImageIsPreview, bed.helper.fetchedImageIsFullLoad, bed.helper.isLoading)
+            return (bed.helper.fetchedImageIsPreview, bed.helper.fetchedImageIsFullLoad, bed.helper.isLoading,
+                    bed.target.shownDimensions)
         }
-        #expect(during == (true, false, true))  // the old image stays, downgraded, while the new size loads
-        #expect(bed.target.shownDimensions == CGSize(width: 200, height: 150))
+        // The old image stays, downgraded, while the new size loads.
+        #expect(during == (true, false, true, CGSize(width: 200, height: 150)))
         #expect(await eventually { bed.helper.fetchedImageIsFullLoad && bed.target.shownDimensions == CGSize(width: 100, height: 75) })
         #expect(bed.helper.fetchRequest?.targetDimensions == CGSize(width: 100, height: 100))
         #expect(bed.helper.fetchSource == .memoryCache)
