@@ -57,12 +57,17 @@ final class SteppedPipelineEnvironment: PipelineTestEnvironment, Sendable {
     /// Whether `request` is answered synchronously by the rendered cache (fetched on the callback queue); a fetch that
     /// was not is cancelled, and has ended when this returns.
     func isSynchronousHit(_ request: any ImageFetchRequest) async -> Bool {
-        let operation = configuration.callbackQueue.sync {
+        // The fetch queue is held while the fetch is started and looked at: a fetch that was not answered inside
+        // `fetchImage(with:)` cannot run (and, from the memory cache, finish) before the check on a loaded machine.
+        let queue = configuration.fetchOperationQueue
+        let (operation, finished) = configuration.callbackQueue.sync {
+            queue.isSuspended = true
+            defer { queue.isSuspended = false }
             let operation = pipeline.operation(with: request) { _, _ in }
             pipeline.fetchImage(with: operation)
-            return operation
+            return (operation, operation.isFinished)
         }
-        if operation.isFinished { return true }
+        if finished { return true }
         operation.cancel()
         _ = await eventually { operation.isFinished }
         return false
