@@ -26,11 +26,22 @@ extension DiskCacheMetadata {
         }
     }
 
+    /// A file's length and CRC-32, as a writer that checksummed its bytes while writing them knows them.
+    struct Contents: Equatable {
+        var length: Int64
+        var checksum: UInt32
+    }
+
     /// This record with the length and checksum of `bytes`.
     func recordingContents(of bytes: Data) -> DiskCacheMetadata {
+        recording(Contents(length: Int64(bytes.count), checksum: ContentChecksum.of(bytes)))
+    }
+
+    /// This record with `contents`' length and checksum.
+    func recording(_ contents: Contents) -> DiskCacheMetadata {
         var metadata = self
-        metadata.contentLength = Int64(bytes.count)
-        metadata.contentChecksum = ContentChecksum.of(bytes)
+        metadata.contentLength = contents.length
+        metadata.contentChecksum = contents.checksum
         return metadata
     }
 

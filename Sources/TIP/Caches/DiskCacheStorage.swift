@@ -94,15 +94,22 @@ extension DiskCache {
     /// Writes `metadata` for the open temporary file `temporaryName` and renames it to `fileName`.
     /// With sidecars the sidecar (naming the file's inode and size) is renamed into place first.
     /// Returns the installed part. On failure the temporary file is left for the caller to remove.
-    /// The metadata records the file's length and CRC-32, read back from the written file (from the page cache).
-    func install(temporaryName: String, fd: Int32, metadata input: DiskCacheMetadata, as fileName: String) throws(POSIXError) -> DiskCacheEntry.Part {
+    /// The metadata records the file's length and CRC-32: `contents`, as the writer checksummed them, when they match
+    /// the file's size; else read back from the written file (from the page cache).
+    func install(temporaryName: String, fd: Int32, metadata input: DiskCacheMetadata, contents: DiskCacheMetadata.Contents?,
+                 as fileName: String) throws(POSIXError) -> DiskCacheEntry.Part {
         guard let info = DiskCacheFiles.regularFileInfo(fd) else { throw POSIXError(.EIO) }
-        let reader = try DiskCacheFiles.open(path(temporaryName), O_RDONLY | O_NONBLOCK)
-        defer { DiskCacheFiles.close(reader) }
-        guard let written = DiskCacheFiles.readAll(reader, mapLargeFiles: true), Int64(written.count) == info.size else {
-            throw POSIXError(.EIO)
+        let metadata: DiskCacheMetadata
+        if let contents, contents.length == info.size {
+            metadata = input.recording(contents)
+        } else {
+            let reader = try DiskCacheFiles.open(path(temporaryName), O_RDONLY | O_NONBLOCK)
+            defer { DiskCacheFiles.close(reader) }
+            guard let written = DiskCacheFiles.readAll(reader, mapLargeFiles: true), Int64(written.count) == info.size else {
+                throw POSIXError(.EIO)
+            }
+            metadata = input.recordingContents(of: written)
         }
-        let metadata = input.recordingContents(of: written)
         try writeMetadata(metadata, fd: fd, inode: info.inode, size: info.size, for: fileName)
         try DiskCacheFiles.rename(path(temporaryName), path(fileName))
         return DiskCacheEntry.Part(metadata: metadata, fileURL: url(fileName), byteCount: info.size)

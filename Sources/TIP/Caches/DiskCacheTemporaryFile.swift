@@ -16,6 +16,8 @@ package final class DiskCacheTemporaryFile: Sendable {
     private struct State {
         var fd: Int32
         var byteCount: Int64
+        /// The CRC-32 of everything written so far (see ``DiskCacheMetadata/Contents``).
+        var checksum: UInt32 = 0
         var failed: Bool
     }
 
@@ -55,6 +57,7 @@ package final class DiskCacheTemporaryFile: Sendable {
             do throws(POSIXError) {
                 try DiskCacheFiles.writeAll(state.fd, data)
                 state.byteCount += Int64(data.count)
+                state.checksum = ContentChecksum.continuing(state.checksum, with: data)
                 return nil
             } catch {
                 state.failed = true
@@ -79,22 +82,25 @@ package final class DiskCacheTemporaryFile: Sendable {
         return try body(fd)
     }
 
-    /// Sets the byte count after seeding through ``withDescriptor(_:)``.
-    func setByteCount(_ count: Int64) {
-        state.withLock { $0.byteCount = count }
+    /// Sets the byte count and the CRC-32 of the bytes written after seeding through ``withDescriptor(_:)``.
+    func seed(byteCount: Int64, checksum: UInt32) {
+        state.withLock { state in
+            state.byteCount = byteCount
+            state.checksum = checksum
+        }
     }
 
     /// Installs the file as `metadata.identifier`'s complete image (`complete`) or partial download,
-    /// with the download tie-breaks of ``DiskCache/commitDownload(temporaryName:fd:metadata:complete:)``.
+    /// with the download tie-breaks of ``DiskCache/commitDownload(temporaryName:fd:metadata:complete:contents:)``.
     /// For a partial, `metadata.expectedLength` is the full length. Returns whether it was kept; the
     /// temporary file is gone either way. The file is flushed first (when writes are durable), then
     /// installed on the domain queue (callable on it too).
     @discardableResult
     package func finalize(metadata: DiskCacheMetadata, complete: Bool) -> Bool {
-        let taken: (fd: Int32, failed: Bool)? = state.withLock { state in
+        let taken: (fd: Int32, failed: Bool, contents: DiskCacheMetadata.Contents)? = state.withLock { state in
             guard state.fd >= 0 else { return nil }
             defer { state.fd = -1 }
-            return (state.fd, state.failed)
+            return (state.fd, state.failed, DiskCacheMetadata.Contents(length: state.byteCount, checksum: state.checksum))
         }
         guard let taken else { return false }
         defer { DiskCacheFiles.close(taken.fd) }
@@ -114,7 +120,8 @@ package final class DiskCacheTemporaryFile: Sendable {
                 DiskCacheFiles.remove(cache.path(name))
                 return false
             }
-            return cache.commitDownload(temporaryName: name, fd: taken.fd, metadata: metadata, complete: complete)
+            return cache.commitDownload(temporaryName: name, fd: taken.fd, metadata: metadata, complete: complete,
+                                        contents: taken.contents)
         }
     }
 

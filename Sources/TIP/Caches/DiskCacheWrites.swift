@@ -45,8 +45,12 @@ extension DiskCache {
             return temporary
         }
         guard let temporary = reserved else { return false }
-        // Off the queue: write and flush the private temporary file.
+        // Off the queue: write and flush the private temporary file; checksum bytes already in memory.
         let written = writeTemporaryFile(temporary, source: source)
+        let contents: DiskCacheMetadata.Contents? = switch source {
+        case .data(let data): DiskCacheMetadata.Contents(length: Int64(data.count), checksum: ContentChecksum.of(data))
+        case .file: nil
+        }
         // Turn 2: decide again and install.
         return domain.sync {
             liveTemporaryNames.remove(temporary)
@@ -70,7 +74,7 @@ extension DiskCache {
             let part: DiskCacheEntry.Part
             let released = releaseFileName(name, installingPartial: false)
             do throws(POSIXError) {
-                part = try install(temporaryName: temporary, fd: fd, metadata: metadata, as: name)
+                part = try install(temporaryName: temporary, fd: fd, metadata: metadata, contents: contents, as: name)
             } catch {
                 restoreFileName(released)
                 DiskCacheFiles.remove(path(temporary))
@@ -185,7 +189,8 @@ extension DiskCache {
             do throws(POSIXError) {
                 try file.withDescriptor { (fd) throws(POSIXError) in try DiskCacheFiles.writeAll(fd, bytes) }
                 let copied = Int64(bytes.count)
-                file.setByteCount(copied)
+                // The partial's recorded checksum was just verified against these bytes: the file continues from it.
+                file.seed(byteCount: copied, checksum: partial.metadata.contentChecksum ?? ContentChecksum.of(bytes))
                 var seeded = partial
                 seeded.byteCount = copied
                 return (file, seeded)
@@ -204,7 +209,8 @@ extension DiskCache {
     /// when a placeholder, without a validator (Last-Modified or ETag), or when a complete file of
     /// larger or equal area exists; else it replaces any previous partial. A partial whose full length
     /// is unknown (`expectedLength` 0) is recorded with `size + 1`. No per-entry cap (as TIP).
-    func commitDownload(temporaryName: String, fd: Int32, metadata input: DiskCacheMetadata, complete: Bool) -> Bool {
+    func commitDownload(temporaryName: String, fd: Int32, metadata input: DiskCacheMetadata, complete: Bool,
+                        contents: DiskCacheMetadata.Contents? = nil) -> Bool {
         liveTemporaryNames.remove(temporaryName)
         var metadata = input
         metadata.lastAccess = configuration.clock()
@@ -239,7 +245,7 @@ extension DiskCache {
         let part: DiskCacheEntry.Part
         let released = releaseFileName(fileName, installingPartial: !complete)
         do throws(POSIXError) {
-            part = try install(temporaryName: temporaryName, fd: fd, metadata: metadata, as: fileName)
+            part = try install(temporaryName: temporaryName, fd: fd, metadata: metadata, contents: contents, as: fileName)
         } catch {
             restoreFileName(released)
             DiskCacheFiles.remove(path(temporaryName))
