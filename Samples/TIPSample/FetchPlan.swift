@@ -43,8 +43,8 @@ struct FetchJob: Sendable {
     var acceptableResults: [(width: Int, height: Int, frames: Int)] {
         let variants = isThumbnail ? [image.thumbnail, image.full] : [image.full, image.thumbnail]
         return variants.compactMap { $0 }.map { variant in
-            var size = TargetSizing.pixelDimensions(width: variant.width, height: variant.height,
-                                                    targetDimensions: targetDimensions, contentMode: .scaleAspectFit)
+            let sizing = ImageDecodingOptions(targetDimensions: targetDimensions, targetContentMode: .scaleAspectFit)
+            var size = sizing.outputDimensions(width: variant.width, height: variant.height)
             for processor in processors { size = processor.outputSize(width: size.width, height: size.height, workingTo: processorSize) }
             return (size.width, size.height, variant.frameCount)
         }

@@ -53,7 +53,8 @@ struct ProcessorArgument: ExpressibleByArgument {
         case .crop:
             return (Int(size.width.rounded(.up)), Int(size.height.rounded(.up)))
         case .fit:
-            return TargetSizing.pixelDimensions(width: width, height: height, targetDimensions: size, contentMode: .scaleAspectFit)
+            return ImageDecodingOptions(targetDimensions: size, targetContentMode: .scaleAspectFit)
+                .outputDimensions(width: width, height: height)
         case .circle:
             return (min(width, height), min(width, height))
         case .grayscale, .rounded, .blur:

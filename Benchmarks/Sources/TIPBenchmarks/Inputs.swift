@@ -52,6 +52,12 @@ enum Inputs {
         try CodecCatalogue.shared.encodeImage(ImageContainer(image: photo(width: width, height: height)), type: type, quality: quality, options: options)
     }
 
+    /// `image` encoded losslessly (quality 1, no options) by `codec`'s encoder.
+    static func encode(_ image: ImageContainer, with codec: any ImageCodec) throws -> Data {
+        guard let encoder = codec.encoder else { throw BenchmarkFailure("\(codec) has no encoder") }
+        return try encoder.encode(image, options: [], quality: 1)
+    }
+
     /// Writes `data` to a temporary file (for the Python peers) and returns its path.
     static func temporaryFile(_ data: Data, name: String) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tip-benchmarks")

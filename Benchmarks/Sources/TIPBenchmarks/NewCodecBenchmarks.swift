@@ -18,8 +18,8 @@ enum NewCodecBenchmarks {
     static func run() throws {
         let photo = Inputs.photo(width: 1880, height: 1253)
         let translucent = withAlpha(photo)
-        func encode(_ encoder: any ImageEncoder, _ bitmap: Bitmap) throws -> Data {
-            try encoder.encode(ImageContainer(image: bitmap), options: [], quality: 1)
+        func encode(_ codec: any ImageCodec, _ bitmap: Bitmap) throws -> Data {
+            try Inputs.encode(ImageContainer(image: bitmap), with: codec)
         }
         func stb(_ data: Data) -> () throws -> Void {
             { guard STBDirect.decode(data) != nil else { throw BenchmarkFailure("stb_image failed") } }
@@ -27,12 +27,12 @@ enum NewCodecBenchmarks {
         func tiff(_ data: Data) -> () throws -> Void {
             { guard TIFFDirect.decode(data) != nil else { throw BenchmarkFailure("libtiff failed") } }
         }
-        let tiffRGB = try encode(TIFFEncoder(), photo)
-        let tiffRGBA = try encode(TIFFEncoder(), translucent)
-        let bmp24 = try encode(BMPEncoder(), photo)
-        let bmp32 = try encode(BMPEncoder(), translucent)
-        let tga24 = try encode(TGAEncoder(), photo)
-        let tga32RLE = try encode(TGAEncoder(compression: .runLength), translucent)
+        let tiffRGB = try encode(TIFFCodec(), photo)
+        let tiffRGBA = try encode(TIFFCodec(), translucent)
+        let bmp24 = try encode(BMPCodec(), photo)
+        let bmp32 = try encode(BMPCodec(), translucent)
+        let tga24 = try encode(TGACodec(), photo)
+        let tga32RLE = try encode(TGACodec(compression: .runLength), translucent)
         var inputs = [
             Input(name: "TIFF RGB LZW 1880x1253", data: tiffRGB, baselineName: "libtiff TIFFReadRGBAImageOriented direct",
                   baseline: tiff(tiffRGB), thumbnail: true),
@@ -112,7 +112,8 @@ enum NewCodecBenchmarks {
     static func icon(from photo: Bitmap) throws -> (Data, Data) {
         let sizes = [16, 32, 48, 256]
         let entries = try sizes.map { side in
-            try PNGEncoder().encode(ImageContainer(image: Resampler.resample(photo, width: side, height: side)), options: [], quality: 1)
+            let entry = ImageContainer(image: photo).scaledToTargetDimensions(CGSize(width: side, height: side), contentMode: .scaleToFill)
+            return try Inputs.encode(entry, with: PNGCodec())
         }
         var file = Data([0, 0, 1, 0, UInt8(sizes.count), 0])
         var offset = 6 + 16 * sizes.count
@@ -137,8 +138,8 @@ enum NewCodecBenchmarks {
             return frame
         }
         let animation = ImageContainer(animatedFrames: frames, frameDurations: Array(repeating: 0.08, count: 12), loopCount: 0)!
-        let apng = try PNGEncoder().encode(animation, options: [], quality: 1)
-        let stills = try frames.map { try PNGEncoder().encode(ImageContainer(image: $0), options: [], quality: 1) }
+        let apng = try Inputs.encode(animation, with: PNGCodec())
+        let stills = try frames.map { try Inputs.encode(ImageContainer(image: $0), with: PNGCodec()) }
         return (apng, stills)
     }
 }

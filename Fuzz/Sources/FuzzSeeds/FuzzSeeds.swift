@@ -67,7 +67,7 @@ struct FuzzSeeds {
             add("bmp", "\(name).bmp") { try encode(BMPCodec(), image, options: [], quality: 1) }
             add("bmp", "\(name)-gray.bmp") { try encode(BMPCodec(), image, options: [.grayscale], quality: 1) }
             add("tga", "\(name).tga") { try encode(TGACodec(), image, options: [], quality: 1) }
-            add("tga", "\(name)-rle.tga") { try encode(TGACodec(encoder: TGAEncoder(compression: .runLength)), image, options: [], quality: 1) }
+            add("tga", "\(name)-rle.tga") { try encode(TGACodec(compression: .runLength), image, options: [], quality: 1) }
             add("jpeg2000", "\(name).jp2") { try encode(JPEG2000Codec(), image, options: [], quality: 0.6) }
             add("jpeg2000", "\(name)-lossless.jp2") { try encode(JPEG2000Codec(), image, options: [], quality: 1) }
             add("jpeg2000", "\(name)-gray.jp2") { try encode(JPEG2000Codec(), image, options: [.grayscale], quality: 0.5) }

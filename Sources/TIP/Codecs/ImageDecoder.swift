@@ -70,7 +70,10 @@ public struct ImageDecodingOptions: Sendable {
         return overflow || pixels > maximumPixelCount
     }
 
-    /// The whole-pixel dimensions an image of `width` x `height` is delivered at (see ``TargetSizing``).
+    /// The whole-pixel dimensions an image of `width` x `height` is delivered at, by TIP's exact target-sizing
+    /// math: `width` x `height` itself without a positive target or with a mode that does not scale, the
+    /// target for `scaleToFill`; aspect fit (fill) gives the target to the side that scales least (most) and
+    /// rounds the other to keep the aspect ratio. The rendered cache matches images by these results.
     public func outputDimensions(width: Int, height: Int) -> (width: Int, height: Int) {
         TargetSizing.pixelDimensions(width: width, height: height, targetDimensions: targetDimensions, contentMode: targetContentMode)
     }

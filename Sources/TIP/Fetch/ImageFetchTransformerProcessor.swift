@@ -12,32 +12,32 @@ import Foundation
 /// TIP's rules hold: animations are returned unchanged (only scaled), and a transformer that returns nil keeps
 /// the image. The transformer needs the fetch (its `operation` argument): outside a fetch (no
 /// ``ImageProcessingContext/operation``) processing throws ``ImageProcessingError/invalidParameter(processor:reason:)``.
-public struct ImageFetchTransformerProcessor: ImageProcessor {
+struct ImageFetchTransformerProcessor: ImageProcessor {
     /// The transformer.
-    public let transformer: any ImageFetchTransformer
+    let transformer: any ImageFetchTransformer
 
     /// The processor running `transformer`.
-    public init(_ transformer: any ImageFetchTransformer) {
+    init(_ transformer: any ImageFetchTransformer) {
         self.transformer = transformer
     }
 
     /// `tip.transformer(ID)` with the transformer's identifier, or `tip.transformer` without one.
-    public var identifier: String {
+    var identifier: String {
         transformer.transformerIdentifier.map { "tip.transformer(\($0))" } ?? "tip.transformer"
     }
 
     /// Whether images it made may be cached and shared: the transformer has an identifier (TIP turns the rendered
     /// cache off for requests whose transformer has none).
-    public var isCacheable: Bool { transformer.transformerIdentifier != nil }
+    var isCacheable: Bool { transformer.transformerIdentifier != nil }
 
     /// `image` transformed (a static image).
-    public func process(_ image: Bitmap, context: ImageProcessingContext) throws -> Bitmap {
+    func process(_ image: Bitmap, context: ImageProcessingContext) throws -> Bitmap {
         try process(ImageContainer(image: image), context: context).image
     }
 
     /// `container` transformed: the transformer's image, or `container` itself (the same object) when the transformer
     /// kept it or the container is an animation. `context.transformerProgress` is the transformer's `progress`.
-    public func process(_ container: ImageContainer, context: ImageProcessingContext) throws -> ImageContainer {
+    func process(_ container: ImageContainer, context: ImageProcessingContext) throws -> ImageContainer {
         guard let operation = context.operation else {
             throw ImageProcessingError.invalidParameter(processor: identifier,
                                                         reason: "a transformer runs inside a fetch; the context has no operation")

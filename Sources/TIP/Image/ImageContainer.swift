@@ -79,7 +79,7 @@ public final class ImageContainer: Sendable {
         frameDurations.indices.contains(index) ? frameDurations[index] : 0
     }
 
-    /// This image with every frame resized to the target sizing (see ``TargetSizing``), keeping the
+    /// This image with every frame resized to the target sizing (see ``ImageDecodingOptions/outputDimensions(width:height:)``), keeping the
     /// animation data and ``processorIdentifiers``. Returns `self` when nothing changes.
     public func scaledToTargetDimensions(_ targetDimensions: CGSize, contentMode: ContentMode, quality: InterpolationQuality = .default) -> ImageContainer {
         let scaled = TargetSizing.pixelDimensions(width: image.width, height: image.height, targetDimensions: targetDimensions, contentMode: contentMode)

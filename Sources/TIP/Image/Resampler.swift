@@ -12,14 +12,14 @@ import Foundation
 /// shrinking 6 times or more is first averaged down by an integer box, leaving the filter 3x to 6x.
 /// Passes worth more than a few milliseconds are split across threads with
 /// `DispatchQueue.concurrentPerform`. Safe to call from any thread; the call is synchronous.
-public enum Resampler {
+package enum Resampler {
     /// `bitmap` resized to `width` x `height` pixels (both > 0) with the filter chosen by `quality`
     /// (`.none` nearest neighbour, `.low` triangle, `.medium` Catmull-Rom, `.high` Lanczos-3, `.default`
     /// Lanczos-2 for reductions of at most 2x per axis and Lanczos-3 otherwise). Returns `bitmap` itself when
     /// the size does not change. Works on premultiplied
     /// pixels, so transparent edges do not bleed colour; colour channels never exceed alpha and `rgbx8`
     /// stays opaque. The result has the same format as `bitmap`.
-    public static func resample(_ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality = .default) -> Bitmap {
+    package static func resample(_ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality = .default) -> Bitmap {
         resample(bitmap, width: width, height: height, quality: quality, parallelThreshold: defaultParallelThreshold, boxReduction: true)
     }
 
@@ -41,7 +41,7 @@ public enum Resampler {
     /// ```
     ///
     /// `region` must lie inside `width` x `height` and have positive sides (a precondition).
-    public static func resample(_ bitmap: Bitmap, width: Int, height: Int, cropping region: (x: Int, y: Int, width: Int, height: Int),
+    package static func resample(_ bitmap: Bitmap, width: Int, height: Int, cropping region: (x: Int, y: Int, width: Int, height: Int),
                                 quality: InterpolationQuality = .default) -> Bitmap {
         resample(bitmap, width: width, height: height, region: region, quality: quality,
                  parallelThreshold: defaultParallelThreshold, boxReduction: true)

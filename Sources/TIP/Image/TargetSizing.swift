@@ -10,15 +10,15 @@ import Foundation
 /// ```
 ///
 /// Dimensions are pixels; sizes are points at `scale` pixels per point.
-public enum TargetSizing {
+package enum TargetSizing {
     /// Whether `targetDimensions` and `contentMode` ask for resizing: both sides > 0 and a `scale*` mode.
-    public static func canScale(targetDimensions: CGSize, contentMode: ContentMode) -> Bool {
+    package static func canScale(targetDimensions: CGSize, contentMode: ContentMode) -> Bool {
         isPositive(targetDimensions) && contentMode.doesScale
     }
 
     /// Whether two target sizings produce the same images: equal dimensions, and equal modes or two
     /// modes that both do not scale.
-    public static func targetSizingsMatch(_ dimensions1: CGSize, _ contentMode1: ContentMode,
+    package static func targetSizingsMatch(_ dimensions1: CGSize, _ contentMode1: ContentMode,
                                           _ dimensions2: CGSize, _ contentMode2: ContentMode) -> Bool {
         guard dimensions1 == dimensions2 else { return false }
         return contentMode1 == contentMode2 || (!contentMode1.doesScale && !contentMode2.doesScale)
@@ -27,12 +27,12 @@ public enum TargetSizing {
     /// `dimensions` scaled to the target sizing at scale 1 (TIP's `TIPDimensionsScaledToTargetSizing`).
     /// No positive target, or a mode that does not scale, returns `dimensions` unchanged;
     /// `scaleToFill` returns the target.
-    public static func dimensions(_ dimensions: CGSize, scaledTo targetDimensions: CGSize, contentMode: ContentMode) -> CGSize {
+    package static func dimensions(_ dimensions: CGSize, scaledTo targetDimensions: CGSize, contentMode: ContentMode) -> CGSize {
         size(dimensions, scaledTo: targetDimensions, contentMode: contentMode, scale: 1)
     }
 
     /// `size` scaled to the target sizing at `scale` pixels per point (TIP's `TIPSizeScaledToTargetSizing`).
-    public static func size(_ size: CGSize, scaledTo targetSize: CGSize, contentMode: ContentMode, scale: CGFloat) -> CGSize {
+    package static func size(_ size: CGSize, scaledTo targetSize: CGSize, contentMode: ContentMode, scale: CGFloat) -> CGSize {
         guard isPositive(targetSize) else { return size }
         switch contentMode {
         case .scaleToFill: return targetSize
@@ -45,7 +45,7 @@ public enum TargetSizing {
     /// Whether `size` is what scaling some image to the target sizing would produce
     /// (TIP's `TIPSizeMatchesTargetSizing`): the expectation is recomputed from `size` itself,
     /// aligned up to whole pixels, and compared. False when the target is not positive.
-    public static func size(_ size: CGSize, matchesTargetSize targetSize: CGSize, contentMode: ContentMode, scale: CGFloat) -> Bool {
+    package static func size(_ size: CGSize, matchesTargetSize targetSize: CGSize, contentMode: ContentMode, scale: CGFloat) -> Bool {
         guard isPositive(targetSize) else { return false }
         var expected = targetSize
         switch contentMode {
@@ -60,19 +60,19 @@ public enum TargetSizing {
 
     /// Aspect-fit scaling: the anchored axis takes the (pixel-aligned) target, the other axis is
     /// rounded from the source aspect ratio. The width is anchored only when its ratio is strictly smaller.
-    public static func scaleToFit(_ sourceSize: CGSize, _ targetSize: CGSize, scale: CGFloat) -> CGSize {
+    package static func scaleToFit(_ sourceSize: CGSize, _ targetSize: CGSize, scale: CGFloat) -> CGSize {
         anchoredScale(sourceSize, targetSize, scale: scale) { rx, ry in rx < ry }
     }
 
     /// Aspect-fill scaling: like ``scaleToFit(_:_:scale:)`` but the width is anchored only when its
     /// ratio is strictly larger.
-    public static func scaleToFill(_ sourceSize: CGSize, _ targetSize: CGSize, scale: CGFloat) -> CGSize {
+    package static func scaleToFill(_ sourceSize: CGSize, _ targetSize: CGSize, scale: CGFloat) -> CGSize {
         anchoredScale(sourceSize, targetSize, scale: scale) { rx, ry in rx > ry }
     }
 
     /// The whole-pixel dimensions an image of `width` x `height` is delivered at for this target
     /// sizing. Each side is at least 1 (TIP's math can round a sliver image down to 0).
-    public static func pixelDimensions(width: Int, height: Int, targetDimensions: CGSize, contentMode: ContentMode) -> (width: Int, height: Int) {
+    package static func pixelDimensions(width: Int, height: Int, targetDimensions: CGSize, contentMode: ContentMode) -> (width: Int, height: Int) {
         guard width > 0, height > 0 else { return (max(width, 1), max(height, 1)) }
         let scaled = dimensions(CGSize(width: width, height: height), scaledTo: targetDimensions, contentMode: contentMode)
         return (clampToPixels(scaled.width), clampToPixels(scaled.height))

@@ -8,7 +8,7 @@ extension ImageProcessors {
     /// let preview = ImageProcessors.ResizeToFit(size: CGSize(width: 1024, height: 1024))
     /// ```
     ///
-    /// Uses TIP's aspect-fit sizing (``TargetSizing``). An image that already fits is returned as is
+    /// Uses TIP's aspect-fit sizing (as ``ImageDecodingOptions/outputDimensions(width:height:)``). An image that already fits is returned as is
     /// unless `upscale` is set. Keeps the pixel format. Identifier: `tip.fit(1024x1024)`,
     /// `tip.fit(target)` for the context's size, with `,upscale` when set.
     public struct ResizeToFit: ImageProcessor {

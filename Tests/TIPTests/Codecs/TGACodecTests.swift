@@ -32,9 +32,12 @@ struct TGACodecTests {
         #expect(matches == 0)
     }
 
-    @Test("round trip uncompressed and run-length encoded", arguments: [TGAEncoder.Compression.none, .runLength])
-    func roundTrip(_ compression: TGAEncoder.Compression) throws {
-        let encoder = TGAEncoder(compression: compression)
+    @Test("round trip uncompressed and run-length encoded", arguments: [TGACodec.Compression.none, .runLength])
+    func roundTrip(_ compression: TGACodec.Compression) throws {
+        // Through the codec's public choice of compression (the encoder type itself is internal).
+        let tga = TGACodec(compression: compression)
+        #expect(tga.compression == compression)
+        let encoder = try #require(tga.encoder)
         for source in [TestImages.photo(width: 29, height: 17), TestImages.translucent(width: 29, height: 17),
                        TestImages.photo(width: 29, height: 17).converted(to: .gray8),
                        TestImages.solid(width: 300, height: 2, SIMD4(9, 8, 7, 255), format: .rgbx8)] {

@@ -13,12 +13,12 @@ import Foundation
 /// header throws ``ImageDecodingError``. Embedded JPEG or PNG payloads are not decoded
 /// (``ImageDecodingError/unsupported(_:)``). Incremental contexts decode once the file is complete.
 /// Stateless: safe to call from any thread.
-public struct BMPDecoder: ImageDecoder {
+struct BMPDecoder: ImageDecoder {
     /// Makes a decoder.
-    public init() {}
+    init() {}
 
     /// `.match` for the "BM" signature (a prefix of one byte says `.needMoreData`).
-    public func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
+    func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
         guard let first = data.first else { return isComplete ? .noMatch : .needMoreData }
         guard first == 0x42 else { return .noMatch }
         guard data.count >= 2 else { return isComplete ? .noMatch : .needMoreData }
@@ -26,7 +26,7 @@ public struct BMPDecoder: ImageDecoder {
     }
 
     /// Decodes `data` to the options' target sizing.
-    public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+    func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
         try ImageContainer.decoding(data, options: options) { bytes throws(ImageDecodingError) in
             guard let header = try BMPHeader(file: bytes) else { throw .truncatedData }
             try options.checkDimensions(width: header.width, height: header.height)
@@ -36,7 +36,7 @@ public struct BMPDecoder: ImageDecoder {
     }
 
     /// A context that reads the header as bytes arrive and decodes once the file is complete.
-    public func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
+    func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
         WholeFileDecoderContext(format: BMPFileFormat(), expectedLength: expectedLength, options: options)
     }
 }

@@ -15,12 +15,12 @@ import Foundation
 ///
 /// `quality` is ignored (the format is lossless); only the first frame of an animation is written.
 /// Throws ``PipelineError`` when the file would exceed BMP's 4 GiB limit. Stateless and thread-safe.
-public struct BMPEncoder: ImageEncoder {
+struct BMPEncoder: ImageEncoder {
     /// Makes an encoder.
-    public init() {}
+    init() {}
 
     /// Encodes the first frame of `image`.
-    public func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
+    func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
         let bitmap = image.image
         let layout: Layout
         if options.contains(.grayscale) || bitmap.format == .gray8 {

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The Windows icon codec: decoding only (``ICODecoder``), as in TIP, whose ImageIO-based ICO codec
-/// has no encoder.
+/// The Windows icon codec: decoding only, as in TIP, whose ImageIO-based ICO codec has no encoder. It
+/// decodes the entry that best fits the target size: PNG entries, or bitmap entries with their AND mask or
+/// 32-bit alpha.
 ///
 /// ```swift
 /// CodecCatalogue.shared.setCodec(ICOCodec(), for: .ico)
@@ -11,6 +12,6 @@ import Foundation
 public struct ICOCodec: ImageCodec {
     /// Makes the codec.
     public init() {}
-    /// The decoder: ``ICODecoder``.
+    /// The decoder: the best-fitting entry for the options' target sizing.
     public var decoder: any ImageDecoder { ICODecoder() }
 }

@@ -14,14 +14,14 @@ import Foundation
 /// short shows what arrived (`isPartial`). Incremental contexts decode once every entry's data is in
 /// (the directory tells where the file ends); their dimensions are the largest entry's. Stateless:
 /// safe to call from any thread.
-public struct ICODecoder: ImageDecoder {
+struct ICODecoder: ImageDecoder {
     /// Makes a decoder.
-    public init() {}
+    init() {}
 
     /// `.match` for the icon signature (reserved 0, type 1) not followed by `ftyp` (an ISO-BMFF file
     /// whose first box is 256 bytes long starts with the same 4 bytes), `.needMoreData` while a prefix
     /// may still be either (at most 7 bytes).
-    public func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
+    func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
         switch ImageType.detect(fromMagicNumbers: data) {
         case .match(let type):
             return type == .ico ? .match : .noMatch
@@ -33,7 +33,7 @@ public struct ICODecoder: ImageDecoder {
     }
 
     /// Decodes the best entry for the options' target sizing, scaled to it.
-    public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+    func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
         guard !data.isEmpty else { throw .emptyData }
         let decoded: Result<ImageContainer, ImageDecodingError> = data.withUnsafeBytes { bytes in
             do throws(ImageDecodingError) {
@@ -46,7 +46,7 @@ public struct ICODecoder: ImageDecoder {
     }
 
     /// A context that reads the directory as bytes arrive and decodes once the file is complete.
-    public func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
+    func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
         WholeFileDecoderContext(format: ICOFileFormat(), expectedLength: expectedLength, options: options)
     }
 

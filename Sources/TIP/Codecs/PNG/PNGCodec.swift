@@ -12,9 +12,9 @@ import Foundation
 public struct PNGCodec: ImageCodec {
     /// Makes the codec.
     public init() {}
-    /// The decoder: ``PNGDecoder``.
+    /// The decoder: supports progressive decoding (rows as they arrive; an animation's first frame).
     public var decoder: any ImageDecoder { PNGDecoder() }
-    /// The encoder: ``PNGEncoder``.
+    /// The encoder: zlib level 6, `.progressive` for Adam7; `quality` is ignored (lossless).
     public var encoder: (any ImageEncoder)? { PNGEncoder() }
     /// True: animated PNG (APNG) is decoded and encoded, as in TIP.
     public var isAnimated: Bool { true }

@@ -13,13 +13,13 @@ import Foundation
 /// through); an eXIf orientation before the image data is applied. A truncated or damaged image
 /// that decoded some rows comes back with `isPartial` and the missing rows transparent (or black
 /// when opaque). Stateless: safe to call from any thread.
-public struct PNGDecoder: ImageDecoder {
+struct PNGDecoder: ImageDecoder {
     /// Makes a decoder.
-    public init() {}
+    init() {}
 
     /// `.match` when `data` starts with the PNG signature, `.needMoreData` for a matching prefix
     /// of fewer than 8 bytes while more may come.
-    public func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
+    func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
         let signature = PNGChunkScanner.signature
         let prefix = data.prefix(signature.count)
         guard prefix.elementsEqual(signature.prefix(prefix.count)) else { return .noMatch }
@@ -28,7 +28,7 @@ public struct PNGDecoder: ImageDecoder {
     }
 
     /// Decodes `data` to the options' target sizing (see ``ImageDecoder/decode(_:options:)``).
-    public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+    func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
         guard !data.isEmpty else { throw .emptyData }
         let result: Result<ImageContainer, ImageDecodingError> = data.withUnsafeBytes { bytes in
             do throws(ImageDecodingError) {
@@ -42,10 +42,10 @@ public struct PNGDecoder: ImageDecoder {
 
     /// True: contexts render rows (and interlaced passes) as they arrive, and an APNG's first frame as
     /// soon as its bytes are in.
-    public var supportsProgressiveDecoding: Bool { true }
+    var supportsProgressiveDecoding: Bool { true }
 
     /// A context that streams rows into a canvas as bytes arrive (an APNG: complete frames).
-    public func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
+    func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
         PNGDecoderContext(options: options)
     }
 

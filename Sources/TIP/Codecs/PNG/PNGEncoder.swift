@@ -11,18 +11,18 @@ import Foundation
 /// a pixel is transparent; colour becomes RGBA when a pixel is transparent (colour un-premultiplied
 /// with rounding), else RGB. `.noAlpha` drops alpha (flattening onto black); `.progressive` writes
 /// Adam7 interlacing. An animation is written as APNG (`APNGEncoder`). Stateless: safe from any thread.
-public struct PNGEncoder: ImageEncoder {
+struct PNGEncoder: ImageEncoder {
     /// zlib compression level used for every image (0...9). Default 6.
-    public let compressionLevel: Int
+    let compressionLevel: Int
 
     /// An encoder compressing at `compressionLevel` (default 6, clamped to 0...9).
-    public init(compressionLevel: Int = 6) {
+    init(compressionLevel: Int = 6) {
         self.compressionLevel = min(max(compressionLevel, 0), 9)
     }
 
     /// Encodes `image`: an animation as APNG (see `APNGEncoder`), else its one frame. Throws
     /// ``PipelineError`` with `failedToFinalizeImageDestination` when libpng fails.
-    public func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
+    func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
         if image.isAnimated {
             return try APNGEncoder(encoder: self).encode(image, options: options)
         }

@@ -11,19 +11,19 @@ import Foundation
 /// (every field in range). The header is checked against `maximumPixelCount` before anything is
 /// allocated; a file cut short shows the rows it holds (`isPartial`). Incremental contexts decode once
 /// the file is complete. Stateless: safe to call from any thread.
-public struct TGADecoder: ImageDecoder {
+struct TGADecoder: ImageDecoder {
     /// Makes a decoder.
-    public init() {}
+    init() {}
 
     /// `.match` when the first 18 bytes are a valid TGA header, `.needMoreData` for fewer while more may come.
-    public func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
+    func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
         guard data.count >= 18 else { return isComplete ? .noMatch : .needMoreData }
         let valid = data.prefix(18).withUnsafeBytes { TGAHeader.looksValid($0) }
         return valid ? .match : .noMatch
     }
 
     /// Decodes `data` to the options' target sizing.
-    public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+    func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
         try ImageContainer.decoding(data, options: options) { bytes throws(ImageDecodingError) in
             guard let header = try TGAHeader(bytes) else { throw .truncatedData }
             try options.checkDimensions(width: header.width, height: header.height)
@@ -33,7 +33,7 @@ public struct TGADecoder: ImageDecoder {
     }
 
     /// A context that reads the header as bytes arrive and decodes once the file is complete.
-    public func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
+    func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
         WholeFileDecoderContext(format: TGAFileFormat(), expectedLength: expectedLength, options: options)
     }
 }

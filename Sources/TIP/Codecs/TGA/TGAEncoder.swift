@@ -1,41 +1,32 @@
 import Foundation
 
-/// Encodes TARGA (TGA 2.0) images.
-///
-/// ```swift
-/// let tga = try TGAEncoder(compression: .runLength).encode(container, options: [], quality: 1)
-/// ```
+/// Encodes TARGA (TGA 2.0) images: the encoder of ``TGACodec``.
 ///
 /// - Layout: opaque images as 24-bit BGR (image type 2), images with a transparent pixel as 32-bit
 ///   BGRA with 8 alpha bits declared (colours un-premultiplied with rounding; `.noAlpha` writes them
 ///   opaque over black), `gray8` images or `.grayscale` as 8-bit gray (type 3, the rounded Rec. 601 luma).
 /// - Rows bottom-up (TGA's default origin), no image ID, no colour map, and the TGA 2.0 footer
 ///   ("TRUEVISION-XFILE"), so readers and detection recognise the file.
-/// - ``Compression-swift.enum/none`` by default: TIP writes TGA through ImageIO without setting
-///   `kCGImagePropertyTGACompression`, whose default is none. ``Compression-swift.enum/runLength``
-///   writes types 10 and 11, with packets that never cross a row (as TGA 2.0 asks).
+/// - `.none` by default: TIP writes TGA through ImageIO without setting
+///   `kCGImagePropertyTGACompression`, whose default is none. `.runLength` writes types
+///   10 and 11, with packets that never cross a row (as TGA 2.0 asks).
 ///
 /// `quality` is ignored (lossless); only the first frame of an animation is written. Throws
 /// ``PipelineError`` for images over 65535 pixels on a side. Stateless and thread-safe.
-public struct TGAEncoder: ImageEncoder {
-    /// How pixel data is stored.
-    public enum Compression: Sendable {
-        /// Raw pixels.
-        case none
-        /// Run-length packets.
-        case runLength
-    }
+struct TGAEncoder: ImageEncoder {
+    /// How pixel data is stored (the codec's public choice).
+    typealias Compression = TGACodec.Compression
 
-    /// The compression written. Default ``Compression-swift.enum/none``.
-    public let compression: Compression
+    /// The compression written. Default `.none`.
+    let compression: Compression
 
     /// An encoder writing `compression`.
-    public init(compression: Compression = .none) {
+    init(compression: Compression = .none) {
         self.compression = compression
     }
 
     /// Encodes the first frame of `image`.
-    public func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
+    func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
         let bitmap = image.image
         let width = bitmap.width, height = bitmap.height
         guard width <= 65535, height <= 65535 else {

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The TIFF codec on libtiff: ``TIFFDecoder`` (the first page; strips and tiles; 8 and 16 bits; RGB,
-/// RGBA, gray, palette, CMYK; orientation) and ``TIFFEncoder`` (LZW, as TIP writes TIFF).
+/// The TIFF codec on libtiff: decodes the first page (strips and tiles; 1 to 16 bits; RGB, RGBA, gray,
+/// palette, CMYK, YCbCr; every compression libtiff reads; orientation) and encodes with LZW, as TIP writes
+/// TIFF.
 ///
 /// ```swift
 /// let tiff = try CodecCatalogue.shared.encodeImage(image, type: .tiff, quality: 1)
@@ -11,8 +12,8 @@ import Foundation
 public struct TIFFCodec: ImageCodec {
     /// Makes the codec.
     public init() {}
-    /// The decoder: ``TIFFDecoder``.
+    /// The decoder: the first page; a file cut short shows the rows above the cut (`isPartial`).
     public var decoder: any ImageDecoder { TIFFDecoder() }
-    /// The encoder: ``TIFFEncoder``.
+    /// The encoder: LZW with horizontal differencing, 8 bits per sample; `quality` is ignored (lossless).
     public var encoder: (any ImageEncoder)? { TIFFEncoder() }
 }

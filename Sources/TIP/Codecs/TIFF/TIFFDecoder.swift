@@ -21,25 +21,25 @@ import Foundation
 ///
 /// Incremental contexts read the header as bytes arrive and decode once every strip is in.
 /// Stateless: safe to call from any thread.
-public struct TIFFDecoder: ImageDecoder {
+struct TIFFDecoder: ImageDecoder {
     /// Makes a decoder.
-    public init() {}
+    init() {}
 
     /// `.match` for a TIFF or BigTIFF signature, `.needMoreData` for a matching prefix of fewer than 4 bytes.
-    public func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
+    func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
         guard TIFFHeader.couldStartTIFF(data) else { return .noMatch }
         return data.count >= 4 ? .match : (isComplete ? .noMatch : .needMoreData)
     }
 
     /// Decodes the first image of `data` to the options' target sizing.
-    public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+    func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
         try ImageContainer.decoding(data, options: options) { bytes throws(ImageDecodingError) in
             try TIFFDecoder.decodeBitmap(bytes, options: options)
         }
     }
 
     /// A context that reads the header as bytes arrive and decodes once the file is complete.
-    public func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
+    func makeContext(expectedLength: Int?, options: ImageDecodingOptions) -> any ImageDecoderContext {
         WholeFileDecoderContext(format: TIFFFileFormat(), expectedLength: expectedLength, options: options)
     }
 

@@ -13,12 +13,12 @@ import Foundation
 /// un-premultiplied with rounding; `.noAlpha` drops it, compositing over black); others RGB.
 /// `quality` is ignored (lossless); only the first frame of an animation is written. Throws
 /// ``PipelineError`` when libtiff fails. Stateless and thread-safe.
-public struct TIFFEncoder: ImageEncoder {
+struct TIFFEncoder: ImageEncoder {
     /// Makes an encoder.
-    public init() {}
+    init() {}
 
     /// Encodes the first frame of `image`.
-    public func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
+    func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
         let bitmap = image.image
         let layout: Int32
         if options.contains(.grayscale) || bitmap.format == .gray8 {
