@@ -68,12 +68,12 @@ struct PNGTestWriter {
         let passes = interlaced ? PNGTestWriter.adam7 : [(0, 0, 1, 1)]
         let bpp = max(1, channels * bitDepth / 8)
         for (xs, ys, dx, dy) in passes {
-            let xs_ = Array(stride(from: xs, to: width, by: dx))
-            guard !xs_.isEmpty else { continue }
+            let columns = Array(stride(from: xs, to: width, by: dx))
+            guard !columns.isEmpty else { continue }
             var previous: [UInt8]? = nil
             for (index, y) in stride(from: ys, to: height, by: dy).enumerated() {
                 let filter = filters.isEmpty ? 0 : filters[index % filters.count]
-                let raw = packRow(y: y, columns: xs_)
+                let raw = packRow(y: y, columns: columns)
                 out.append(filter)
                 out += PNGTestWriter.filter(raw, previous: previous ?? [UInt8](repeating: 0, count: raw.count), type: filter, bpp: bpp)
                 previous = raw

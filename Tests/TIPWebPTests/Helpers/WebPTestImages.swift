@@ -9,7 +9,7 @@ enum WebPTestImages {
         var state = seed
         for y in 0..<height {
             for x in 0..<width {
-                state = state &* 6364136223846793005 &+ 1442695040888963407
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 let noise = Int(state >> 61) - 4
                 let fx = Double(x) / Double(max(width - 1, 1)), fy = Double(y) / Double(max(height - 1, 1))
                 var r = 255 * fx, g = 255 * fy, b = 255 * (1 - fx) * (0.5 + 0.5 * fy)

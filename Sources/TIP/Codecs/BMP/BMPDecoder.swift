@@ -14,9 +14,6 @@ import Foundation
 /// (``ImageDecodingError/unsupported(_:)``). Incremental contexts decode once the file is complete.
 /// Stateless: safe to call from any thread.
 struct BMPDecoder: ImageDecoder {
-    /// Makes a decoder.
-    init() {}
-
     /// `.match` for the "BM" signature (a prefix of one byte says `.needMoreData`).
     func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
         guard let first = data.first else { return isComplete ? .noMatch : .needMoreData }

@@ -16,9 +16,6 @@ import Foundation
 /// `quality` is ignored (the format is lossless); only the first frame of an animation is written.
 /// Throws ``PipelineError`` when the file would exceed BMP's 4 GiB limit. Stateless and thread-safe.
 struct BMPEncoder: ImageEncoder {
-    /// Makes an encoder.
-    init() {}
-
     /// Encodes the first frame of `image`.
     func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
         let bitmap = image.image

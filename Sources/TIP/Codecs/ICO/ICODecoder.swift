@@ -15,9 +15,6 @@ import Foundation
 /// (the directory tells where the file ends); their dimensions are the largest entry's. Stateless:
 /// safe to call from any thread.
 struct ICODecoder: ImageDecoder {
-    /// Makes a decoder.
-    init() {}
-
     /// `.match` for the icon signature (reserved 0, type 1) not followed by `ftyp` (an ISO-BMFF file
     /// whose first box is 256 bytes long starts with the same 4 bytes), `.needMoreData` while a prefix
     /// may still be either (at most 7 bytes).

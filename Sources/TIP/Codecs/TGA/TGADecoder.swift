@@ -12,9 +12,6 @@ import Foundation
 /// allocated; a file cut short shows the rows it holds (`isPartial`). Incremental contexts decode once
 /// the file is complete. Stateless: safe to call from any thread.
 struct TGADecoder: ImageDecoder {
-    /// Makes a decoder.
-    init() {}
-
     /// `.match` when the first 18 bytes are a valid TGA header, `.needMoreData` for fewer while more may come.
     func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
         guard data.count >= 18 else { return isComplete ? .noMatch : .needMoreData }

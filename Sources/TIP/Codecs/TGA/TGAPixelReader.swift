@@ -146,12 +146,6 @@ private struct RowConverter {
     let usesAlpha: Bool
     let isPremultiplied: Bool
 
-    init(header: TGAHeader, usesAlpha: Bool, isPremultiplied: Bool) {
-        self.header = header
-        self.usesAlpha = usesAlpha
-        self.isPremultiplied = isPremultiplied
-    }
-
     /// Writes `width` pixels (right to left when `reversed`); returns whether one had a non-zero alpha.
     func convert(_ row: UnsafeRawPointer, to target: UnsafeMutableRawPointer, width: Int, reversed: Bool) -> Bool {
         let source = row.assumingMemoryBound(to: UInt8.self)

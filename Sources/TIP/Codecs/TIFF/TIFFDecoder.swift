@@ -22,9 +22,6 @@ import Foundation
 /// Incremental contexts read the header as bytes arrive and decode once every strip is in.
 /// Stateless: safe to call from any thread.
 struct TIFFDecoder: ImageDecoder {
-    /// Makes a decoder.
-    init() {}
-
     /// `.match` for a TIFF or BigTIFF signature, `.needMoreData` for a matching prefix of fewer than 4 bytes.
     func detect(_ data: Data, isComplete: Bool) -> ImageDecoderDetection {
         guard TIFFHeader.couldStartTIFF(data) else { return .noMatch }

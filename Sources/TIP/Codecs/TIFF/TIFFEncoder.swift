@@ -14,9 +14,6 @@ import Foundation
 /// `quality` is ignored (lossless); only the first frame of an animation is written. Throws
 /// ``PipelineError`` when libtiff fails. Stateless and thread-safe.
 struct TIFFEncoder: ImageEncoder {
-    /// Makes an encoder.
-    init() {}
-
     /// Encodes the first frame of `image`.
     func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
         let bitmap = image.image
