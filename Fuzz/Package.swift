@@ -11,7 +11,7 @@ let package = Package(
     name: "TIPFuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "TIP", path: ".."),
+        .package(name: "TIP", path: "..")
     ],
     targets: [
         // What the fuzzers share: bounded decoding options, the chunker, the incremental driver.

@@ -8,10 +8,10 @@ let package = Package(
     name: "TIPImageServer",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "TIPImageServer", targets: ["TIPImageServer"]),
+        .library(name: "TIPImageServer", targets: ["TIPImageServer"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.65.0")
     ],
     targets: [
         .target(
@@ -22,7 +22,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

@@ -20,7 +20,9 @@ final class ContactSheet: @unchecked Sendable {
     func add(identifier: String, image: ImageContainer) {
         guard seen.insert(identifier).inserted else { return }
         let cell = CGSize(width: cellSize, height: cellSize)
-        let scaled = image.frame(at: 0).map { ImageContainer(image: $0).scaledToTargetDimensions(cell, contentMode: .scaleAspectFit) }
+        let scaled = image.frame(at: 0).map {
+            ImageContainer(image: $0).scaledToTargetDimensions(cell, contentMode: .scaleAspectFit)
+        }
         if let bitmap = scaled?.image.converted(to: .rgbx8) { cells.append((identifier, bitmap)) }
     }
 
@@ -44,7 +46,9 @@ final class ContactSheet: @unchecked Sendable {
                 cell.bitmap.withUnsafeBytes { source in
                     guard let from = source.baseAddress else { return }
                     for y in 0..<cell.bitmap.height {
-                        memcpy(base + (top + y) * sheetStride + left * 4, from + y * cell.bitmap.bytesPerRow, cell.bitmap.width * 4)
+                        memcpy(
+                            base + (top + y) * sheetStride + left * 4, from + y * cell.bitmap.bytesPerRow,
+                            cell.bitmap.width * 4)
                     }
                 }
             }

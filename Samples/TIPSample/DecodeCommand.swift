@@ -19,15 +19,23 @@ struct DecodeCommand: ParsableCommand {
     @Option(help: "Target dimensions in pixels, WxH (default: the image's own size).")
     var size: SizeArgument?
 
-    @Option(help: "How the image fits the target size: \(ContentModeArgument.allCases.map(\.rawValue).joined(separator: ", ")).")
+    @Option(
+        help:
+            "How the image fits the target size: \(ContentModeArgument.allCases.map(\.rawValue).joined(separator: ", "))."
+    )
     var mode: ContentModeArgument = .scaleAspectFit
 
-    @Option(name: .customLong("process"),
-            help: ArgumentHelp("Apply a processor after decoding (repeatable, applied in order): \(ProcessorArgument.names). crop and fit use --size.",
-                               valueName: "name"))
+    @Option(
+        name: .customLong("process"),
+        help: ArgumentHelp(
+            "Apply a processor after decoding (repeatable, applied in order): \(ProcessorArgument.names). crop and fit use --size.",
+            valueName: "name"))
     var processors: [ProcessorArgument] = []
 
-    @Option(help: "Write the result (the first frame of an animation) to this file; its extension picks the type (.png, .jpg, .gif, .webp, .tif, .bmp, .tga, .jp2, .heic, .avif).")
+    @Option(
+        help:
+            "Write the result (the first frame of an animation) to this file; its extension picks the type (.png, .jpg, .gif, .webp, .tif, .bmp, .tga, .jp2, .heic, .avif)."
+    )
     var out: String?
 
     @Option(help: "Decode this many times and print the median decode time.")
@@ -46,7 +54,8 @@ struct DecodeCommand: ParsableCommand {
         let catalogue = CodecCatalogue.shared
         TIPJPEG2000.register(on: catalogue)
         TIPHEIF.register(on: catalogue)
-        let context = ImageProcessingContext(targetDimensions: options.targetDimensions, targetContentMode: options.targetContentMode)
+        let context = ImageProcessingContext(
+            targetDimensions: options.targetDimensions, targetContentMode: options.targetContentMode)
         let processors = self.processors.map(\.processor)
         let result: (container: ImageContainer, type: ImageType)
         do {
@@ -62,7 +71,8 @@ struct DecodeCommand: ParsableCommand {
             throw ExitCode(1)
         }
         // Original dimensions come from a header-only pass of an incremental context.
-        let original = Self.originalDimensions(of: data, type: result.type, catalogue: catalogue) ?? result.container.dimensions
+        let original =
+            Self.originalDimensions(of: data, type: result.type, catalogue: catalogue) ?? result.container.dimensions
         print("type: \(result.type.rawValue)")
         print("original: \(Int(original.width))x\(Int(original.height))")
         print("output: \(result.container.image.width)x\(result.container.image.height)")
@@ -92,7 +102,8 @@ struct DecodeCommand: ParsableCommand {
         if let out {
             let type = ImageType(fileExtension: (out as NSString).pathExtension) ?? .png
             do {
-                try ImageContainer(image: result.container.image).write(to: URL(fileURLWithPath: out), type: type, quality: 0.85)
+                try ImageContainer(image: result.container.image).write(
+                    to: URL(fileURLWithPath: out), type: type, quality: 0.85)
             } catch {
                 var err = StandardError()
                 print("error: \(error.description)", to: &err)
@@ -104,7 +115,8 @@ struct DecodeCommand: ParsableCommand {
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return 0 }
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     static func originalDimensions(of data: Data, type: ImageType, catalogue: CodecCatalogue) -> CGSize? {

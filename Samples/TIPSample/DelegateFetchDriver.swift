@@ -39,22 +39,30 @@ final class SampleFetchDelegate: ImageFetchDelegate, FetchHandle, @unchecked Sen
         events.preview()
     }
 
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
-                             completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
+        completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void
+    ) {
         events.preview()
         completion(.continueLoading)
     }
 
-    func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
-                             url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
+        url: URL, imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool {
         true
     }
 
-    func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float
+    ) {
         events.progressiveFrame()
     }
 
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float
+    ) {
         events.progressiveFrame()
     }
 

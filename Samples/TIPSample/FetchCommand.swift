@@ -19,10 +19,16 @@ struct FetchCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "browse: thumbnails, then full-size views showing them as previews; flaky: dropped downloads resume; slow: throttled, progressive scans and first frames early; churn: random cancellations and priority changes; list: every image once, in order, at --size (cycling when --count is larger).")
+    @Option(
+        help:
+            "browse: thumbnails, then full-size views showing them as previews; flaky: dropped downloads resume; slow: throttled, progressive scans and first frames early; churn: random cancellations and priority changes; list: every image once, in order, at --size (cycling when --count is larger)."
+    )
     var scenario: Scenario = .browse
 
-    @Option(help: "The fetch API: an ImageFetchDelegate, a completion block, async/await, or ImageFetchHelper display tiles (default: helper for browse, delegate otherwise).")
+    @Option(
+        help:
+            "The fetch API: an ImageFetchDelegate, a completion block, async/await, or ImageFetchHelper display tiles (default: helper for browse, delegate otherwise)."
+    )
     var api: FetchAPI?
 
     @Option(help: "Distinct images in the generated corpus.")
@@ -31,7 +37,10 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Serve the image files of this directory instead of a generated corpus.")
     var images: String?
 
-    @Option(help: "Fetch from this existing server instead of the embedded one (paths of the generated corpus, or of --images).")
+    @Option(
+        help:
+            "Fetch from this existing server instead of the embedded one (paths of the generated corpus, or of --images)."
+    )
     var baseURL: String?
 
     @Option(help: "Also write the generated corpus into this directory (to serve it elsewhere).")
@@ -49,9 +58,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Target size of thumbnails (and of every fetch but browse's full-size views), WxH pixels.")
     var size: SizeArgument = SizeArgument(argument: "150x150")!
 
-    @Option(name: .customLong("process"),
-            help: ArgumentHelp("Apply a processor to every fetched image (repeatable, applied in order): \(ProcessorArgument.names). crop and fit work to --size.",
-                               valueName: "name"))
+    @Option(
+        name: .customLong("process"),
+        help: ArgumentHelp(
+            "Apply a processor to every fetched image (repeatable, applied in order): \(ProcessorArgument.names). crop and fit work to --size.",
+            valueName: "name"))
     var processors: [ProcessorArgument] = []
 
     @Option(help: "Caches root directory (default: a new temporary directory; reuse it for warm disk caches).")
@@ -69,13 +80,17 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Seed of the run plan (which images, in which order, what churn does).")
     var seed: UInt64 = 1
 
-    @Option(help: "Port of the embedded server (default: the one the last run with this --root used, else any free port).")
+    @Option(
+        help: "Port of the embedded server (default: the one the last run with this --root used, else any free port).")
     var port: Int?
 
     @Option(help: "Write a grid of the fetched thumbnails to this PNG file.")
     var contactSheet: String?
 
-    @Option(help: "The embedded server sends Cache-Control: max-age=SECONDS with every image (0: every reuse is revalidated, a 304 when unchanged; default: no caching headers, fresh for TIP's TTL).")
+    @Option(
+        help:
+            "The embedded server sends Cache-Control: max-age=SECONDS with every image (0: every reuse is revalidated, a 304 when unchanged; default: no caching headers, fresh for TIP's TTL)."
+    )
     var maxAge: Int?
 
     @Flag(help: "Print the summary as one JSON object.")
@@ -97,14 +112,18 @@ struct FetchCommand: AsyncParsableCommand {
         for budget in [renderedBudgetMb, memoryBudgetMb, diskBudgetMb].compactMap({ $0 }) where budget < 0 {
             throw ValidationError("budgets must not be negative")
         }
-        if let baseURL, URL(string: baseURL)?.scheme == nil { throw ValidationError("--base-url needs a URL such as http://host:port/") }
+        if let baseURL, URL(string: baseURL)?.scheme == nil {
+            throw ValidationError("--base-url needs a URL such as http://host:port/")
+        }
     }
 
     func run() async throws {
         var err = StandardError()
         let queue = DispatchQueue(label: "tip-sample.callbacks")
-        let rootURL = root.map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("tip-sample-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        let rootURL =
+            root.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "tip-sample-\(UUID().uuidString.prefix(8))", isDirectory: true)
         let problems = ProblemPrinter()
         configureGlobals(queue: queue, root: rootURL, problems: problems)
 
@@ -115,9 +134,12 @@ struct FetchCommand: AsyncParsableCommand {
         }
         // The disk caches key entries by URL too: a run on the same root reuses the last run's port when it can.
         let portFile = rootURL.appendingPathComponent("tip-sample-server-port")
-        let lastPort = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        let setup = try await SampleServerSetup(scenario: scenario, corpus: corpus, directory: images, baseURL: baseURL,
-                                                preferredPort: port ?? lastPort, maxAge: maxAge)
+        let lastPort = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap {
+            Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let setup = try await SampleServerSetup(
+            scenario: scenario, corpus: corpus, directory: images, baseURL: baseURL,
+            preferredPort: port ?? lastPort, maxAge: maxAge)
         if let server = setup.server {
             try? FileManager.default.createDirectory(at: rootURL, withIntermediateDirectories: true)
             try? String(server.port).write(to: portFile, atomically: true, encoding: .utf8)
@@ -128,9 +150,11 @@ struct FetchCommand: AsyncParsableCommand {
             }
             return pipeline
         }
-        let plan = FetchPlan.make(scenario: scenario, corpus: corpus, baseURL: setup.baseURL, count: count,
-                                  concurrency: concurrency, size: size.dimensions, pipelineCount: pipelines, seed: seed)
-            .applyingProcessors(processors, size: size.dimensions)
+        let plan = FetchPlan.make(
+            scenario: scenario, corpus: corpus, baseURL: setup.baseURL, count: count,
+            concurrency: concurrency, size: size.dimensions, pipelineCount: pipelines, seed: seed
+        )
+        .applyingProcessors(processors, size: size.dimensions)
         let sheet = contactSheet.map { _ in ContactSheet() }
         let phaseDidEnd: @Sendable (Int) -> Void = { phase in
             if phase == 0 { setup.clearFaults() }
@@ -139,9 +163,11 @@ struct FetchCommand: AsyncParsableCommand {
         if let sheet {
             keepThumbnail = { job, result in sheet.add(identifier: job.image.identifier, image: result.imageContainer) }
         }
-        let runner = FetchRunner(queue: queue, plan: plan, pipelines: pipelineList, driver: fetchAPI.makeDriver(callbackQueue: queue),
-                                 concurrency: concurrency, phaseDidEnd: phaseDidEnd, keepThumbnail: keepThumbnail)
-        let progress: ProgressReporter? = quiet ? nil : ProgressReporter(queue: queue, total: count, read: { runner.snapshot })
+        let runner = FetchRunner(
+            queue: queue, plan: plan, pipelines: pipelineList, driver: fetchAPI.makeDriver(callbackQueue: queue),
+            concurrency: concurrency, phaseDidEnd: phaseDidEnd, keepThumbnail: keepThumbnail)
+        let progress: ProgressReporter? =
+            quiet ? nil : ProgressReporter(queue: queue, total: count, read: { runner.snapshot })
 
         let clock = ContinuousClock()
         let start = clock.now
@@ -197,14 +223,16 @@ struct FetchCommand: AsyncParsableCommand {
         let start = clock.now
         let corpus = try SampleCorpus.generate(count: unique)
         if !quiet {
-            print("corpus: \(corpus.images.count) images, \(RunSummary.bytes(corpus.files.values.reduce(0) { $0 + $1.count })), "
-                  + "generated in \(clock.now - start)", to: &err)
+            print(
+                "corpus: \(corpus.images.count) images, \(RunSummary.bytes(corpus.files.values.reduce(0) { $0 + $1.count })), "
+                    + "generated in \(clock.now - start)", to: &err)
         }
         if let corpusOut { try corpus.write(to: URL(fileURLWithPath: corpusOut, isDirectory: true)) }
         return corpus
     }
 
-    private func summarize(_ stats: FetchStats, setup: SampleServerSetup, wall: Duration, root: URL) async -> RunSummary {
+    private func summarize(_ stats: FetchStats, setup: SampleServerSetup, wall: Duration, root: URL) async -> RunSummary
+    {
         let config = GlobalConfiguration.shared
         // Inspecting waits behind the disk caches' queued writes, so the totals include them.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -217,8 +245,13 @@ struct FetchCommand: AsyncParsableCommand {
             bytesDownloaded: requests?.reduce(0) { $0 + $1.bytesSent },
             wallSeconds: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18,
             peakRSSMegabytes: ProcessMemory.peakResidentMegabytes,
-            cacheBytes: [config.totalBytesForAllRenderedCaches, config.totalBytesForAllMemoryCaches, config.totalBytesForAllDiskCaches],
-            budgets: [config.maxBytesForAllRenderedCaches, config.maxBytesForAllMemoryCaches, config.maxBytesForAllDiskCaches],
+            cacheBytes: [
+                config.totalBytesForAllRenderedCaches, config.totalBytesForAllMemoryCaches,
+                config.totalBytesForAllDiskCaches,
+            ],
+            budgets: [
+                config.maxBytesForAllRenderedCaches, config.maxBytesForAllMemoryCaches, config.maxBytesForAllDiskCaches,
+            ],
             root: root.path)
         summary.completedRequests = requests?.filter { $0.isComplete && [200, 206].contains($0.status) }.count
         return summary

@@ -32,8 +32,9 @@ struct FetchJob: Sendable {
 
     /// The request handed to the pipeline.
     var request: GenericImageFetchRequest {
-        var request = GenericImageFetchRequest(imageURL: url, identifier: image.identifier, targetDimensions: targetDimensions,
-                                               targetContentMode: .scaleAspectFit)
+        var request = GenericImageFetchRequest(
+            imageURL: url, identifier: image.identifier, targetDimensions: targetDimensions,
+            targetContentMode: .scaleAspectFit)
         request.processors = processors.map { $0.processor(workingTo: processorSize) }
         return request
     }
@@ -45,7 +46,9 @@ struct FetchJob: Sendable {
         return variants.compactMap { $0 }.map { variant in
             let sizing = ImageDecodingOptions(targetDimensions: targetDimensions, targetContentMode: .scaleAspectFit)
             var size = sizing.outputDimensions(width: variant.width, height: variant.height)
-            for processor in processors { size = processor.outputSize(width: size.width, height: size.height, workingTo: processorSize) }
+            for processor in processors {
+                size = processor.outputSize(width: size.width, height: size.height, workingTo: processorSize)
+            }
             return (size.width, size.height, variant.frameCount)
         }
     }
@@ -73,8 +76,10 @@ struct FetchPlan: Sendable {
 
     /// Plans `count` fetches of `corpus` for `scenario`, picking images with repeats (some close together, so
     /// that concurrent fetches of one URL share a download, some later, so that caches answer).
-    static func make(scenario: Scenario, corpus: SampleCorpus, baseURL: URL, count: Int, concurrency: Int,
-                     size: CGSize, pipelineCount: Int, seed: UInt64) -> FetchPlan {
+    static func make(
+        scenario: Scenario, corpus: SampleCorpus, baseURL: URL, count: Int, concurrency: Int,
+        size: CGSize, pipelineCount: Int, seed: UInt64
+    ) -> FetchPlan {
         var random = SampleRandom(seed: seed)
         let images = corpus.images
         guard !images.isEmpty, count > 0 else { return FetchPlan(phases: [], faultedIdentifiers: []) }
@@ -94,11 +99,17 @@ struct FetchPlan: Sendable {
             faulted = Set(images.enumerated().filter { $0.offset % 2 == 0 }.map(\.element.identifier))
             let first = Array(all.prefix(count))
             builder.add(phase: first.map { ($0, false, size) }, faulted: faulted)
-            builder.add(phase: picks(count - first.count, from: all, window: concurrency, random: &random).map { ($0, false, size) })
+            builder.add(
+                phase: picks(count - first.count, from: all, window: concurrency, random: &random).map {
+                    ($0, false, size)
+                })
         case .slow:
             let first = Array(all.prefix(count))
             builder.add(phase: first.map { ($0, false, size) })
-            builder.add(phase: picks(count - first.count, from: all, window: concurrency, random: &random).map { ($0, false, size) })
+            builder.add(
+                phase: picks(count - first.count, from: all, window: concurrency, random: &random).map {
+                    ($0, false, size)
+                })
         case .churn:
             let chosen = picks(count, from: all, window: concurrency, random: &random)
             let jobs = chosen.map { ($0, random.chance(0.5), size) }
@@ -132,7 +143,9 @@ struct FetchPlan: Sendable {
         return result
     }
 
-    private static func disturbance(_ random: inout SampleRandom) -> (delayMilliseconds: Int, action: FetchJob.Disturbance) {
+    private static func disturbance(_ random: inout SampleRandom) -> (
+        delayMilliseconds: Int, action: FetchJob.Disturbance
+    ) {
         let delay = Int.random(in: 0...40, using: &random)
         if random.chance(0.6) { return (delay, .cancel) }
         let priorities: [ImageFetchPriority] = [.veryLow, .low, .high, .veryHigh]
@@ -147,17 +160,21 @@ struct FetchPlan: Sendable {
         var phases: [[FetchJob]] = []
         var nextIndex = 0
 
-        mutating func add(phase picks: [(Int, Bool, CGSize)], faulted: Set<String> = [],
-                          disturbance: () -> (delayMilliseconds: Int, action: FetchJob.Disturbance)? = { nil }) {
+        mutating func add(
+            phase picks: [(Int, Bool, CGSize)], faulted: Set<String> = [],
+            disturbance: () -> (delayMilliseconds: Int, action: FetchJob.Disturbance)? = { nil }
+        ) {
             var jobs: [FetchJob] = []
             for (imageIndex, isThumbnail, target) in picks {
                 let image = images[imageIndex]
                 let path = isThumbnail ? image.thumbnailPath : image.fullPath
                 let url = URL(string: path, relativeTo: baseURL)?.absoluteURL ?? baseURL
-                jobs.append(FetchJob(index: nextIndex, image: image, isThumbnail: isThumbnail, url: url,
-                                     targetDimensions: target, pipelineIndex: imageIndex % pipelineCount,
-                                     isFaulted: !isThumbnail && faulted.contains(image.identifier),
-                                     disturbance: disturbance()))
+                jobs.append(
+                    FetchJob(
+                        index: nextIndex, image: image, isThumbnail: isThumbnail, url: url,
+                        targetDimensions: target, pipelineIndex: imageIndex % pipelineCount,
+                        isFaulted: !isThumbnail && faulted.contains(image.identifier),
+                        disturbance: disturbance()))
                 nextIndex += 1
             }
             phases.append(jobs)

@@ -24,9 +24,11 @@ final class FetchRunner: @unchecked Sendable {
     private var done: (@Sendable (FetchStats) -> Void)?
 
     /// A runner; `phaseDidEnd` runs on `queue` after each phase, `keepThumbnail` for each successful thumbnail.
-    init(queue: DispatchQueue, plan: FetchPlan, pipelines: [ImagePipeline], driver: any FetchDriver, concurrency: Int,
-         phaseDidEnd: @escaping @Sendable (Int) -> Void,
-         keepThumbnail: (@Sendable (FetchJob, ImageFetchResult) -> Void)?) {
+    init(
+        queue: DispatchQueue, plan: FetchPlan, pipelines: [ImagePipeline], driver: any FetchDriver, concurrency: Int,
+        phaseDidEnd: @escaping @Sendable (Int) -> Void,
+        keepThumbnail: (@Sendable (FetchJob, ImageFetchResult) -> Void)?
+    ) {
         self.queue = queue
         self.plan = plan
         self.pipelines = pipelines

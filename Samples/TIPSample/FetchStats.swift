@@ -64,12 +64,15 @@ struct FetchStats: Sendable {
         let accepted = job.acceptableResults
         guard !accepted.isEmpty else { return }
         let image = result.imageContainer
-        let matches = accepted.contains { $0.width == image.image.width && $0.height == image.image.height && $0.frames == image.frameCount }
+        let matches = accepted.contains {
+            $0.width == image.image.width && $0.height == image.image.height && $0.frames == image.frameCount
+        }
         if !matches || image.isPartial {
             mismatches += 1
             let wanted = accepted.map { "\($0.width)x\($0.height)x\($0.frames)" }.joined(separator: " or ")
-            note("\(job.url.lastPathComponent): got \(image.image.width)x\(image.image.height)x\(image.frameCount)"
-                 + (image.isPartial ? " (partial)" : "") + " from \(result.imageSource), expected \(wanted)")
+            note(
+                "\(job.url.lastPathComponent): got \(image.image.width)x\(image.image.height)x\(image.frameCount)"
+                    + (image.isPartial ? " (partial)" : "") + " from \(result.imageSource), expected \(wanted)")
         }
     }
 

@@ -6,7 +6,8 @@ import TIP
 struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Inspect the caches of every image pipeline under a caches root (a table, or an HTML page with thumbnails)."
+        abstract:
+            "Inspect the caches of every image pipeline under a caches root (a table, or an HTML page with thumbnails)."
     )
 
     @Option(help: "Caches root directory (default: TIP's, $XDG_CACHE_HOME or ~/.cache).")
@@ -35,8 +36,11 @@ struct InspectCommand: AsyncParsableCommand {
         let results = await Self.inspectLoaded(pipelines, root: config.cachesRootDirectory)
         let ordered = results.values.sorted { $0.imagePipelineIdentifier < $1.imagePipelineIdentifier }
         if let html {
-            let page = InspectionReport.html(ordered, root: config.cachesRootDirectory.path) { identifier, entryIdentifier in
-                pipelines.first { $0.identifier == identifier }.map { InspectionReport.diskFile(of: entryIdentifier, in: $0) } ?? nil
+            let page = InspectionReport.html(ordered, root: config.cachesRootDirectory.path) {
+                identifier, entryIdentifier in
+                pipelines.first { $0.identifier == identifier }.map {
+                    InspectionReport.diskFile(of: entryIdentifier, in: $0)
+                } ?? nil
             }
             do {
                 try page.write(toFile: html, atomically: true, encoding: .utf8)
@@ -55,7 +59,8 @@ struct InspectCommand: AsyncParsableCommand {
     /// Inspects every live pipeline once their disk caches have loaded. TIP reports no disk entries while a
     /// cache is still reading its directory, and says nothing when it is done, so this inspects again (every
     /// 20 ms, for at most 3 s) while a pipeline whose directory holds files shows none.
-    static func inspectLoaded(_ pipelines: [ImagePipeline], root: URL) async -> [String: ImagePipelineInspectionResult] {
+    static func inspectLoaded(_ pipelines: [ImagePipeline], root: URL) async -> [String: ImagePipelineInspectionResult]
+    {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(3)
         while true {
@@ -63,9 +68,14 @@ struct InspectCommand: AsyncParsableCommand {
                 GlobalConfiguration.shared.inspect { continuation.resume(returning: $0) }
             }
             let loading = pipelines.contains { pipeline in
-                let disk = results[pipeline.identifier].map { $0.completeDiskEntries.count + $0.partialDiskEntries.count } ?? 0
-                let directory = root.appendingPathComponent(ImagePipeline.directoryName).appendingPathComponent(pipeline.identifier)
-                let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.filter { !$0.hasPrefix(".") } ?? []
+                let disk =
+                    results[pipeline.identifier].map { $0.completeDiskEntries.count + $0.partialDiskEntries.count } ?? 0
+                let directory = root.appendingPathComponent(ImagePipeline.directoryName).appendingPathComponent(
+                    pipeline.identifier)
+                let files =
+                    (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.filter {
+                        !$0.hasPrefix(".")
+                    } ?? []
                 return disk == 0 && !files.isEmpty
             }
             if !loading || clock.now >= deadline { return results }

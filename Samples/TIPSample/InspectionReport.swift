@@ -5,9 +5,11 @@ import TIP
 enum InspectionReport {
     /// The caches of one result, labelled, in display order.
     static func groups(_ result: ImagePipelineInspectionResult) -> [(String, [ImagePipelineInspectionResult.Entry])] {
-        [("rendered", result.completeRenderedEntries), ("memory", result.completeMemoryEntries),
-         ("memory (partial)", result.partialMemoryEntries), ("disk", result.completeDiskEntries),
-         ("disk (partial)", result.partialDiskEntries)]
+        [
+            ("rendered", result.completeRenderedEntries), ("memory", result.completeMemoryEntries),
+            ("memory (partial)", result.partialMemoryEntries), ("disk", result.completeDiskEntries),
+            ("disk (partial)", result.partialDiskEntries),
+        ]
     }
 
     /// A table per pipeline: totals per cache, then one line per entry.
@@ -16,17 +18,19 @@ enum InspectionReport {
         if results.isEmpty { lines.append("no image pipelines") }
         for result in results {
             lines.append("")
-            lines.append("pipeline \(result.imagePipelineIdentifier): \(RunSummary.bytes(Int(result.inMemoryBytesUsed))) in memory, "
-                         + "\(RunSummary.bytes(Int(result.onDiskBytesUsed))) on disk")
+            lines.append(
+                "pipeline \(result.imagePipelineIdentifier): \(RunSummary.bytes(Int(result.inMemoryBytesUsed))) in memory, "
+                    + "\(RunSummary.bytes(Int(result.onDiskBytesUsed))) on disk")
             for (label, entries) in groups(result) where !entries.isEmpty {
                 let bytes = entries.reduce(Int64(0)) { $0 + $1.bytesUsed }
                 lines.append("  \(label): \(entries.count) entries, \(RunSummary.bytes(Int(bytes)))")
                 for entry in entries.sorted(by: { $0.identifier < $1.identifier }) {
                     let progress = entry.progress < 1 ? String(format: "  %.0f%%", entry.progress * 100) : ""
-                    lines.append("    " + entry.identifier.padding(toLength: 28, withPad: " ", startingAt: 0)
-                                 + "\(Int(entry.dimensions.width))x\(Int(entry.dimensions.height))".leftPadded(11)
-                                 + RunSummary.bytes(Int(entry.bytesUsed)).leftPadded(11) + progress
-                                 + "  " + (entry.url?.absoluteString ?? ""))
+                    lines.append(
+                        "    " + entry.identifier.padding(toLength: 28, withPad: " ", startingAt: 0)
+                            + "\(Int(entry.dimensions.width))x\(Int(entry.dimensions.height))".leftPadded(11)
+                            + RunSummary.bytes(Int(entry.bytesUsed)).leftPadded(11) + progress
+                            + "  " + (entry.url?.absoluteString ?? ""))
                 }
             }
         }
@@ -35,23 +39,32 @@ enum InspectionReport {
 
     /// The page: one section per pipeline, one card per entry with an embedded thumbnail (rendered images
     /// directly; disk entries through `diskData(pipeline, identifier)`).
-    static func html(_ results: [ImagePipelineInspectionResult], root: String,
-                     diskData: (String, String) -> Data?) -> String {
+    static func html(
+        _ results: [ImagePipelineInspectionResult], root: String,
+        diskData: (String, String) -> Data?
+    ) -> String {
         var body = "<h1>TIP caches</h1><p>caches root: <code>\(escape(root))</code></p>"
         if results.isEmpty { body += "<p>no image pipelines</p>" }
         for result in results {
             body += "<h2>pipeline \(escape(result.imagePipelineIdentifier))</h2>"
-            body += "<p>\(RunSummary.bytes(Int(result.inMemoryBytesUsed))) in memory, \(RunSummary.bytes(Int(result.onDiskBytesUsed))) on disk</p>"
+            body +=
+                "<p>\(RunSummary.bytes(Int(result.inMemoryBytesUsed))) in memory, \(RunSummary.bytes(Int(result.onDiskBytesUsed))) on disk</p>"
             for (label, entries) in groups(result) where !entries.isEmpty {
                 body += "<h3>\(escape(label)): \(entries.count)</h3><div class=grid>"
                 for entry in entries.sorted(by: { $0.identifier < $1.identifier }) {
                     var thumbnail: ImageContainer? = entry.image
-                    if thumbnail == nil, label == "disk", let data = diskData(result.imagePipelineIdentifier, entry.identifier) {
+                    if thumbnail == nil, label == "disk",
+                        let data = diskData(result.imagePipelineIdentifier, entry.identifier)
+                    {
                         thumbnail = try? CodecCatalogue.shared.decodeImage(
-                            data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 160, height: 160), targetContentMode: .scaleAspectFit)).container
+                            data,
+                            options: ImageDecodingOptions(
+                                targetDimensions: CGSize(width: 160, height: 160), targetContentMode: .scaleAspectFit)
+                        ).container
                     }
                     body += "<figure>" + (thumbnail.flatMap(imageTag) ?? "<div class=none>no preview</div>")
-                    body += "<figcaption><b>\(escape(entry.identifier))</b><br>\(Int(entry.dimensions.width))x\(Int(entry.dimensions.height)), "
+                    body +=
+                        "<figcaption><b>\(escape(entry.identifier))</b><br>\(Int(entry.dimensions.width))x\(Int(entry.dimensions.height)), "
                     body += "\(RunSummary.bytes(Int(entry.bytesUsed)))"
                     if entry.progress < 1 { body += String(format: ", %.0f%%", entry.progress * 100) }
                     if let url = entry.url { body += "<br><small>\(escape(url.absoluteString))</small>" }
@@ -65,7 +78,8 @@ enum InspectionReport {
             figure{margin:0;width:180px;border:1px solid #ccc;padding:6px}img{max-width:160px;max-height:160px;display:block;margin:auto}\
             .none{height:60px;color:#999}figcaption{font-size:12px;word-break:break-all}
             """
-        return "<!DOCTYPE html><html><head><meta charset=utf-8><title>TIP caches</title><style>\(style)</style></head><body>\(body)</body></html>\n"
+        return
+            "<!DOCTYPE html><html><head><meta charset=utf-8><title>TIP caches</title><style>\(style)</style></head><body>\(body)</body></html>\n"
     }
 
     /// A pipeline's complete disk file for `identifier`, read through a temporary copy.
@@ -82,7 +96,10 @@ enum InspectionReport {
 
     private static func imageTag(_ image: ImageContainer) -> String? {
         let small = image.scaledToTargetDimensions(CGSize(width: 160, height: 160), contentMode: .scaleAspectFit)
-        guard let data = try? CodecCatalogue.shared.encodeImage(ImageContainer(image: small.image), type: .png, quality: 1) else { return nil }
+        guard
+            let data = try? CodecCatalogue.shared.encodeImage(
+                ImageContainer(image: small.image), type: .png, quality: 1)
+        else { return nil }
         return "<img alt=\"\" src=\"data:image/png;base64,\(data.base64EncodedString())\">"
     }
 

@@ -7,7 +7,8 @@ import TIP
 struct ProcessorArgument: ExpressibleByArgument {
     private enum Kind {
         case crop, fit, circle, grayscale
-        case rounded(Double), blur(Double)
+        case rounded(Double)
+        case blur(Double)
     }
 
     private let kind: Kind

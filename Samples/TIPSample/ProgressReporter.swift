@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,7 +46,8 @@ final class ProgressReporter: @unchecked Sendable {
     private func report(final: Bool) {
         let stats = read()
         let split = RunSummary.sources.map { "\($0.1) \(stats.bySource[$0.0] ?? 0)" }.joined(separator: " ")
-        let counts = "\(stats.completed)/\(total)  ok \(stats.succeeded)  failed \(stats.failed)  cancelled \(stats.cancelled)"
+        let counts =
+            "\(stats.completed)/\(total)  ok \(stats.succeeded)  failed \(stats.failed)  cancelled \(stats.cancelled)"
             + "  in flight \(stats.inFlight)  [\(split)]"
         var err = StandardError()
         if isTerminal {

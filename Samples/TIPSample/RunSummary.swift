@@ -99,7 +99,9 @@ struct RunSummary {
             "problems": problems,
             "root": root,
         ]
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+            return "{}"
+        }
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -109,8 +111,11 @@ struct RunSummary {
             lines.append(label.padding(toLength: 22, withPad: " ", startingAt: 0) + value)
         }
         row("scenario", "\(scenario.rawValue) (\(api.rawValue) API)")
-        row("fetches", "\(fetches): \(stats.succeeded) succeeded, \(stats.failed) failed"
-            + (stats.expectedFailures > 0 ? " (\(stats.expectedFailures) expected)" : "") + ", \(stats.cancelled) cancelled")
+        row(
+            "fetches",
+            "\(fetches): \(stats.succeeded) succeeded, \(stats.failed) failed"
+                + (stats.expectedFailures > 0 ? " (\(stats.expectedFailures) expected)" : "")
+                + ", \(stats.cancelled) cancelled")
         row("server requests", serverRequests.map(String.init) ?? "n/a")
         row("distinct URLs", String(uniqueURLs))
         row("bytes downloaded", bytesDownloaded.map(Self.bytes) ?? "n/a")
@@ -128,17 +133,21 @@ struct RunSummary {
         lines.append("source            fetches    p50 ms    p95 ms    p99 ms")
         for (source, name) in Self.sources {
             let p = Percentiles(stats.latencies[source] ?? [])
-            lines.append(name.padding(toLength: 16, withPad: " ", startingAt: 0)
-                         + String(format: "%9d %9.1f %9.1f %9.1f", stats.bySource[source] ?? 0, p.p50, p.p95, p.p99))
+            lines.append(
+                name.padding(toLength: 16, withPad: " ", startingAt: 0)
+                    + String(format: "%9d %9.1f %9.1f %9.1f", stats.bySource[source] ?? 0, p.p50, p.p95, p.p99))
         }
         let all = Percentiles(stats.latencies.values.flatMap { $0 })
-        lines.append("all".padding(toLength: 16, withPad: " ", startingAt: 0)
-                     + String(format: "%9d %9.1f %9.1f %9.1f", stats.succeeded, all.p50, all.p95, all.p99))
+        lines.append(
+            "all".padding(toLength: 16, withPad: " ", startingAt: 0)
+                + String(format: "%9d %9.1f %9.1f %9.1f", stats.succeeded, all.p50, all.p95, all.p99))
         lines.append("")
         lines.append("cache             bytes held    budget")
         for (index, kind) in ["rendered", "memory", "disk"].enumerated() {
-            lines.append(kind.padding(toLength: 16, withPad: " ", startingAt: 0)
-                         + Self.bytes(Int(cacheBytes[index])).leftPadded(11) + Self.bytes(Int(budgets[index])).leftPadded(10))
+            lines.append(
+                kind.padding(toLength: 16, withPad: " ", startingAt: 0)
+                    + Self.bytes(Int(cacheBytes[index])).leftPadded(11) + Self.bytes(Int(budgets[index])).leftPadded(10)
+            )
         }
         lines.append("")
         lines.append("caches root: \(root)")

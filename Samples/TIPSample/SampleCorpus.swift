@@ -71,10 +71,13 @@ struct SampleCorpus: Sendable {
             let thumbnail = Variant(width: width / 4, height: height / 4, frameCount: frames)
             for (variant, suffix) in [(full, ""), (thumbnail, "-thumb")] {
                 let container = try makeContainer(variant, seed: index)
-                files["\(name)\(suffix).\(ext)"] = try catalogue.encodeImage(container, type: type, quality: 0.85, options: options)
+                files["\(name)\(suffix).\(ext)"] = try catalogue.encodeImage(
+                    container, type: type, quality: 0.85, options: options)
             }
-            images.append(Image(identifier: name, fullPath: "\(name).\(ext)", thumbnailPath: "\(name)-thumb.\(ext)",
-                                kind: kind, full: full, thumbnail: thumbnail))
+            images.append(
+                Image(
+                    identifier: name, fullPath: "\(name).\(ext)", thumbnailPath: "\(name)-thumb.\(ext)",
+                    kind: kind, full: full, thumbnail: thumbnail))
         }
         return SampleCorpus(images: images, files: files)
     }
@@ -86,8 +89,9 @@ struct SampleCorpus: Sendable {
         let known = Set(ImageType.allKnown.flatMap(\.fileExtensions))
         let images = names.filter { known.contains(($0 as NSString).pathExtension.lowercased()) }.map { name in
             let path = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name
-            return Image(identifier: name, fullPath: path, thumbnailPath: path + "?variant=thumbnail",
-                         kind: "file", full: nil, thumbnail: nil)
+            return Image(
+                identifier: name, fullPath: path, thumbnailPath: path + "?variant=thumbnail",
+                kind: "file", full: nil, thumbnail: nil)
         }
         return SampleCorpus(images: images, files: [:])
     }
@@ -102,11 +106,17 @@ struct SampleCorpus: Sendable {
 
     private static func makeContainer(_ variant: Variant, seed: Int) throws -> ImageContainer {
         let frames = (0..<variant.frameCount).compactMap {
-            SampleImages.photo(width: variant.width, height: variant.height, seed: seed, phase: $0, posterized: variant.frameCount > 1)
+            SampleImages.photo(
+                width: variant.width, height: variant.height, seed: seed, phase: $0, posterized: variant.frameCount > 1)
         }
-        guard frames.count == variant.frameCount else { throw SampleError("cannot allocate a \(variant.width)x\(variant.height) image") }
+        guard frames.count == variant.frameCount else {
+            throw SampleError("cannot allocate a \(variant.width)x\(variant.height) image")
+        }
         if frames.count == 1 { return ImageContainer(image: frames[0]) }
-        guard let animation = ImageContainer(animatedFrames: frames, frameDurations: Array(repeating: 0.08, count: frames.count), loopCount: 0) else {
+        guard
+            let animation = ImageContainer(
+                animatedFrames: frames, frameDurations: Array(repeating: 0.08, count: frames.count), loopCount: 0)
+        else {
             throw SampleError("cannot make an animation of \(frames.count) frames")
         }
         return animation

@@ -14,7 +14,9 @@ enum SampleImages {
             posterized ? UInt8((value / 51).rounded() * 51) : UInt8(value)
         }
         let reds = (0..<width).map { x in level(127.5 + 127.5 * sin(6.28 * (Double(x) / Double(width) + shift))) }
-        let greens = (0..<height).map { y in level(127.5 + 127.5 * cos(6.28 * (Double(y) / Double(height) * 1.5 - shift + hue))) }
+        let greens = (0..<height).map { y in
+            level(127.5 + 127.5 * cos(6.28 * (Double(y) / Double(height) * 1.5 - shift + hue)))
+        }
         // Blue takes one of 6 levels per pixel only when posterized.
         let blueLevels: [UInt8] = (0...255).map { level(Double($0)) }
         let stride = bitmap.bytesPerRow
@@ -25,7 +27,8 @@ enum SampleImages {
                 let fy = Double(y) / Double(height)
                 for x in 0..<width {
                     let blue = blueLevels[Int(255 * (Double(x) / Double(width)) * (fy * (1 - hue) + hue * 0.5))]
-                    row.storeBytes(of: SIMD4<UInt8>(reds[x], greens[y], blue, 255), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
+                    row.storeBytes(
+                        of: SIMD4<UInt8>(reds[x], greens[y], blue, 255), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
                 }
             }
         }

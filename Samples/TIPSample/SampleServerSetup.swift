@@ -15,15 +15,19 @@ final class SampleServerSetup: Sendable {
     /// Starts the embedded server for `corpus` (or uses `baseURL`) and sets up the scenario's behaviour.
     /// `preferredPort` is tried first (a run reusing a caches root wants the URLs its disk caches hold); when
     /// it is taken, any free port is used. `maxAge`: the `Cache-Control: max-age` every image is served with.
-    init(scenario: Scenario, corpus: SampleCorpus, directory: String?, baseURL: String?, preferredPort: Int?,
-         maxAge: Int? = nil) async throws {
+    init(
+        scenario: Scenario, corpus: SampleCorpus, directory: String?, baseURL: String?, preferredPort: Int?,
+        maxAge: Int? = nil
+    ) async throws {
         if let baseURL, let url = URL(string: baseURL.hasSuffix("/") ? baseURL : baseURL + "/") {
             server = nil
             self.baseURL = url
             faultedPaths = []
             if scenario.needsEmbeddedServer {
                 var err = StandardError()
-                print("note: --base-url: the \(scenario.rawValue) scenario's server behaviour needs the embedded server", to: &err)
+                print(
+                    "note: --base-url: the \(scenario.rawValue) scenario's server behaviour needs the embedded server",
+                    to: &err)
             }
             return
         }
@@ -40,7 +44,9 @@ final class SampleServerSetup: Sendable {
         }
         func size(_ image: SampleCorpus.Image) -> Int {
             if let data = corpus.files[image.fullPath] { return data.count }
-            let path = directoryURL?.appendingPathComponent(image.fullPath.removingPercentEncoding ?? image.fullPath).path ?? ""
+            let path =
+                directoryURL?.appendingPathComponent(image.fullPath.removingPercentEncoding ?? image.fullPath).path
+                ?? ""
             return ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
         }
         let total = corpus.images.reduce(0) { $0 + size($1) }

@@ -136,17 +136,23 @@ final class SampleTile: ImageFetchable, ImageFetchHelperDataSource, ImageFetchHe
 
     // MARK: ImageFetchHelperDelegate
 
-    func fetchHelper(_ helper: ImageFetchHelper, shouldUpdateImageWithPreviewImageResult result: ImageFetchResult) -> Bool {
+    func fetchHelper(_ helper: ImageFetchHelper, shouldUpdateImageWithPreviewImageResult result: ImageFetchResult)
+        -> Bool
+    {
         true
     }
 
-    func fetchHelper(_ helper: ImageFetchHelper, shouldLoadProgressivelyWithIdentifier identifier: String, url: URL,
-                     imageType: ImageType, originalDimensions: CGSize) -> Bool {
+    func fetchHelper(
+        _ helper: ImageFetchHelper, shouldLoadProgressivelyWithIdentifier identifier: String, url: URL,
+        imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool {
         true
     }
 
-    func fetchHelper(_ helper: ImageFetchHelper, didUpdateDisplayedImageContainer container: ImageContainer,
-                     fromSourceDimensions sourceDimensions: CGSize, isFinal: Bool) {
+    func fetchHelper(
+        _ helper: ImageFetchHelper, didUpdateDisplayedImageContainer container: ImageContainer,
+        fromSourceDimensions sourceDimensions: CGSize, isFinal: Bool
+    ) {
         guard let row else { return }
         if helper.fetchedImageIsPreview || helper.fetchedImageIsScaledPreviewAsFinal {
             row.events.preview()
@@ -157,11 +163,12 @@ final class SampleTile: ImageFetchable, ImageFetchHelperDataSource, ImageFetchHe
 
     func fetchHelper(_ helper: ImageFetchHelper, didLoadFinalImageFrom source: ImageLoadSource) {
         guard let row, let container = fetchedImageContainer else { return }
-        let result = ImageFetchResult(imageContainer: container, imageSource: source, imageURL: helper.fetchedImageURL ?? row.job.url,
-                                      imageOriginalDimensions: helper.fetchResultDimensions,
-                                      imageIsTreatedAsPlaceholder: helper.fetchedImageTreatedAsPlaceholder,
-                                      imageWasTransformed: false, imageIdentifier: row.job.image.identifier,
-                                      imageWasRevalidated: helper.fetchMetrics?.metricInfo(for: .network)?.wasRevalidated ?? false)
+        let result = ImageFetchResult(
+            imageContainer: container, imageSource: source, imageURL: helper.fetchedImageURL ?? row.job.url,
+            imageOriginalDimensions: helper.fetchResultDimensions,
+            imageIsTreatedAsPlaceholder: helper.fetchedImageTreatedAsPlaceholder,
+            imageWasTransformed: false, imageIdentifier: row.job.image.identifier,
+            imageWasRevalidated: helper.fetchMetrics?.metricInfo(for: .network)?.wasRevalidated ?? false)
         end(row, .succeeded(result))
     }
 

@@ -5,7 +5,8 @@ import ArgumentParser
 struct TableCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "table",
-        abstract: "Fill an image table from the embedded server's corpus, or show (retrieve) every entry from another process.",
+        abstract:
+            "Fill an image table from the embedded server's corpus, or show (retrieve) every entry from another process.",
         subcommands: [TableFillCommand.self, TableShowCommand.self]
     )
 }

@@ -8,8 +8,10 @@ import TIPImageTables
 struct TableFillCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fill",
-        abstract: "Fill --count entries of a table from the embedded server's generated corpus (sources fetched once each).",
-        discussion: "Entity i shows corpus image i modulo --unique, drawn aspect-fill (centre crop) into --size. Run `table show` with the same options afterwards."
+        abstract:
+            "Fill --count entries of a table from the embedded server's generated corpus (sources fetched once each).",
+        discussion:
+            "Entity i shows corpus image i modulo --unique, drawn aspect-fill (centre crop) into --size. Run `table show` with the same options afterwards."
     )
 
     @OptionGroup var options: TableOptions
@@ -23,16 +25,21 @@ struct TableFillCommand: AsyncParsableCommand {
         config.callbackQueue = DispatchQueue(label: "tip-sample.table")
         config.cachesRootDirectory = URL(fileURLWithPath: options.root, isDirectory: true)
         let corpus = try SampleCorpus.generate(count: options.unique)
-        let setup = try await SampleServerSetup(scenario: .browse, corpus: corpus, directory: nil, baseURL: nil, preferredPort: nil)
-        guard let pipeline = ImagePipeline(identifier: "tip-sample-tables") else { throw SampleError("cannot make the pipeline") }
+        let setup = try await SampleServerSetup(
+            scenario: .browse, corpus: corpus, directory: nil, baseURL: nil, preferredPort: nil)
+        guard let pipeline = ImagePipeline(identifier: "tip-sample-tables") else {
+            throw SampleError("cannot make the pipeline")
+        }
         let store: ImageTableStore
         do {
-            store = try ImageTableStore(directory: options.tablesDirectory, formats: [try options.tableFormat()], pipeline: pipeline)
+            store = try ImageTableStore(
+                directory: options.tablesDirectory, formats: [try options.tableFormat()], pipeline: pipeline)
         } catch {
             print("error: \(error)", to: &err)
             throw ExitCode(2)
         }
-        let sheet = options.contactSheet.map { _ in ContactSheet(cellSize: max(options.size.width, options.size.height)) }
+        let sheet = options.contactSheet.map { _ in ContactSheet(cellSize: max(options.size.width, options.size.height))
+        }
         let clock = ContinuousClock()
         let start = clock.now
         let outcome = await fill(store, corpus: corpus, baseURL: setup.baseURL, sheet: sheet)
@@ -56,7 +63,8 @@ struct TableFillCommand: AsyncParsableCommand {
 
     /// Retrieves (fills when missing) every entity's entry, `concurrency` at a time.
     private func fill(_ store: ImageTableStore, corpus: SampleCorpus, baseURL: URL, sheet: ContactSheet?) async
-        -> (filled: Int, present: Int, failures: [String]) {
+        -> (filled: Int, present: Int, failures: [String])
+    {
         let options = self.options
         return await withTaskGroup(of: (Int, Bool, String?, Bitmap?).self) { group in
             var filled = 0, present = 0, failures: [String] = []
@@ -68,7 +76,9 @@ struct TableFillCommand: AsyncParsableCommand {
                 group.addTask {
                     if let hit = store.image(for: entity, formatName: options.format) { return (index, true, nil, hit) }
                     do {
-                        return (index, false, nil, try await store.retrieveImage(for: entity, formatName: options.format))
+                        return (
+                            index, false, nil, try await store.retrieveImage(for: entity, formatName: options.format)
+                        )
                     } catch {
                         return (index, false, "\(entity.identifier): \(error)", nil)
                     }

@@ -40,20 +40,24 @@ struct TableOptions: ParsableArguments {
 
     /// The table format these options describe.
     func tableFormat() throws -> ImageTableFormat {
-        try ImageTableFormat(name: format, family: "tip-sample", width: size.width, height: size.height,
-                             pixelFormat: pixelFormat.pixelFormat, maximumCount: maximumCount)
+        try ImageTableFormat(
+            name: format, family: "tip-sample", width: size.width, height: size.height,
+            pixelFormat: pixelFormat.pixelFormat, maximumCount: maximumCount)
     }
 
     /// Where the tables are.
-    var tablesDirectory: URL { URL(fileURLWithPath: root, isDirectory: true).appendingPathComponent("ImageTables", isDirectory: true) }
+    var tablesDirectory: URL {
+        URL(fileURLWithPath: root, isDirectory: true).appendingPathComponent("ImageTables", isDirectory: true)
+    }
 
     /// Entity `index`: its source is corpus image `index % unique` (at `corpus`'s path under `baseURL` when
     /// filling), named by the corpus identifier rather than the URL, whose port changes from run to run.
     func entity(_ index: Int, corpus: SampleCorpus? = nil, baseURL: URL? = nil) -> GenericImageTableEntity {
         let image = index % unique
         let url = baseURL.flatMap { base in corpus.map { base.appendingPathComponent($0.images[image].fullPath) } }
-        return GenericImageTableEntity(identifier: "entity-\(index)", sourceURL: url ?? URL(fileURLWithPath: "/unused"),
-                                       sourceIdentifier: corpus?.images[image].identifier ?? String(format: "img-%03d", image))
+        return GenericImageTableEntity(
+            identifier: "entity-\(index)", sourceURL: url ?? URL(fileURLWithPath: "/unused"),
+            sourceIdentifier: corpus?.images[image].identifier ?? String(format: "img-%03d", image))
     }
 
     /// Adds the first 64 entries to a contact sheet when one was asked for.

@@ -29,7 +29,8 @@ struct TableShowCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let entities = (0..<options.count).map { options.entity($0) }
-        let sheet = options.contactSheet.map { _ in ContactSheet(cellSize: max(options.size.width, options.size.height)) }
+        let sheet = options.contactSheet.map { _ in ContactSheet(cellSize: max(options.size.width, options.size.height))
+        }
         var hits = 0, misses = 0
         var first: [UInt64] = [], warm: [UInt64] = []
         first.reserveCapacity(entities.count)

@@ -12,7 +12,8 @@ enum TableSummary {
         }
         for (key, value) in pairs {
             let text = value is NSNull ? "-" : "\(value)"
-            Swift.print(key.replacingOccurrences(of: "_", with: " ").padding(toLength: 18, withPad: " ", startingAt: 0) + text)
+            Swift.print(
+                key.replacingOccurrences(of: "_", with: " ").padding(toLength: 18, withPad: " ", startingAt: 0) + text)
         }
     }
 }

@@ -44,7 +44,9 @@ struct HEIFContainer: Equatable {
 
     /// Whether `bytes` (possibly a prefix) start with an `ftyp` box whose brands say `coding`
     /// (`undetermined` files match both codings).
-    static func detect(_ bytes: UnsafeRawBufferPointer, coding wanted: Coding, isComplete: Bool) -> ImageDecoderDetection {
+    static func detect(_ bytes: UnsafeRawBufferPointer, coding wanted: Coding, isComplete: Bool)
+        -> ImageDecoderDetection
+    {
         let ftyp: [UInt8] = [0x66, 0x74, 0x79, 0x70]
         for index in 4..<max(4, min(8, bytes.count)) where bytes[index] != ftyp[index - 4] { return .noMatch }
         if bytes.count >= 4 {
@@ -104,11 +106,15 @@ struct HEIFContainer: Equatable {
     }
 
     static func fourCC(_ value: UInt32) -> String {
-        String(decoding: [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)], as: UTF8.self)
+        String(
+            decoding: [
+                UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF),
+            ], as: UTF8.self)
     }
 
     static func readBE32(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+            | UInt32(bytes[offset + 3])
     }
 
     /// One box header: its type, where its payload starts and where it ends (nil: to the end of the file).
@@ -163,7 +169,8 @@ struct HEIFContainer: Equatable {
         /// Parses an `iloc` payload (ISO/IEC 14496-12 8.11.3, versions 0 to 2).
         mutating func ilocRequiredLength() -> Int? {
             guard let version = read(1), version <= 2, read(3) != nil,
-                  let sizes = read(1), let moreSizes = read(1) else { return nil }
+                let sizes = read(1), let moreSizes = read(1)
+            else { return nil }
             let offsetSize = Int(sizes >> 4), lengthSize = Int(sizes & 0xF)
             let baseOffsetSize = Int(moreSizes >> 4), indexSize = version >= 1 ? Int(moreSizes & 0xF) : 0
             guard let itemCount = read(version < 2 ? 2 : 4) else { return nil }
@@ -177,9 +184,11 @@ struct HEIFContainer: Equatable {
                 }
                 guard read(2) != nil, let base = read(baseOffsetSize), let extents = read(2) else { return nil }
                 for _ in 0..<extents {
-                    guard read(indexSize) != nil, let extentOffset = read(offsetSize), let extentLength = read(lengthSize) else { return nil }
+                    guard read(indexSize) != nil, let extentOffset = read(offsetSize),
+                        let extentLength = read(lengthSize)
+                    else { return nil }
                     guard method == 0 else { continue }  // in idat or another item: no file bytes of its own
-                    if extentLength == 0 { return nil }   // runs to the end of the file
+                    if extentLength == 0 { return nil }  // runs to the end of the file
                     let (sum, overflow1) = base.addingReportingOverflow(extentOffset)
                     let (end, overflow2) = sum.addingReportingOverflow(extentLength)
                     guard !overflow1, !overflow2 else { return nil }

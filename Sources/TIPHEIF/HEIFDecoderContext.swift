@@ -74,13 +74,16 @@ final class HEIFDecoderContext: ImageDecoderContext {
     /// Reads the header once the `meta` box is whole; again at the end if the bytes then were not enough.
     private func readHeader() throws(ImageDecodingError) -> Bool {
         guard let container, container.hasMeta else { return false }
-        let complete = isFinalized || expectedLength.map { data.count >= $0 } ?? false
+        let complete =
+            isFinalized || expectedLength.map { data.count >= $0 } ?? false
             || container.requiredLength.map { data.count >= $0 } ?? false
         // While the image data is still arriving, libheif reads the boxes from the bytes so far
         // padded with zeros to the file's length (it checks every iloc extent against the length,
         // and reads metadata items such as Exif, which may not be here yet). An unknown length is
         // taken from the iloc box up to a bound.
-        let declaredLength = complete ? nil : (expectedLength ?? container.requiredLength.flatMap { $0 <= Self.maximumDeclaredLength ? $0 : nil })
+        let declaredLength =
+            complete
+            ? nil : (expectedLength ?? container.requiredLength.flatMap { $0 <= Self.maximumDeclaredLength ? $0 : nil })
         guard complete || (headerAttemptLength < 0 && declaredLength != nil) else { return false }
         headerAttemptLength = data.count
         var file = data
@@ -104,7 +107,9 @@ final class HEIFDecoderContext: ImageDecoderContext {
         if data.isEmpty { throw .emptyData }
         isFinalized = true
         if container == nil {
-            let started = data.withUnsafeBytes { HEIFContainer.detect($0, coding: format.coding, isComplete: false) } == .needMoreData
+            let started =
+                data.withUnsafeBytes { HEIFContainer.detect($0, coding: format.coding, isComplete: false) }
+                == .needMoreData
             throw started ? .truncatedData : .unrecognizedFormat
         }
         if header == nil {
@@ -113,7 +118,9 @@ final class HEIFDecoderContext: ImageDecoderContext {
         return .didCompleteLoading
     }
 
-    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? {
+    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode)
+        throws(ImageDecodingError) -> ImageContainer?
+    {
         guard let header, isComplete, !options.readsHeaderOnly else { return nil }
         var renderOptions = options
         renderOptions.targetDimensions = targetDimensions

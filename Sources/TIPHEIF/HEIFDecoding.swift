@@ -19,7 +19,8 @@ enum HEIFDecoding {
     }
 
     /// Reads the boxes of `bytes` and chooses what to decode for `options`; no pixel work.
-    static func plan(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageDecodingError) -> Plan {
+    static func plan(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageDecodingError) -> Plan
+    {
         let file = try HEIFFile(bytes, maximumSide: options.maximumPixelCount)
         let primary = file.primary
         try options.checkDimensions(width: primary.width, height: primary.height)
@@ -33,7 +34,8 @@ enum HEIFDecoding {
                 thumbnail.width >= final.width && thumbnail.height >= final.height
                     && thumbnail.width < primary.width && thumbnail.hasAlpha == primary.hasAlpha
                     // Same aspect ratio, give or take rounding (writers round thumbnails to even sizes).
-                    && abs(thumbnail.width * primary.height - thumbnail.height * primary.width) <= 2 * max(primary.width, primary.height)
+                    && abs(thumbnail.width * primary.height - thumbnail.height * primary.width) <= 2
+                        * max(primary.width, primary.height)
             }
             if let smallest = candidates.min(by: { $0.width * $0.height < $1.width * $1.height }) { source = smallest }
         }
@@ -41,19 +43,23 @@ enum HEIFDecoding {
     }
 
     /// Decodes the HEIF file in `bytes`.
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageDecodingError)
+        -> ImageContainer
+    {
         guard !bytes.isEmpty else { throw .emptyData }
         let plan = try plan(bytes, options: options)
         let bitmap: Bitmap
         do {
             bitmap = try plan.source.decode()
-        } catch where plan.usesThumbnail {
+        } catch  where plan.usesThumbnail {
             // A damaged thumbnail does not make the image undecodable.
             bitmap = try plan.file.primary.decode()
         }
-        let output = bitmap.width == plan.final.width && bitmap.height == plan.final.height
+        let output =
+            bitmap.width == plan.final.width && bitmap.height == plan.final.height
             ? bitmap
-            : Resampler.resample(bitmap, width: plan.final.width, height: plan.final.height, quality: options.interpolationQuality)
+            : Resampler.resample(
+                bitmap, width: plan.final.width, height: plan.final.height, quality: options.interpolationQuality)
         return ImageContainer(image: output)
     }
 }

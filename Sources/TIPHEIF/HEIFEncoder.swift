@@ -19,7 +19,9 @@ struct HEIFEncoder: ImageEncoder {
     func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
         HEIFLibrary.prepare()
         var source = image.image
-        if options.contains(.grayscale) { source = source.converted(to: .gray8).converted(to: source.format == .gray8 ? .rgbx8 : source.format) }
+        if options.contains(.grayscale) {
+            source = source.converted(to: .gray8).converted(to: source.format == .gray8 ? .rgbx8 : source.format)
+        }
         let width = source.width, height = source.height
         let alpha = source.format == .rgba8Premultiplied && !options.contains(.noAlpha) && source.containsTransparency()
         guard let context = heif_context_alloc() else {
@@ -27,20 +29,27 @@ struct HEIFEncoder: ImageEncoder {
         }
         defer { heif_context_free(context) }
         var encoder: OpaquePointer?
-        try check(heif_context_get_encoder_for_format(context, format.compression, &encoder), .failedToInitializeImageDestination, "finding an encoder")
+        try check(
+            heif_context_get_encoder_for_format(context, format.compression, &encoder),
+            .failedToInitializeImageDestination, "finding an encoder")
         guard let encoder else { throw PipelineError(.encodingUnsupported, "libheif has no \(format) encoder.") }
         defer { heif_encoder_release(encoder) }
         let clamped = quality.isFinite ? min(max(quality, 0), 1) : 0.75
-        try check(heif_encoder_set_lossy_quality(encoder, Int32((clamped * 100).rounded())), .failedToInitializeImageDestination, "setting the quality")
+        try check(
+            heif_encoder_set_lossy_quality(encoder, Int32((clamped * 100).rounded())),
+            .failedToInitializeImageDestination, "setting the quality")
 
         var heifImage: OpaquePointer?
-        try check(heif_image_create(Int32(width), Int32(height), heif_colorspace_RGB,
-                                    alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &heifImage),
-                  .failedToInitializeImageDestination, "creating the image")
+        try check(
+            heif_image_create(
+                Int32(width), Int32(height), heif_colorspace_RGB,
+                alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &heifImage),
+            .failedToInitializeImageDestination, "creating the image")
         guard let heifImage else { throw PipelineError(.failedToInitializeImageDestination, "libheif made no image.") }
         defer { heif_image_release(heifImage) }
-        try check(heif_image_add_plane(heifImage, heif_channel_interleaved, Int32(width), Int32(height), 8),
-                  .failedToInitializeImageDestination, "adding the pixel plane")
+        try check(
+            heif_image_add_plane(heifImage, heif_channel_interleaved, Int32(width), Int32(height), 8),
+            .failedToInitializeImageDestination, "adding the pixel plane")
         var stride: Int32 = 0
         guard let plane = heif_image_get_plane(heifImage, heif_channel_interleaved, &stride) else {
             throw PipelineError(.failedToInitializeImageDestination, "libheif gave no pixel plane.")
@@ -51,7 +60,9 @@ struct HEIFEncoder: ImageEncoder {
             throw PipelineError(.failedToInitializeImageDestination, "libheif could not allocate options.")
         }
         defer { heif_encoding_options_free(encodingOptions) }
-        try check(heif_context_encode_image(context, heifImage, encoder, encodingOptions, nil), .failedToFinalizeImageDestination, "encoding")
+        try check(
+            heif_context_encode_image(context, heifImage, encoder, encodingOptions, nil),
+            .failedToFinalizeImageDestination, "encoding")
 
         let sink = HEIFOutputSink()
         var writer = heif_writer(writer_api_version: 1) { _, bytes, count, context in
@@ -60,7 +71,9 @@ struct HEIFEncoder: ImageEncoder {
             if let bytes, count > 0 { sink.data.append(bytes.assumingMemoryBound(to: UInt8.self), count: count) }
             return HEIFOutputSink.success
         }
-        try check(heif_context_write(context, &writer, Unmanaged.passUnretained(sink).toOpaque()), .failedToFinalizeImageDestination, "writing")
+        try check(
+            heif_context_write(context, &writer, Unmanaged.passUnretained(sink).toOpaque()),
+            .failedToFinalizeImageDestination, "writing")
         return sink.data
     }
 
@@ -100,14 +113,16 @@ private final class HEIFOutputSink {
     /// libheif's "no error" (its message must be a valid C string).
     static var success: heif_error {
         let text: StaticString = "Success"
-        return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified,
-                          message: UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self))
+        return heif_error(
+            code: heif_error_Ok, subcode: heif_suberror_Unspecified,
+            message: UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self))
     }
 
     /// The error for a write without a sink.
     static var failure: heif_error {
         let text: StaticString = "no output"
-        return heif_error(code: heif_error_Encoding_error, subcode: heif_suberror_Cannot_write_output_data,
-                          message: UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self))
+        return heif_error(
+            code: heif_error_Encoding_error, subcode: heif_suberror_Cannot_write_output_data,
+            message: UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self))
     }
 }

@@ -31,7 +31,9 @@ final class HEIFImageHandle {
         let listed = Int(heif_image_handle_get_list_of_thumbnail_IDs(handle, &ids, Int32(count)))
         return ids.prefix(max(0, min(listed, count))).compactMap { id in
             var thumbnail: OpaquePointer?
-            guard heif_image_handle_get_thumbnail(handle, id, &thumbnail).code == heif_error_Ok, let thumbnail else { return nil }
+            guard heif_image_handle_get_thumbnail(handle, id, &thumbnail).code == heif_error_Ok, let thumbnail else {
+                return nil
+            }
             return HEIFImageHandle(thumbnail)
         }
     }
@@ -43,13 +45,17 @@ final class HEIFImageHandle {
     /// more full-size pass and buffer (about 15% of an AVIF decode), while the copy into the bitmap
     /// has to happen anyway.
     func decode() throws(ImageDecodingError) -> Bitmap {
-        guard let options = heif_decoding_options_alloc() else { throw .unsupported("libheif could not allocate options") }
+        guard let options = heif_decoding_options_alloc() else {
+            throw .unsupported("libheif could not allocate options")
+        }
         defer { heif_decoding_options_free(options) }
         options.pointee.ignore_transformations = 0
         options.pointee.convert_hdr_to_8bit = 1
         var image: OpaquePointer?
         let decoded = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, options)
-        guard decoded.code == heif_error_Ok, let image else { throw HEIFLibrary.decodingError(decoded, while: "decoding") }
+        guard decoded.code == heif_error_Ok, let image else {
+            throw HEIFLibrary.decodingError(decoded, while: "decoding")
+        }
         defer { heif_image_release(image) }
         let width = Int(heif_image_get_width(image, heif_channel_R))
         let height = Int(heif_image_get_height(image, heif_channel_R))
@@ -59,16 +65,22 @@ final class HEIFImageHandle {
         }
         let alpha = hasAlpha && heif_image_has_channel(image, heif_channel_Alpha) != 0
         var planes: [(pointer: UnsafePointer<UInt8>, stride: Int)] = []
-        for channel in alpha ? [heif_channel_R, heif_channel_G, heif_channel_B, heif_channel_Alpha] : [heif_channel_R, heif_channel_G, heif_channel_B] {
+        for channel in alpha
+            ? [heif_channel_R, heif_channel_G, heif_channel_B, heif_channel_Alpha]
+            : [heif_channel_R, heif_channel_G, heif_channel_B]
+        {
             var stride: Int32 = 0
             guard heif_image_get_bits_per_pixel_range(image, channel) == 8,
-                  heif_image_get_width(image, channel) == Int32(width), heif_image_get_height(image, channel) == Int32(height),
-                  let plane = heif_image_get_plane_readonly(image, channel, &stride), Int(stride) >= width
+                heif_image_get_width(image, channel) == Int32(width),
+                heif_image_get_height(image, channel) == Int32(height),
+                let plane = heif_image_get_plane_readonly(image, channel, &stride), Int(stride) >= width
             else { throw .corruptData("libheif returned no usable pixel planes") }
             planes.append((plane, Int(stride)))
         }
         let premultiplied = heif_image_is_premultiplied_alpha(image) != 0
-        guard var bitmap = Bitmap(uninitializedWidth: width, height: height, format: alpha ? .rgba8Premultiplied : .rgbx8) else {
+        guard
+            var bitmap = Bitmap(uninitializedWidth: width, height: height, format: alpha ? .rgba8Premultiplied : .rgbx8)
+        else {
             throw .corruptData("invalid dimensions \(width)x\(height)")
         }
         let destinationStride = bitmap.bytesPerRow
@@ -106,4 +118,3 @@ final class HEIFImageHandle {
         }
     }
 }
-

@@ -109,7 +109,9 @@ public struct ImageTableCanvas: ~Copyable {
         let used = width * pixelFormat.bytesPerPixel
         for y in 0..<height {
             let row = pixels + y * bytesPerRow
-            if used < bytesPerRow { (row + used).initializeMemory(as: UInt8.self, repeating: 0, count: bytesPerRow - used) }
+            if used < bytesPerRow {
+                (row + used).initializeMemory(as: UInt8.self, repeating: 0, count: bytesPerRow - used)
+            }
             if pixelFormat == .rgbx8 {
                 for x in 0..<width { row.storeBytes(of: 255, toByteOffset: x * 4 + 3, as: UInt8.self) }
             }

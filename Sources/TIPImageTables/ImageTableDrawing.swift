@@ -21,8 +21,10 @@ public struct ImageTableDrawing: Sendable {
     let body: @Sendable (Bitmap, inout ImageTableCanvas) throws -> Void
 
     /// A drawing of your own; `draw` gets the decoded source and the entry's canvas.
-    public init(sourceContentMode: ContentMode = .scaleAspectFill,
-                _ draw: @escaping @Sendable (_ source: Bitmap, _ canvas: inout ImageTableCanvas) throws -> Void) {
+    public init(
+        sourceContentMode: ContentMode = .scaleAspectFill,
+        _ draw: @escaping @Sendable (_ source: Bitmap, _ canvas: inout ImageTableCanvas) throws -> Void
+    ) {
         self.sourceContentMode = sourceContentMode
         self.body = draw
     }
@@ -50,8 +52,10 @@ public struct ImageTableDrawing: Sendable {
     ///     ImageTableDrawing.scaled(source, toFit: entrySize.width - 8, entrySize.height - 8)
     /// }
     /// ```
-    public static func rendering(sourceContentMode: ContentMode = .scaleAspectFill,
-                                 _ render: @escaping @Sendable (_ source: Bitmap, _ entrySize: (width: Int, height: Int)) throws -> Bitmap) -> ImageTableDrawing {
+    public static func rendering(
+        sourceContentMode: ContentMode = .scaleAspectFill,
+        _ render: @escaping @Sendable (_ source: Bitmap, _ entrySize: (width: Int, height: Int)) throws -> Bitmap
+    ) -> ImageTableDrawing {
         ImageTableDrawing(sourceContentMode: sourceContentMode) { source, canvas in
             canvas.drawCentered(try render(source, (canvas.width, canvas.height)))
         }
@@ -68,11 +72,14 @@ public struct ImageTableDrawing: Sendable {
     /// The processors see an ``ImageProcessingContext`` whose target dimensions are the entry's size and
     /// whose content mode is `sourceContentMode`; an ``ImageProcessingError`` fails the fill with
     /// ``ImageTableError/drawingFailed(_:)``.
-    public static func processed(by processors: [any ImageProcessor],
-                                 sourceContentMode: ContentMode = .scaleAspectFill) -> ImageTableDrawing {
+    public static func processed(
+        by processors: [any ImageProcessor],
+        sourceContentMode: ContentMode = .scaleAspectFill
+    ) -> ImageTableDrawing {
         rendering(sourceContentMode: sourceContentMode) { source, entrySize in
-            let context = ImageProcessingContext(targetDimensions: CGSize(width: entrySize.width, height: entrySize.height),
-                                                 targetContentMode: sourceContentMode)
+            let context = ImageProcessingContext(
+                targetDimensions: CGSize(width: entrySize.width, height: entrySize.height),
+                targetContentMode: sourceContentMode)
             return try ImageContainer(image: source).processed(by: processors, context: context).image
         }
     }
@@ -91,7 +98,8 @@ public struct ImageTableDrawing: Sendable {
 
     private static func scaled(_ bitmap: Bitmap, _ width: Int, _ height: Int, mode: ContentMode) -> Bitmap {
         let target = CGSize(width: max(1, width), height: max(1, height))
-        let size = TargetSizing.pixelDimensions(width: bitmap.width, height: bitmap.height, targetDimensions: target, contentMode: mode)
+        let size = TargetSizing.pixelDimensions(
+            width: bitmap.width, height: bitmap.height, targetDimensions: target, contentMode: mode)
         if size.width == bitmap.width && size.height == bitmap.height { return bitmap }
         return Resampler.resample(bitmap, width: size.width, height: size.height)
     }

@@ -50,7 +50,9 @@ public struct GenericImageTableEntity: ImageTableEntity {
     public var drawing: ImageTableDrawing
 
     /// An entity with one source for all formats.
-    public init(identifier: String, sourceURL: URL, sourceIdentifier: String? = nil, drawing: ImageTableDrawing = .aspectFill) {
+    public init(
+        identifier: String, sourceURL: URL, sourceIdentifier: String? = nil, drawing: ImageTableDrawing = .aspectFill
+    ) {
         self.identifier = identifier
         self.sourceURL = sourceURL
         self.sourceIdentifier = sourceIdentifier ?? sourceURL.absoluteString

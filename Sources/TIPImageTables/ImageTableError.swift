@@ -60,7 +60,8 @@ public enum ImageTableError: Error, CustomNSError, CustomStringConvertible {
         case .tableInUse(let path):
             return "image table \(path) is open in another process: use one store per table file"
         case .tableFull(let name):
-            return "image table '\(name)' is full and every entry is still in use: release some images or raise maximumCount"
+            return
+                "image table '\(name)' is full and every entry is still in use: release some images or raise maximumCount"
         case .noPipeline:
             return "this image table store has no image pipeline: give one to fill entries from their source URLs"
         case .fetchFailed(let error):

@@ -36,17 +36,23 @@ public struct ImageTableFormat: Sendable, Hashable, CustomStringConvertible {
     public static let maximumTableBytes = 1 << 40
 
     /// A format; throws ``ImageTableError/invalidFormat(_:)`` when a parameter is out of range.
-    public init(name: String, family: String = "", width: Int, height: Int, pixelFormat: PixelFormat,
-                maximumCount: Int) throws(ImageTableError) {
+    public init(
+        name: String, family: String = "", width: Int, height: Int, pixelFormat: PixelFormat,
+        maximumCount: Int
+    ) throws(ImageTableError) {
         guard ImageTableFormat.isValidName(name) else {
             throw .invalidFormat("name '\(name)' must be 1-100 characters of A-Z a-z 0-9 . _ - (not . or ..)")
         }
         guard family.utf8.count <= 128 else { throw .invalidFormat("family of '\(name)' is longer than 128 bytes") }
-        guard (1...ImageTableFormat.maximumDimension).contains(width), (1...ImageTableFormat.maximumDimension).contains(height) else {
-            throw .invalidFormat("'\(name)' is \(width)x\(height); each side must be 1-\(ImageTableFormat.maximumDimension) pixels")
+        guard (1...ImageTableFormat.maximumDimension).contains(width),
+            (1...ImageTableFormat.maximumDimension).contains(height)
+        else {
+            throw .invalidFormat(
+                "'\(name)' is \(width)x\(height); each side must be 1-\(ImageTableFormat.maximumDimension) pixels")
         }
         guard (1...ImageTableFormat.maximumEntryCount).contains(maximumCount) else {
-            throw .invalidFormat("maximumCount of '\(name)' is \(maximumCount); it must be 1-\(ImageTableFormat.maximumEntryCount)")
+            throw .invalidFormat(
+                "maximumCount of '\(name)' is \(maximumCount); it must be 1-\(ImageTableFormat.maximumEntryCount)")
         }
         let entryBytes = Bitmap.byteCount(width: width, height: height, format: pixelFormat) ?? Int.max
         guard entryBytes <= ImageTableFormat.maximumTableBytes / maximumCount else {

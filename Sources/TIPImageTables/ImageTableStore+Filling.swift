@@ -14,8 +14,10 @@ extension ImageTableStore {
     /// Joins the entity's fill in `table`, or starts one: fetch, then draw and write on the table's queue.
     /// Other formats of the family that want the same source and lack the entity are drawn from the same
     /// fetch, which asks for the largest of their sizes.
-    func fill(_ entity: some ImageTableEntity, in table: ImageTable, waiterID: UInt64,
-              deliver: @escaping @Sendable (Result<Bitmap, ImageTableError>) -> Void) {
+    func fill(
+        _ entity: some ImageTableEntity, in table: ImageTable, waiterID: UInt64,
+        deliver: @escaping @Sendable (Result<Bitmap, ImageTableError>) -> Void
+    ) {
         let identifier = entity.identifier
         let waiter = ImageTableFill.Waiter(id: waiterID, deliver: deliver)
         let (job, isNew) = table.state.withLock { state -> (ImageTableFill, Bool) in
@@ -40,8 +42,9 @@ extension ImageTableStore {
         let drawing = entity.drawing(for: table.format)
         let width = siblings.reduce(table.format.width) { max($0, $1.format.width) }
         let height = siblings.reduce(table.format.height) { max($0, $1.format.height) }
-        let request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: CGSize(width: width, height: height),
-                                               targetContentMode: drawing.sourceContentMode)
+        let request = GenericImageFetchRequest(
+            imageURL: url, identifier: nil, targetDimensions: CGSize(width: width, height: height),
+            targetContentMode: drawing.sourceContentMode)
         let operation = pipeline.operation(with: request) { result, error in
             table.fillQueue.async {
                 let outcome: Result<Bitmap, ImageTableError>
@@ -50,14 +53,19 @@ extension ImageTableStore {
                     for (sibling, siblingDrawing) in zip(siblings, drawings) {
                         sibling.fillQueue.async {
                             if sibling.wantsFill(entity: identifier, source: source) {
-                                _ = sibling.write(entity: identifier, source: source, image: image, drawing: siblingDrawing)
+                                _ = sibling.write(
+                                    entity: identifier, source: source, image: image, drawing: siblingDrawing)
                             }
                         }
                     }
-                } else if let error = error as? ImageFetchError, error.code == .cancelled || error.code == .cancelledAfterLoadingPreview {
+                } else if let error = error as? ImageFetchError,
+                    error.code == .cancelled || error.code == .cancelledAfterLoadingPreview
+                {
                     outcome = .failure(.cancelled)
                 } else {
-                    outcome = .failure(.fetchFailed(error ?? ImageFetchError(.unknown, "The fetch ended without an image or an error.")))
+                    outcome = .failure(
+                        .fetchFailed(
+                            error ?? ImageFetchError(.unknown, "The fetch ended without an image or an error.")))
                 }
                 self.finish(job, entity: identifier, in: table, outcome)
             }
@@ -71,7 +79,9 @@ extension ImageTableStore {
     }
 
     /// Ends `job`: it leaves the table's fills, and every waiter gets `outcome`.
-    private func finish(_ job: ImageTableFill, entity: String, in table: ImageTable, _ outcome: Result<Bitmap, ImageTableError>) {
+    private func finish(
+        _ job: ImageTableFill, entity: String, in table: ImageTable, _ outcome: Result<Bitmap, ImageTableError>
+    ) {
         let waiters = table.state.withLock { state -> [ImageTableFill.Waiter] in
             if state.fills[entity] === job { state.fills[entity] = nil }
             defer { job.waiters.removeAll() }
@@ -83,7 +93,9 @@ extension ImageTableStore {
     /// One waiter leaves its fill (it gets ``ImageTableError/cancelled``); the last one out cancels the fetch.
     func cancelWaiter(_ waiterID: UInt64, entity: String, in table: ImageTable) {
         let (waiter, operation) = table.state.withLock { state -> (ImageTableFill.Waiter?, ImageFetchOperation?) in
-            guard let job = state.fills[entity], let index = job.waiters.firstIndex(where: { $0.id == waiterID }) else { return (nil, nil) }
+            guard let job = state.fills[entity], let index = job.waiters.firstIndex(where: { $0.id == waiterID }) else {
+                return (nil, nil)
+            }
             let waiter = job.waiters.remove(at: index)
             guard job.waiters.isEmpty else { return (waiter, nil) }
             state.fills[entity] = nil

@@ -39,8 +39,10 @@ public final class ImageTableStore: Sendable {
     /// `configuration`'s problem observer as ``TIP/Problem/imageTableRebuilt``). Problems are reported to and
     /// completions called on `configuration` (default ``GlobalConfiguration/shared``). Throws when the
     /// directory or a file cannot be used, a table is open in another process, or two formats share a name.
-    public init(directory: URL, formats: [ImageTableFormat], pipeline: ImagePipeline? = nil,
-                configuration: GlobalConfiguration = .shared) throws(ImageTableError) {
+    public init(
+        directory: URL, formats: [ImageTableFormat], pipeline: ImagePipeline? = nil,
+        configuration: GlobalConfiguration = .shared
+    ) throws(ImageTableError) {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -77,7 +79,9 @@ public final class ImageTableStore: Sendable {
     }
 
     /// The entry of the entity with `entityIdentifier`, drawn from `sourceIdentifier`, or nil.
-    public func image(forEntityIdentifier entityIdentifier: String, sourceIdentifier: String, formatName: String) -> Bitmap? {
+    public func image(forEntityIdentifier entityIdentifier: String, sourceIdentifier: String, formatName: String)
+        -> Bitmap?
+    {
         table(named: formatName)?.image(entity: entityIdentifier, source: sourceIdentifier)
     }
 
@@ -93,8 +97,10 @@ public final class ImageTableStore: Sendable {
     /// later on the configuration's callback queue, once the source is fetched, drawn and stored (or failed),
     /// and the result is false. Requests for an entity whose fill is in flight join it.
     @discardableResult
-    public func retrieveImage(for entity: some ImageTableEntity, formatName: String,
-                              completion: @escaping @Sendable (Result<Bitmap, ImageTableError>) -> Void) -> Bool {
+    public func retrieveImage(
+        for entity: some ImageTableEntity, formatName: String,
+        completion: @escaping @Sendable (Result<Bitmap, ImageTableError>) -> Void
+    ) -> Bool {
         let queue = configuration.callbackQueue
         guard let table = table(named: formatName) else {
             queue.async { completion(.failure(.unknownFormat(formatName))) }
@@ -115,13 +121,16 @@ public final class ImageTableStore: Sendable {
     /// ```swift
     /// let avatar = try await store.retrieveImage(for: user, formatName: "avatar-64")
     /// ```
-    public func retrieveImage(for entity: some ImageTableEntity, formatName: String) async throws(ImageTableError) -> Bitmap {
+    public func retrieveImage(for entity: some ImageTableEntity, formatName: String) async throws(ImageTableError)
+        -> Bitmap
+    {
         guard let table = table(named: formatName) else { throw .unknownFormat(formatName) }
         if let hit = table.image(entity: entity.identifier, source: entity.sourceIdentifier) { return hit }
         let waiterID = nextWaiterID()
         let identifier = entity.identifier
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Bitmap, ImageTableError>, Never>) in
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<Bitmap, ImageTableError>, Never>) in
                 fill(entity, in: table, waiterID: waiterID) { continuation.resume(returning: $0) }
                 if Task.isCancelled { cancelWaiter(waiterID, entity: identifier, in: table) }
             }
@@ -136,10 +145,14 @@ public final class ImageTableStore: Sendable {
     /// Draws `source` (an image you already have) into the entity's entry of the format with the entity's
     /// drawing, replacing any entry it had; returns the new entry's view (FastImageCache's `setImage`).
     /// Synchronous: waits for any write of the same table. Do not call it from a drawing.
-    public func setImage(_ source: Bitmap, for entity: some ImageTableEntity, formatName: String) throws(ImageTableError) -> Bitmap {
+    public func setImage(_ source: Bitmap, for entity: some ImageTableEntity, formatName: String)
+        throws(ImageTableError) -> Bitmap
+    {
         guard let table = table(named: formatName) else { throw .unknownFormat(formatName) }
-        return try table.write(entity: entity.identifier, source: entity.sourceIdentifier, image: source,
-                               drawing: entity.drawing(for: table.format)).get()
+        return try table.write(
+            entity: entity.identifier, source: entity.sourceIdentifier, image: source,
+            drawing: entity.drawing(for: table.format)
+        ).get()
     }
 
     /// Deletes the entity's entry of the format (views already handed out stay valid). Fills in flight still

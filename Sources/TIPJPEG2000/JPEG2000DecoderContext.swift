@@ -49,7 +49,10 @@ final class JPEG2000DecoderContext: ImageDecoderContext {
     func append(_ newData: Data) throws(ImageDecodingError) -> ImageDecoderAppendResult {
         data.append(newData)
         if let layout, layout.isComplete { return .didCompleteLoading }
-        guard let scanned = try data.withTypedBytes({ bytes throws(ImageDecodingError) in try JPEG2000Layout.scan(bytes) }) else {
+        guard
+            let scanned = try data.withTypedBytes({ bytes throws(ImageDecodingError) in try JPEG2000Layout.scan(bytes) }
+            )
+        else {
             return .didProgress
         }
         layout = scanned
@@ -73,7 +76,9 @@ final class JPEG2000DecoderContext: ImageDecoderContext {
         return isComplete ? .didCompleteLoading : .didLoadHeaders
     }
 
-    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? {
+    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode)
+        throws(ImageDecodingError) -> ImageContainer?
+    {
         guard let layout, let size, !options.readsHeaderOnly else { return nil }
         let complete = layout.isComplete
         if !complete && mode != .anyProgress { return nil }

@@ -17,14 +17,18 @@ enum JPEG2000Decoding {
     static let parallelPixelThreshold = 1 << 20
 
     /// Decodes the JPEG 2000 file in `bytes`.
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageDecodingError)
+        -> ImageContainer
+    {
         guard !bytes.isEmpty else { throw .emptyData }
         guard let layout = try JPEG2000Layout.scan(bytes), layout.hasMainHeader else { throw .truncatedData }
         return try decode(bytes, layout: layout, options: options)
     }
 
     /// Decodes `bytes`, whose layout is `layout` (main header present).
-    static func decode(_ bytes: UnsafeRawBufferPointer, layout: JPEG2000Layout, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+    static func decode(_ bytes: UnsafeRawBufferPointer, layout: JPEG2000Layout, options: ImageDecodingOptions)
+        throws(ImageDecodingError) -> ImageContainer
+    {
         guard layout.isComplete || OpenJPEGVersion.allowsPartialDecoding else { throw .truncatedData }
         do {
             return try decode(bytes, layout: layout, options: options, allowReduction: true)
@@ -34,12 +38,16 @@ enum JPEG2000Decoding {
         }
     }
 
-    private static func decode(_ bytes: UnsafeRawBufferPointer, layout: JPEG2000Layout, options: ImageDecodingOptions,
-                               allowReduction: Bool) throws(ImageDecodingError) -> ImageContainer {
-        let header = try JPEG2000Header.read(bytes, layout: layout, options: options, strict: layout.isComplete, threads: 1)
-        let selection = JPEG2000ResolutionSelection(x0: header.x0, y0: header.y0, x1: header.x1, y1: header.y1,
-                                                    resolutionLevels: allowReduction ? header.decompressor.resolutionLevels : 1,
-                                                    options: options)
+    private static func decode(
+        _ bytes: UnsafeRawBufferPointer, layout: JPEG2000Layout, options: ImageDecodingOptions,
+        allowReduction: Bool
+    ) throws(ImageDecodingError) -> ImageContainer {
+        let header = try JPEG2000Header.read(
+            bytes, layout: layout, options: options, strict: layout.isComplete, threads: 1)
+        let selection = JPEG2000ResolutionSelection(
+            x0: header.x0, y0: header.y0, x1: header.x1, y1: header.y1,
+            resolutionLevels: allowReduction ? header.decompressor.resolutionLevels : 1,
+            options: options)
         // Many pixels to decode (at the level chosen) need their own decompressor, with threads: they are
         // set before the header is read.
         let decompressor: OpenJPEGDecompressor
@@ -58,9 +66,12 @@ enum JPEG2000Decoding {
         guard let bitmap = header.converter.bitmap(from: decompressor.image) else {
             throw .corruptData("OpenJPEG returned no pixels")
         }
-        let output = selection.finalWidth == bitmap.width && selection.finalHeight == bitmap.height
+        let output =
+            selection.finalWidth == bitmap.width && selection.finalHeight == bitmap.height
             ? bitmap
-            : Resampler.resample(bitmap, width: selection.finalWidth, height: selection.finalHeight, quality: options.interpolationQuality)
+            : Resampler.resample(
+                bitmap, width: selection.finalWidth, height: selection.finalHeight,
+                quality: options.interpolationQuality)
         return ImageContainer(image: output, isPartial: !layout.isComplete)
     }
 }

@@ -36,8 +36,12 @@ struct JPEG2000Encoder: ImageEncoder {
             parameters[index].prec = 8
             parameters[index].sgnd = 0
         }
-        guard let opjImage = opj_image_create(UInt32(componentCount), &parameters, gray ? OPJ_CLRSPC_GRAY : OPJ_CLRSPC_SRGB) else {
-            throw PipelineError(.failedToInitializeImageDestination, "OpenJPEG could not allocate a \(width)x\(height) image.")
+        guard
+            let opjImage = opj_image_create(
+                UInt32(componentCount), &parameters, gray ? OPJ_CLRSPC_GRAY : OPJ_CLRSPC_SRGB)
+        else {
+            throw PipelineError(
+                .failedToInitializeImageDestination, "OpenJPEG could not allocate a \(width)x\(height) image.")
         }
         defer { opj_image_destroy(opjImage) }
         opjImage.pointee.x0 = 0
@@ -74,13 +78,17 @@ struct JPEG2000Encoder: ImageEncoder {
         let messages = OpenJPEGMessages()
         messages.install(on: codec)
         guard opj_setup_encoder(codec, &settings, opjImage) != 0, let output = OpenJPEGOutputStream() else {
-            throw PipelineError(.failedToInitializeImageDestination, "OpenJPEG refused the settings: \(messages.errorText(or: "no reason given"))")
+            throw PipelineError(
+                .failedToInitializeImageDestination,
+                "OpenJPEG refused the settings: \(messages.errorText(or: "no reason given"))")
         }
         guard opj_start_compress(codec, opjImage, output.stream) != 0,
-              opj_encode(codec, output.stream) != 0,
-              opj_end_compress(codec, output.stream) != 0
+            opj_encode(codec, output.stream) != 0,
+            opj_end_compress(codec, output.stream) != 0
         else {
-            throw PipelineError(.failedToFinalizeImageDestination, "OpenJPEG could not encode a \(width)x\(height) image: \(messages.errorText(or: "no reason given"))")
+            throw PipelineError(
+                .failedToFinalizeImageDestination,
+                "OpenJPEG could not encode a \(width)x\(height) image: \(messages.errorText(or: "no reason given"))")
         }
         return output.data
     }

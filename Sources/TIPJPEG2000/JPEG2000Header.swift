@@ -21,8 +21,10 @@ struct JPEG2000Header {
     /// Reads the header of `bytes`, whose layout is `layout` (main header present). The SIZ marker is
     /// checked against `options` before OpenJPEG reads anything (see ``JPEG2000Size``), and the image
     /// OpenJPEG reports again after. Throws for anything that is not a decodable JPEG 2000 image.
-    static func read(_ bytes: UnsafeRawBufferPointer, layout: JPEG2000Layout, options: ImageDecodingOptions, strict: Bool,
-                     threads: Int) throws(ImageDecodingError) -> JPEG2000Header {
+    static func read(
+        _ bytes: UnsafeRawBufferPointer, layout: JPEG2000Layout, options: ImageDecodingOptions, strict: Bool,
+        threads: Int
+    ) throws(ImageDecodingError) -> JPEG2000Header {
         guard let size = layout.size else { throw .corruptData("no valid SIZ marker after SOC") }
         try size.check(options)
         let decompressor = try OpenJPEGDecompressor(bytes, format: layout.format, strict: strict, threads: threads)
@@ -34,8 +36,9 @@ struct JPEG2000Header {
         try options.checkDimensions(width: x1 - x0, height: y1 - y0)
         let count = Int(image.numcomps)
         guard count <= 5 else { throw .unsupported("JPEG 2000 with \(count) components") }
-        let converter = try JPEG2000PixelConverter(componentCount: count, alpha: (0..<count).map { Int(components[$0].alpha) },
-                                                   colorSpace: image.color_space)
+        let converter = try JPEG2000PixelConverter(
+            componentCount: count, alpha: (0..<count).map { Int(components[$0].alpha) },
+            colorSpace: image.color_space)
         return JPEG2000Header(decompressor: decompressor, x0: x0, y0: y0, x1: x1, y1: y1, converter: converter)
     }
 }

@@ -57,7 +57,9 @@ struct JPEG2000Layout: Equatable {
             switch length {
             case 0: end = nil  // to the end of the file
             case 1:
-                guard offset + 16 <= bytes.count else { return JPEG2000Layout(format: .jp2, hasMainHeader: false, isComplete: false) }
+                guard offset + 16 <= bytes.count else {
+                    return JPEG2000Layout(format: .jp2, hasMainHeader: false, isComplete: false)
+                }
                 let extended = UInt64(readBE32(bytes, offset + 8)) << 32 | UInt64(readBE32(bytes, offset + 12))
                 guard extended >= 16, extended < UInt64(Int.max / 2) else { return corruptJP2 }
                 headerLength = 16
@@ -78,8 +80,10 @@ struct JPEG2000Layout: Equatable {
     /// A JP2 whose boxes cannot lead to a codestream: OpenJPEG will say what is wrong.
     private static let corruptJP2 = JPEG2000Layout(format: .jp2, hasMainHeader: true, isComplete: true)
 
-    private static func layout(of bytes: UnsafeRawBufferPointer, codestreamStart start: Int, codestreamEnd end: Int?,
-                               format: Format) -> JPEG2000Layout {
+    private static func layout(
+        of bytes: UnsafeRawBufferPointer, codestreamStart start: Int, codestreamEnd end: Int?,
+        format: Format
+    ) -> JPEG2000Layout {
         let available = min(end ?? bytes.count, bytes.count)
         let hasMainHeader = mainHeaderEnd(bytes, from: start, to: available) != nil
         let isComplete: Bool
@@ -90,8 +94,9 @@ struct JPEG2000Layout: Equatable {
             while last > start + 2 && bytes[last - 1] == 0 { last -= 1 }
             isComplete = last >= start + 4 && bytes[last - 2] == 0xFF && bytes[last - 1] == 0xD9
         }
-        return JPEG2000Layout(format: format, hasMainHeader: hasMainHeader, isComplete: isComplete,
-                              size: JPEG2000Size(bytes, codestreamStart: start, limit: available))
+        return JPEG2000Layout(
+            format: format, hasMainHeader: hasMainHeader, isComplete: isComplete,
+            size: JPEG2000Size(bytes, codestreamStart: start, limit: available))
     }
 
     /// The offset of the first SOT marker (the end of the main header) in `bytes[start..<limit]`;
@@ -112,6 +117,7 @@ struct JPEG2000Layout: Equatable {
     }
 
     private static func readBE32(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+            | UInt32(bytes[offset + 3])
     }
 }

@@ -33,7 +33,7 @@ struct JPEG2000PixelConverter {
         var alphaIndex = alpha.firstIndex { $0 != 0 }
         let colorCountWithoutAlpha = count - (alphaIndex == nil ? 0 : 1)
         // No channel definition box: a second or fourth component is alpha (except CMYK's K).
-        if alphaIndex == nil, (count == 2 || (count == 4 && space != OPJ_CLRSPC_CMYK)) {
+        if alphaIndex == nil, count == 2 || (count == 4 && space != OPJ_CLRSPC_CMYK) {
             alphaIndex = count - 1
         }
         let colors = (0..<count).filter { $0 != alphaIndex }
@@ -42,7 +42,8 @@ struct JPEG2000PixelConverter {
         case 3: colorModel = space == OPJ_CLRSPC_SYCC ? .ycc : .rgb
         case 4 where space == OPJ_CLRSPC_CMYK: colorModel = .cmyk
         default:
-            throw .unsupported("JPEG 2000 with \(colorCountWithoutAlpha) colour components in colour space \(space.rawValue)")
+            throw .unsupported(
+                "JPEG 2000 with \(colorCountWithoutAlpha) colour components in colour space \(space.rawValue)")
         }
         if space == OPJ_CLRSPC_EYCC { throw .unsupported("JPEG 2000 in e-YCC colour") }
         colorComponents = colors
@@ -60,9 +61,11 @@ struct JPEG2000PixelConverter {
         if let alphaComponent { used.append(alphaComponent) }
         for index in used {
             let component = components[index]
-            guard component.data != nil, component.w > 0, component.h > 0, component.prec >= 1, component.prec <= 31 else { return nil }
+            guard component.data != nil, component.w > 0, component.h > 0, component.prec >= 1, component.prec <= 31
+            else { return nil }
         }
-        guard width > 0, height > 0, var bitmap = Bitmap(uninitializedWidth: width, height: height, format: format) else { return nil }
+        guard width > 0, height > 0, var bitmap = Bitmap(uninitializedWidth: width, height: height, format: format)
+        else { return nil }
         let planes = used.map { ComponentPlane(components[$0], width: width, height: height) }
         let stride = bitmap.bytesPerRow
         let model = colorModel
@@ -80,8 +83,10 @@ struct JPEG2000PixelConverter {
     }
 
     /// Writes one output row from the 8-bit component rows (colour components, then alpha).
-    private static func pack(_ rows: [[UInt8]], into out: UnsafeMutablePointer<UInt8>, width: Int, model: ColorModel,
-                             hasAlpha: Bool, premultiplied: Bool) {
+    private static func pack(
+        _ rows: [[UInt8]], into out: UnsafeMutablePointer<UInt8>, width: Int, model: ColorModel,
+        hasAlpha: Bool, premultiplied: Bool
+    ) {
         if model == .gray && !hasAlpha {
             rows[0].withUnsafeBufferPointer { gray in
                 guard let source = gray.baseAddress else { return }
@@ -149,7 +154,9 @@ private struct ComponentPlane {
         offset = component.sgnd != 0 ? Int32(truncatingIfNeeded: 1 << (precision - 1)) : 0
         maximum = Int32(truncatingIfNeeded: (Int64(1) << precision) - 1)
         let sourceWidth = Int(component.w)
-        columns = sourceWidth == outputWidth ? nil : (0..<outputWidth).map { min($0 * sourceWidth / outputWidth, sourceWidth - 1) }
+        columns =
+            sourceWidth == outputWidth
+            ? nil : (0..<outputWidth).map { min($0 * sourceWidth / outputWidth, sourceWidth - 1) }
         self.outputHeight = outputHeight
     }
 

@@ -28,7 +28,8 @@ struct JPEG2000ResolutionSelection: Equatable {
             levels += 1
         }
         discardedLevels = best
-        decodedPixelCount = (Self.reduced(x1, best) - Self.reduced(x0, best)) * (Self.reduced(y1, best) - Self.reduced(y0, best))
+        decodedPixelCount =
+            (Self.reduced(x1, best) - Self.reduced(x0, best)) * (Self.reduced(y1, best) - Self.reduced(y0, best))
     }
 
     /// A reference-grid coordinate at `levels` levels down: divided by 2^levels, rounded up.

@@ -18,13 +18,17 @@ struct JPEG2000Size: Equatable {
         guard start + 42 <= limit, bytes[start + 2] == 0xFF, bytes[start + 3] == 0x51 else { return nil }
         func field(_ index: Int) -> Int {
             let offset = start + 8 + 4 * index
-            return Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            return Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
+                | Int(bytes[offset + 3])
         }
-        let (x1, y1, x0, y0, tileWidth, tileHeight, tileX0, tileY0) = (field(0), field(1), field(2), field(3), field(4), field(5), field(6), field(7))
+        let (x1, y1, x0, y0, tileWidth, tileHeight, tileX0, tileY0) = (
+            field(0), field(1), field(2), field(3), field(4), field(5), field(6), field(7)
+        )
         guard x1 > x0, y1 > y0, tileWidth > 0, tileHeight > 0, tileX0 <= x0, tileY0 <= y0 else { return nil }
         width = x1 - x0
         height = y1 - y0
-        let (tiles, overflow) = ((x1 - tileX0 + tileWidth - 1) / tileWidth).multipliedReportingOverflow(by: (y1 - tileY0 + tileHeight - 1) / tileHeight)
+        let (tiles, overflow) = ((x1 - tileX0 + tileWidth - 1) / tileWidth).multipliedReportingOverflow(
+            by: (y1 - tileY0 + tileHeight - 1) / tileHeight)
         tileCount = overflow ? Int.max : tiles
         componentCount = Int(bytes[start + 40]) << 8 | Int(bytes[start + 41])
     }
@@ -41,6 +45,8 @@ struct JPEG2000Size: Equatable {
         guard tileCount <= maximumTileCount else {
             throw .unsupported("JPEG 2000 with \(tileCount) tiles for \(width)x\(height) pixels")
         }
-        guard componentCount >= 1, componentCount <= 5 else { throw .unsupported("JPEG 2000 with \(componentCount) components") }
+        guard componentCount >= 1, componentCount <= 5 else {
+            throw .unsupported("JPEG 2000 with \(componentCount) components")
+        }
     }
 }

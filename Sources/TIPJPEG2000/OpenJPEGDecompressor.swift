@@ -16,7 +16,9 @@ final class OpenJPEGDecompressor {
     /// Reads the header of the `format` data in `bytes` (which must outlive the decompressor).
     /// `strict` false lets OpenJPEG decode what a truncated codestream holds; `threads` > 1 decodes
     /// code-blocks on OpenJPEG's own thread pool.
-    init(_ bytes: UnsafeRawBufferPointer, format: JPEG2000Layout.Format, strict: Bool, threads: Int) throws(ImageDecodingError) {
+    init(_ bytes: UnsafeRawBufferPointer, format: JPEG2000Layout.Format, strict: Bool, threads: Int)
+        throws(ImageDecodingError)
+    {
         guard let codec = opj_create_decompress(format == .jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K) else {
             throw .unsupported("OpenJPEG could not create a decompressor")
         }

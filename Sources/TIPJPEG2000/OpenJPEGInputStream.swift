@@ -23,7 +23,8 @@ final class OpenJPEGInputStream {
         opj_stream_set_user_data_length(stream, UInt64(bytes.count))
         opj_stream_set_read_function(stream) { buffer, count, context in
             guard let buffer, let context else { return OpenJPEGInputStream.endOfStream }
-            return Unmanaged<OpenJPEGInputStream>.fromOpaque(context).takeUnretainedValue().read(into: buffer, count: count)
+            return Unmanaged<OpenJPEGInputStream>.fromOpaque(context).takeUnretainedValue().read(
+                into: buffer, count: count)
         }
         opj_stream_set_skip_function(stream) { count, context in
             guard let context else { return -1 }

@@ -16,14 +16,20 @@ final class OpenJPEGMessages {
     /// Installs this collector's handlers on `codec`. The collector must outlive the codec.
     func install(on codec: UnsafeMutablePointer<opj_codec_t?>) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        opj_set_error_handler(codec, { message, context in
-            guard let message, let context else { return }
-            Unmanaged<OpenJPEGMessages>.fromOpaque(context).takeUnretainedValue().record(error: String(cString: message))
-        }, context)
-        opj_set_warning_handler(codec, { message, context in
-            guard let message, let context else { return }
-            Unmanaged<OpenJPEGMessages>.fromOpaque(context).takeUnretainedValue().record(warning: String(cString: message))
-        }, context)
+        opj_set_error_handler(
+            codec,
+            { message, context in
+                guard let message, let context else { return }
+                Unmanaged<OpenJPEGMessages>.fromOpaque(context).takeUnretainedValue().record(
+                    error: String(cString: message))
+            }, context)
+        opj_set_warning_handler(
+            codec,
+            { message, context in
+                guard let message, let context else { return }
+                Unmanaged<OpenJPEGMessages>.fromOpaque(context).takeUnretainedValue().record(
+                    warning: String(cString: message))
+            }, context)
         opj_set_info_handler(codec, { _, _ in }, nil)
     }
 

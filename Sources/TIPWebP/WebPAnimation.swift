@@ -17,8 +17,10 @@ enum WebPAnimation {
     static let totalPixelBudgetMultiple = 2
 
     /// Decodes the animation in `bytes` (complete or not), at most `maximumFrames` frames.
-    static func decode(_ bytes: UnsafeRawBufferPointer, header: WebPHeader, options: ImageDecodingOptions,
-                       maximumFrames: Int = .max) throws(ImageDecodingError) -> ImageContainer {
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, header: WebPHeader, options: ImageDecodingOptions,
+        maximumFrames: Int = .max
+    ) throws(ImageDecodingError) -> ImageContainer {
         try options.checkDimensions(width: header.width, height: header.height)
         guard let layout = WebPAnimationLayout.scan(bytes) else { throw .truncatedData }
         if layout.isComplete {
@@ -38,12 +40,16 @@ enum WebPAnimation {
         milliseconds <= 10 ? ImageContainer.defaultFrameDuration : TimeInterval(milliseconds) / 1000
     }
 
-    private static func decodeFrames(_ file: UnsafeRawBufferPointer, options: ImageDecodingOptions, maximumFrames: Int,
-                                     isTruncated: Bool) throws(ImageDecodingError) -> ImageContainer {
+    private static func decodeFrames(
+        _ file: UnsafeRawBufferPointer, options: ImageDecodingOptions, maximumFrames: Int,
+        isTruncated: Bool
+    ) throws(ImageDecodingError) -> ImageContainer {
         guard let base = file.baseAddress else { throw .emptyData }
         var data = WebPData(bytes: base.assumingMemoryBound(to: UInt8.self), size: file.count)
         var animationOptions = WebPAnimDecoderOptions()
-        guard WebPAnimDecoderOptionsInit(&animationOptions) != 0 else { throw .unsupported("libwebpdemux ABI mismatch") }
+        guard WebPAnimDecoderOptionsInit(&animationOptions) != 0 else {
+            throw .unsupported("libwebpdemux ABI mismatch")
+        }
         animationOptions.color_mode = MODE_rgbA
         animationOptions.use_threads = 0
         guard let decoder = WebPAnimDecoderNew(&data, &animationOptions) else {
@@ -68,7 +74,7 @@ enum WebPAnimation {
             var canvas: UnsafeMutablePointer<UInt8>?
             var timestamp: Int32 = 0
             guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas,
-                  var frame = Bitmap(width: canvasWidth, height: canvasHeight, format: .rgba8Premultiplied)
+                var frame = Bitmap(width: canvasWidth, height: canvasHeight, format: .rgba8Premultiplied)
             else {
                 failed = true
                 break
@@ -86,8 +92,10 @@ enum WebPAnimation {
         }
         guard !frames.isEmpty else { throw .corruptData("no decodable frame") }
         let isPartial = isTruncated || failed || frames.count < Int(info.frame_count)
-        guard let container = ImageContainer(animatedFrames: frames, frameDurations: durations,
-                                             loopCount: Int(info.loop_count), isPartial: isPartial)
+        guard
+            let container = ImageContainer(
+                animatedFrames: frames, frameDurations: durations,
+                loopCount: Int(info.loop_count), isPartial: isPartial)
         else { throw .corruptData("no decodable frame") }
         return container
     }

@@ -33,9 +33,10 @@ struct WebPAnimationLayout {
             }
             offset = end
         }
-        return WebPAnimationLayout(riffEnd: riffEnd, completeFrameCount: frames, endOfFirstCompleteFrame: firstEnd,
-                                   endOfLastCompleteFrame: lastEnd,
-                                   isComplete: bytes.count >= riffEnd)
+        return WebPAnimationLayout(
+            riffEnd: riffEnd, completeFrameCount: frames, endOfFirstCompleteFrame: firstEnd,
+            endOfLastCompleteFrame: lastEnd,
+            isComplete: bytes.count >= riffEnd)
     }
 
     /// The first `length` bytes of `bytes` as a file of its own: the RIFF size rewritten to match.
@@ -47,6 +48,7 @@ struct WebPAnimationLayout {
     }
 
     private static func readLE32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+        UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(
+            bytes[offset + 3]) << 24
     }
 }

@@ -30,8 +30,10 @@ struct WebPDecoder: ImageDecoder {
     }
 
     /// Decodes the file in `bytes`, static or animated.
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions,
-                       maximumFrames: Int = .max) throws(ImageDecodingError) -> ImageContainer {
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions,
+        maximumFrames: Int = .max
+    ) throws(ImageDecodingError) -> ImageContainer {
         guard let header = try WebPHeader.read(bytes) else { throw .truncatedData }
         if header.isAnimated {
             return try WebPAnimation.decode(bytes, header: header, options: options, maximumFrames: maximumFrames)

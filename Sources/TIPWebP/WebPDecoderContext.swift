@@ -106,7 +106,9 @@ final class WebPDecoderContext: ImageDecoderContext {
         return progress
     }
 
-    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? {
+    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode)
+        throws(ImageDecodingError) -> ImageContainer?
+    {
         guard let header else { return nil }
         let complete = isComplete
         if mode == .completeImage && !complete { return nil }
@@ -121,21 +123,26 @@ final class WebPDecoderContext: ImageDecoderContext {
         } else {
             progressMark = incremental?.decodedRows ?? 0
         }
-        let key = CacheKey(width: output.width, height: output.height, progress: progressMark, isComplete: complete, isFinalized: isFinalized)
+        let key = CacheKey(
+            width: output.width, height: output.height, progress: progressMark, isComplete: complete,
+            isFinalized: isFinalized)
         if let cached, cached.key == key { return cached.image }
 
         let image: ImageContainer?
         if header.isAnimated {
             image = try renderAnimation(complete: complete, options: renderOptions)
         } else {
-            image = try renderStill(header: header, complete: complete, mode: mode, output: output, options: renderOptions)
+            image = try renderStill(
+                header: header, complete: complete, mode: mode, output: output, options: renderOptions)
         }
         if let image { cached = (key, image) }
         return image
     }
 
-    private func renderStill(header: WebPHeader, complete: Bool, mode: ImageDecoderRenderMode, output: (width: Int, height: Int),
-                             options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer? {
+    private func renderStill(
+        header: WebPHeader, complete: Bool, mode: ImageDecoderRenderMode, output: (width: Int, height: Int),
+        options: ImageDecodingOptions
+    ) throws(ImageDecodingError) -> ImageContainer? {
         guard let incremental else { return nil }
         if complete {
             // Smaller outputs decode again with libwebp's scaling, exactly as a one-shot decode does.
@@ -151,7 +158,9 @@ final class WebPDecoderContext: ImageDecoderContext {
         return ImageContainer(image: WebPStill.resized(bitmap, to: output, options: options), isPartial: true)
     }
 
-    private func renderAnimation(complete: Bool, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer? {
+    private func renderAnimation(complete: Bool, options: ImageDecodingOptions) throws(ImageDecodingError)
+        -> ImageContainer?
+    {
         guard let layout, complete || layout.completeFrameCount > 0 else { return nil }
         // While bytes are still coming, only the first frame; after finalize, every complete frame.
         let maximumFrames = complete || isFinalized ? Int.max : 1

@@ -15,7 +15,9 @@ struct WebPEncoder: ImageEncoder {
         let source = image.image
         let width = source.width, height = source.height
         guard width <= Int(WEBP_MAX_DIMENSION), height <= Int(WEBP_MAX_DIMENSION) else {
-            throw PipelineError(.failedToInitializeImageDestination, "WebP images are at most \(WEBP_MAX_DIMENSION) pixels a side; this one is \(width)x\(height).")
+            throw PipelineError(
+                .failedToInitializeImageDestination,
+                "WebP images are at most \(WEBP_MAX_DIMENSION) pixels a side; this one is \(width)x\(height).")
         }
         let pixels = WebPEncoder.straightRGBA(source, dropAlpha: options.contains(.noAlpha))
         let clamped = quality.isFinite ? min(max(quality, 0), 1) : 0.75
@@ -29,7 +31,8 @@ struct WebPEncoder: ImageEncoder {
         }
         defer { WebPFree(output) }
         guard size > 0, let output else {
-            throw PipelineError(.failedToFinalizeImageDestination, "libwebp could not encode a \(width)x\(height) image.")
+            throw PipelineError(
+                .failedToFinalizeImageDestination, "libwebp could not encode a \(width)x\(height) image.")
         }
         return Data(bytes: output, count: size)
     }

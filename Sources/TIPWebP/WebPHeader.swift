@@ -26,8 +26,9 @@ struct WebPHeader {
         let status = WebPGetFeatures(base.assumingMemoryBound(to: UInt8.self), bytes.count, &features)
         if status == VP8_STATUS_NOT_ENOUGH_DATA { return nil }
         guard status == VP8_STATUS_OK else { throw WebPStatus.error(status, while: "reading the header") }
-        return WebPHeader(width: Int(features.width), height: Int(features.height),
-                          hasAlpha: features.has_alpha != 0, isAnimated: features.has_animation != 0)
+        return WebPHeader(
+            width: Int(features.width), height: Int(features.height),
+            hasAlpha: features.has_alpha != 0, isAnimated: features.has_animation != 0)
     }
 }
 

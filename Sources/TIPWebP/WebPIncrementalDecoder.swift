@@ -66,7 +66,7 @@ final class WebPIncrementalDecoder {
     func bitmap() -> Bitmap? {
         var lastY: Int32 = 0, width: Int32 = 0, height: Int32 = 0, stride: Int32 = 0
         guard let source = WebPIDecGetRGB(decoder, &lastY, &width, &height, &stride), lastY > 0, width > 0,
-              height > 0, stride >= width * 4
+            height > 0, stride >= width * 4
         else { return nil }
         let rows = min(Int(lastY), Int(height))
         guard var bitmap = Bitmap(width: Int(width), height: Int(height), format: format) else { return nil }

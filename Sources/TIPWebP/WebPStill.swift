@@ -7,12 +7,15 @@ import TIP
 enum WebPStill {
     /// Decodes the whole of `bytes`, whose header is `header`. A truncated file comes back with the
     /// rows decoded before the cut (`isPartial`); with no row at all it throws.
-    static func decode(_ bytes: UnsafeRawBufferPointer, header: WebPHeader, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+    static func decode(_ bytes: UnsafeRawBufferPointer, header: WebPHeader, options: ImageDecodingOptions)
+        throws(ImageDecodingError) -> ImageContainer
+    {
         let width = header.width, height = header.height
         try options.checkDimensions(width: width, height: height)
         guard let base = bytes.baseAddress else { throw .emptyData }
         let output = options.outputDimensions(width: width, height: height)
-        let shrinks = output.width <= width && output.height <= height && (output.width < width || output.height < height)
+        let shrinks =
+            output.width <= width && output.height <= height && (output.width < width || output.height < height)
         let decodeWidth = shrinks ? output.width : width, decodeHeight = shrinks ? output.height : height
         let format: PixelFormat = header.hasAlpha ? .rgba8Premultiplied : .rgbx8
         // libwebp writes every pixel byte (alpha 255 for opaque images); on any failure this bitmap is dropped.
@@ -54,8 +57,10 @@ enum WebPStill {
     }
 
     /// `bitmap` resampled to `output` unless it already has that size.
-    static func resized(_ bitmap: Bitmap, to output: (width: Int, height: Int), options: ImageDecodingOptions) -> Bitmap {
+    static func resized(_ bitmap: Bitmap, to output: (width: Int, height: Int), options: ImageDecodingOptions) -> Bitmap
+    {
         if bitmap.width == output.width && bitmap.height == output.height { return bitmap }
-        return Resampler.resample(bitmap, width: output.width, height: output.height, quality: options.interpolationQuality)
+        return Resampler.resample(
+            bitmap, width: output.width, height: output.height, quality: options.interpolationQuality)
     }
 }

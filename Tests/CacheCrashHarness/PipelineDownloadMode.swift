@@ -3,11 +3,12 @@
 // The test knows every image's bytes, so it can check whatever the kill leaves on disk:
 //   /img<i>.jpg (cached under its URL), "stored-<i>" and "moved-<i>" (both the bytes of /img<i>.jpg).
 import Foundation
+import TIP
+import TIPTestSupport
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TIP
-import TIPTestSupport
 
 /// A full-size fetch request for `url`.
 private struct HarnessFetchRequest: ImageFetchRequest {
@@ -70,13 +71,17 @@ func runPipelineDownloadMode(cachesRoot: String, baseURL: String, imageCount: In
             switch next(12) {
             case 0..<5:
                 group.enter()
-                let operation = pipeline.operation(with: HarnessFetchRequest(imageURL: url(index))) { _, _ in group.leave() }
+                let operation = pipeline.operation(with: HarnessFetchRequest(imageURL: url(index))) { _, _ in
+                    group.leave()
+                }
                 pipeline.fetchImage(with: operation)
             case 5..<8:
                 // Cancelled mid-download: leaves a partial to resume.
                 if next(2) == 0 { pipeline.clearImage(withIdentifier: url(index).absoluteString) }
                 group.enter()
-                let operation = pipeline.operation(with: HarnessFetchRequest(imageURL: url(index))) { _, _ in group.leave() }
+                let operation = pipeline.operation(with: HarnessFetchRequest(imageURL: url(index))) { _, _ in
+                    group.leave()
+                }
                 pipeline.fetchImage(with: operation)
                 let delay = 5 + next(60)
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) { operation.cancel() }
@@ -94,7 +99,8 @@ func runPipelineDownloadMode(cachesRoot: String, baseURL: String, imageCount: In
                 pipeline.storeImage(with: store) { _, _ in group.leave() }
             case 10:
                 group.enter()
-                pipeline.changeIdentifierForImage(withIdentifier: "stored-\(index)", toIdentifier: "moved-\(index)") { _ in
+                pipeline.changeIdentifierForImage(withIdentifier: "stored-\(index)", toIdentifier: "moved-\(index)") {
+                    _ in
                     group.leave()
                 }
             default:

@@ -17,7 +17,8 @@ if arguments.count == 5, arguments[1] == "--populate", let count = Int(arguments
     exit(0)
 }
 if arguments.count == 4, arguments[1] == "--measure-load" {
-    let result = DiskCacheCrashHarnessSupport.measureManifestLoad(directory: arguments[2], sidecar: arguments[3] == "sidecar")
+    let result = DiskCacheCrashHarnessSupport.measureManifestLoad(
+        directory: arguments[2], sidecar: arguments[3] == "sidecar")
     print("manifest: \(result.entries) entries, \(result.bytes) bytes, loaded in \(Int(result.seconds * 1000)) ms")
     exit(0)
 }

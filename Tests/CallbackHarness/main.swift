@@ -48,7 +48,8 @@ final class Loader: ImageFetchDelegate {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let url = URL(string: arguments[2]) else {
-    FileHandle.standardError.write(Data("usage: TIPCallbackHarness <completion|delegate|async-task> <image URL>\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: TIPCallbackHarness <completion|delegate|async-task> <image URL>\n".utf8))
     exit(2)
 }
 let done = DispatchSemaphore(value: 0)
@@ -58,14 +59,16 @@ let finish: @Sendable (String) -> Void = { text in
     done.signal()
 }
 let pipeline = ImagePipeline.shared
-let request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: CGSize(width: 32, height: 32),
-                                       targetContentMode: .scaleAspectFit)
+let request = GenericImageFetchRequest(
+    imageURL: url, identifier: nil, targetDimensions: CGSize(width: 32, height: 32),
+    targetContentMode: .scaleAspectFit)
 var loader: Loader?
 switch arguments[1] {
 case "completion":
     let operation = pipeline.operation(with: request) { result, error in
         if let result {
-            finish("ok \(result.imageContainer.image.width)x\(result.imageContainer.image.height) \(result.imageSource)")
+            finish(
+                "ok \(result.imageContainer.image.width)x\(result.imageContainer.image.height) \(result.imageSource)")
         } else {
             finish("failed: \(String(describing: error))")
         }

@@ -38,7 +38,10 @@ struct StressImages: Sendable {
             let type: ImageType = index % 2 == 0 ? .jpeg : .png
             let data = try CodecCatalogue.shared.encodeImage(ImageContainer(image: bitmap), type: type, quality: 0.85)
             let decoded = try CodecCatalogue.shared.decodeImage(data).container.image
-            made.append(Image(path: "/s\(index).\(type == .jpeg ? "jpg" : "png")", data: data, width: width, height: height, decoded: decoded))
+            made.append(
+                Image(
+                    path: "/s\(index).\(type == .jpeg ? "jpg" : "png")", data: data, width: width, height: height,
+                    decoded: decoded))
         }
         images = made
     }

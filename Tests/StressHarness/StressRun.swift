@@ -73,8 +73,10 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
 
     /// A run with `configuration` (its budgets are lowered for the run) and pipelines made by `makePipeline`
     /// (which must use `configuration`).
-    init(configuration: GlobalConfiguration, settings: StressSettings,
-         makePipeline: @escaping @Sendable (String) -> ImagePipeline?) {
+    init(
+        configuration: GlobalConfiguration, settings: StressSettings,
+        makePipeline: @escaping @Sendable (String) -> ImagePipeline?
+    ) {
         self.configuration = configuration
         self.settings = settings
         self.makePipeline = makePipeline
@@ -115,8 +117,10 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         configuration.maxCountForAllMemoryCaches = 40
         configuration.maxCountForAllDiskCaches = 60
         locked {
-            $0.report.budgets = (configuration.maxBytesForAllRenderedCaches, configuration.maxBytesForAllMemoryCaches,
-                                 configuration.maxBytesForAllDiskCaches)
+            $0.report.budgets = (
+                configuration.maxBytesForAllRenderedCaches, configuration.maxBytesForAllMemoryCaches,
+                configuration.maxBytesForAllDiskCaches
+            )
         }
 
         var pipelines: [ImagePipeline] = []
@@ -133,7 +137,9 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         locked { $0.running = false }
         // Late duplicate completions would show up here; the post-completion checks finish.
         let checksDeadline = Date().addingTimeInterval(10)
-        repeat { Thread.sleep(forTimeInterval: 0.2) } while Date() < checksDeadline && !locked({ $0.records.allSatisfy(\.checked) })
+        repeat {
+            Thread.sleep(forTimeInterval: 0.2)
+        } while Date() < checksDeadline && !locked({ $0.records.allSatisfy(\.checked) })
         checkRecords()
         checkCaches(pipelines: pipelines, images: images, server: server)
 
@@ -147,13 +153,18 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
             if remaining == 0 { break }
         }
         if remaining != 0 {
-            problem("\(weakPipelines.filter { $0.value != nil }.count) pipelines and \(weakOperations.filter { $0.value != nil }.count) operations still alive after tear-down")
+            problem(
+                "\(weakPipelines.filter { $0.value != nil }.count) pipelines and \(weakOperations.filter { $0.value != nil }.count) operations still alive after tear-down"
+            )
         }
-        let totals = (configuration.totalBytesForAllRenderedCaches, configuration.totalBytesForAllMemoryCaches,
-                      configuration.totalBytesForAllDiskCaches)
+        let totals = (
+            configuration.totalBytesForAllRenderedCaches, configuration.totalBytesForAllMemoryCaches,
+            configuration.totalBytesForAllDiskCaches
+        )
         if totals != (0, 0, 0) { problem("cache totals after tear-down are not zero: \(totals)") }
         return locked {
-            $0.report.seconds = Double((clock.now - start).components.seconds)
+            $0.report.seconds =
+                Double((clock.now - start).components.seconds)
                 + Double((clock.now - start).components.attoseconds) / 1e18
             return $0.report
         }
@@ -161,7 +172,9 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
 
     // MARK: Issuing
 
-    private func issue(images: [StressImages.Image], pipelines: [ImagePipeline], server: TIPImageServer) -> [WeakBox<ImageFetchOperation>] {
+    private func issue(images: [StressImages.Image], pipelines: [ImagePipeline], server: TIPImageServer) -> [WeakBox<
+        ImageFetchOperation
+    >] {
         var state = settings.seed &* 0x9E37_79B9_7F4A_7C15 | 1
         func next(_ bound: Int) -> Int {
             state ^= state << 13
@@ -177,30 +190,39 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         for number in 0..<settings.operations {
             let pipeline = pipelines[next(pipelines.count)]
             let imageIndex = next(images.count + 2)
-            let path = imageIndex < images.count ? images[imageIndex].path : (imageIndex == images.count ? "/missing.jpg" : "/dropped.jpg")
+            let path =
+                imageIndex < images.count
+                ? images[imageIndex].path : (imageIndex == images.count ? "/missing.jpg" : "/dropped.jpg")
             var request = GenericImageFetchRequest(imageURL: server.url(for: path))
             if next(3) > 0 {
                 let side = CGFloat(16 + next(140))
                 request.targetDimensions = CGSize(width: side, height: side * CGFloat(1 + next(2)))
-                request.targetContentMode = [ContentMode.scaleAspectFit, .scaleAspectFill, .scaleToFill, .center][next(4)]
+                request.targetContentMode =
+                    [ContentMode.scaleAspectFit, .scaleAspectFill, .scaleToFill, .center][next(4)]
             }
             let kind = next(100)
             var store: (any DependencyOperation)?
             if kind < 8, imageIndex < images.count {
                 // A store under its own identifier, and this fetch waits for it.
-                var storeRequest = GenericImageStoreRequest(imageURL: server.url(for: path), identifier: "stored-\(imageIndex)")
+                var storeRequest = GenericImageStoreRequest(
+                    imageURL: server.url(for: path), identifier: "stored-\(imageIndex)")
                 storeRequest.imageData = images[imageIndex].data
                 request.imageIdentifier = "stored-\(imageIndex)"
                 request.loadingSources = next(2) == 0 ? [.memoryCache, .diskCache] : .all
                 locked { $0.report.stores += 1 }
                 let storeCompletions = Locked(0)
                 store = pipeline.storeImage(with: storeRequest) { [self] _, _ in
-                    if storeCompletions.withLock({ $0 += 1; return $0 }) > 1 { problem("a store completed twice") }
+                    if storeCompletions.withLock({
+                        $0 += 1; return $0
+                    }) > 1 {
+                        problem("a store completed twice")
+                    }
                 }
             }
             // "/missing.jpg" never has an image; "/dropped.jpg" drops every response half-way, yet resuming
             // can complete image 0.
-            let expected: StressImages.Image? = imageIndex < images.count ? images[imageIndex] : (imageIndex == images.count ? nil : images[0])
+            let expected: StressImages.Image? =
+                imageIndex < images.count ? images[imageIndex] : (imageIndex == images.count ? nil : images[0])
             slots.wait()
             let operation = pipeline.operation(with: request) { [self, request] result, error in
                 // "/dropped.jpg" drops every response half-way, yet resuming can still complete image 0.
@@ -237,8 +259,11 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
             switch next(200) {
             case 0: pipeline.clearMemoryCaches()
             case 1: pipeline.clearDiskCache()
-            case 2..<6: pipeline.clearImage(withIdentifier: server.url(for: images[next(images.count)].path).absoluteString)
-            case 6..<9: pipeline.dirtyRenderedMemoryCacheImage(withIdentifier: server.url(for: images[next(images.count)].path).absoluteString)
+            case 2..<6:
+                pipeline.clearImage(withIdentifier: server.url(for: images[next(images.count)].path).absoluteString)
+            case 6..<9:
+                pipeline.dirtyRenderedMemoryCacheImage(
+                    withIdentifier: server.url(for: images[next(images.count)].path).absoluteString)
             default: break
             }
             recent.append(operation)
@@ -248,22 +273,32 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         return operations
     }
 
-    private func complete(_ number: Int, result: ImageFetchResult?, error: (any Error)?,
-                          expected: StressImages.Image?, request: GenericImageFetchRequest) {
+    private func complete(
+        _ number: Int, result: ImageFetchResult?, error: (any Error)?,
+        expected: StressImages.Image?, request: GenericImageFetchRequest
+    ) {
         let cancelled = (error as? ImageFetchError)?.code == .cancelled
         let count = locked { run -> Int in
             run.records[number].completions += 1
             if run.records[number].completions == 1 {
                 run.records[number].succeeded = result != nil
                 run.records[number].cancelled = cancelled
-                if result != nil { run.report.succeeded += 1 } else if cancelled { run.report.cancelled += 1 } else { run.report.failed += 1 }
+                if result != nil {
+                    run.report.succeeded += 1
+                } else if cancelled {
+                    run.report.cancelled += 1
+                } else {
+                    run.report.failed += 1
+                }
             }
             return run.records[number].completions
         }
         if count > 1 { problem("fetch \(number) completed \(count) times") }
         // The operation finishes right after its completion block: check it a moment later, then let it go.
         checks.asyncAfter(deadline: .now() + .milliseconds(30)) { [self] in checkFinished(number) }
-        if (result == nil) == (error == nil) { problem("fetch \(number) completed with result \(result != nil) and error \(error != nil)") }
+        if (result == nil) == (error == nil) {
+            problem("fetch \(number) completed with result \(result != nil) and error \(error != nil)")
+        }
         guard let result else {
             if !cancelled, !(error is ImageFetchError) {
                 problem("fetch \(number) failed with an untyped error: \(String(describing: error))")
@@ -274,7 +309,8 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         let dimensions = result.imageContainer.dimensions
         let original = CGSize(width: expected.width, height: expected.height)
         if result.imageOriginalDimensions != original {
-            let text = "fetch \(number): original dimensions \(result.imageOriginalDimensions) from \(result.imageSource), expected \(expected.width)x\(expected.height)"
+            let text =
+                "fetch \(number): original dimensions \(result.imageOriginalDimensions) from \(result.imageSource), expected \(expected.width)x\(expected.height)"
             problem(text)
         }
         if request.targetDimensions == .zero, dimensions != original {
@@ -284,7 +320,9 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
             problem("fetch \(number): full-size fetch delivered other pixels from \(result.imageSource)")
         }
         if dimensions.width < 1 || dimensions.height < 1 {
-            problem("fetch \(number): \(dimensions) for \(expected.width)x\(expected.height) at target \(request.targetDimensions)")
+            problem(
+                "fetch \(number): \(dimensions) for \(expected.width)x\(expected.height) at target \(request.targetDimensions)"
+            )
         }
     }
 
@@ -305,7 +343,9 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
     private func checkFinished(_ number: Int, attempt: Int = 0) {
         let pending = locked { $0.records[number].operation }
         if let pending, !pending.isFinished, attempt < 100 {
-            checks.asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in checkFinished(number, attempt: attempt + 1) }
+            checks.asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in
+                checkFinished(number, attempt: attempt + 1)
+            }
             return
         }
         let (operation, record) = locked { run -> (ImageFetchOperation?, StressRecord) in
@@ -317,7 +357,8 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         guard let operation else { return }
         if !operation.isFinished { problem("fetch \(number) is not finished 5 s after its completion") }
         let state = operation.state
-        let expected: ImageFetchOperationState = record.succeeded ? .succeeded : (record.cancelled ? .cancelled : .failed)
+        let expected: ImageFetchOperationState =
+            record.succeeded ? .succeeded : (record.cancelled ? .cancelled : .failed)
         if state != expected { problem("fetch \(number): state \(state), completion said \(expected)") }
     }
 
@@ -333,16 +374,27 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
     private func sampleBudgets() {
         while locked({ $0.running }) {
             let c = configuration
-            let rendered = c.totalBytesForAllRenderedCaches, memory = c.totalBytesForAllMemoryCaches, disk = c.totalBytesForAllDiskCaches
-            let counts = (c.totalCountForAllRenderedCaches, c.totalCountForAllMemoryCaches, c.totalCountForAllDiskCaches)
+            let rendered = c.totalBytesForAllRenderedCaches, memory = c.totalBytesForAllMemoryCaches,
+                disk = c.totalBytesForAllDiskCaches
+            let counts = (
+                c.totalCountForAllRenderedCaches, c.totalCountForAllMemoryCaches, c.totalCountForAllDiskCaches
+            )
             locked { run in
                 run.report.budgetSamples += 1
-                run.report.peakBytes = (max(run.report.peakBytes.rendered, rendered), max(run.report.peakBytes.memory, memory),
-                                        max(run.report.peakBytes.disk, disk))
+                run.report.peakBytes = (
+                    max(run.report.peakBytes.rendered, rendered), max(run.report.peakBytes.memory, memory),
+                    max(run.report.peakBytes.disk, disk)
+                )
             }
-            if rendered > c.maxBytesForAllRenderedCaches { problem("rendered caches hold \(rendered) B > \(c.maxBytesForAllRenderedCaches)") }
-            if memory > c.maxBytesForAllMemoryCaches { problem("memory caches hold \(memory) B > \(c.maxBytesForAllMemoryCaches)") }
-            if disk > c.maxBytesForAllDiskCaches { problem("disk caches hold \(disk) B > \(c.maxBytesForAllDiskCaches)") }
+            if rendered > c.maxBytesForAllRenderedCaches {
+                problem("rendered caches hold \(rendered) B > \(c.maxBytesForAllRenderedCaches)")
+            }
+            if memory > c.maxBytesForAllMemoryCaches {
+                problem("memory caches hold \(memory) B > \(c.maxBytesForAllMemoryCaches)")
+            }
+            if disk > c.maxBytesForAllDiskCaches {
+                problem("disk caches hold \(disk) B > \(c.maxBytesForAllDiskCaches)")
+            }
             if counts.0 > Int(c.maxCountForAllRenderedCaches) { problem("rendered caches hold \(counts.0) entries") }
             if counts.1 > Int(c.maxCountForAllMemoryCaches) { problem("memory caches hold \(counts.1) entries") }
             if counts.2 > Int(c.maxCountForAllDiskCaches) { problem("disk caches hold \(counts.2) entries") }
@@ -358,15 +410,21 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         for pipeline in pipelines {
             let done = DispatchSemaphore(value: 0)
             let box = Locked<ImagePipelineInspectionResult?>(nil)
-            pipeline.inspect { result in box.withLock { $0 = result }; done.signal() }
+            pipeline.inspect { result in
+                box.withLock { $0 = result }; done.signal()
+            }
             done.wait()
             guard let inspection = box.withLock({ $0 }) else { continue }
             inMemory += inspection.inMemoryBytesUsed
             onDisk += inspection.onDiskBytesUsed
         }
         let memoryTotals = configuration.totalBytesForAllRenderedCaches + configuration.totalBytesForAllMemoryCaches
-        if inMemory != memoryTotals { problem("inspections hold \(inMemory) B in memory, the totals say \(memoryTotals)") }
-        if onDisk != configuration.totalBytesForAllDiskCaches { problem("inspections hold \(onDisk) B on disk, the totals say \(configuration.totalBytesForAllDiskCaches)") }
+        if inMemory != memoryTotals {
+            problem("inspections hold \(inMemory) B in memory, the totals say \(memoryTotals)")
+        }
+        if onDisk != configuration.totalBytesForAllDiskCaches {
+            problem("inspections hold \(onDisk) B on disk, the totals say \(configuration.totalBytesForAllDiskCaches)")
+        }
         var checked = 0
         for pipeline in pipelines {
             for image in images {
@@ -374,12 +432,17 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
                 let box = Locked<ImageFetchResult?>(nil)
                 var request = GenericImageFetchRequest(imageURL: server.url(for: image.path))
                 request.loadingSources = [.memoryCache, .diskCache]
-                pipeline.fetchImage(with: pipeline.operation(with: request) { result, _ in box.withLock { $0 = result }; done.signal() })
+                pipeline.fetchImage(
+                    with: pipeline.operation(with: request) { result, _ in
+                        box.withLock { $0 = result }; done.signal()
+                    })
                 done.wait()
                 guard let cached = box.withLock({ $0 })?.imageContainer.image else { continue }
                 checked += 1
                 if cached.width != image.width || cached.height != image.height || cached != image.decoded {
-                    problem("\(pipeline.identifier) serves a wrong image for \(image.path) from \(String(describing: box.withLock { $0 }?.imageSource))")
+                    problem(
+                        "\(pipeline.identifier) serves a wrong image for \(image.path) from \(String(describing: box.withLock { $0 }?.imageSource))"
+                    )
                 }
             }
         }

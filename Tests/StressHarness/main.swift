@@ -7,7 +7,8 @@ import Foundation
 import TIP
 
 var settings = StressSettings()
-var root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-stress-\(ProcessInfo.processInfo.processIdentifier)")
+var root = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "tip-stress-\(ProcessInfo.processInfo.processIdentifier)")
 var arguments = CommandLine.arguments.dropFirst()
 while let flag = arguments.popFirst() {
     guard let value = arguments.popFirst() else {
@@ -20,7 +21,8 @@ while let flag = arguments.popFirst() {
     case "--seed": settings.seed = UInt64(value) ?? settings.seed
     case "--root": root = URL(fileURLWithPath: value, isDirectory: true)
     default:
-        FileHandle.standardError.write(Data("usage: TIPStressHarness [--operations N] [--pipelines N] [--seed S] [--root DIR]\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: TIPStressHarness [--operations N] [--pipelines N] [--seed S] [--root DIR]\n".utf8))
         exit(2)
     }
 }

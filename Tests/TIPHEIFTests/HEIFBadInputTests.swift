@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPHEIF
 
@@ -16,7 +17,9 @@ struct HEIFBadInputTests {
         let decoder = HEIFCodec(format: .heic).decoder
         #expect(throws: ImageDecodingError.emptyData) { try decoder.decode(Data(), options: ImageDecodingOptions()) }
         let png = try HEIFTestFiles.data("photo.png")
-        #expect(throws: ImageDecodingError.unrecognizedFormat) { try decoder.decode(png, options: ImageDecodingOptions()) }
+        #expect(throws: ImageDecodingError.unrecognizedFormat) {
+            try decoder.decode(png, options: ImageDecodingOptions())
+        }
         let context = decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
         #expect(throws: ImageDecodingError.emptyData) { try context.finalize() }
         #expect(throws: ImageDecodingError.unrecognizedFormat) { try context.append(png) }
@@ -62,14 +65,17 @@ struct HEIFBadInputTests {
             let refused: Bool
             switch error {
             case .dimensionsTooLarge: refused = true
-            case .corruptData(let text): refused = text.contains("Security limit") || text.contains("security limit") || text.contains("exceeds")
+            case .corruptData(let text):
+                refused = text.contains("Security limit") || text.contains("security limit") || text.contains("exceeds")
             default: refused = false
             }
             #expect(refused, "\(String(describing: error))")
         }
     }
 
-    @Test("Damaged bytes give an image or a typed error, never a crash", arguments: ["photo.heic", "alpha.avif", "thumbnail.heic"])
+    @Test(
+        "Damaged bytes give an image or a typed error, never a crash",
+        arguments: ["photo.heic", "alpha.avif", "thumbnail.heic"])
     func corruptBytes(file: String) throws {
         let source = try HEIFTestFiles.data(file)
         let decoder = HEIFTestFiles.decoder(for: file)
@@ -81,9 +87,16 @@ struct HEIFBadInputTests {
                 damaged[index] = UInt8.random(in: 0...255, using: &rng)
             }
             do {
-                _ = try decoder.decode(damaged, options: ImageDecodingOptions(targetDimensions: CGSize(width: 30, height: 30), targetContentMode: .scaleAspectFill))
+                _ = try decoder.decode(
+                    damaged,
+                    options: ImageDecodingOptions(
+                        targetDimensions: CGSize(width: 30, height: 30), targetContentMode: .scaleAspectFill))
             } catch {
-                #expect(isTyped(error) || { if case .dimensionsTooLarge = error { return true }; return false }(), "\(error)")
+                #expect(
+                    isTyped(error)
+                        || {
+                            if case .dimensionsTooLarge = error { return true }; return false
+                        }(), "\(error)")
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPHEIF
 
@@ -7,7 +8,8 @@ import Testing
 struct HEIFDecodeTests {
     @Test("Opaque stills decode close to their source, as rgbx8", arguments: ["photo.heic", "photo.avif"])
     func opaque(file: String) throws {
-        let image = try HEIFTestFiles.decoder(for: file).decode(HEIFTestFiles.data(file), options: ImageDecodingOptions())
+        let image = try HEIFTestFiles.decoder(for: file).decode(
+            HEIFTestFiles.data(file), options: ImageDecodingOptions())
         #expect(!image.isPartial && image.image.format == .rgbx8)
         let psnr = HEIFTestFiles.psnr(image.image, try HEIFTestFiles.source("photo.png"))
         #expect(psnr > 30, "PSNR \(psnr)")
@@ -19,7 +21,9 @@ struct HEIFDecodeTests {
 
     @Test("Alpha comes back premultiplied", arguments: ["alpha.heic", "alpha.avif"])
     func alpha(file: String) throws {
-        let image = try HEIFTestFiles.decoder(for: file).decode(HEIFTestFiles.data(file), options: ImageDecodingOptions()).image
+        let image = try HEIFTestFiles.decoder(for: file).decode(
+            HEIFTestFiles.data(file), options: ImageDecodingOptions()
+        ).image
         #expect(image.format == .rgba8Premultiplied)
         #expect(image.pixel(x: 0, y: 0)[3] < 8)
         let pixel = image.pixel(x: 60, y: 40)
@@ -28,12 +32,17 @@ struct HEIFDecodeTests {
         #expect(psnr > 28, "PSNR \(psnr)")
     }
 
-    @Test("irot and imir are applied: the image comes back as displayed",
-          arguments: [("rotated.heic", "photo.png", ImageOrientation.right), ("mirrored.heic", "photo.png", .upMirrored),
-                      ("rotated.avif", "photo.png", .right), ("mirrored.avif", "photo.png", .downMirrored),
-                      ("alpha-rotated.heic", "alpha.png", .left)])
+    @Test(
+        "irot and imir are applied: the image comes back as displayed",
+        arguments: [
+            ("rotated.heic", "photo.png", ImageOrientation.right), ("mirrored.heic", "photo.png", .upMirrored),
+            ("rotated.avif", "photo.png", .right), ("mirrored.avif", "photo.png", .downMirrored),
+            ("alpha-rotated.heic", "alpha.png", .left),
+        ])
     func orientation(file: String, source: String, orientation: ImageOrientation) throws {
-        let image = try HEIFTestFiles.decoder(for: file).decode(HEIFTestFiles.data(file), options: ImageDecodingOptions()).image
+        let image = try HEIFTestFiles.decoder(for: file).decode(
+            HEIFTestFiles.data(file), options: ImageDecodingOptions()
+        ).image
         let expected = try HEIFTestFiles.source(source).applyingOrientation(orientation)
         #expect(image.width == expected.width && image.height == expected.height)
         let psnr = HEIFTestFiles.psnr(image, expected)
@@ -48,7 +57,8 @@ struct HEIFDecodeTests {
     @Test("A target smaller than an embedded thumbnail decodes the thumbnail")
     func thumbnail() throws {
         let data = try HEIFTestFiles.data("thumbnail.heic")
-        let small = ImageDecodingOptions(targetDimensions: CGSize(width: 100, height: 100), targetContentMode: .scaleAspectFit)
+        let small = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 100, height: 100), targetContentMode: .scaleAspectFit)
         let plan = try data.withUnsafeBytes { try HEIFDecoding.plan($0, options: small) }
         #expect(plan.usesThumbnail && plan.source.width == 160 && plan.source.height == 120)
         let image = try HEIFTestFiles.decoder(for: "x.heic").decode(data, options: small).image
@@ -56,7 +66,8 @@ struct HEIFDecodeTests {
         let reference = Resampler.resample(try HEIFTestFiles.source("large.png"), width: 100, height: 75)
         #expect(HEIFTestFiles.psnr(image, reference) > 24)
         // 300 pixels wide needs more than the 160-pixel thumbnail: the primary image.
-        let large = ImageDecodingOptions(targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFit)
+        let large = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFit)
         #expect(try !data.withUnsafeBytes { try HEIFDecoding.plan($0, options: large) }.usesThumbnail)
         #expect(try !data.withUnsafeBytes { try HEIFDecoding.plan($0, options: ImageDecodingOptions()) }.usesThumbnail)
         let full = try HEIFTestFiles.decoder(for: "x.heic").decode(data, options: large).image
@@ -66,7 +77,8 @@ struct HEIFDecodeTests {
     @Test("A thumbnail whose size the writer rounded (100x66 for 100x67.2) still counts as the same picture")
     func roundedThumbnail() throws {
         let data = try HEIFTestFiles.data("thumbnail-rounded.heic")
-        let options = ImageDecodingOptions(targetDimensions: CGSize(width: 80, height: 80), targetContentMode: .scaleAspectFit)
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 80, height: 80), targetContentMode: .scaleAspectFit)
         let plan = try data.withUnsafeBytes { try HEIFDecoding.plan($0, options: options) }
         #expect(plan.usesThumbnail && plan.source.width == 100 && plan.source.height == 66)
         let image = try HEIFTestFiles.decoder(for: "x.heic").decode(data, options: options).image
@@ -80,8 +92,12 @@ struct HEIFDecodeTests {
         #expect(ImageType.detect(fromMagicNumbers: avif) == .match(.avif))
         #expect(ImageType.heic.rawValue == "public.heic" && ImageType.avif.rawValue == "public.avif")
         let heicDecoder = HEIFCodec(format: .heic).decoder, avifDecoder = HEIFCodec(format: .avif).decoder
-        #expect(heicDecoder.detect(heic, isComplete: true) == .match && heicDecoder.detect(avif, isComplete: true) == .noMatch)
-        #expect(avifDecoder.detect(avif, isComplete: true) == .match && avifDecoder.detect(heic, isComplete: true) == .noMatch)
+        #expect(
+            heicDecoder.detect(heic, isComplete: true) == .match
+                && heicDecoder.detect(avif, isComplete: true) == .noMatch)
+        #expect(
+            avifDecoder.detect(avif, isComplete: true) == .match
+                && avifDecoder.detect(heic, isComplete: true) == .noMatch)
         #expect(heicDecoder.detect(heic.prefix(10), isComplete: false) == .needMoreData)
         #expect(heicDecoder.detect(heic.prefix(10), isComplete: true) == .noMatch)
         #expect(heicDecoder.detect(try HEIFTestFiles.data("photo.png"), isComplete: false) == .noMatch)

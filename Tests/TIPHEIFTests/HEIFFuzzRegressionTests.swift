@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPHEIF
 
@@ -11,7 +12,9 @@ struct HEIFFuzzRegressionTests {
     @Test(arguments: HEIFCodec.Format.allCases)
     func dav1dLeak(format: HEIFCodec.Format) throws {
         let data = try HEIFTestFiles.data("fuzz/dav1d-leak.avif")
-        let options = ImageDecodingOptions(targetDimensions: CGSize(width: 64, height: 64), targetContentMode: .scaleAspectFit, maximumPixelCount: 1 << 20)
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 64, height: 64), targetContentMode: .scaleAspectFit,
+            maximumPixelCount: 1 << 20)
         do {
             _ = try HEIFCodec(format: format).decoder.decode(data, options: options)
         } catch {

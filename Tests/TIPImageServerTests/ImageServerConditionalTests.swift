@@ -1,40 +1,47 @@
 import Foundation
+import NIOHTTP1
+import Testing
+
+@testable import TIPImageServer
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import NIOHTTP1
-import Testing
-@testable import TIPImageServer
 
 @Suite("Image server conditional requests and caching headers")
 struct ImageServerConditionalTests {
     static let lastModified = "Mon, 01 Jan 2024 00:00:00 GMT"
 
-    @Test("304 rules: If-None-Match (weak comparison, lists, *) first, else If-Modified-Since by date", arguments: [
-        (["If-None-Match": "\"abc\""], true),
-        (["If-None-Match": "W/\"abc\""], true),
-        (["If-None-Match": "\"x\", \"abc\""], true),
-        (["If-None-Match": "*"], true),
-        (["If-None-Match": "\"x\""], false),
-        (["If-None-Match": "\"x\"", "If-Modified-Since": lastModified], false),
-        (["If-Modified-Since": lastModified], true),
-        (["If-Modified-Since": "Tue, 02 Jan 2024 00:00:00 GMT"], true),
-        (["If-Modified-Since": "Sun, 31 Dec 2023 23:59:59 GMT"], false),
-        (["If-Modified-Since": "yesterday"], false),
-        ([:], false),
-    ])
+    @Test(
+        "304 rules: If-None-Match (weak comparison, lists, *) first, else If-Modified-Since by date",
+        arguments: [
+            (["If-None-Match": "\"abc\""], true),
+            (["If-None-Match": "W/\"abc\""], true),
+            (["If-None-Match": "\"x\", \"abc\""], true),
+            (["If-None-Match": "*"], true),
+            (["If-None-Match": "\"x\""], false),
+            (["If-None-Match": "\"x\"", "If-Modified-Since": lastModified], false),
+            (["If-Modified-Since": lastModified], true),
+            (["If-Modified-Since": "Tue, 02 Jan 2024 00:00:00 GMT"], true),
+            (["If-Modified-Since": "Sun, 31 Dec 2023 23:59:59 GMT"], false),
+            (["If-Modified-Since": "yesterday"], false),
+            ([:], false),
+        ])
     func rules(headers: [String: String], notModified: Bool) {
         let fields = HTTPHeaders(headers.map { ($0.key, $0.value) })
         #expect(ResponsePlan.isNotModified(fields, lastModified: Self.lastModified, etag: "\"abc\"") == notModified)
     }
 
-    @Test("over the wire: a matching validator gets 304 without a body, with the validators and the path's caching headers")
+    @Test(
+        "over the wire: a matching validator gets 304 without a body, with the validators and the path's caching headers"
+    )
     func notModified() async throws {
         let server = try await TestData.startedServer()
         defer { server.stop() }
         let bytes = TestData.bytes(2_000)
         server.setImage(bytes, at: "/c.jpg")
-        server.setResponseHeaders([("Cache-Control", "max-age=60"), ("Date", "Mon, 01 Jan 2024 00:00:05 GMT")], for: "/c.jpg")
+        server.setResponseHeaders(
+            [("Cache-Control", "max-age=60"), ("Date", "Mon, 01 Jan 2024 00:00:05 GMT")], for: "/c.jpg")
         let url = server.url(for: "/c.jpg")
 
         let (first, body) = try await HTTPTestClient.fetch(url)
@@ -72,9 +79,11 @@ struct ImageServerConditionalTests {
         let etag = try #require(whole.header("ETag"))
         let (partial, _) = try await HTTPTestClient.fetch(url, headers: ["Range": "bytes=10-"])
         #expect(partial.statusCode == 206 && partial.header("Cache-Control") == "no-cache")
-        let (both, _) = try await HTTPTestClient.fetch(url, headers: ["Range": "bytes=10-", "If-Range": etag, "If-None-Match": etag])
+        let (both, _) = try await HTTPTestClient.fetch(
+            url, headers: ["Range": "bytes=10-", "If-Range": etag, "If-None-Match": etag])
         #expect(both.statusCode == 304)
-        let (other, _) = try await HTTPTestClient.fetch(url, headers: ["Range": "bytes=10-", "If-Range": etag, "If-None-Match": "\"old\""])
+        let (other, _) = try await HTTPTestClient.fetch(
+            url, headers: ["Range": "bytes=10-", "If-Range": etag, "If-None-Match": "\"old\""])
         #expect(other.statusCode == 206)
     }
 }

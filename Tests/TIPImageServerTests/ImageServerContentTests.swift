@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import TIPImageServer
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIPImageServer
 
 @Suite("Image server content")
 struct ImageServerContentTests {
@@ -37,8 +39,9 @@ struct ImageServerContentTests {
         #expect(etag.hasPrefix("\"") && etag.hasSuffix("\"") && etag.count > 2)
 
         // Same bytes elsewhere: same tag. Other bytes: another tag. Given type and date are used.
-        server.setImage(bytes, at: "copy.bin", contentType: "image/x-custom",
-                        lastModified: Date(timeIntervalSince1970: 784_111_777.5))
+        server.setImage(
+            bytes, at: "copy.bin", contentType: "image/x-custom",
+            lastModified: Date(timeIntervalSince1970: 784_111_777.5))
         let (copy, _) = try await HTTPTestClient.fetch(server.url(for: "/copy.bin"))
         #expect(copy.header("ETag") == etag)
         #expect(copy.header("Content-Type") == "image/x-custom")
@@ -67,8 +70,9 @@ struct ImageServerContentTests {
         let directory = try TestData.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let bytes = TestData.bytes(5_000)
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("sub"),
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("sub"),
+            withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("sub/pic one.gif")
         try bytes.write(to: file)
         let date = Date(timeIntervalSince1970: 1_600_000_000)

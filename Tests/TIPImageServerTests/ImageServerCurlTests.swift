@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TIPImageServer
+import Testing
 
 /// Runs the curl command-line tool (skipped when it is not installed).
 private enum Curl {

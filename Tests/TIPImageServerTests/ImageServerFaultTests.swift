@@ -1,9 +1,10 @@
 import Foundation
+import TIPImageServer
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import TIPImageServer
 
 @Suite("Image server faults")
 struct ImageServerFaultTests {

@@ -1,9 +1,10 @@
 import Foundation
+import TIPImageServer
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import TIPImageServer
 
 @Suite("Image server stop and concurrency")
 struct ImageServerLifecycleTests {
@@ -109,7 +110,9 @@ struct ImageServerLifecycleTests {
                     let index = request % 5
                     let isFile = request % 2 == 0
                     let path = isFile ? "/f\(index).jpg" : "/m\(index).png"
-                    let expected = isFile ? TestData.bytes(20_000 + index, seed: UInt64(index + 1))
+                    let expected =
+                        isFile
+                        ? TestData.bytes(20_000 + index, seed: UInt64(index + 1))
                         : TestData.bytes(30_000 + index, seed: UInt64(index + 100))
                     let (response, body) = try await HTTPTestClient.fetch(server.url(for: path))
                     return response.statusCode == 200 && body == expected

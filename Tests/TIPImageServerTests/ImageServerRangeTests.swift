@@ -1,31 +1,35 @@
 import Foundation
+import Testing
+
+@testable import TIPImageServer
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIPImageServer
 
 @Suite("Image server ranges")
 struct ImageServerRangeTests {
-    @Test("Range header parsing", arguments: [
-        ("bytes=10-", ByteRange.partial(lower: 10, upper: 99)),
-        ("bytes=10-19", .partial(lower: 10, upper: 19)),
-        ("bytes=-10", .partial(lower: 90, upper: 99)),
-        ("bytes=-1000", .partial(lower: 0, upper: 99)),
-        ("bytes=0-0", .partial(lower: 0, upper: 0)),
-        ("bytes=5-1000", .partial(lower: 5, upper: 99)),
-        ("Bytes = 1-2 ", .whole),
-        (" bytes=1-2", .partial(lower: 1, upper: 2)),
-        ("bytes=100-", .unsatisfiable),
-        ("bytes=100-200", .unsatisfiable),
-        ("bytes=-0", .unsatisfiable),
-        ("bytes=0-1,5-6", .whole),
-        ("bytes=5-1", .whole),
-        ("bytes=a-b", .whole),
-        ("items=0-1", .whole),
-        ("bytes=-", .whole),
-        ("bytes=99999999999999999999999-", .unsatisfiable),
-    ])
+    @Test(
+        "Range header parsing",
+        arguments: [
+            ("bytes=10-", ByteRange.partial(lower: 10, upper: 99)),
+            ("bytes=10-19", .partial(lower: 10, upper: 19)),
+            ("bytes=-10", .partial(lower: 90, upper: 99)),
+            ("bytes=-1000", .partial(lower: 0, upper: 99)),
+            ("bytes=0-0", .partial(lower: 0, upper: 0)),
+            ("bytes=5-1000", .partial(lower: 5, upper: 99)),
+            ("Bytes = 1-2 ", .whole),
+            (" bytes=1-2", .partial(lower: 1, upper: 2)),
+            ("bytes=100-", .unsatisfiable),
+            ("bytes=100-200", .unsatisfiable),
+            ("bytes=-0", .unsatisfiable),
+            ("bytes=0-1,5-6", .whole),
+            ("bytes=5-1", .whole),
+            ("bytes=a-b", .whole),
+            ("items=0-1", .whole),
+            ("bytes=-", .whole),
+            ("bytes=99999999999999999999999-", .unsatisfiable),
+        ])
     func parse(header: String, expected: ByteRange) {
         #expect(ByteRange.parse(header, length: 100) == expected)
     }

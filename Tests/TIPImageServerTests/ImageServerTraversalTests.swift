@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIPImageServer
 
 @Suite("Image server 404 and path traversal")

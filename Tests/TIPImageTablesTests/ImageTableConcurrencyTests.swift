@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPImageTables
 
@@ -27,8 +28,11 @@ struct ImageTableConcurrencyTests {
                     random ^= random << 13
                     random ^= random >> 7
                     random ^= random << 17
-                    let entity = Int(random % UInt64(Self.entities)), version = Int((random >> 20) % UInt64(Self.versions))
-                    if let image = store.image(for: TableTestImages.entity("e\(entity)", version: version), formatName: format.name) {
+                    let entity = Int(random % UInt64(Self.entities)),
+                        version = Int((random >> 20) % UInt64(Self.versions))
+                    if let image = store.image(
+                        for: TableTestImages.entity("e\(entity)", version: version), formatName: format.name)
+                    {
                         found += 1
                         if image != expected[entity][version] { wrong += 1 }
                         if held.count < 4 { held.append((image, entity, version)) }
@@ -52,7 +56,10 @@ struct ImageTableConcurrencyTests {
                 let entity = Int(random % UInt64(Self.entities)), version = Int((random >> 20) % UInt64(Self.versions))
                 switch (random >> 40) % 100 {
                 case 0..<85:
-                    if (try? store.setImage(expected[entity][version], for: TableTestImages.entity("e\(entity)", version: version), formatName: format.name)) != nil {
+                    if (try? store.setImage(
+                        expected[entity][version], for: TableTestImages.entity("e\(entity)", version: version),
+                        formatName: format.name)) != nil
+                    {
                         count += 1
                     }
                 case 85..<99:

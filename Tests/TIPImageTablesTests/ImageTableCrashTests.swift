@@ -1,8 +1,9 @@
 import Foundation
+import TIPTestSupport
 import Testing
+
 @testable import TIP
 @testable import TIPImageTables
-import TIPTestSupport
 
 /// SIGKILL in the middle of writes: no entry is ever served with pixels other than those its source gives.
 @Suite("Image table crash safety", .serialized)
@@ -15,16 +16,20 @@ struct ImageTableCrashTests {
         }
         candidates.append(Bundle.main.bundleURL)
         candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug"))
+        candidates.append(
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug"))
         return candidates.map { $0.appendingPathComponent("TIPImageTablesCrashHarness") }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
     static let kills = 200
 
-    @Test("200 SIGKILLs at random moments of writes, deletes and resets: every served entry has exactly its source's pixels")
+    @Test(
+        "200 SIGKILLs at random moments of writes, deletes and resets: every served entry has exactly its source's pixels"
+    )
     func killedWriters() async throws {
-        let harness = try #require(Self.harness, "TIPImageTablesCrashHarness not found next to the test bundle: run `swift build` first")
+        let harness = try #require(
+            Self.harness, "TIPImageTablesCrashHarness not found next to the test bundle: run `swift build` first")
         let env = TableTestEnvironment()
         var random: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next(_ bound: UInt64) -> UInt64 {
@@ -59,7 +64,9 @@ struct ImageTableCrashTests {
             // "ready N": the entries this child dropped as torn when it opened the tables the last one left.
             let line = String(decoding: printed.withLock { $0 }, as: UTF8.self)
             if line.hasPrefix("ready "), let count = Int(line.dropFirst(6).prefix { $0.isNumber }) { torn += count }
-            #expect(process.terminationReason == .uncaughtSignal, "the harness exited by itself: \(process.terminationStatus)")
+            #expect(
+                process.terminationReason == .uncaughtSignal,
+                "the harness exited by itself: \(process.terminationStatus)")
             if kill % 10 == 0 {
                 let (count, dropped) = try verify(env)
                 served += count
@@ -67,9 +74,12 @@ struct ImageTableCrashTests {
             }
         }
         #expect(served > 0)
-        #expect(env.problems.posted(.imageTableEntryCorrupt).isEmpty, "a kill never damages pixels under a valid record")
+        #expect(
+            env.problems.posted(.imageTableEntryCorrupt).isEmpty, "a kill never damages pixels under a valid record")
         #expect(torn + discarded > 0, "some kills landed in the middle of a write")
-        print("image table crash test: \(Self.kills) kills, \(served) entries served and verified, \(torn + discarded) torn entries dropped")
+        print(
+            "image table crash test: \(Self.kills) kills, \(served) entries served and verified, \(torn + discarded) torn entries dropped"
+        )
     }
 
     /// Opens the tables the harness left and checks every entry any version of any entity could have.

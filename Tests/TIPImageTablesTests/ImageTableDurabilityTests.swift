@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPImageTables
 
@@ -10,13 +11,17 @@ struct ImageTableDurabilityTests {
     static func fill(_ env: TableTestEnvironment, _ format: ImageTableFormat, count: Int) throws {
         let store = try env.store([format])
         for index in 0..<count {
-            _ = try store.setImage(TableTestImages.pattern(width: format.width, height: format.height, pixelFormat: format.pixelFormat, seed: index),
-                                   for: TableTestImages.entity("e\(index)"), formatName: format.name)
+            _ = try store.setImage(
+                TableTestImages.pattern(
+                    width: format.width, height: format.height, pixelFormat: format.pixelFormat, seed: index),
+                for: TableTestImages.entity("e\(index)"), formatName: format.name)
         }
     }
 
     /// Changes the file of `format` in place.
-    static func edit(_ env: TableTestEnvironment, _ format: ImageTableFormat, _ body: (FileHandle) throws -> Void) throws {
+    static func edit(_ env: TableTestEnvironment, _ format: ImageTableFormat, _ body: (FileHandle) throws -> Void)
+        throws
+    {
         let handle = try FileHandle(forUpdating: env.file(format))
         defer { try? handle.close() }
         try body(handle)
@@ -30,11 +35,13 @@ struct ImageTableDurabilityTests {
     }
 
     static func count(_ store: ImageTableStore, _ format: ImageTableFormat, _ entities: Int) -> Int {
-        (0..<entities).filter { store.image(for: TableTestImages.entity("e\($0)"), formatName: format.name) != nil }.count
+        (0..<entities).filter { store.image(for: TableTestImages.entity("e\($0)"), formatName: format.name) != nil }
+            .count
     }
 
-    @Test("a damaged, truncated or outdated file is made anew, empty and usable, and reported",
-          arguments: ["corrupt header", "truncated", "truncated: chunk", "format changed", "garbage"])
+    @Test(
+        "a damaged, truncated or outdated file is made anew, empty and usable, and reported",
+        arguments: ["corrupt header", "truncated", "truncated: chunk", "format changed", "garbage"])
     func rebuilt(damage: String) throws {
         let env = TableTestEnvironment()
         let format = try TableTestImages.format()
@@ -60,11 +67,15 @@ struct ImageTableDurabilityTests {
         let problems = env.problems.posted(.imageTableRebuilt)
         #expect(problems.count == 1)
         #expect(problems.first?[ProblemInfoKey.path] as? String == env.file(format).path)
-        _ = try store.setImage(TableTestImages.pattern(width: 4, height: 4, seed: 1), for: TableTestImages.entity("new"), formatName: format.name)
+        _ = try store.setImage(
+            TableTestImages.pattern(width: 4, height: 4, seed: 1), for: TableTestImages.entity("new"),
+            formatName: format.name)
         #expect(store.image(for: TableTestImages.entity("new"), formatName: format.name) != nil)
     }
 
-    @Test("an entry whose pixels were damaged on disk misses on its first retrieval, is dropped and reported; the others are served")
+    @Test(
+        "an entry whose pixels were damaged on disk misses on its first retrieval, is dropped and reported; the others are served"
+    )
     func damagedPixels() throws {
         let env = TableTestEnvironment()
         let format = try TableTestImages.format(pixelFormat: .rgbx8)
@@ -75,7 +86,8 @@ struct ImageTableDurabilityTests {
         let store = try env.store([format])
         #expect(store.image(for: TableTestImages.entity("e2"), formatName: format.name) == nil)
         for index in [0, 1, 3, 4, 5] {
-            #expect(store.image(for: TableTestImages.entity("e\(index)"), formatName: format.name)
+            #expect(
+                store.image(for: TableTestImages.entity("e\(index)"), formatName: format.name)
                     == TableTestImages.pattern(width: 24, height: 16, pixelFormat: .rgbx8, seed: index))
         }
         let stats = try #require(store.statistics(formatName: format.name))
@@ -107,12 +119,14 @@ struct ImageTableDurabilityTests {
     func duplicates() throws {
         let env = TableTestEnvironment()
         let format = try TableTestImages.format()
-        try Self.fill(env, format, count: 1)   // e0, source v0, in slot 0
+        try Self.fill(env, format, count: 1)  // e0, source v0, in slot 0
         let layout = ImageTableLayout(format: format)
         let oldRecord = try Self.readRecord(env, format, layout, slot: 0)
         do {
             let store = try env.store([format])
-            _ = try store.setImage(TableTestImages.pattern(width: 24, height: 16, seed: 7), for: TableTestImages.entity("e0", version: 1), formatName: format.name)
+            _ = try store.setImage(
+                TableTestImages.pattern(width: 24, height: 16, seed: 7), for: TableTestImages.entity("e0", version: 1),
+                formatName: format.name)
         }
         // Put the old record back, as if the process had died before freeing it.
         try Self.edit(env, format) { handle in
@@ -121,18 +135,24 @@ struct ImageTableDurabilityTests {
         }
         let store = try env.store([format])
         #expect(store.statistics(formatName: format.name)?.discardedEntries == 1)
-        #expect(store.image(for: TableTestImages.entity("e0", version: 1), formatName: format.name) == TableTestImages.pattern(width: 24, height: 16, seed: 7))
+        #expect(
+            store.image(for: TableTestImages.entity("e0", version: 1), formatName: format.name)
+                == TableTestImages.pattern(width: 24, height: 16, seed: 7))
         #expect(store.image(for: TableTestImages.entity("e0", version: 0), formatName: format.name) == nil)
     }
 
-    static func readRecord(_ env: TableTestEnvironment, _ format: ImageTableFormat, _ layout: ImageTableLayout, slot: Int) throws -> Data {
+    static func readRecord(
+        _ env: TableTestEnvironment, _ format: ImageTableFormat, _ layout: ImageTableLayout, slot: Int
+    ) throws -> Data {
         let handle = try FileHandle(forReadingFrom: env.file(format))
         defer { try? handle.close() }
         try handle.seek(toOffset: UInt64(layout.recordOffset(slot)))
         return try #require(try handle.read(upToCount: ImageTableLayout.recordLength))
     }
 
-    @Test("a full disk fails the write that needs a new chunk with ENOSPC and a problem; the entries already there are served")
+    @Test(
+        "a full disk fails the write that needs a new chunk with ENOSPC and a problem; the entries already there are served"
+    )
     func fullDisk() throws {
         let env = TableTestEnvironment()
         try FileManager.default.createDirectory(at: env.tables, withIntermediateDirectories: true)
@@ -144,10 +164,13 @@ struct ImageTableDurabilityTests {
         // 800x800 gray entries, three per 2 MiB chunk: the first chunk fits in 3 MiB, the second does not.
         let format = try TableTestImages.format(width: 800, height: 800, pixelFormat: .gray8, maximumCount: 9)
         let store = try env.store([format])
-        let flat = ImageTableDrawing { _, canvas in canvas.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 7, $0.count) } }
+        let flat = ImageTableDrawing { _, canvas in
+            canvas.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 7, $0.count) }
+        }
         let source = TableTestImages.pattern(width: 1, height: 1, pixelFormat: .gray8, seed: 0)
         for index in 0..<3 {
-            _ = try store.setImage(source, for: TableTestImages.entity("e\(index)", drawing: flat), formatName: format.name)
+            _ = try store.setImage(
+                source, for: TableTestImages.entity("e\(index)", drawing: flat), formatName: format.name)
         }
         let length = try #require(store.statistics(formatName: format.name)).fileLength
         #expect {
@@ -158,9 +181,13 @@ struct ImageTableDurabilityTests {
         }
         #expect(env.problems.posted(.imageTableWriteFailed).count == 1)
         #expect(store.statistics(formatName: format.name)?.fileLength == length)
-        #expect(try FileManager.default.attributesOfItem(atPath: env.file(format).path)[.size] as? Int == length, "the file was cut back")
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: env.file(format).path)[.size] as? Int == length,
+            "the file was cut back")
         for index in 0..<3 {
-            #expect(store.image(for: TableTestImages.entity("e\(index)", drawing: flat), formatName: format.name)?.pixel(x: 5, y: 5) == SIMD4(7, 7, 7, 255))
+            #expect(
+                store.image(for: TableTestImages.entity("e\(index)", drawing: flat), formatName: format.name)?.pixel(
+                    x: 5, y: 5) == SIMD4(7, 7, 7, 255))
         }
     }
 }

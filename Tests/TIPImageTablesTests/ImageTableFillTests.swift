@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 @testable import TIPImageTables
 
 /// Fills through a real pipeline from the embedded server.
@@ -10,7 +11,9 @@ struct ImageTableFillTests {
     /// A 200x100 PNG, red on the left half and blue on the right.
     static func halves() throws -> Data {
         var bitmap = Bitmap(width: 200, height: 100, format: .rgbx8)!
-        for y in 0..<100 { for x in 0..<200 { bitmap.setPixel(x: x, y: y, x < 100 ? SIMD4(255, 0, 0, 255) : SIMD4(0, 0, 255, 255)) } }
+        for y in 0..<100 {
+            for x in 0..<200 { bitmap.setPixel(x: x, y: y, x < 100 ? SIMD4(255, 0, 0, 255) : SIMD4(0, 0, 255, 255)) }
+        }
         return try CodecCatalogue.shared.encodeImage(ImageContainer(image: bitmap), type: .png, quality: 1)
     }
 
@@ -52,7 +55,9 @@ struct ImageTableFillTests {
         let entity = GenericImageTableEntity(identifier: "a", sourceURL: server.url(for: "/a.png"))
         let addresses = try await withThrowingTaskGroup(of: UInt.self) { group in
             for _ in 0..<20 {
-                group.addTask { TableTestImages.address(try await store.retrieveImage(for: entity, formatName: format.name)) }
+                group.addTask {
+                    TableTestImages.address(try await store.retrieveImage(for: entity, formatName: format.name))
+                }
             }
             return try await group.reduce(into: Set<UInt>()) { $0.insert($1) }
         }
@@ -120,7 +125,9 @@ struct ImageTableFillTests {
             return (underlying as? ImageFetchError)?.code == .httpTransactionError
         }
         #expect(store.image(for: missing, formatName: format.name) == nil)
-        await #expect(throws: ImageTableError.self) { _ = try await store.retrieveImage(for: missing, formatName: "nope") }
+        await #expect(throws: ImageTableError.self) {
+            _ = try await store.retrieveImage(for: missing, formatName: "nope")
+        }
         let offline = try TableTestEnvironment().store([format])
         await #expect {
             _ = try await offline.retrieveImage(for: missing, formatName: format.name)
@@ -135,8 +142,8 @@ struct ImageTableFillTests {
         let env = TableTestEnvironment()
         let server = try await Self.server(["/slow.png"])
         defer { server.stop() }
-        server.setFault(.stall(afterBodyBytes: 10), for: "/slow.png")   // never completes: only a cancel ends it
-        env.configuration.minimumImageDownloadBytesPerSecond = 0           // (and no rate limit)
+        server.setFault(.stall(afterBodyBytes: 10), for: "/slow.png")  // never completes: only a cancel ends it
+        env.configuration.minimumImageDownloadBytesPerSecond = 0  // (and no rate limit)
         let format = try TableTestImages.format()
         let store = try env.store([format], pipeline: try env.pipeline())
         let entity = GenericImageTableEntity(identifier: "s", sourceURL: server.url(for: "/slow.png"))
@@ -149,7 +156,8 @@ struct ImageTableFillTests {
             if case ImageTableError.cancelled = error { return true }
             return false
         }
-        #expect(await server.waitUntil(timeout: .seconds(60)) { $0.openConnectionCount == 0 }, "the download was cancelled")
+        #expect(
+            await server.waitUntil(timeout: .seconds(60)) { $0.openConnectionCount == 0 }, "the download was cancelled")
         #expect(store.image(for: entity, formatName: format.name) == nil)
     }
 

@@ -1,16 +1,22 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPImageTables
 
 @Suite("Image table formats and layout")
 struct ImageTableFormatTests {
-    @Test("out-of-range definitions are refused with a reason",
-          arguments: [("", 8, 8, 10), (".", 8, 8, 10), ("a/b", 8, 8, 10), (String(repeating: "n", count: 101), 8, 8, 10),
-                      ("ok", 0, 8, 10), ("ok", 8, 4_097, 10), ("ok", 8, 8, 0), ("ok", 8, 8, 10_000_001), ("ok", 4_096, 4_096, 20_000)])
+    @Test(
+        "out-of-range definitions are refused with a reason",
+        arguments: [
+            ("", 8, 8, 10), (".", 8, 8, 10), ("a/b", 8, 8, 10), (String(repeating: "n", count: 101), 8, 8, 10),
+            ("ok", 0, 8, 10), ("ok", 8, 4_097, 10), ("ok", 8, 8, 0), ("ok", 8, 8, 10_000_001),
+            ("ok", 4_096, 4_096, 20_000),
+        ])
     func invalid(name: String, width: Int, height: Int, maximumCount: Int) {
         #expect {
-            _ = try ImageTableFormat(name: name, width: width, height: height, pixelFormat: .rgba8Premultiplied, maximumCount: maximumCount)
+            _ = try ImageTableFormat(
+                name: name, width: width, height: height, pixelFormat: .rgba8Premultiplied, maximumCount: maximumCount)
         } throws: { error in
             if case ImageTableError.invalidFormat = error { return true }
             return false
@@ -23,7 +29,11 @@ struct ImageTableFormatTests {
             for width in [1, 2, 15, 16, 17, 63, 64, 65, 200, 1_000, 4_096] {
                 for height in [1, 3, 64, 333, 4_096] {
                     for maximumCount in [1, 2, 3, 7, 100, 10_000] {
-                        guard let format = try? ImageTableFormat(name: "f", width: width, height: height, pixelFormat: pixelFormat, maximumCount: maximumCount) else { continue }
+                        guard
+                            let format = try? ImageTableFormat(
+                                name: "f", width: width, height: height, pixelFormat: pixelFormat,
+                                maximumCount: maximumCount)
+                        else { continue }
                         try check(ImageTableLayout(format: format), format)
                     }
                 }
@@ -37,7 +47,9 @@ struct ImageTableFormatTests {
         #expect(layout.entryLength == layout.bytesPerRow * format.height)
         #expect(layout.entriesPerChunk >= 1 && layout.entriesPerChunk <= format.maximumCount, "\(label)")
         #expect(layout.chunkLength % ImageTableLayout.chunkAlignment == 0, "\(label)")
-        #expect(layout.recordsLength % 4_096 == 0 && layout.recordsLength >= layout.entriesPerChunk * ImageTableLayout.recordLength)
+        #expect(
+            layout.recordsLength % 4_096 == 0
+                && layout.recordsLength >= layout.entriesPerChunk * ImageTableLayout.recordLength)
         #expect(layout.recordsLength + layout.entriesPerChunk * layout.entryLength <= layout.chunkLength, "\(label)")
         #expect(layout.entriesPerChunk == 1 || layout.chunkLength <= ImageTableLayout.targetChunkLength, "\(label)")
         #expect(layout.capacity(chunks: layout.maximumChunkCount) == format.maximumCount)
@@ -47,14 +59,19 @@ struct ImageTableFormatTests {
             let chunkStart = layout.chunkOffset(slot / per)
             #expect(chunkStart % ImageTableLayout.chunkAlignment == 0)
             #expect(layout.pixelOffset(slot) % 64 == 0, "\(label) slot \(slot)")
-            #expect(layout.recordOffset(slot) >= chunkStart && layout.recordOffset(slot) + ImageTableLayout.recordLength <= chunkStart + layout.recordsLength)
+            #expect(
+                layout.recordOffset(slot) >= chunkStart
+                    && layout.recordOffset(slot) + ImageTableLayout.recordLength <= chunkStart + layout.recordsLength)
             #expect(layout.pixelOffset(slot) >= chunkStart + layout.recordsLength)
-            #expect(layout.pixelOffset(slot) + layout.entryLength <= chunkStart + layout.chunkLength, "\(label) slot \(slot)")
+            #expect(
+                layout.pixelOffset(slot) + layout.entryLength <= chunkStart + layout.chunkLength,
+                "\(label) slot \(slot)")
             if slot + 1 < format.maximumCount && (slot + 1) % per != 0 {
                 #expect(layout.pixelOffset(slot + 1) == layout.pixelOffset(slot) + layout.entryLength)
             }
         }
-        #expect(layout.maximumFileLength == ImageTableLayout.headerLength + layout.maximumChunkCount * layout.chunkLength)
+        #expect(
+            layout.maximumFileLength == ImageTableLayout.headerLength + layout.maximumChunkCount * layout.chunkLength)
     }
 
     private func pixelSize(_ format: ImageTableFormat) -> Int { format.pixelFormat.bytesPerPixel }
@@ -64,9 +81,11 @@ struct ImageTableFormatTests {
         let format = try TableTestImages.format()
         let header = ImageTableHeader.encode(format: format, layout: ImageTableLayout(format: format))
         #expect(ImageTableHeader.verdict(header, expected: header) == .valid)
-        let variants = [try TableTestImages.format(width: 25), try TableTestImages.format(height: 17),
-                        try TableTestImages.format(pixelFormat: .rgbx8), try TableTestImages.format(maximumCount: 101),
-                        try TableTestImages.format(family: "f"), try TableTestImages.format("other")]
+        let variants = [
+            try TableTestImages.format(width: 25), try TableTestImages.format(height: 17),
+            try TableTestImages.format(pixelFormat: .rgbx8), try TableTestImages.format(maximumCount: 101),
+            try TableTestImages.format(family: "f"), try TableTestImages.format("other"),
+        ]
         for variant in variants {
             let other = ImageTableHeader.encode(format: variant, layout: ImageTableLayout(format: variant))
             #expect(ImageTableHeader.verdict(other, expected: header) == .formatChanged, "\(variant)")
@@ -80,8 +99,9 @@ struct ImageTableFormatTests {
 
     @Test("record checksums tell a complete record of its own slot from a torn, damaged or moved one")
     func records() throws {
-        var record = ImageTableRecord(state: ImageTableRecord.valid, checksum: 0, entity: ImageTableKey("e"), source: ImageTableKey("s"),
-                                      pixelChecksum: 42, writeSequence: 7, lastAccess: 9)
+        var record = ImageTableRecord(
+            state: ImageTableRecord.valid, checksum: 0, entity: ImageTableKey("e"), source: ImageTableKey("s"),
+            pixelChecksum: 42, writeSequence: 7, lastAccess: 9)
         record.checksum = record.expectedChecksum(slot: 3)
         #expect(record.isValid(slot: 3))
         #expect(!record.isValid(slot: 4))
@@ -91,11 +111,15 @@ struct ImageTableFormatTests {
         for offset in 0..<56 {
             var damaged = bytes
             damaged[offset] ^= 1
-            #expect(!damaged.withUnsafeBytes { ImageTableRecord.load(from: $0.baseAddress!) }.isValid(slot: 3), "byte \(offset)")
+            #expect(
+                !damaged.withUnsafeBytes { ImageTableRecord.load(from: $0.baseAddress!) }.isValid(slot: 3),
+                "byte \(offset)")
         }
         var accessed = bytes
         accessed.withUnsafeMutableBytes { ImageTableRecord.storeLastAccess(1_000, to: $0.baseAddress!) }
-        #expect(accessed.withUnsafeBytes { ImageTableRecord.load(from: $0.baseAddress!) }.isValid(slot: 3), "last access is outside the checksum")
+        #expect(
+            accessed.withUnsafeBytes { ImageTableRecord.load(from: $0.baseAddress!) }.isValid(slot: 3),
+            "last access is outside the checksum")
         var writing = record
         writing.state = ImageTableRecord.writing
         #expect(!writing.isValid(slot: 3))
@@ -110,7 +134,9 @@ struct ImageTableFormatTests {
         for index in bytes.indices {
             var changed = bytes
             changed[index] ^= 0x80
-            #expect(changed.withUnsafeBytes { ImageTableChecksum.pixels($0.baseAddress!, count: 256, seed: 1) } != base, "byte \(index)")
+            #expect(
+                changed.withUnsafeBytes { ImageTableChecksum.pixels($0.baseAddress!, count: 256, seed: 1) } != base,
+                "byte \(index)")
         }
     }
 }

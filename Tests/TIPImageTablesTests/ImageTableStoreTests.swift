@@ -1,11 +1,14 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPImageTables
 
 @Suite("Image table store")
 struct ImageTableStoreTests {
-    @Test("an entry set from an image is served as a view of the mapping, with the image's pixels", arguments: PixelFormat.allCases)
+    @Test(
+        "an entry set from an image is served as a view of the mapping, with the image's pixels",
+        arguments: PixelFormat.allCases)
     func setAndHit(pixelFormat: PixelFormat) throws {
         let env = TableTestEnvironment()
         let format = try TableTestImages.format(pixelFormat: pixelFormat)
@@ -31,12 +34,15 @@ struct ImageTableStoreTests {
         let format = try TableTestImages.format()
         let store = try env.store([format])
         let old = TableTestImages.entity("a", version: 1), new = TableTestImages.entity("a", version: 2)
-        _ = try store.setImage(TableTestImages.pattern(width: 24, height: 16, seed: 1), for: old, formatName: format.name)
+        _ = try store.setImage(
+            TableTestImages.pattern(width: 24, height: 16, seed: 1), for: old, formatName: format.name)
         #expect(store.image(for: new, formatName: format.name) == nil)
         #expect(store.image(for: old, formatName: format.name) != nil)
-        _ = try store.setImage(TableTestImages.pattern(width: 24, height: 16, seed: 2), for: new, formatName: format.name)
+        _ = try store.setImage(
+            TableTestImages.pattern(width: 24, height: 16, seed: 2), for: new, formatName: format.name)
         #expect(store.image(for: old, formatName: format.name) == nil)
-        #expect(store.image(for: new, formatName: format.name) == TableTestImages.pattern(width: 24, height: 16, seed: 2))
+        #expect(
+            store.image(for: new, formatName: format.name) == TableTestImages.pattern(width: 24, height: 16, seed: 2))
         #expect(store.statistics(formatName: format.name)?.entryCount == 1)
     }
 
@@ -47,21 +53,28 @@ struct ImageTableStoreTests {
         do {
             let store = try env.store([format])
             for index in 0..<4 {
-                _ = try store.setImage(TableTestImages.pattern(width: 24, height: 16, pixelFormat: .rgbx8, seed: index),
-                                       for: TableTestImages.entity("e\(index)"), formatName: format.name)
+                _ = try store.setImage(
+                    TableTestImages.pattern(width: 24, height: 16, pixelFormat: .rgbx8, seed: index),
+                    for: TableTestImages.entity("e\(index)"), formatName: format.name)
             }
-            _ = store.image(for: TableTestImages.entity("e0"), formatName: format.name)   // e1 is now the least recent
+            _ = store.image(for: TableTestImages.entity("e0"), formatName: format.name)  // e1 is now the least recent
         }
         let store = try env.store([format])
         let stats = try #require(store.statistics(formatName: format.name))
         #expect(stats.entryCount == 4 && stats.discardedEntries == 0 && stats.rebuildReason == nil)
-        #expect(store.image(for: TableTestImages.entity("e2", version: 9), formatName: format.name) == nil, "another source misses")
-        _ = try store.setImage(TableTestImages.pattern(width: 24, height: 16, pixelFormat: .rgbx8, seed: 4),
-                               for: TableTestImages.entity("e4"), formatName: format.name)
-        #expect(store.image(for: TableTestImages.entity("e1"), formatName: format.name) == nil, "the least recently used went")
+        #expect(
+            store.image(for: TableTestImages.entity("e2", version: 9), formatName: format.name) == nil,
+            "another source misses")
+        _ = try store.setImage(
+            TableTestImages.pattern(width: 24, height: 16, pixelFormat: .rgbx8, seed: 4),
+            for: TableTestImages.entity("e4"), formatName: format.name)
+        #expect(
+            store.image(for: TableTestImages.entity("e1"), formatName: format.name) == nil,
+            "the least recently used went")
         for index in [0, 2, 3, 4] {
             let hit = store.image(for: TableTestImages.entity("e\(index)"), formatName: format.name)
-            #expect(hit == TableTestImages.pattern(width: 24, height: 16, pixelFormat: .rgbx8, seed: index), "e\(index)")
+            #expect(
+                hit == TableTestImages.pattern(width: 24, height: 16, pixelFormat: .rgbx8, seed: index), "e\(index)")
         }
         #expect(env.problems.posted(.imageTableRebuilt).isEmpty)
     }
@@ -72,7 +85,9 @@ struct ImageTableStoreTests {
         let format = try TableTestImages.format(maximumCount: 3)
         let store = try env.store([format])
         func put(_ name: String) throws {
-            _ = try store.setImage(TableTestImages.pattern(width: 24, height: 16, seed: name.hashValue & 0xFF), for: TableTestImages.entity(name), formatName: format.name)
+            _ = try store.setImage(
+                TableTestImages.pattern(width: 24, height: 16, seed: name.hashValue & 0xFF),
+                for: TableTestImages.entity(name), formatName: format.name)
         }
         for name in ["a", "b", "c"] { try put(name) }
         #expect(store.image(for: TableTestImages.entity("a"), formatName: format.name) != nil)
@@ -80,7 +95,9 @@ struct ImageTableStoreTests {
         #expect(store.image(for: TableTestImages.entity("b"), formatName: format.name) == nil)
         try put("e")
         #expect(store.image(for: TableTestImages.entity("c"), formatName: format.name) == nil)
-        for name in ["a", "d", "e"] { #expect(store.image(for: TableTestImages.entity(name), formatName: format.name) != nil, "\(name)") }
+        for name in ["a", "d", "e"] {
+            #expect(store.image(for: TableTestImages.entity(name), formatName: format.name) != nil, "\(name)")
+        }
         let stats = try #require(store.statistics(formatName: format.name))
         #expect(stats.entryCount == 3 && stats.evictions == 2 && stats.capacity == 3)
     }
@@ -94,15 +111,21 @@ struct ImageTableStoreTests {
         _ = try store.setImage(original, for: TableTestImages.entity("a"), formatName: format.name)
         let view = try #require(store.image(for: TableTestImages.entity("a"), formatName: format.name))
         for version in 2..<20 {
-            _ = try store.setImage(TableTestImages.pattern(width: 24, height: 16, seed: version), for: TableTestImages.entity("a", version: version), formatName: format.name)
-            _ = try store.setImage(TableTestImages.pattern(width: 24, height: 16, seed: version + 50), for: TableTestImages.entity("b", version: version), formatName: format.name)
+            _ = try store.setImage(
+                TableTestImages.pattern(width: 24, height: 16, seed: version),
+                for: TableTestImages.entity("a", version: version), formatName: format.name)
+            _ = try store.setImage(
+                TableTestImages.pattern(width: 24, height: 16, seed: version + 50),
+                for: TableTestImages.entity("b", version: version), formatName: format.name)
         }
         #expect(view == original)
         store.deleteEntries(forEntityIdentifier: "a")
         #expect(view == original)
         try store.reset(formatName: format.name)
         #expect(store.statistics(formatName: format.name)?.entryCount == 0)
-        _ = try store.setImage(TableTestImages.pattern(width: 24, height: 16, seed: 99), for: TableTestImages.entity("c"), formatName: format.name)
+        _ = try store.setImage(
+            TableTestImages.pattern(width: 24, height: 16, seed: 99), for: TableTestImages.entity("c"),
+            formatName: format.name)
         #expect(view == original, "the old file stays mapped while the view lives")
     }
 
@@ -113,7 +136,7 @@ struct ImageTableStoreTests {
         let store = try env.store([format])
         let images = (0..<4).map { TableTestImages.pattern(width: 24, height: 16, seed: $0 * 10) }
         let a = try store.setImage(images[0], for: TableTestImages.entity("a"), formatName: format.name)
-        store.deleteEntry(forEntityIdentifier: "a", formatName: format.name)   // its slot is free but viewed
+        store.deleteEntry(forEntityIdentifier: "a", formatName: format.name)  // its slot is free but viewed
         _ = try store.setImage(images[1], for: TableTestImages.entity("b"), formatName: format.name)
         let c = try store.setImage(images[2], for: TableTestImages.entity("c"), formatName: format.name)  // evicts b, not a's slot
         #expect(a == images[0] && c == images[2])
@@ -158,21 +181,30 @@ struct ImageTableStoreTests {
         let format = try TableTestImages.format()
         let store = try env.store([format])
         #expect(store.image(for: TableTestImages.entity("a"), formatName: "nope") == nil)
-        #expect(throws: ImageTableError.self) { _ = try store.setImage(TableTestImages.pattern(width: 2, height: 2, seed: 0), for: TableTestImages.entity("a"), formatName: "nope") }
+        #expect(throws: ImageTableError.self) {
+            _ = try store.setImage(
+                TableTestImages.pattern(width: 2, height: 2, seed: 0), for: TableTestImages.entity("a"),
+                formatName: "nope")
+        }
         #expect(throws: ImageTableError.self) { try store.reset(formatName: "nope") }
-        #expect(throws: ImageTableError.self) { _ = try env.store([try TableTestImages.format("dup"), try TableTestImages.format("dup")]) }
+        #expect(throws: ImageTableError.self) {
+            _ = try env.store([try TableTestImages.format("dup"), try TableTestImages.format("dup")])
+        }
         #expect(store.format(named: "test") == format)
     }
 
     @Test("deleting an entity removes its entries of every format, including entries not yet looked up after a launch")
     func deletion() throws {
         let env = TableTestEnvironment()
-        let small = try TableTestImages.format("small", width: 8, height: 8), large = try TableTestImages.format("large", width: 32, height: 32)
+        let small = try TableTestImages.format("small", width: 8, height: 8),
+            large = try TableTestImages.format("large", width: 32, height: 32)
         do {
             let store = try env.store([small, large])
             for format in [small, large] {
                 for name in ["a", "b"] {
-                    _ = try store.setImage(TableTestImages.pattern(width: 40, height: 40, seed: 1), for: TableTestImages.entity(name), formatName: format.name)
+                    _ = try store.setImage(
+                        TableTestImages.pattern(width: 40, height: 40, seed: 1), for: TableTestImages.entity(name),
+                        formatName: format.name)
                 }
             }
             store.deleteEntries(forEntityIdentifier: "a")
@@ -196,9 +228,12 @@ struct ImageTableStoreTests {
         #expect(layout.entriesPerChunk == 3)
         var lengths: [Int] = []
         for index in 0..<9 {
-            let flat = ImageTableDrawing { _, canvas in canvas.withUnsafeMutableBytes { _ = memset($0.baseAddress!, Int32(index), $0.count) } }
-            _ = try store.setImage(TableTestImages.pattern(width: 1, height: 1, pixelFormat: .gray8, seed: index),
-                                   for: TableTestImages.entity("e\(index)", drawing: flat), formatName: format.name)
+            let flat = ImageTableDrawing { _, canvas in
+                canvas.withUnsafeMutableBytes { _ = memset($0.baseAddress!, Int32(index), $0.count) }
+            }
+            _ = try store.setImage(
+                TableTestImages.pattern(width: 1, height: 1, pixelFormat: .gray8, seed: index),
+                for: TableTestImages.entity("e\(index)", drawing: flat), formatName: format.name)
             lengths.append(try #require(store.statistics(formatName: format.name)).fileLength)
         }
         #expect(lengths == [1, 1, 1, 2, 2, 2, 3, 3, 3].map { layout.fileLength(chunks: $0) })

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPJPEG2000
 
@@ -52,7 +53,9 @@ struct JPEG2000BadInputTests {
     func dimensionsTooLarge() throws {
         let data = try JPEG2000TestFiles.data("large.jp2")
         let options = ImageDecodingOptions(maximumPixelCount: 100_000)
-        #expect(decodeError(data, options: options) == .dimensionsTooLarge(width: 640, height: 480, maximumPixelCount: 100_000))
+        #expect(
+            decodeError(data, options: options)
+                == .dimensionsTooLarge(width: 640, height: 480, maximumPixelCount: 100_000))
         let context = decoder.makeContext(expectedLength: nil, options: options)
         #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 640, height: 480, maximumPixelCount: 100_000)) {
             _ = try context.append(data)
@@ -67,7 +70,10 @@ struct JPEG2000BadInputTests {
             for i in 0..<4 { data[offset + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(i))) }
         }
         let error = decodeError(data)
-        #expect(error == .dimensionsTooLarge(width: 60_000, height: 60_000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
+        #expect(
+            error
+                == .dimensionsTooLarge(
+                    width: 60_000, height: 60_000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
                 || isCorrupt(error), "\(String(describing: error))")
     }
 
@@ -82,7 +88,10 @@ struct JPEG2000BadInputTests {
                     let index = Int.random(in: 12..<damaged.count, using: &rng)
                     damaged[index] = UInt8.random(in: 0...255, using: &rng)
                 }
-                _ = try? decoder.decode(damaged, options: ImageDecodingOptions(targetDimensions: CGSize(width: 20, height: 20), targetContentMode: .scaleAspectFit))
+                _ = try? decoder.decode(
+                    damaged,
+                    options: ImageDecodingOptions(
+                        targetDimensions: CGSize(width: 20, height: 20), targetContentMode: .scaleAspectFit))
                 let context = decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
                 if (try? context.append(damaged)) != nil {
                     _ = try? context.finalize()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPJPEG2000
 
@@ -7,8 +8,9 @@ import Testing
 struct JPEG2000DecodeTests {
     let decoder = JPEG2000Codec().decoder
 
-    @Test("Lossless files decode to exactly the pixels they were made from",
-          arguments: [("photo-lossless.jp2", "photo.png"), ("photo.j2k", "photo.png"), ("alpha.jp2", "alpha.png")])
+    @Test(
+        "Lossless files decode to exactly the pixels they were made from",
+        arguments: [("photo-lossless.jp2", "photo.png"), ("photo.j2k", "photo.png"), ("alpha.jp2", "alpha.png")])
     func lossless(file: String, source: String) throws {
         let image = try decoder.decode(JPEG2000TestFiles.data(file), options: ImageDecodingOptions())
         let expected = try JPEG2000TestFiles.source(source)
@@ -45,29 +47,38 @@ struct JPEG2000DecodeTests {
 
     @Test("Discarded resolution levels: the most that keep the image at least as large as the target")
     func resolutionSelection() {
-        func levels(_ width: Int, _ height: Int, target: CGSize, mode: ContentMode = .scaleAspectFit, available: Int = 6) -> Int {
+        func levels(
+            _ width: Int, _ height: Int, target: CGSize, mode: ContentMode = .scaleAspectFit, available: Int = 6
+        ) -> Int {
             let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: mode)
-            return JPEG2000ResolutionSelection(x0: 0, y0: 0, x1: width, y1: height, resolutionLevels: available, options: options).discardedLevels
+            return JPEG2000ResolutionSelection(
+                x0: 0, y0: 0, x1: width, y1: height, resolutionLevels: available, options: options
+            ).discardedLevels
         }
-        #expect(levels(640, 480, target: CGSize(width: 100, height: 100)) == 2)   // 160x120 ≥ 100x75 > 80x60
-        #expect(levels(640, 480, target: CGSize(width: 160, height: 160)) == 2)   // exactly 160x120
+        #expect(levels(640, 480, target: CGSize(width: 100, height: 100)) == 2)  // 160x120 ≥ 100x75 > 80x60
+        #expect(levels(640, 480, target: CGSize(width: 160, height: 160)) == 2)  // exactly 160x120
         #expect(levels(640, 480, target: CGSize(width: 161, height: 161)) == 1)
-        #expect(levels(640, 480, target: CGSize(width: 10, height: 10)) == 5)     // all levels there are
+        #expect(levels(640, 480, target: CGSize(width: 10, height: 10)) == 5)  // all levels there are
         #expect(levels(640, 480, target: CGSize(width: 10, height: 10), available: 3) == 2)
         #expect(levels(640, 480, target: .zero) == 0)
         #expect(levels(640, 480, target: CGSize(width: 100, height: 100), mode: .center) == 0)
-        #expect(levels(641, 481, target: CGSize(width: 81, height: 81)) == 3)    // rounds up: ceil(641/8) x ceil(481/8) = 81x61
+        #expect(levels(641, 481, target: CGSize(width: 81, height: 81)) == 3)  // rounds up: ceil(641/8) x ceil(481/8) = 81x61
         #expect(levels(641, 481, target: CGSize(width: 81, height: 81), mode: .scaleAspectFill) == 2)  // 108x81 needs 161x121
         // An image area that does not start at the grid's origin.
-        let offset = JPEG2000ResolutionSelection(x0: 3, y0: 3, x1: 643, y1: 483, resolutionLevels: 6,
-                                                 options: ImageDecodingOptions(targetDimensions: CGSize(width: 160, height: 120), targetContentMode: .scaleAspectFit))
-        #expect(offset.discardedLevels == 2)   // ceil(643/4) - ceil(3/4) = 160 and ceil(483/4) - 1 = 120; one more is 80x60
+        let offset = JPEG2000ResolutionSelection(
+            x0: 3, y0: 3, x1: 643, y1: 483, resolutionLevels: 6,
+            options: ImageDecodingOptions(
+                targetDimensions: CGSize(width: 160, height: 120), targetContentMode: .scaleAspectFit))
+        #expect(offset.discardedLevels == 2)  // ceil(643/4) - ceil(3/4) = 160 and ceil(483/4) - 1 = 120; one more is 80x60
     }
 
-    @Test("Decoding to a target size gives TIP's exact dimensions and looks like the source scaled",
-          arguments: [(CGSize(width: 100, height: 100), ContentMode.scaleAspectFit, 100, 75),
-                      (CGSize(width: 200, height: 200), .scaleAspectFill, 267, 200),
-                      (CGSize(width: 33, height: 17), .scaleToFill, 33, 17)])
+    @Test(
+        "Decoding to a target size gives TIP's exact dimensions and looks like the source scaled",
+        arguments: [
+            (CGSize(width: 100, height: 100), ContentMode.scaleAspectFit, 100, 75),
+            (CGSize(width: 200, height: 200), .scaleAspectFill, 267, 200),
+            (CGSize(width: 33, height: 17), .scaleToFill, 33, 17),
+        ])
     func scaled(target: CGSize, mode: ContentMode, width: Int, height: Int) throws {
         let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: mode)
         let image = try decoder.decode(JPEG2000TestFiles.data("large.jp2"), options: options).image

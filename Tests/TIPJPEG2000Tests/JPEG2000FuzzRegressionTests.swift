@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPJPEG2000
 
@@ -12,12 +13,17 @@ struct JPEG2000FuzzRegressionTests {
         let data = try JPEG2000TestFiles.data("fuzz/nonstrict-overread.jp2")
         let decoder = JPEG2000Codec().decoder
         for (size, mode) in [(CGSize.zero, ContentMode.center), (CGSize(width: 64, height: 64), .scaleAspectFit)] {
-            let options = ImageDecodingOptions(targetDimensions: size, targetContentMode: mode, maximumPixelCount: 1 << 20)
+            let options = ImageDecodingOptions(
+                targetDimensions: size, targetContentMode: mode, maximumPixelCount: 1 << 20)
             do {
                 let image = try decoder.decode(data, options: options)
                 #expect(image.isPartial && OpenJPEGVersion.allowsPartialDecoding)
             } catch {
-                #expect(error == .truncatedData || { if case .corruptData = error { return true }; return false }(), "\(error)")
+                #expect(
+                    error == .truncatedData
+                        || {
+                            if case .corruptData = error { return true }; return false
+                        }(), "\(error)")
             }
         }
     }
@@ -39,8 +45,8 @@ struct JPEG2000FuzzRegressionTests {
         var size = try #require(data.withUnsafeBytes { JPEG2000Size($0, codestreamStart: 0, limit: $0.count) })
         #expect(size.tileCount == 7_168 && size.componentCount == 3)
         var tiny = data
-        tiny.replaceSubrange(8..<16, with: [0, 0, 0x01, 0, 0, 0, 0x01, 0])      // 256x256 image
-        tiny.replaceSubrange(24..<32, with: [0, 0, 0, 0x04, 0, 0, 0, 0x04])     // 4x4 tiles: 4,096 of them
+        tiny.replaceSubrange(8..<16, with: [0, 0, 0x01, 0, 0, 0, 0x01, 0])  // 256x256 image
+        tiny.replaceSubrange(24..<32, with: [0, 0, 0, 0x04, 0, 0, 0, 0x04])  // 4x4 tiles: 4,096 of them
         size = try #require(tiny.withUnsafeBytes { JPEG2000Size($0, codestreamStart: 0, limit: $0.count) })
         #expect(size.tileCount == 4_096 && size.maximumTileCount == 64)
         #expect(throws: ImageDecodingError.unsupported("JPEG 2000 with 4096 tiles for 256x256 pixels")) {
@@ -52,6 +58,8 @@ struct JPEG2000FuzzRegressionTests {
         huge.replaceSubrange(24..<32, with: [0, 0, 0, 1, 0, 0, 0, 1])
         size = try #require(huge.withUnsafeBytes { JPEG2000Size($0, codestreamStart: 0, limit: $0.count) })
         #expect(size.tileCount == Int.max)
-        #expect(throws: ImageDecodingError.self) { try JPEG2000Codec().decoder.decode(huge, options: ImageDecodingOptions(maximumPixelCount: .max)) }
+        #expect(throws: ImageDecodingError.self) {
+            try JPEG2000Codec().decoder.decode(huge, options: ImageDecodingOptions(maximumPixelCount: .max))
+        }
     }
 }

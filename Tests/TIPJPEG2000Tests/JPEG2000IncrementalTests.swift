@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPJPEG2000
 
@@ -19,8 +20,9 @@ struct JPEG2000IncrementalTests {
         return results
     }
 
-    @Test("Chunks of any size: header once, complete at the end, same pixels as one-shot",
-          arguments: ["photo-lossless.jp2", "photo.j2k", "alpha.jp2", "large.jp2"], [1, 7, 500, 1 << 20])
+    @Test(
+        "Chunks of any size: header once, complete at the end, same pixels as one-shot",
+        arguments: ["photo-lossless.jp2", "photo.j2k", "alpha.jp2", "large.jp2"], [1, 7, 500, 1 << 20])
     func chunks(file: String, chunk: Int) throws {
         let data = try JPEG2000TestFiles.data(file)
         let context = decoder.makeContext(expectedLength: data.count, options: ImageDecodingOptions())
@@ -32,8 +34,10 @@ struct JPEG2000IncrementalTests {
         #expect(context.dimensions == oneShot.dimensions)
         #expect(context.frameCount == 1)
         let target = CGSize(width: 64, height: 64)
-        let rendered = try #require(try context.render(mode: .completeImage, targetDimensions: target, targetContentMode: .scaleAspectFit))
-        let scaled = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit))
+        let rendered = try #require(
+            try context.render(mode: .completeImage, targetDimensions: target, targetContentMode: .scaleAspectFit))
+        let scaled = try decoder.decode(
+            data, options: ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit))
         #expect(rendered.image == scaled.image && !rendered.isPartial)
     }
 
@@ -65,7 +69,9 @@ struct JPEG2000IncrementalTests {
         #expect(!context.isProgressive && context.dimensions == CGSize(width: 640, height: 480))
         #expect(try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center) == nil)
         #expect(try context.finalize() == .didLoadHeaders)
-        #expect(throws: ImageDecodingError.truncatedData) { try decoder.decode(data.prefix(data.count / 2), options: ImageDecodingOptions()) }
+        #expect(throws: ImageDecodingError.truncatedData) {
+            try decoder.decode(data.prefix(data.count / 2), options: ImageDecodingOptions())
+        }
     }
 
     @Test("A partial codestream renders with anyProgress only, marked partial (OpenJPEG 2.5.3 and later)")
@@ -75,9 +81,13 @@ struct JPEG2000IncrementalTests {
         let context = decoder.makeContext(expectedLength: data.count, options: ImageDecodingOptions())
         _ = try context.append(data.prefix(data.count / 2))
         #expect(context.isProgressive)
-        #expect(try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center) == nil)
+        #expect(
+            try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center) == nil)
         #expect(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center) == nil)
-        let partial = try #require(try context.render(mode: .anyProgress, targetDimensions: CGSize(width: 160, height: 160), targetContentMode: .scaleAspectFit))
+        let partial = try #require(
+            try context.render(
+                mode: .anyProgress, targetDimensions: CGSize(width: 160, height: 160),
+                targetContentMode: .scaleAspectFit))
         #expect(partial.isPartial && partial.dimensions == CGSize(width: 160, height: 120))
         // Resolution-major order: half of the bytes already give a recognisable picture.
         let reference = Resampler.resample(try JPEG2000TestFiles.source("large.png"), width: 160, height: 120)

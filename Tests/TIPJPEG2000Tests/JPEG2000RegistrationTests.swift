@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPJPEG2000
 
@@ -11,7 +12,10 @@ struct JPEG2000RegistrationTests {
         #expect(throws: ImageDecodingError.missingCodec(.jpeg2000)) { try catalogue.decodeImage(data) }
         #expect(catalogue.properties(for: .jpeg2000) == [])
         TIPJPEG2000.register(on: catalogue)
-        #expect(catalogue.properties(for: .jpeg2000) == (OpenJPEGVersion.allowsPartialDecoding ? [.decoding, .encoding, .progressive] : [.decoding, .encoding]))
+        #expect(
+            catalogue.properties(for: .jpeg2000)
+                == (OpenJPEGVersion.allowsPartialDecoding
+                    ? [.decoding, .encoding, .progressive] : [.decoding, .encoding]))
         #expect(catalogue.detectImageType(data, isComplete: true) == .jpeg2000)
         let (image, type) = try catalogue.decodeImage(data)
         #expect(type == .jpeg2000 && image.dimensions == CGSize(width: 96, height: 64))
@@ -23,10 +27,11 @@ struct JPEG2000RegistrationTests {
     /// The README's JPEG 2000 sample, kept compiling and running (public API only).
     @Test func readmeExample() throws {
         let jp2Data = try JPEG2000TestFiles.data("large.jp2")
-        let options = ImageDecodingOptions(targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
 
         // From the README:
-        TIPJPEG2000.register()   // CodecCatalogue.shared now decodes and encodes public.jpeg-2000
+        TIPJPEG2000.register()  // CodecCatalogue.shared now decodes and encodes public.jpeg-2000
         let (image, _) = try CodecCatalogue.shared.decodeImage(jp2Data, options: options)
         let jp2 = try CodecCatalogue.shared.encodeImage(image, type: .jpeg2000, quality: 0.8)
 

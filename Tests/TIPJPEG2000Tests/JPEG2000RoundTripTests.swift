@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPJPEG2000
 
@@ -33,9 +34,14 @@ struct JPEG2000RoundTripTests {
     @Test("Options: grayscale writes one component, noAlpha drops alpha")
     func options() throws {
         let bitmap = try JPEG2000TestFiles.source("alpha.png")
-        let gray = try decoder.decode(JPEG2000TestFiles.encode(bitmap, quality: 1, options: [.grayscale, .noAlpha]), options: ImageDecodingOptions()).image
+        let gray = try decoder.decode(
+            JPEG2000TestFiles.encode(bitmap, quality: 1, options: [.grayscale, .noAlpha]),
+            options: ImageDecodingOptions()
+        ).image
         #expect(gray.format == .gray8)
-        let opaque = try decoder.decode(JPEG2000TestFiles.encode(bitmap, quality: 1, options: [.noAlpha]), options: ImageDecodingOptions()).image
+        let opaque = try decoder.decode(
+            JPEG2000TestFiles.encode(bitmap, quality: 1, options: [.noAlpha]), options: ImageDecodingOptions()
+        ).image
         #expect(opaque.format == .rgbx8)
     }
 
@@ -43,7 +49,8 @@ struct JPEG2000RoundTripTests {
     func tiny(width: Int, height: Int) throws {
         var bitmap = try #require(Bitmap(width: width, height: height, format: .rgbx8))
         bitmap.setPixel(x: 0, y: 0, SIMD4(200, 100, 50, 255))
-        let decoded = try decoder.decode(JPEG2000TestFiles.encode(bitmap, quality: 1), options: ImageDecodingOptions()).image
+        let decoded = try decoder.decode(JPEG2000TestFiles.encode(bitmap, quality: 1), options: ImageDecodingOptions())
+            .image
         #expect(decoded == bitmap)
     }
 }

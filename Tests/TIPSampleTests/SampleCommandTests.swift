@@ -4,7 +4,9 @@ import Testing
 /// `tip-sample inspect` and `--help`, run as a child process.
 @Suite("Sample commands")
 struct SampleCommandTests {
-    @Test("--help works for the tool and every subcommand", arguments: [[], ["fetch"], ["inspect"], ["decode"], ["table"], ["table", "fill"], ["table", "show"]])
+    @Test(
+        "--help works for the tool and every subcommand",
+        arguments: [[], ["fetch"], ["inspect"], ["decode"], ["table"], ["table", "fill"], ["table", "show"]])
     func help(command: [String]) async throws {
         let run = try await SampleTool.run(command + ["--help"])
         #expect(run.status == 0)
@@ -15,7 +17,9 @@ struct SampleCommandTests {
     @Test("inspect lists every pipeline's disk entries as a table, and as an HTML page with thumbnails")
     func inspect() async throws {
         try await SampleTool.withTemporaryDirectory { root in
-            let fetch = try await SampleTool.run(["fetch", "--unique", "4", "--count", "8", "--pipelines", "2", "--quiet", "--root", root.path])
+            let fetch = try await SampleTool.run([
+                "fetch", "--unique", "4", "--count", "8", "--pipelines", "2", "--quiet", "--root", root.path,
+            ])
             #expect(fetch.status == 0, "stderr: \(fetch.stderr)")
             #expect(fetch.stdout.contains("mismatches"))
 

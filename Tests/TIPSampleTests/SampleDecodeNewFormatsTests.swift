@@ -25,8 +25,10 @@ struct SampleDecodeNewFormatsTests {
         let (path, type, original, frames, outputType) = Self.cases[index]
         try await SampleTool.withTemporaryDirectory { directory in
             let out = directory.appendingPathComponent("out.\(outputType)")
-            let run = try await SampleTool.run(["decode", Self.fixtures.appendingPathComponent(path).path, "--size", "10x10",
-                                                "--mode", "scale-aspect-fit", "--out", out.path, "--repeat", "3"])
+            let run = try await SampleTool.run([
+                "decode", Self.fixtures.appendingPathComponent(path).path, "--size", "10x10",
+                "--mode", "scale-aspect-fit", "--out", out.path, "--repeat", "3",
+            ])
             #expect(run.status == 0, "stderr: \(run.stderr)")
             #expect(run.stdout.contains("type: \(type)"), "\(run.stdout)")
             #expect(run.stdout.contains("original: \(original)"), "\(run.stdout)")
@@ -49,7 +51,7 @@ struct SampleDecodeNewFormatsTests {
             #expect(partial.status == 0)
             #expect(partial.stdout.contains("partial: yes"))
             var broken = [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent("tga/rgb24.tga")))
-            broken[2] = 77   // no such image type
+            broken[2] = 77  // no such image type
             let bad = directory.appendingPathComponent("bad.tga")
             try Data(broken).write(to: bad)
             let failed = try await SampleTool.run(["decode", bad.path])

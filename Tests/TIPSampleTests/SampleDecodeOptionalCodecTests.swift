@@ -13,11 +13,13 @@ struct SampleDecodeOptionalCodecTests {
         return url.appendingPathComponent(target).appendingPathComponent("Fixtures").appendingPathComponent(name).path
     }
 
-    @Test("decode prints the type and sizes", arguments: [
-        ("TIPJPEG2000Tests", "large.jp2", "public.jpeg-2000", "640x480", "200x150"),
-        ("TIPHEIFTests", "thumbnail.heic", "public.heic", "640x480", "200x150"),
-        ("TIPHEIFTests", "rotated.avif", "public.avif", "64x96", "133x200"),
-    ])
+    @Test(
+        "decode prints the type and sizes",
+        arguments: [
+            ("TIPJPEG2000Tests", "large.jp2", "public.jpeg-2000", "640x480", "200x150"),
+            ("TIPHEIFTests", "thumbnail.heic", "public.heic", "640x480", "200x150"),
+            ("TIPHEIFTests", "rotated.avif", "public.avif", "64x96", "133x200"),
+        ])
     func decode(target: String, file: String, type: String, original: String, output: String) async throws {
         let run = try await SampleTool.run(["decode", Self.fixture(target, file), "--size", "200x200"])
         #expect(run.status == 0, "stderr: \(run.stderr)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TIP
+import Testing
 
 /// `tip-sample decode --process`, run as a child process.
 @Suite("Sample decode with processors")
@@ -10,7 +10,8 @@ struct SampleDecodeProcessTests {
         var bitmap = try #require(Bitmap(width: 120, height: 80, format: .rgbx8))
         for y in 0..<80 { for x in 0..<120 { bitmap.setPixel(x: x, y: y, SIMD4(UInt8(x * 2), UInt8(y * 3), 90, 255)) } }
         let url = directory.appendingPathComponent("photo.jpg")
-        try CodecCatalogue.shared.encodeImage(ImageContainer(image: bitmap), toFilePath: url.path, type: .jpeg, quality: 0.9)
+        try CodecCatalogue.shared.encodeImage(
+            ImageContainer(image: bitmap), toFilePath: url.path, type: .jpeg, quality: 0.9)
         return url
     }
 
@@ -19,8 +20,10 @@ struct SampleDecodeProcessTests {
         try await SampleTool.withTemporaryDirectory { directory in
             let input = try Self.photo(in: directory)
             let output = directory.appendingPathComponent("avatar.png")
-            let run = try await SampleTool.run(["decode", input.path, "--size", "48x48", "--mode", "scale-aspect-fill",
-                                                "--process", "crop", "--process", "circle", "--out", output.path])
+            let run = try await SampleTool.run([
+                "decode", input.path, "--size", "48x48", "--mode", "scale-aspect-fill",
+                "--process", "crop", "--process", "circle", "--out", output.path,
+            ])
             #expect(run.status == 0, "stderr: \(run.stderr)")
             #expect(run.stdout.contains("output: 48x48"))
             #expect(run.stdout.contains("processors: tip.crop(target,centre)|tip.circle"))
@@ -29,10 +32,14 @@ struct SampleDecodeProcessTests {
             #expect(written.image.pixel(x: 0, y: 0)[3] == 0, "the corner is outside the circle")
             #expect(written.image.pixel(x: 24, y: 24)[3] == 255)
 
-            let blurred = try await SampleTool.run(["decode", input.path, "--process", "grayscale", "--process", "blur=2.5",
-                                                    "--process", "rounded=6", "--process", "fit", "--size", "60x60", "--repeat", "3"])
+            let blurred = try await SampleTool.run([
+                "decode", input.path, "--process", "grayscale", "--process", "blur=2.5",
+                "--process", "rounded=6", "--process", "fit", "--size", "60x60", "--repeat", "3",
+            ])
             #expect(blurred.status == 0, "stderr: \(blurred.stderr)")
-            #expect(blurred.stdout.contains("processors: tip.grayscale|tip.blur(2.5)|tip.rounded(6)|tip.fit(target,upscale)"))
+            #expect(
+                blurred.stdout.contains(
+                    "processors: tip.grayscale|tip.blur(2.5)|tip.rounded(6)|tip.fit(target,upscale)"))
             #expect(blurred.stdout.contains("output: 60x40"))
             #expect(blurred.stdout.contains("median processing: "))
         }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TIP
 import TIPWebP
+import Testing
 
 /// `tip-sample decode`, run as a child process: the sample links and registers the WebP codec the package ships.
 @Suite("Sample decode")

@@ -4,12 +4,14 @@ import Testing
 /// `tip-sample fetch --process`, run as a child process.
 @Suite("Sample fetch with processors")
 struct SampleFetchProcessTests {
-    @Test("every fetch is processed (crop to --size, then circle): no mismatch, and the summary counts the processed results",
-          arguments: ["completion", "helper"])
+    @Test(
+        "every fetch is processed (crop to --size, then circle): no mismatch, and the summary counts the processed results",
+        arguments: ["completion", "helper"])
     func processedFetches(api: String) async throws {
         try await SampleTool.withTemporaryDirectory { root in
-            let summary = try await SampleFetchTests.fetch(["--api", api, "--size", "64x64", "--process", "crop", "--process", "circle"],
-                                                           root: root)
+            let summary = try await SampleFetchTests.fetch(
+                ["--api", api, "--size", "64x64", "--process", "crop", "--process", "circle"],
+                root: root)
             let succeeded = try #require(summary["succeeded"] as? Int)
             #expect(succeeded > 0)
             #expect(summary["processed"] as? Int == succeeded)

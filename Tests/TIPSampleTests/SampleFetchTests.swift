@@ -1,18 +1,23 @@
 import Foundation
-import Testing
 import TIPImageServer
+import Testing
 
 /// `tip-sample fetch`, run as a child process with small counts, its `--json` summary checked.
 @Suite("Sample fetch")
 struct SampleFetchTests {
-    static let keys = ["fetches", "succeeded", "failed", "cancelled", "by_source", "server_requests", "bytes_downloaded",
-                       "coalesced", "resumed", "previews", "progressive_frames", "latency_ms", "wall_s", "peak_rss_mb",
-                       "cache_bytes", "budgets", "mismatches", "unique_urls", "problems", "revalidated"]
+    static let keys = [
+        "fetches", "succeeded", "failed", "cancelled", "by_source", "server_requests", "bytes_downloaded",
+        "coalesced", "resumed", "previews", "progressive_frames", "latency_ms", "wall_s", "peak_rss_mb",
+        "cache_bytes", "budgets", "mismatches", "unique_urls", "problems", "revalidated",
+    ]
 
     /// Runs a small fetch and returns its summary after the checks every run must pass.
     static func fetch(_ arguments: [String], root: URL) async throws -> [String: Any] {
-        let run = try await SampleTool.run(["fetch", "--unique", "4", "--count", "12", "--concurrency", "4", "--json", "--quiet",
-                                      "--root", root.path] + arguments)
+        let run = try await SampleTool.run(
+            [
+                "fetch", "--unique", "4", "--count", "12", "--concurrency", "4", "--json", "--quiet",
+                "--root", root.path,
+            ] + arguments)
         #expect(run.status == 0, "exit \(run.status); stderr: \(run.stderr)")
         let summary = try run.json()
         for key in keys { #expect(summary[key] != nil, "missing key \(key)") }
@@ -35,8 +40,9 @@ struct SampleFetchTests {
         return summary
     }
 
-    @Test("browse through each API: every fetch accounted for, no mismatch; the delegate API shows previews; a contact sheet",
-          arguments: ["delegate", "completion", "async"])
+    @Test(
+        "browse through each API: every fetch accounted for, no mismatch; the delegate API shows previews; a contact sheet",
+        arguments: ["delegate", "completion", "async"])
     func browse(api: String) async throws {
         try await SampleTool.withTemporaryDirectory { root in
             let sheet = root.appendingPathComponent("sheet.png")
@@ -57,12 +63,16 @@ struct SampleFetchTests {
         }
     }
 
-    @Test("with ample budgets every API sends exactly one request per distinct URL, whatever the seed",
-          arguments: [("delegate", UInt64(1)), ("completion", 2), ("async", 3), ("helper", 4)])
+    @Test(
+        "with ample budgets every API sends exactly one request per distinct URL, whatever the seed",
+        arguments: [("delegate", UInt64(1)), ("completion", 2), ("async", 3), ("helper", 4)])
     func oneRequestPerURL(api: String, seed: UInt64) async throws {
         try await SampleTool.withTemporaryDirectory { root in
-            let run = try await SampleTool.run(["fetch", "--api", api, "--unique", "12", "--count", "120", "--concurrency", "8",
-                                                "--seed", String(seed), "--json", "--quiet", "--root", root.path], timeout: 240)
+            let run = try await SampleTool.run(
+                [
+                    "fetch", "--api", api, "--unique", "12", "--count", "120", "--concurrency", "8",
+                    "--seed", String(seed), "--json", "--quiet", "--root", root.path,
+                ], timeout: 240)
             #expect(run.status == 0, "exit \(run.status); stderr: \(run.stderr)")
             let summary = try run.json()
             let unique = try #require(summary["unique_urls"] as? Int)
@@ -91,10 +101,12 @@ struct SampleFetchTests {
         }
     }
 
-    @Test("churn: cancellations and priority changes still end every fetch, and exit 0", arguments: ["delegate", "async"])
+    @Test(
+        "churn: cancellations and priority changes still end every fetch, and exit 0", arguments: ["delegate", "async"])
     func churn(api: String) async throws {
         try await SampleTool.withTemporaryDirectory { root in
-            let summary = try await Self.fetch(["--scenario", "churn", "--api", api, "--count", "16", "--seed", "3"], root: root)
+            let summary = try await Self.fetch(
+                ["--scenario", "churn", "--api", api, "--count", "16", "--seed", "3"], root: root)
             #expect(summary["failed"] as? Int == 0)
             #expect(summary["unexpected_failures"] as? Int == 0)
         }
@@ -119,12 +131,14 @@ struct SampleFetchTests {
             // One fetch at a time: every repeat starts after the fetch before it ended (none joins a download).
             let arguments = ["--api", "delegate", "--max-age", "0", "--concurrency", "1"]
             let first = try await Self.fetch(arguments, root: root)
-            #expect((first["revalidated"] as? Int ?? 0) > 0, "7 thumbnail fetches of 4 images: repeats find theirs stale")
+            #expect(
+                (first["revalidated"] as? Int ?? 0) > 0, "7 thumbnail fetches of 4 images: repeats find theirs stale")
             #expect(first["failed"] as? Int == 0)
             let second = try await Self.fetch(arguments, root: root)
             #expect((second["revalidated"] as? Int ?? 0) > 0)
-            #expect((second["bytes_downloaded"] as? Int ?? 0) < (first["bytes_downloaded"] as? Int ?? 0),
-                    "304s carry no body")
+            #expect(
+                (second["bytes_downloaded"] as? Int ?? 0) < (first["bytes_downloaded"] as? Int ?? 0),
+                "304s carry no body")
         }
         try await SampleTool.withTemporaryDirectory { root in
             let plain = try await Self.fetch(["--api", "delegate", "--concurrency", "1"], root: root)
@@ -134,22 +148,28 @@ struct SampleFetchTests {
 
     @Test("--images serves the user's files; --base-url fetches a corpus from another server")
     func ownFilesAndOtherServer() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tip-sample-tests-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-sample-tests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let corpus = directory.appendingPathComponent("corpus")
-        let written = try await SampleTool.run(["fetch", "--unique", "4", "--count", "0", "--quiet", "--corpus-out", corpus.path,
-                                          "--root", directory.appendingPathComponent("root0").path])
+        let written = try await SampleTool.run([
+            "fetch", "--unique", "4", "--count", "0", "--quiet", "--corpus-out", corpus.path,
+            "--root", directory.appendingPathComponent("root0").path,
+        ])
         #expect(written.status == 0, "stderr: \(written.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: corpus.path).count == 8)
 
-        let own = try await Self.fetch(["--images", corpus.path, "--count", "8"], root: directory.appendingPathComponent("root1"))
+        let own = try await Self.fetch(
+            ["--images", corpus.path, "--count", "8"], root: directory.appendingPathComponent("root1"))
         #expect(own["succeeded"] as? Int == 8)
 
         let server = TIPImageServer()
         try await server.start()
         server.serveDirectory(corpus)
-        let run = try await SampleTool.run(["fetch", "--unique", "4", "--count", "8", "--json", "--quiet", "--base-url", server.baseURL.absoluteString,
-                                      "--root", directory.appendingPathComponent("root2").path])
+        let run = try await SampleTool.run([
+            "fetch", "--unique", "4", "--count", "8", "--json", "--quiet", "--base-url", server.baseURL.absoluteString,
+            "--root", directory.appendingPathComponent("root2").path,
+        ])
         await server.stop()
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let summary = try run.json()
@@ -165,7 +185,9 @@ struct SampleFetchTests {
             // A regular file where the caches root should be: no pipeline directory can be made under it.
             let root = directory.appendingPathComponent("not-a-directory")
             try Data("x".utf8).write(to: root)
-            let run = try await SampleTool.run(["fetch", "--unique", "2", "--count", "4", "--json", "--quiet", "--root", root.path])
+            let run = try await SampleTool.run([
+                "fetch", "--unique", "2", "--count", "4", "--json", "--quiet", "--root", root.path,
+            ])
             #expect(run.status == 1, "exit \(run.status); stderr: \(run.stderr)")
             #expect(run.stderr.contains("problem: DiskCacheDirectoryUnusable"), "stderr: \(run.stderr)")
             #expect(run.stderr.contains("could not be used"), "stderr: \(run.stderr)")
@@ -178,8 +200,10 @@ struct SampleFetchTests {
 
     @Test("bad arguments exit non-zero with a message, without fetching")
     func badArguments() async throws {
-        for arguments in [["fetch", "--concurrency", "0"], ["fetch", "--size", "abc"], ["fetch", "--scenario", "nope"],
-                          ["fetch", "--images", "/nonexistent-tip-sample-dir", "--quiet"]] {
+        for arguments in [
+            ["fetch", "--concurrency", "0"], ["fetch", "--size", "abc"], ["fetch", "--scenario", "nope"],
+            ["fetch", "--images", "/nonexistent-tip-sample-dir", "--quiet"],
+        ] {
             let run = try await SampleTool.run(arguments)
             #expect(run.status != 0, "\(arguments)")
             #expect(!run.stderr.isEmpty, "\(arguments)")

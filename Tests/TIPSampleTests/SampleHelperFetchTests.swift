@@ -32,7 +32,8 @@ struct SampleHelperFetchTests {
     @Test("slow through the helper: the tiles show progressive scans and first frames")
     func slowThroughHelper() async throws {
         try await SampleTool.withTemporaryDirectory { root in
-            let summary = try await SampleFetchTests.fetch(["--scenario", "slow", "--api", "helper", "--count", "8"], root: root)
+            let summary = try await SampleFetchTests.fetch(
+                ["--scenario", "slow", "--api", "helper", "--count", "8"], root: root)
             #expect((summary["progressive_frames"] as? Int ?? 0) > 0)
             #expect(summary["failed"] as? Int == 0)
         }
@@ -41,8 +42,9 @@ struct SampleHelperFetchTests {
     @Test("churn through the helper: cancelled and scrolled-away tiles still end every fetch, exit 0")
     func churnThroughHelper() async throws {
         try await SampleTool.withTemporaryDirectory { root in
-            let summary = try await SampleFetchTests.fetch(["--scenario", "churn", "--api", "helper", "--count", "16", "--seed", "3"],
-                                                     root: root)
+            let summary = try await SampleFetchTests.fetch(
+                ["--scenario", "churn", "--api", "helper", "--count", "16", "--seed", "3"],
+                root: root)
             #expect(summary["failed"] as? Int == 0)
             #expect(summary["unexpected_failures"] as? Int == 0)
         }

@@ -6,7 +6,9 @@ import Testing
 struct SampleTableTests {
     static let common = ["--unique", "4", "--count", "24", "--size", "48x48", "--json"]
 
-    @Test("fill fetches each source once and stores every entry; show, in a new process, hits them all; damage and format changes are reported")
+    @Test(
+        "fill fetches each source once and stores every entry; show, in a new process, hits them all; damage and format changes are reported"
+    )
     func fillThenShow() async throws {
         try await SampleTool.withTemporaryDirectory { root in
             let sheet = root.appendingPathComponent("sheet.png")
@@ -19,12 +21,15 @@ struct SampleTableTests {
             // bytes that download committed, never a second request).
             #expect((filled["server_requests"] as? Int ?? 99) <= 4, "each of the 4 sources is fetched once")
 
-            let show = try await SampleTool.run(["table", "show", "--root", root.path, "--contact-sheet", sheet.path] + Self.common)
+            let show = try await SampleTool.run(
+                ["table", "show", "--root", root.path, "--contact-sheet", sheet.path] + Self.common)
             #expect(show.status == 0, "stderr: \(show.stderr)")
             let shown = try show.json()
             #expect(shown["entries"] as? Int == 24 && shown["hits"] as? Int == 24)
             #expect(shown["misses"] as? Int == 0 && shown["corrupt"] as? Int == 0)
-            #expect((shown["median_ns"] as? Int ?? 0) > 0 && (shown["p99_ns"] as? Int ?? 0) >= (shown["median_ns"] as? Int ?? 0))
+            #expect(
+                (shown["median_ns"] as? Int ?? 0) > 0
+                    && (shown["p99_ns"] as? Int ?? 0) >= (shown["median_ns"] as? Int ?? 0))
             #expect(try Data(contentsOf: sheet).starts(with: [0x89, 0x50, 0x4E, 0x47]))
 
             // A second fill finds everything there: no fetch at all.
@@ -49,7 +54,9 @@ struct SampleTableTests {
             #expect(report["corrupt"] as? Int == 24 && report["hits"] as? Int == 0 && report["misses"] as? Int == 24)
 
             // A changed format: the table is rebuilt, every entry misses.
-            let changed = try await SampleTool.run(["table", "show", "--root", root.path, "--unique", "4", "--count", "24", "--size", "32x32", "--json"])
+            let changed = try await SampleTool.run([
+                "table", "show", "--root", root.path, "--unique", "4", "--count", "24", "--size", "32x32", "--json",
+            ])
             #expect(changed.status == 0, "stderr: \(changed.stderr)")
             let rebuilt = try changed.json()
             #expect(rebuilt["hits"] as? Int == 0 && rebuilt["misses"] as? Int == 24)

@@ -25,7 +25,8 @@ struct SampleTool {
         }
         candidates.append(Bundle.main.bundleURL)
         candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug"))
+        candidates.append(
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug"))
         return candidates.map { $0.appendingPathComponent("tip-sample") }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
@@ -33,7 +34,8 @@ struct SampleTool {
     /// Runs `tip-sample` with `arguments`; fails the test after `timeout` seconds. Waits without blocking a
     /// thread of the concurrency pool (2 threads on a 2-core machine), which every other test shares.
     static func run(_ arguments: [String], timeout: TimeInterval = 240) async throws -> Run {
-        let executable = try #require(executable, "tip-sample not found next to the test bundle: run `swift build` first")
+        let executable = try #require(
+            executable, "tip-sample not found next to the test bundle: run `swift build` first")
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -58,14 +60,16 @@ struct SampleTool {
         }
         process.waitUntilExit()
         readers.wait()
-        return Run(status: process.terminationStatus,
-                   stdout: String(decoding: outData.withLock { $0 }, as: UTF8.self),
-                   stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus,
+            stdout: String(decoding: outData.withLock { $0 }, as: UTF8.self),
+            stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
     }
 
     /// A new empty temporary directory, removed by `body`'s end.
     static func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tip-sample-tests-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-sample-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         return try await body(directory)

@@ -37,9 +37,11 @@ public enum DiskCacheCrashHarnessSupport {
     public static func run(directory: String, sidecar: Bool, seed: UInt64) -> Never {
         let root = URL(fileURLWithPath: directory, isDirectory: true)
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
-        let domain = DiskCacheDomain(budget: CacheBudget(maxBytes: 1_500_000, maxCount: 40, maxRatioSizeOfCacheEntry: 0))
-        let cache = DiskCache(directory: root, domain: domain, configuration: configuration,
-                              metadataStorage: sidecar ? .sidecar : .extendedAttributes)
+        let domain = DiskCacheDomain(
+            budget: CacheBudget(maxBytes: 1_500_000, maxCount: 40, maxRatioSizeOfCacheEntry: 0))
+        let cache = DiskCache(
+            directory: root, domain: domain, configuration: configuration,
+            metadataStorage: sidecar ? .sidecar : .extendedAttributes)
         var random = seed | 1
         func next(_ bound: Int) -> Int {
             random ^= random << 13
@@ -53,9 +55,10 @@ public enum DiskCacheCrashHarnessSupport {
             let identifier = "id-\(next(48))"
             let url = url(identifier: identifier, version: version)
             let bytes = content(for: url)
-            let metadata = DiskCacheMetadata(identifier: identifier, url: url, lastAccess: Date(), timeToLive: 3_600,
-                                             width: 10 + next(50), height: 10 + next(50), lastModified: "Mon, 01 Jan 2024 00:00:00 GMT",
-                                             imageType: "public.jpeg")
+            let metadata = DiskCacheMetadata(
+                identifier: identifier, url: url, lastAccess: Date(), timeToLive: 3_600,
+                width: 10 + next(50), height: 10 + next(50), lastModified: "Mon, 01 Jan 2024 00:00:00 GMT",
+                imageType: "public.jpeg")
             switch next(20) {
             case 0..<8:
                 cache.updateImageEntry(metadata: metadata, source: .data(Data(bytes)), forced: next(2) == 0)
@@ -88,13 +91,17 @@ public enum DiskCacheCrashHarnessSupport {
 
     /// Opens a disk cache on `directory` and returns its entry count, bytes and the seconds its
     /// manifest took to load (a benchmark of start-up).
-    public static func measureManifestLoad(directory: String, sidecar: Bool) -> (entries: Int, bytes: Int64, seconds: Double) {
+    public static func measureManifestLoad(directory: String, sidecar: Bool) -> (
+        entries: Int, bytes: Int64, seconds: Double
+    ) {
         let root = URL(fileURLWithPath: directory, isDirectory: true)
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
-        let domain = DiskCacheDomain(budget: CacheBudget(maxBytes: Int64.max / 4, maxCount: 0, maxRatioSizeOfCacheEntry: 0))
+        let domain = DiskCacheDomain(
+            budget: CacheBudget(maxBytes: Int64.max / 4, maxCount: 0, maxRatioSizeOfCacheEntry: 0))
         let start = DispatchTime.now()
-        let cache = DiskCache(directory: root, domain: domain, configuration: configuration,
-                              metadataStorage: sidecar ? .sidecar : .extendedAttributes)
+        let cache = DiskCache(
+            directory: root, domain: domain, configuration: configuration,
+            metadataStorage: sidecar ? .sidecar : .extendedAttributes)
         cache.waitUntilManifestLoaded()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         defer { cache.tearDown() }
@@ -105,15 +112,19 @@ public enum DiskCacheCrashHarnessSupport {
     public static func populate(directory: String, sidecar: Bool, count: Int) {
         let root = URL(fileURLWithPath: directory, isDirectory: true)
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
-        let domain = DiskCacheDomain(budget: CacheBudget(maxBytes: Int64.max / 4, maxCount: 0, maxRatioSizeOfCacheEntry: 0))
-        let cache = DiskCache(directory: root, domain: domain, configuration: configuration,
-                              metadataStorage: sidecar ? .sidecar : .extendedAttributes)
+        let domain = DiskCacheDomain(
+            budget: CacheBudget(maxBytes: Int64.max / 4, maxCount: 0, maxRatioSizeOfCacheEntry: 0))
+        let cache = DiskCache(
+            directory: root, domain: domain, configuration: configuration,
+            metadataStorage: sidecar ? .sidecar : .extendedAttributes)
         cache.waitUntilManifestLoaded()
         for index in 0..<count {
             let identifier = "https://pbs.example.com/media/image-\(index).jpg"
-            let metadata = DiskCacheMetadata(identifier: identifier, url: url(identifier: identifier, version: index), lastAccess: Date(),
-                                             timeToLive: 365 * 86_400, width: 640, height: 480, imageType: "public.jpeg")
-            cache.updateImageEntry(metadata: metadata, source: .data(Data(repeating: UInt8(truncatingIfNeeded: index), count: 2_000)))
+            let metadata = DiskCacheMetadata(
+                identifier: identifier, url: url(identifier: identifier, version: index), lastAccess: Date(),
+                timeToLive: 365 * 86_400, width: 640, height: 480, imageType: "public.jpeg")
+            cache.updateImageEntry(
+                metadata: metadata, source: .data(Data(repeating: UInt8(truncatingIfNeeded: index), count: 2_000)))
         }
         cache.tearDown()
     }

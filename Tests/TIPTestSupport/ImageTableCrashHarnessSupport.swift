@@ -9,9 +9,12 @@ public enum ImageTableCrashHarnessSupport {
     /// The harness's formats: entries with alpha (composited per pixel), opaque entries, and large gray
     /// entries a few per chunk, so the file grows several times and eviction starts early.
     public static func formats() throws(ImageTableError) -> [ImageTableFormat] {
-        [try ImageTableFormat(name: "crash-rgba", width: 48, height: 32, pixelFormat: .rgba8Premultiplied, maximumCount: 24),
-         try ImageTableFormat(name: "crash-rgbx", width: 80, height: 60, pixelFormat: .rgbx8, maximumCount: 40),
-         try ImageTableFormat(name: "crash-gray", width: 700, height: 200, pixelFormat: .gray8, maximumCount: 40)]
+        [
+            try ImageTableFormat(
+                name: "crash-rgba", width: 48, height: 32, pixelFormat: .rgba8Premultiplied, maximumCount: 24),
+            try ImageTableFormat(name: "crash-rgbx", width: 80, height: 60, pixelFormat: .rgbx8, maximumCount: 40),
+            try ImageTableFormat(name: "crash-gray", width: 700, height: 200, pixelFormat: .gray8, maximumCount: 40),
+        ]
     }
 
     /// Entity identifiers the harness writes (more than any format holds).
@@ -21,8 +24,9 @@ public enum ImageTableCrashHarnessSupport {
 
     /// Entity `index` with its source at `version` (the drawing copies the source, which has the entry's size).
     public static func entity(_ index: Int, version: Int) -> GenericImageTableEntity {
-        GenericImageTableEntity(identifier: "entity-\(index)", sourceURL: URL(fileURLWithPath: "/harness/\(index)/\(version)"),
-                                sourceIdentifier: "source-\(index)-v\(version)")
+        GenericImageTableEntity(
+            identifier: "entity-\(index)", sourceURL: URL(fileURLWithPath: "/harness/\(index)/\(version)"),
+            sourceIdentifier: "source-\(index)-v\(version)")
     }
 
     /// The source image of `entity` at `version` for `format`: a pure function of the three, at the entry's
@@ -46,14 +50,20 @@ public enum ImageTableCrashHarnessSupport {
                 memset(row, Int32(truncatingIfNeeded: next() & 0xFF), used)
                 for _ in 0..<4 {
                     let x = Int(next() % UInt64(format.width))
-                    row.storeBytes(of: UInt8(truncatingIfNeeded: next()), toByteOffset: x * format.pixelFormat.bytesPerPixel, as: UInt8.self)
+                    row.storeBytes(
+                        of: UInt8(truncatingIfNeeded: next()), toByteOffset: x * format.pixelFormat.bytesPerPixel,
+                        as: UInt8.self)
                 }
                 if format.pixelFormat != .gray8 {
                     // Alpha: opaque for rgbx8; for premultiplied RGBA, at least every colour channel.
                     for x in 0..<format.width {
                         let pixel = row + x * 4
-                        let alpha = format.pixelFormat == .rgbx8 ? 255 : max(pixel.load(as: UInt8.self), pixel.load(fromByteOffset: 1, as: UInt8.self),
-                                                                              pixel.load(fromByteOffset: 2, as: UInt8.self))
+                        let alpha =
+                            format.pixelFormat == .rgbx8
+                            ? 255
+                            : max(
+                                pixel.load(as: UInt8.self), pixel.load(fromByteOffset: 1, as: UInt8.self),
+                                pixel.load(fromByteOffset: 2, as: UInt8.self))
                         pixel.storeBytes(of: alpha, toByteOffset: 3, as: UInt8.self)
                     }
                 }
@@ -89,7 +99,8 @@ public enum ImageTableCrashHarnessSupport {
             let entity = entity(index, version: version)
             switch next(200) {
             case 0..<160:
-                _ = try? store.setImage(source(entity: index, version: version, format: format), for: entity, formatName: format.name)
+                _ = try? store.setImage(
+                    source(entity: index, version: version, format: format), for: entity, formatName: format.name)
             case 160..<185:
                 _ = store.image(for: entity, formatName: format.name)
             case 185..<197:

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPWebP
 
@@ -11,11 +12,13 @@ struct WebPAnimationTests {
         let red = WebPTestImages.solid(width: 16, height: 12, SIMD4(255, 0, 0, 255))
         let green = WebPTestImages.solid(width: 4, height: 4, SIMD4(0, 255, 0, 255))
         let halfBlue = WebPTestImages.solid(width: 6, height: 6, SIMD4(0, 0, 128, 128))
-        return try WebPTestFiles.animation(width: 16, height: 12, loopCount: 3, frames: [
-            .init(bitmap: red, x: 0, y: 0, milliseconds: 100, blend: false, disposeToBackground: false),
-            .init(bitmap: green, x: 2, y: 2, milliseconds: 5, blend: true, disposeToBackground: true),
-            .init(bitmap: halfBlue, x: 8, y: 4, milliseconds: 250, blend: true, disposeToBackground: false),
-        ])
+        return try WebPTestFiles.animation(
+            width: 16, height: 12, loopCount: 3,
+            frames: [
+                .init(bitmap: red, x: 0, y: 0, milliseconds: 100, blend: false, disposeToBackground: false),
+                .init(bitmap: green, x: 2, y: 2, milliseconds: 5, blend: true, disposeToBackground: true),
+                .init(bitmap: halfBlue, x: 8, y: 4, milliseconds: 250, blend: true, disposeToBackground: false),
+            ])
     }
 
     @Test func decodesGeneratedAnimation() throws {
@@ -38,7 +41,10 @@ struct WebPAnimationTests {
 
     @Test func scalesAnimationFrames() throws {
         let data = try Self.sampleAnimation()
-        let image = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 8, height: 8), targetContentMode: .scaleAspectFit))
+        let image = try decoder.decode(
+            data,
+            options: ImageDecodingOptions(
+                targetDimensions: CGSize(width: 8, height: 8), targetContentMode: .scaleAspectFit))
         #expect(image.frameCount == 3)
         #expect(image.frames.allSatisfy { $0.width == 8 && $0.height == 6 })
     }
@@ -62,7 +68,10 @@ struct WebPAnimationTests {
         #expect(image.loopCount == 0)
         #expect(image.frameDurations.allSatisfy { abs($0 - 0.11) < 1e-9 })
         #expect(!image.isPartial)
-        let scaled = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 45, height: 45), targetContentMode: .scaleAspectFit))
+        let scaled = try decoder.decode(
+            data,
+            options: ImageDecodingOptions(
+                targetDimensions: CGSize(width: 45, height: 45), targetContentMode: .scaleAspectFit))
         #expect(scaled.frameCount == 18 && scaled.image.width == 45 && scaled.image.height == 37)
         let truncated = try decoder.decode(data.prefix(data.count / 2), options: ImageDecodingOptions())
         #expect(truncated.isPartial)

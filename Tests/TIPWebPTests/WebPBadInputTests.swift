@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPWebP
 
@@ -38,7 +39,9 @@ struct WebPBadInputTests {
         let data = try WebPTestFiles.encode(WebPTestImages.photo(width: 40, height: 40), quality: 0.8)
         for length in [1, 11, 12, 20, 25] {
             let error = decodeError(data.prefix(length))
-            #expect(error == .truncatedData || error == .unrecognizedFormat, "length \(length): \(String(describing: error))")
+            #expect(
+                error == .truncatedData || error == .unrecognizedFormat,
+                "length \(length): \(String(describing: error))")
         }
         let context = decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
         _ = try context.append(data.prefix(20))
@@ -58,7 +61,11 @@ struct WebPBadInputTests {
                 #expect(image.isPartial)
                 #expect(image.image.width == 96 && image.image.height == 160)
             } catch {
-                #expect(error == .truncatedData || { if case .corruptData = error { return true }; return false }())
+                #expect(
+                    error == .truncatedData
+                        || {
+                            if case .corruptData = error { return true }; return false
+                        }())
             }
         }
         // Most of the image is there: the rows before the cut come back.
@@ -117,13 +124,16 @@ struct WebPBadInputTests {
         ]
         for (name, file) in files {
             let hostile = WebPTestFiles.withHostileDimensions(file)
-            let expected = ImageDecodingError.dimensionsTooLarge(width: 16383, height: 16383, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
+            let expected = ImageDecodingError.dimensionsTooLarge(
+                width: 16383, height: 16383, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
             #expect(decodeError(hostile) == expected, "\(name)")
             let context = decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
             #expect(throws: expected, "\(name)") { try context.append(hostile) }
         }
         // A lower limit refuses a normal image too.
         let small = try WebPTestFiles.encode(WebPTestImages.photo(width: 32, height: 32), quality: 0.8)
-        #expect(decodeError(small, options: ImageDecodingOptions(maximumPixelCount: 1000)) == .dimensionsTooLarge(width: 32, height: 32, maximumPixelCount: 1000))
+        #expect(
+            decodeError(small, options: ImageDecodingOptions(maximumPixelCount: 1000))
+                == .dimensionsTooLarge(width: 32, height: 32, maximumPixelCount: 1000))
     }
 }

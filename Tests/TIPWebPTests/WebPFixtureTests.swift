@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPWebP
 
@@ -17,8 +18,10 @@ struct WebPFixtureTests {
         #expect(image.image.width == width && image.image.height == height)
         #expect(image.image.format == .rgbx8 && !image.isPartial)
         let target = CGSize(width: 400, height: 400)
-        let scaled = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit))
-        let expected = TargetSizing.pixelDimensions(width: width, height: height, targetDimensions: target, contentMode: .scaleAspectFit)
+        let scaled = try decoder.decode(
+            data, options: ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit))
+        let expected = TargetSizing.pixelDimensions(
+            width: width, height: height, targetDimensions: target, contentMode: .scaleAspectFit)
         #expect(scaled.image.width == expected.width && scaled.image.height == expected.height)
         let reference = Resampler.resample(image.image, width: expected.width, height: expected.height)
         #expect(WebPTestImages.psnr(scaled.image, reference) > 25)

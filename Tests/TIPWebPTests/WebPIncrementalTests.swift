@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPWebP
 
@@ -9,7 +10,9 @@ struct WebPIncrementalTests {
 
     /// Feeds `data` in random chunks; returns the context, the best append result seen and whether
     /// some `anyProgress` render before the last chunk showed something.
-    func feed(_ data: Data, seed: UInt64, maximumChunk: Int) throws -> (context: any ImageDecoderContext, sawEarlyImage: Bool) {
+    func feed(_ data: Data, seed: UInt64, maximumChunk: Int) throws -> (
+        context: any ImageDecoderContext, sawEarlyImage: Bool
+    ) {
         var rng = SeededGenerator(seed: seed)
         let context = decoder.makeContext(expectedLength: data.count, options: ImageDecodingOptions())
         var offset = 0
@@ -18,7 +21,10 @@ struct WebPIncrementalTests {
             let length = min(Int.random(in: 1...maximumChunk, using: &rng), data.count - offset)
             let result = try context.append(data.subdata(in: offset..<(offset + length)))
             offset += length
-            if offset < data.count, let partial = try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center) {
+            if offset < data.count,
+                let partial = try context.render(
+                    mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center)
+            {
                 #expect(partial.isPartial)
                 sawEarlyImage = true
             }
@@ -36,12 +42,15 @@ struct WebPIncrementalTests {
         #expect(context.dimensions == CGSize(width: 180, height: 140))
         #expect(context.frameCount == 1)
         let oneShot = try decoder.decode(data, options: ImageDecodingOptions())
-        let final = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let final = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(!final.isPartial)
         #expect(final.image == oneShot.image)
         let target = CGSize(width: 60, height: 60)
-        let scaled = try #require(try context.render(mode: .completeImage, targetDimensions: target, targetContentMode: .scaleAspectFit))
-        let scaledOneShot = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit))
+        let scaled = try #require(
+            try context.render(mode: .completeImage, targetDimensions: target, targetContentMode: .scaleAspectFit))
+        let scaledOneShot = try decoder.decode(
+            data, options: ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit))
         #expect(scaled.image == scaledOneShot.image)
     }
 
@@ -49,7 +58,8 @@ struct WebPIncrementalTests {
         let data = try WebPTestFiles.encode(WebPTestImages.translucent(width: 90, height: 70), quality: 1)
         let (context, _) = try feed(data, seed: 9, maximumChunk: 300)
         #expect(context.hasAlpha)
-        let final = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let final = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(final.image == (try decoder.decode(data, options: ImageDecodingOptions())).image)
     }
 
@@ -60,7 +70,9 @@ struct WebPIncrementalTests {
         for offset in stride(from: 0, to: data.count, by: 16) {
             _ = try context.append(data.subdata(in: offset..<min(offset + 16, data.count)))
             if firstFrameAt == nil, offset + 16 < data.count,
-               let early = try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center) {
+                let early = try context.render(
+                    mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center)
+            {
                 #expect(early.isPartial && early.frameCount == 1)
                 #expect(early.image.pixel(x: 0, y: 0) == SIMD4(255, 0, 0, 255))
                 firstFrameAt = offset
@@ -69,7 +81,8 @@ struct WebPIncrementalTests {
         #expect(firstFrameAt != nil)
         #expect(context.isAnimated)
         #expect(try context.finalize() == .didCompleteLoading)
-        let final = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let final = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         let oneShot = try decoder.decode(data, options: ImageDecodingOptions())
         #expect(final.frames == oneShot.frames && final.frameDurations == oneShot.frameDurations && !final.isPartial)
     }
@@ -80,7 +93,8 @@ struct WebPIncrementalTests {
         _ = try context.append(data.prefix(data.count - 10))
         #expect(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center) == nil)
         #expect(try context.finalize() != .didCompleteLoading)
-        let partial = try #require(try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
+        let partial = try #require(
+            try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
         #expect(partial.frameCount == 2 && partial.isPartial)
     }
 
@@ -89,8 +103,10 @@ struct WebPIncrementalTests {
         let context = decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
         _ = try context.append(data.prefix(data.count * 2 / 3))
         #expect(try context.finalize() != .didCompleteLoading)
-        #expect(try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center) == nil)
-        let partial = try #require(try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
+        #expect(
+            try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center) == nil)
+        let partial = try #require(
+            try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
         #expect(partial.isPartial && partial.image.width == 120 && partial.image.height == 200)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPWebP
+import Testing
+
+@testable import TIP
 
 @Suite("WebP registration")
 struct WebPRegistrationTests {

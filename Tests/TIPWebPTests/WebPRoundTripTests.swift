@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 @testable import TIPWebP
 
@@ -69,13 +70,24 @@ struct WebPRoundTripTests {
 
     @Test func decodesStraightToTargetSize() throws {
         let data = try WebPTestFiles.encode(WebPTestImages.photo(width: 200, height: 100), quality: 0.9)
-        let fit = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 64, height: 64), targetContentMode: .scaleAspectFit))
+        let fit = try decoder.decode(
+            data,
+            options: ImageDecodingOptions(
+                targetDimensions: CGSize(width: 64, height: 64), targetContentMode: .scaleAspectFit))
         #expect(fit.image.width == 64 && fit.image.height == 32)
-        let fill = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 50, height: 50), targetContentMode: .scaleAspectFill))
+        let fill = try decoder.decode(
+            data,
+            options: ImageDecodingOptions(
+                targetDimensions: CGSize(width: 50, height: 50), targetContentMode: .scaleAspectFill))
         #expect(fill.image.width == 100 && fill.image.height == 50)
-        let center = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 50, height: 50), targetContentMode: .center))
+        let center = try decoder.decode(
+            data,
+            options: ImageDecodingOptions(targetDimensions: CGSize(width: 50, height: 50), targetContentMode: .center))
         #expect(center.image.width == 200 && center.image.height == 100)
-        let up = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit))
+        let up = try decoder.decode(
+            data,
+            options: ImageDecodingOptions(
+                targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit))
         #expect(up.image.width == 400 && up.image.height == 200)
         // The scaled decode still looks like the image.
         let full = try decoder.decode(data, options: ImageDecodingOptions())

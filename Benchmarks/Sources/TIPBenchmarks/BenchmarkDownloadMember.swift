@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// Outcomes of a batch of benchmark downloads, shared by its members.
@@ -34,11 +35,15 @@ final class DownloadTally: Sendable {
     /// Waits for every entered download; throws when one failed, or when `timeout` passed.
     func wait(expecting count: Int, timeout: TimeInterval = 120) throws {
         guard group.wait(timeout: .now() + timeout) == .success else {
-            throw BenchmarkFailure("downloads did not complete within \(Int(timeout)) s (\(state.withLock { $0.successes }) of \(count) succeeded)")
+            throw BenchmarkFailure(
+                "downloads did not complete within \(Int(timeout)) s (\(state.withLock { $0.successes }) of \(count) succeeded)"
+            )
         }
         let (successes, failures) = state.withLock { ($0.successes, $0.failures) }
         guard failures.isEmpty, successes == count else {
-            throw BenchmarkFailure("\(successes) of \(count) downloads succeeded; \(failures.count) failed, first: \(failures.first ?? "none")")
+            throw BenchmarkFailure(
+                "\(successes) of \(count) downloads succeeded; \(failures.count) failed, first: \(failures.first ?? "none")"
+            )
         }
     }
 }
@@ -82,14 +87,17 @@ final class BenchmarkDownloadMember: ImageDownloadMember {
         }
     }
 
-    func imageDownload(_ download: ImageDownloadHandle, didCompleteWith result: Result<ImageDownloadResult, any Error>) {
+    func imageDownload(_ download: ImageDownloadHandle, didCompleteWith result: Result<ImageDownloadResult, any Error>)
+    {
         switch result {
         case .success(let value):
             let updates = received.withLock { $0 }
             if value.data.count == expectedByteCount && updates.bytes == expectedByteCount {
                 tally.succeeded(updates: updates.updates)
             } else {
-                tally.failed("\(download.url.path): \(value.data.count) bytes in the result, \(updates.bytes) in the updates, expected \(expectedByteCount)")
+                tally.failed(
+                    "\(download.url.path): \(value.data.count) bytes in the result, \(updates.bytes) in the updates, expected \(expectedByteCount)"
+                )
             }
         case .failure(let error):
             tally.failed("\(download.url.path): \(error)")

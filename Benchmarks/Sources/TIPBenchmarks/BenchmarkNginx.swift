@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,12 +15,17 @@ final class BenchmarkNginx {
     private let directory: URL
 
     /// The nginx executable, or nil when nginx is not installed (`scripts/bootstrap` installs it).
-    static let executable: String? = ["/usr/sbin/nginx", "/usr/local/sbin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let executable: String? = ["/usr/sbin/nginx", "/usr/local/sbin/nginx"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// Starts nginx serving `root` and waits until it accepts connections.
     init(serving root: URL) throws {
-        guard let executable = Self.executable else { throw BenchmarkFailure("nginx is not installed (run scripts/bootstrap)") }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tip-bench-nginx-\(UUID().uuidString)", isDirectory: true)
+        guard let executable = Self.executable else {
+            throw BenchmarkFailure("nginx is not installed (run scripts/bootstrap)")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-bench-nginx-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let port = try Self.freePort()
         let path = directory.path
@@ -60,7 +66,8 @@ final class BenchmarkNginx {
         while !Self.accepts(port: port) {
             guard process.isRunning, Date() < deadline else {
                 stop()
-                let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+                let log =
+                    (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
                 throw BenchmarkFailure("nginx did not start on port \(port): \(log)")
             }
             usleep(5_000)
@@ -86,7 +93,9 @@ final class BenchmarkNginx {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw BenchmarkFailure("could not find a free port") }
         return UInt16(bigEndian: address.sin_port)
@@ -101,7 +110,9 @@ final class BenchmarkNginx {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,7 +25,9 @@ struct ChildProcess {
     /// Runs `arguments[0]` (a path, or a name looked up in `PATH`) with `arguments`, standard output into a
     /// temporary file, standard error inherited, and waits for it.
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Usage {
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tip-bench-child-\(UUID().uuidString).out").path
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-bench-child-\(UUID().uuidString).out"
+        ).path
         defer { unlink(outputPath) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -41,7 +44,9 @@ struct ChildProcess {
         var pid: pid_t = 0
         let start = DispatchTime.now().uptimeNanoseconds
         let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, cArguments, cEnvironment)
-        guard spawned == 0 else { throw BenchmarkFailure("could not start \(arguments[0]): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw BenchmarkFailure("could not start \(arguments[0]): \(String(cString: strerror(spawned)))")
+        }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {
@@ -52,7 +57,8 @@ struct ChildProcess {
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         // WIFEXITED / WEXITSTATUS are macros: status & 0x7f == 0 means a normal exit, the code in bits 8-15.
         let exitStatus: Int32 = status & 0x7F == 0 ? (status >> 8) & 0xFF : -1
-        return Usage(cpuMilliseconds: milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime), wallMilliseconds: wall,
-                     peakMegabytes: Double(usage.ru_maxrss) / 1024, status: exitStatus, output: output)
+        return Usage(
+            cpuMilliseconds: milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime), wallMilliseconds: wall,
+            peakMegabytes: Double(usage.ru_maxrss) / 1024, status: exitStatus, output: output)
     }
 }

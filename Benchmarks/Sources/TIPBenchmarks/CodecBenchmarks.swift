@@ -13,18 +13,23 @@ enum CodecBenchmarks {
         for (name, data) in [("carnival.jpg", carnivalJPEG), ("generated 4000x3000", bigJPEG)] {
             let ours = try Harness.measure { _ = try decoder.decode(data, options: ImageDecodingOptions()) }
             let base = Harness.measure { turbo.decode(data) }
-            Harness.report("full JPEG decode (\(name))", ours: ours, baselineName: "tjDecompress2 direct", baseline: base, target: 1.05)
+            Harness.report(
+                "full JPEG decode (\(name))", ours: ours, baselineName: "tjDecompress2 direct", baseline: base,
+                target: 1.05)
         }
 
         // 2. carnival.jpg to a 400 px wide image vs Pillow/pyvips, and vs TurboJPEG at the chosen scale.
-        let thumbOptions = ImageDecodingOptions(targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
+        let thumbOptions = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
         let thumb = try decoder.decode(carnivalJPEG, options: thumbOptions)
         let ours = try Harness.measure { _ = try decoder.decode(carnivalJPEG, options: thumbOptions) }
         let (w, _) = turbo.dimensions(carnivalJPEG)
         var denom: Int32 = 1
         while denom < 8 && (w + Int(denom) * 2 - 1) / (Int(denom) * 2) >= thumb.image.width { denom *= 2 }
         let limit = Harness.measure { turbo.decode(carnivalJPEG, num: 1, denom: denom) }
-        Harness.report("JPEG to \(thumb.image.width)x\(thumb.image.height)", ours: ours, baselineName: "TurboJPEG at 1/\(denom), no resize", baseline: limit, target: 1.15)
+        Harness.report(
+            "JPEG to \(thumb.image.width)x\(thumb.image.height)", ours: ours,
+            baselineName: "TurboJPEG at 1/\(denom), no resize", baseline: limit, target: 1.15)
 
         // 3. PNG decode.
         let png = try Inputs.fixture("carnival.png") ?? Inputs.generated(.png, width: 1880, height: 1253)
@@ -38,44 +43,57 @@ enum CodecBenchmarks {
         var fastest: (String, Samples)?
         for name in ["pillow_thumbnail", "pyvips_thumbnail"] {
             guard let samples = peers[name] else { continue }
-            Harness.report("JPEG to \(thumb.image.width)x\(thumb.image.height)", ours: ours, baselineName: name, baseline: samples, target: nil)
+            Harness.report(
+                "JPEG to \(thumb.image.width)x\(thumb.image.height)", ours: ours, baselineName: name, baseline: samples,
+                target: nil)
             if fastest == nil || samples.median < fastest!.1.median { fastest = (name, samples) }
         }
         if let fastest {
-            Harness.report("JPEG to \(thumb.image.width)x\(thumb.image.height) vs faster peer", ours: ours, baselineName: fastest.0, baseline: fastest.1, target: 0.85)
+            Harness.report(
+                "JPEG to \(thumb.image.width)x\(thumb.image.height) vs faster peer", ours: ours,
+                baselineName: fastest.0, baseline: fastest.1, target: 0.85)
         }
         if let pillow = peers["pillow_png_load"] {
             Harness.report("PNG decode", ours: pngOurs, baselineName: "Pillow open+load", baseline: pillow, target: 1.0)
         }
         if let vips = peers["pyvips_png_load"] {
-            Harness.report("PNG decode", ours: pngOurs, baselineName: "pyvips (libspng), stretch", baseline: vips, target: nil)
+            Harness.report(
+                "PNG decode", ours: pngOurs, baselineName: "pyvips (libspng), stretch", baseline: vips, target: nil)
         }
 
         // 4. Progressive JPEG streamed in 16 KiB chunks, each completed scan rendered (the default
         //    FullFrame policy renders every full-frame update), plus the final image, vs one decode.
-        let pjpeg = try Inputs.fixture("carnival.pjpg") ?? Inputs.generated(.jpeg, width: 1880, height: 1253, options: [.progressive])
+        let pjpeg =
+            try Inputs.fixture("carnival.pjpg")
+            ?? Inputs.generated(.jpeg, width: 1880, height: 1253, options: [.progressive])
         for (label, target) in [("full size", CGSize.zero), ("400x400 fit", CGSize(width: 400, height: 400))] {
             var chunkedOffset = 0
             var renders = 0
             let streamOptions = ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit)
             let stream = try Harness.measureCPU {
-                (chunkedOffset, renders) = try streamProgressive(pjpeg, decoder: decoder, options: streamOptions, chunkSize: 16 * 1024)
+                (chunkedOffset, renders) = try streamProgressive(
+                    pjpeg, decoder: decoder, options: streamOptions, chunkSize: 16 * 1024)
             }
             let base = try Harness.measureCPU {
                 _ = try decoder.decode(pjpeg, options: streamOptions)
             }
             // Where the first scan becomes available, to 1 KiB (untimed): 16 KiB chunks round it up.
-            let (exactOffset, _) = try streamProgressive(pjpeg, decoder: decoder, options: streamOptions, chunkSize: 1024)
+            let (exactOffset, _) = try streamProgressive(
+                pjpeg, decoder: decoder, options: streamOptions, chunkSize: 1024)
             let percent = { (offset: Int) in Harness.format(Double(offset) / Double(pjpeg.count) * 100, digits: 2) }
-            Harness.report("progressive JPEG streamed, \(label) (\(renders) renders)", ours: stream, baselineName: "one complete decode (CPU)", baseline: base, target: 2.5,
-                           note: "first scan shown after \(percent(exactOffset))% of the bytes fed 1 KiB at a time, "
-                               + "\(percent(chunkedOffset))% in 16 KiB chunks (target ≤ 5%)")
+            Harness.report(
+                "progressive JPEG streamed, \(label) (\(renders) renders)", ours: stream,
+                baselineName: "one complete decode (CPU)", baseline: base, target: 2.5,
+                note: "first scan shown after \(percent(exactOffset))% of the bytes fed 1 KiB at a time, "
+                    + "\(percent(chunkedOffset))% in 16 KiB chunks (target ≤ 5%)")
         }
     }
 
     /// Feeds `data` in chunks of `chunkSize` bytes, rendering each completed scan; returns the byte offset
     /// at which the first scan was shown and the number of renders.
-    static func streamProgressive(_ data: Data, decoder: any ImageDecoder, options: ImageDecodingOptions, chunkSize: Int) throws -> (Int, Int) {
+    static func streamProgressive(
+        _ data: Data, decoder: any ImageDecoder, options: ImageDecodingOptions, chunkSize: Int
+    ) throws -> (Int, Int) {
         let context = decoder.makeContext(expectedLength: data.count, options: options)
         var offset = 0
         var first = 0
@@ -85,14 +103,21 @@ enum CodecBenchmarks {
             let result = try context.append(data.subdata(in: offset..<end))
             offset = end
             if result == .didLoadFrame, offset < data.count {
-                if try context.render(mode: .fullFrameProgress, targetDimensions: options.targetDimensions, targetContentMode: options.targetContentMode) != nil {
+                if try context.render(
+                    mode: .fullFrameProgress, targetDimensions: options.targetDimensions,
+                    targetContentMode: options.targetContentMode) != nil
+                {
                     renders += 1
                     if first == 0 { first = offset }
                 }
             }
         }
         _ = try context.finalize()
-        guard try context.render(mode: .completeImage, targetDimensions: options.targetDimensions, targetContentMode: options.targetContentMode) != nil else {
+        guard
+            try context.render(
+                mode: .completeImage, targetDimensions: options.targetDimensions,
+                targetContentMode: options.targetContentMode) != nil
+        else {
             throw ImageDecodingError.truncatedData
         }
         return (first, renders + 1)

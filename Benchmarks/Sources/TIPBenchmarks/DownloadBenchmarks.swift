@@ -1,9 +1,11 @@
 import Foundation
+import TIPImageServer
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import TIP
-import TIPImageServer
 
 /// The download rows of the README's benchmark table, over loopback from the embedded image server (in-memory images,
 /// no throttle): 1,000 distinct small images through the downloader, with each shipped provider (libcurl, the
@@ -19,7 +21,8 @@ enum DownloadBenchmarks {
         let server = TIPImageServer()
         try server.start()
         defer { server.stop() }
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-bench-\(UUID().uuidString)", isDirectory: true)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-bench-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         try manySmallImages(server: server, root: root)
@@ -40,9 +43,12 @@ enum DownloadBenchmarks {
             urls.append(server.url(for: path))
         }
         let total = sizes.reduce(0, +)
-        print("note: \(smallImageCount) JPEGs, \(sizes.min() ?? 0)-\(sizes.max() ?? 0) bytes, \(total / 1024) KiB in all, \(concurrency) in flight")
+        print(
+            "note: \(smallImageCount) JPEGs, \(sizes.min() ?? 0)-\(sizes.max() ?? 0) bytes, \(total / 1024) KiB in all, \(concurrency) in flight"
+        )
 
-        let configuration = GlobalConfiguration(cachesRootDirectory: root.appendingPathComponent("many", isDirectory: true))
+        let configuration = GlobalConfiguration(
+            cachesRootDirectory: root.appendingPathComponent("many", isDirectory: true))
         configuration.maxConcurrentImagePipelineDownloadCount = concurrency
         configuration.maxBytesForAllDiskCaches = 1 << 36
         configuration.maxCountForAllDiskCaches = 0
@@ -55,8 +61,9 @@ enum DownloadBenchmarks {
             configuration.imageFetchDownloadProvider = provider
             let tally = DownloadTally()
             let members = urls.indices.map { index in
-                BenchmarkDownloadMember(ImageDownloadRequest(url: urls[index], pipeline: pipeline),
-                                        expectedByteCount: sizes[index], queue: memberQueue, tally: tally)
+                BenchmarkDownloadMember(
+                    ImageDownloadRequest(url: urls[index], pipeline: pipeline),
+                    expectedByteCount: sizes[index], queue: memberQueue, tally: tally)
             }
             for member in members { configuration.downloader.add(member) }
             try tally.wait(expecting: members.count)
@@ -78,8 +85,10 @@ enum DownloadBenchmarks {
         defer { streaming.invalidate() }
         let loop = URLSessionLoop(concurrency: concurrency)
         let providerLoop = ProviderLoop(provider: curlProvider, concurrency: concurrency)
-        let curl = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root, toFiles: false)
-        let curlToFiles = try CurlLoop(urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root, toFiles: true)
+        let curl = try CurlLoop(
+            urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root, toFiles: false)
+        let curlToFiles = try CurlLoop(
+            urls: urls, expectedByteCounts: sizes, concurrency: concurrency, directory: root, toFiles: true)
         var curlRun = 0
         // Every variant checks its bytes; each run must also make exactly one 200 request per image.
         func checked(_ what: String, _ body: @escaping () throws -> Void) -> () throws -> Void {
@@ -100,16 +109,20 @@ enum DownloadBenchmarks {
             checked("the downloader (URLSession provider)") { try downloader(urlSessionProvider, pipeline: nil) },
             checked("the libcurl provider alone") { try providerLoop.run(urls: urls, expectedByteCounts: sizes) },
         ]
-        var names = ["URLSession delegate loop", "URLSession completion-handler loop", "downloader (libcurl)",
-                     "downloader (libcurl) + disk cache", "downloader (URLSession)", "libcurl provider alone"]
+        var names = [
+            "URLSession delegate loop", "URLSession completion-handler loop", "downloader (libcurl)",
+            "downloader (libcurl) + disk cache", "downloader (URLSession)", "libcurl provider alone",
+        ]
         if let curl, let curlToFiles {
             variants.append(checked("curl") { try curl.run() })
             names.append("curl (server only; curl is another process)")
             // Each run into a fresh directory, as the pipelines above.
-            variants.append(checked("curl to files") {
-                try curlToFiles.run(outputDirectory: root.appendingPathComponent("curl-files-\(curlRun)", isDirectory: true))
-                curlRun += 1
-            })
+            variants.append(
+                checked("curl to files") {
+                    try curlToFiles.run(
+                        outputDirectory: root.appendingPathComponent("curl-files-\(curlRun)", isDirectory: true))
+                    curlRun += 1
+                })
             names.append("curl to files (server only)")
         }
         let samples = try interleaved(variants, names: names)
@@ -118,9 +131,10 @@ enum DownloadBenchmarks {
         let limit = curl == nil ? nil : samples[6]
         let limitToFiles = curl == nil ? nil : samples[7]
 
-        let stored = pipelines.last.map { pipeline in
-            urls.filter { pipeline.diskCache.entry(withIdentifier: $0.absoluteString)?.complete != nil }.count
-        } ?? 0
+        let stored =
+            pipelines.last.map { pipeline in
+                urls.filter { pipeline.diskCache.entry(withIdentifier: $0.absoluteString)?.complete != nil }.count
+            } ?? 0
         guard stored == smallImageCount else {
             throw BenchmarkFailure("the pipeline's disk cache holds \(stored) of \(smallImageCount) complete images")
         }
@@ -131,35 +145,54 @@ enum DownloadBenchmarks {
         let streamingName = "URLSession delegate loop, \(concurrency) in flight"
         let handlersName = "URLSession completion-handler loop, \(concurrency) in flight"
         let streamingIsFaster = streamingLoop.median <= completionHandlers.median
-        let (baselineName, baseline) = streamingIsFaster ? (streamingName, streamingLoop) : (handlersName, completionHandlers)
+        let (baselineName, baseline) =
+            streamingIsFaster ? (streamingName, streamingLoop) : (handlersName, completionHandlers)
         let (otherName, other) = streamingIsFaster ? (handlersName, completionHandlers) : (streamingName, streamingLoop)
         if let curl {
             let cpu = Samples(curl.childCPUMilliseconds.withLock { $0 })
             print("note: curl's own CPU per run (user + system of the child): \(Harness.format(cpu.median)) ms median")
         }
         if let limit {
-            Harness.report("\(name): downloader (libcurl provider), no pipeline", ours: ours, baselineName: "curl --parallel-max \(concurrency)",
-                           baseline: limit, target: 1.5, note: "the limit: one curl process, same URLs")
+            Harness.report(
+                "\(name): downloader (libcurl provider), no pipeline", ours: ours,
+                baselineName: "curl --parallel-max \(concurrency)",
+                baseline: limit, target: 1.5, note: "the limit: one curl process, same URLs")
         }
-        Harness.report("\(name): downloader (libcurl provider), no pipeline", ours: ours, baselineName: baselineName, baseline: baseline, target: 1.0,
-                       note: "the faster plain URLSession loop of this run")
-        Harness.report("\(name): downloader (URLSession provider), no pipeline", ours: oursOnURLSession, baselineName: baselineName,
-                       baseline: baseline, target: nil, note: "information: the provider the downloader used before")
-        Harness.report("\(name): downloader (libcurl provider)", ours: ours, baselineName: "the downloader with the URLSession provider",
-                       baseline: oursOnURLSession, target: nil, note: "information")
-        Harness.report("\(name): downloader (URLSession provider), no pipeline", ours: oursOnURLSession, baselineName: otherName, baseline: other,
-                       target: nil, note: "information: the slower URLSession loop")
-        Harness.report("\(name): downloader (libcurl) + disk-cache writes", ours: withCache, baselineName: baselineName, baseline: baseline, target: nil,
-                       note: "information: each image also written to a pipeline's disk cache")
+        Harness.report(
+            "\(name): downloader (libcurl provider), no pipeline", ours: ours, baselineName: baselineName,
+            baseline: baseline, target: 1.0,
+            note: "the faster plain URLSession loop of this run")
+        Harness.report(
+            "\(name): downloader (URLSession provider), no pipeline", ours: oursOnURLSession,
+            baselineName: baselineName,
+            baseline: baseline, target: nil, note: "information: the provider the downloader used before")
+        Harness.report(
+            "\(name): downloader (libcurl provider)", ours: ours,
+            baselineName: "the downloader with the URLSession provider",
+            baseline: oursOnURLSession, target: nil, note: "information")
+        Harness.report(
+            "\(name): downloader (URLSession provider), no pipeline", ours: oursOnURLSession, baselineName: otherName,
+            baseline: other,
+            target: nil, note: "information: the slower URLSession loop")
+        Harness.report(
+            "\(name): downloader (libcurl) + disk-cache writes", ours: withCache, baselineName: baselineName,
+            baseline: baseline, target: nil,
+            note: "information: each image also written to a pipeline's disk cache")
         if let limit {
-            Harness.report("\(name): the libcurl provider alone (no downloader)", ours: providerAlone, baselineName: "curl --parallel-max \(concurrency)",
-                           baseline: limit, target: nil, note: "information: the provider's share of the downloader's time")
-            Harness.report("\(name): curl --parallel-max \(concurrency) (the limit)", ours: limit, baselineName: baselineName, baseline: baseline, target: nil,
-                           note: "information: one curl process, same URLs")
+            Harness.report(
+                "\(name): the libcurl provider alone (no downloader)", ours: providerAlone,
+                baselineName: "curl --parallel-max \(concurrency)",
+                baseline: limit, target: nil, note: "information: the provider's share of the downloader's time")
+            Harness.report(
+                "\(name): curl --parallel-max \(concurrency) (the limit)", ours: limit, baselineName: baselineName,
+                baseline: baseline, target: nil,
+                note: "information: one curl process, same URLs")
         }
         if let limitToFiles {
-            Harness.report("\(name): downloader (libcurl) + disk-cache writes", ours: withCache, baselineName: "curl --parallel-max \(concurrency), one file per image", baseline: limitToFiles,
-                           target: nil, note: "information: curl neither fsyncs nor renames; the cache does both for crash safety")
+            Harness.report(
+                "\(name): downloader (libcurl) + disk-cache writes", ours: withCache,
+                baselineName: "curl --parallel-max \(concurrency), one file per image", baseline: limitToFiles,
+                target: nil, note: "information: curl neither fsyncs nor renames; the cache does both for crash safety")
         }
     }
 
@@ -173,7 +206,8 @@ enum DownloadBenchmarks {
         let memberCount = 100
         print("note: one \(jpeg.count / 1024) KiB JPEG, \(memberCount) members at once")
 
-        let configuration = GlobalConfiguration(cachesRootDirectory: root.appendingPathComponent("one", isDirectory: true))
+        let configuration = GlobalConfiguration(
+            cachesRootDirectory: root.appendingPathComponent("one", isDirectory: true))
         configuration.maxConcurrentImagePipelineDownloadCount = concurrency
         let memberQueue = DispatchQueue(label: "tip-bench.shared-download-members")
 
@@ -185,8 +219,9 @@ enum DownloadBenchmarks {
             let tally = DownloadTally()
             let request = ImageDownloadRequest(url: url)
             let members = (0..<count).map { index in
-                BenchmarkDownloadMember(request, expectedByteCount: jpeg.count,
-                                        queue: ownQueues ? DispatchQueue(label: "tip-bench.member-\(index)") : memberQueue, tally: tally)
+                BenchmarkDownloadMember(
+                    request, expectedByteCount: jpeg.count,
+                    queue: ownQueues ? DispatchQueue(label: "tip-bench.member-\(index)") : memberQueue, tally: tally)
             }
             for member in members { configuration.downloader.add(member) }
             try tally.wait(expecting: count)
@@ -199,24 +234,34 @@ enum DownloadBenchmarks {
 
         let loop = URLSessionLoop(concurrency: 1)
         var fanOut = 0
-        let samples = try interleaved([
-            {
-                try members(memberCount)
-                fanOut = updatesPerMember
-            },
-            { try members(1) },
-            { try loop.run(urls: [url], expectedByteCounts: [jpeg.count]) },
-            { try members(memberCount, ownQueues: true) },
-        ], names: ["\(memberCount) members", "one member", "one URLSession task", "\(memberCount) members, own queues"])
+        let samples = try interleaved(
+            [
+                {
+                    try members(memberCount)
+                    fanOut = updatesPerMember
+                },
+                { try members(1) },
+                { try loop.run(urls: [url], expectedByteCounts: [jpeg.count]) },
+                { try members(memberCount, ownQueues: true) },
+            ],
+            names: [
+                "\(memberCount) members", "one member", "one URLSession task", "\(memberCount) members, own queues",
+            ])
         let (ours, baseline, plain, ownQueues) = (samples[0], samples[1], samples[2], samples[3])
-        Harness.report("\(memberCount) concurrent members for one \(jpeg.count / 1024) KiB URL", ours: ours,
-                       baselineName: "one member alone", baseline: baseline, target: 1.2,
-                       note: "exactly 1 request per run (server log); \(fanOut) updates per member, \(fanOut * memberCount) member callbacks")
-        Harness.report("\(memberCount) concurrent members for one \(jpeg.count / 1024) KiB URL, each on its own queue", ours: ownQueues,
-                       baselineName: "one member alone", baseline: baseline, target: nil,
-                       note: "information: the members above share one serial queue")
-        Harness.report("one member for one \(jpeg.count / 1024) KiB URL", ours: baseline,
-                       baselineName: "one plain URLSession data task", baseline: plain, target: nil, note: "information")
+        Harness.report(
+            "\(memberCount) concurrent members for one \(jpeg.count / 1024) KiB URL", ours: ours,
+            baselineName: "one member alone", baseline: baseline, target: 1.2,
+            note:
+                "exactly 1 request per run (server log); \(fanOut) updates per member, \(fanOut * memberCount) member callbacks"
+        )
+        Harness.report(
+            "\(memberCount) concurrent members for one \(jpeg.count / 1024) KiB URL, each on its own queue",
+            ours: ownQueues,
+            baselineName: "one member alone", baseline: baseline, target: nil,
+            note: "information: the members above share one serial queue")
+        Harness.report(
+            "one member for one \(jpeg.count / 1024) KiB URL", ours: baseline,
+            baselineName: "one plain URLSession data task", baseline: plain, target: nil, note: "information")
     }
 
     /// Like `Harness.measure` (one warm-up each, then `Harness.iterations` measured runs), but the variants
@@ -238,7 +283,9 @@ enum DownloadBenchmarks {
         }
         if names.count == bodies.count {
             let medians = zip(names, cpu).map { "\($0) \(Harness.format(Samples($1).median)) ms" }
-            print("note: process CPU per run (all threads, the in-process server included): " + medians.joined(separator: ", "))
+            print(
+                "note: process CPU per run (all threads, the in-process server included): "
+                    + medians.joined(separator: ", "))
         }
         return values.map(Samples.init)
     }
@@ -279,14 +326,18 @@ final class URLSessionLoop: Sendable {
     /// Fetches every URL once with `concurrency` in flight. `problem` looks at each answer (on `queue` when
     /// given, else on the session's queue) and says what is wrong with it (nil: nothing); the next URL starts
     /// once it returned. Throws unless every answer passed.
-    func run(urls: [URL], on queue: DispatchQueue? = nil,
-             problem: @escaping @Sendable (_ index: Int, _ data: Data?, _ status: Int, _ error: (any Error)?) -> String?) throws {
+    func run(
+        urls: [URL], on queue: DispatchQueue? = nil,
+        problem: @escaping @Sendable (_ index: Int, _ data: Data?, _ status: Int, _ error: (any Error)?) -> String?
+    ) throws {
         let tally = DownloadTally()
         for _ in urls { tally.enter() }
         let next = Locked(0)
         let session = self.session
         @Sendable func startNext() {
-            let index = next.withLock { value in defer { value += 1 }; return value }
+            let index = next.withLock { value in
+                defer { value += 1 }; return value
+            }
             guard index < urls.count else { return }
             session.dataTask(with: urls[index]) { data, response, error in
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 0
@@ -319,7 +370,11 @@ struct CurlLoop {
     /// nil (with a note) when curl is not installed. `toFiles`: each image to its own file (`run(outputDirectory:)`)
     /// instead of /dev/null.
     init?(urls: [URL], expectedByteCounts: [Int], concurrency: Int, directory: URL, toFiles: Bool) throws {
-        guard let path = ["/usr/bin/curl", "/usr/local/bin/curl", "/bin/curl"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard
+            let path = ["/usr/bin/curl", "/usr/local/bin/curl", "/bin/curl"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
             print("note: curl not found; its row is skipped (Benchmarks/run installs it)")
             return nil
         }
@@ -338,8 +393,11 @@ struct CurlLoop {
     func run(outputDirectory: URL? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--silent", "--show-error", "--no-progress-meter", "--parallel", "--parallel-max", "\(concurrency)",
-                             "--write-out", "%{http_code} %{size_download}\\n", "--config", configFile]
+        process.arguments =
+            [
+                "--silent", "--show-error", "--no-progress-meter", "--parallel", "--parallel-max", "\(concurrency)",
+                "--write-out", "%{http_code} %{size_download}\\n", "--config", configFile,
+            ]
             + (outputDirectory.map { ["--create-dirs", "--output-dir", $0.path] } ?? [])
         let output = Pipe()
         process.standardOutput = output
@@ -349,12 +407,15 @@ struct CurlLoop {
         process.waitUntilExit()
         let spent = Self.childrenCPUMilliseconds() - before
         childCPUMilliseconds.withLock { $0.append(spent) }
-        guard process.terminationStatus == 0 else { throw BenchmarkFailure("curl exited with \(process.terminationStatus)") }
+        guard process.terminationStatus == 0 else {
+            throw BenchmarkFailure("curl exited with \(process.terminationStatus)")
+        }
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
         let ok = lines.allSatisfy { $0.hasPrefix("200 ") }
         let sizes = lines.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.sorted()
         guard ok, sizes == expectedSizes else {
-            throw BenchmarkFailure("curl: \(lines.count) transfers, all 200: \(ok), sizes as expected: \(sizes == expectedSizes)")
+            throw BenchmarkFailure(
+                "curl: \(lines.count) transfers, all 200: \(ok), sizes as expected: \(sizes == expectedSizes)")
         }
     }
 
@@ -421,8 +482,10 @@ final class URLSessionDelegateLoop: NSObject, URLSessionDataDelegate, @unchecked
         task.resume()
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
         completionHandler(.allow)
     }
 
@@ -439,7 +502,9 @@ final class URLSessionDelegateLoop: NSObject, URLSessionDataDelegate, @unchecked
         if error == nil, status == 200, let entry, entry.data.count == expected {
             tally?.succeeded()
         } else {
-            tally?.failed("task \(entry?.index ?? -1): status \(status), \(entry?.data.count ?? 0) of \(expected ?? 0) bytes, error \(String(describing: error))")
+            tally?.failed(
+                "task \(entry?.index ?? -1): status \(status), \(entry?.data.count ?? 0) of \(expected ?? 0) bytes, error \(String(describing: error))"
+            )
         }
         startNext()
     }

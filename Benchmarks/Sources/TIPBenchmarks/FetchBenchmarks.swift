@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// The fetch rows of the README's benchmark table: the synchronous rendered-cache hit through `fetchImage(with:)`, and
@@ -25,18 +26,27 @@ enum FetchBenchmarks {
         let scans = Locked(0)
         let done = DispatchSemaphore(value: 0)
         var handlesProgressiveLoading: Bool { true }
-        func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
-                                 url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool { true }
-        func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float) {
+        func imageFetchOperation(
+            _ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
+            url: URL, imageType: ImageType, originalDimensions: CGSize
+        ) -> Bool { true }
+        func imageFetchOperation(
+            _ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float
+        ) {
             scans.withLock { $0 += 1 }
             firstScanProgress.withLock { if $0 == nil { $0 = progress } }
         }
-        func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFinalImage result: ImageFetchResult) { done.signal() }
-        func imageFetchOperation(_ operation: ImageFetchOperation, didFailToLoadFinalImage error: any Error) { done.signal() }
+        func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFinalImage result: ImageFetchResult) {
+            done.signal()
+        }
+        func imageFetchOperation(_ operation: ImageFetchOperation, didFailToLoadFinalImage error: any Error) {
+            done.signal()
+        }
     }
 
     private static func configuration() throws -> (GlobalConfiguration, URL) {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-bench-\(UUID().uuidString)", isDirectory: true)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-bench-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
         configuration.callbackQueue = DispatchQueue(label: "tip-bench.callbacks")
@@ -52,10 +62,12 @@ enum FetchBenchmarks {
         configuration.imageFetchDownloadProvider = stubs
         guard let pipeline = ImagePipeline(identifier: "bench-sync", configuration: configuration) else { return }
         let url = URL(string: "https://bench.tip.invalid/sync.jpg")!
-        stubs.addDownloadStub(forRequestURL: url, responseData: try Inputs.generated(.jpeg, width: 400, height: 300),
-                              responseMIMEType: "image/jpeg", shouldSupportResuming: false, suggestedBitrate: 0)
-        let request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: CGSize(width: 100, height: 100),
-                                               targetContentMode: .scaleAspectFit)
+        stubs.addDownloadStub(
+            forRequestURL: url, responseData: try Inputs.generated(.jpeg, width: 400, height: 300),
+            responseMIMEType: "image/jpeg", shouldSupportResuming: false, suggestedBitrate: 0)
+        let request = GenericImageFetchRequest(
+            imageURL: url, identifier: nil, targetDimensions: CGSize(width: 100, height: 100),
+            targetContentMode: .scaleAspectFit)
         // One real fetch (stubbed download, decode) fills the rendered cache.
         let warm = pipeline.operation(with: request, delegate: nil)
         pipeline.fetchImage(with: warm)
@@ -82,21 +94,27 @@ enum FetchBenchmarks {
         }
         let perFetch = ours.median / Double(count) * 1000
         let expected = count * (Harness.iterations + 1)
-        Harness.report("synchronous rendered-cache hit via fetchImage (\(count) fetches)", ours: ours,
-                       baselineName: "locked dictionary lookups", baseline: baseline, target: nil,
-                       note: "\(Harness.format(perFetch, digits: 2)) µs per fetch (target ≤ 5 µs: \(perFetch <= 5 ? "met" : "MISSED")); "
-                           + "\(synchronous == expected ? "all" : "\(synchronous) of \(expected)") answered synchronously")
+        Harness.report(
+            "synchronous rendered-cache hit via fetchImage (\(count) fetches)", ours: ours,
+            baselineName: "locked dictionary lookups", baseline: baseline, target: nil,
+            note:
+                "\(Harness.format(perFetch, digits: 2)) µs per fetch (target ≤ 5 µs: \(perFetch <= 5 ? "met" : "MISSED")); "
+                + "\(synchronous == expected ? "all" : "\(synchronous) of \(expected)") answered synchronously")
     }
 
     /// carnival.pjpg through a whole fetch: a stubbed download paced in 16 KiB chunks, each scan the
     /// default policy picks rendered at 400x400, then the final image; process CPU vs one complete decode.
     static func progressiveFetch() throws {
-        let pjpeg = try Inputs.fixture("carnival.pjpg") ?? Inputs.generated(.jpeg, width: 1880, height: 1253, options: [.progressive])
+        let pjpeg =
+            try Inputs.fixture("carnival.pjpg")
+            ?? Inputs.generated(.jpeg, width: 1880, height: 1253, options: [.progressive])
         let (configuration, root) = try configuration()
         defer { try? FileManager.default.removeItem(at: root) }
         let stubs = StubbingImageFetchDownloadProvider()
         configuration.imageFetchDownloadProvider = stubs
-        guard let pipeline = ImagePipeline(identifier: "bench-progressive", configuration: configuration) else { return }
+        guard let pipeline = ImagePipeline(identifier: "bench-progressive", configuration: configuration) else {
+            return
+        }
         let target = CGSize(width: 400, height: 400)
         // Paced so that every 16 KiB chunk arrives on its own (about 1.5 s per fetch): CPU time is what counts.
         let bitrate = UInt64(pjpeg.count * 8) * 2 / 3
@@ -106,10 +124,12 @@ enum FetchBenchmarks {
         let ours = try Harness.measureCPU {
             run += 1
             let url = URL(string: "https://bench.tip.invalid/carnival-\(run).pjpg")!
-            stubs.addDownloadStub(forRequestURL: url, responseData: pjpeg, responseMIMEType: "image/jpeg",
-                                  shouldSupportResuming: false, suggestedBitrate: bitrate)
+            stubs.addDownloadStub(
+                forRequestURL: url, responseData: pjpeg, responseMIMEType: "image/jpeg",
+                shouldSupportResuming: false, suggestedBitrate: bitrate)
             let delegate = ProgressiveDelegate()
-            let request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: target, targetContentMode: .scaleAspectFit)
+            let request = GenericImageFetchRequest(
+                imageURL: url, identifier: nil, targetDimensions: target, targetContentMode: .scaleAspectFit)
             let operation = pipeline.operation(with: request, delegate: delegate)
             pipeline.fetchImage(with: operation)
             delegate.done.wait()
@@ -120,8 +140,10 @@ enum FetchBenchmarks {
         let decoder = JPEGCodec().decoder
         let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit)
         let baseline = try Harness.measureCPU { _ = try decoder.decode(pjpeg, options: options) }
-        Harness.report("progressive JPEG fetch, 400x400 fit (\(scans) scans + final, downloads and caching included)", ours: ours,
-                       baselineName: "one complete decode (CPU)", baseline: baseline, target: 2.5,
-                       note: "first scan shown at \(Harness.format(Double(firstScan) * 100, digits: 1))% of the bytes (target ≤ 5%)")
+        Harness.report(
+            "progressive JPEG fetch, 400x400 fit (\(scans) scans + final, downloads and caching included)", ours: ours,
+            baselineName: "one complete decode (CPU)", baseline: baseline, target: 2.5,
+            note:
+                "first scan shown at \(Harness.format(Double(firstScan) * 100, digits: 1))% of the bytes (target ≤ 5%)")
     }
 }

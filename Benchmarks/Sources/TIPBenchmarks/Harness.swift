@@ -58,11 +58,17 @@ enum Harness {
     nonisolated(unsafe) static var rows: [Row] = []
 
     /// Records and prints a row.
-    static func report(_ name: String, ours: Samples, baselineName: String, baseline: Samples, target: Double?, note: String = "",
-                       unit: String = "ms") {
-        let row = Row(name: name, ours: ours, baselineName: baselineName, baseline: baseline, target: target, note: note, unit: unit)
+    static func report(
+        _ name: String, ours: Samples, baselineName: String, baseline: Samples, target: Double?, note: String = "",
+        unit: String = "ms"
+    ) {
+        let row = Row(
+            name: name, ours: ours, baselineName: baselineName, baseline: baseline, target: target, note: note,
+            unit: unit)
         rows.append(row)
-        print("\(name): ours \(ours.description(unit: unit)), baseline \(baseline.description(unit: unit)) [\(baselineName)], ratio \(format(row.ratio, digits: 3)) \(row.verdict)\(note.isEmpty ? "" : " — \(note)")")
+        print(
+            "\(name): ours \(ours.description(unit: unit)), baseline \(baseline.description(unit: unit)) [\(baselineName)], ratio \(format(row.ratio, digits: 3)) \(row.verdict)\(note.isEmpty ? "" : " — \(note)")"
+        )
     }
 
     /// Prints a closing Markdown table of every row.
@@ -71,7 +77,9 @@ enum Harness {
         print("|---|---|---|---|---|---|")
         for row in rows {
             let unit = row.unit == "ms" ? "" : " \(row.unit)"
-            print("| \(row.name) | \(format(row.ours.median))\(unit) | \(row.baselineName) | \(format(row.baseline.median))\(unit) | \(format(row.ratio, digits: 3)) | \(row.target.map { "≤ \(format($0)) (\(row.ratio <= $0 ? "met" : "missed"))" } ?? "—") |")
+            print(
+                "| \(row.name) | \(format(row.ours.median))\(unit) | \(row.baselineName) | \(format(row.baseline.median))\(unit) | \(format(row.ratio, digits: 3)) | \(row.target.map { "≤ \(format($0)) (\(row.ratio <= $0 ? "met" : "missed"))" } ?? "—") |"
+            )
         }
     }
 
@@ -108,7 +116,8 @@ extension TIPImageServer {
         let requests = allRequests
         let bad = requests.filter { $0.status != 200 }
         guard requests.count == expected, bad.isEmpty else {
-            throw BenchmarkFailure("\(what) made \(requests.count) requests (expected \(expected)), \(bad.count) not answered 200")
+            throw BenchmarkFailure(
+                "\(what) made \(requests.count) requests (expected \(expected)), \(bad.count) not answered 200")
         }
     }
 }

@@ -6,7 +6,8 @@ import TIP
 enum Inputs {
     /// `../shared/fixtures` next to the project root (or `$TIP_FIXTURES`, as `scripts/fuzz` reads it), when present.
     static let fixtures: URL? = {
-        if let path = ProcessInfo.processInfo.environment["TIP_FIXTURES"], FileManager.default.fileExists(atPath: path) {
+        if let path = ProcessInfo.processInfo.environment["TIP_FIXTURES"], FileManager.default.fileExists(atPath: path)
+        {
             return URL(fileURLWithPath: path, isDirectory: true)
         }
         var url = URL(fileURLWithPath: #filePath)
@@ -48,8 +49,11 @@ enum Inputs {
     }
 
     /// Encodes a generated photo with our own encoder.
-    static func generated(_ type: ImageType, width: Int, height: Int, options: ImageEncodingOptions = [], quality: Float = 0.83) throws -> Data {
-        try CodecCatalogue.shared.encodeImage(ImageContainer(image: photo(width: width, height: height)), type: type, quality: quality, options: options)
+    static func generated(
+        _ type: ImageType, width: Int, height: Int, options: ImageEncodingOptions = [], quality: Float = 0.83
+    ) throws -> Data {
+        try CodecCatalogue.shared.encodeImage(
+            ImageContainer(image: photo(width: width, height: height)), type: type, quality: quality, options: options)
     }
 
     /// `image` encoded losslessly (quality 1, no options) by `codec`'s encoder.

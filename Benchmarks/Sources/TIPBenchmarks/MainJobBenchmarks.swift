@@ -15,34 +15,45 @@ enum MainJobBenchmarks {
     static let concurrency = 8
 
     static func run() throws {
-        guard let python = Peers.python else { throw BenchmarkFailure("python3 is needed for the main job's corpus and peers") }
+        guard let python = Peers.python else {
+            throw BenchmarkFailure("python3 is needed for the main job's corpus and peers")
+        }
         let corpus = try makeCorpus(python: python)
         let names = try String(contentsOf: corpus.appendingPathComponent("list.txt"), encoding: .utf8)
             .split(separator: "\n").map(String.init)
         let bytes = names.reduce(0) { total, name in
-            total + (((try? FileManager.default.attributesOfItem(atPath: corpus.appendingPathComponent(name).path))?[.size] as? Int) ?? 0)
+            total
+                + (((try? FileManager.default.attributesOfItem(atPath: corpus.appendingPathComponent(name).path))?[
+                    .size] as? Int) ?? 0)
         }
         let sample = try sampleExecutable()
         let nginx = try BenchmarkNginx(serving: corpus)
         defer { nginx.stop() }
         let scripts = Peers.scriptsDirectory
         let peerList = corpus.appendingPathComponent("list.txt").path
-        print("note: main job: \(names.count) images (\(names.filter { $0.hasSuffix(".png") }.count) PNG), \(bytes / 1_000_000) MB, "
-              + "from nginx at \(nginx.baseURL.absoluteString) to fit \(size)x\(size), \(concurrency) in flight; each run is a process (wait4)")
+        print(
+            "note: main job: \(names.count) images (\(names.filter { $0.hasSuffix(".png") }.count) PNG), \(bytes / 1_000_000) MB, "
+                + "from nginx at \(nginx.baseURL.absoluteString) to fit \(size)x\(size), \(concurrency) in flight; each run is a process (wait4)"
+        )
 
-        let roots = FileManager.default.temporaryDirectory.appendingPathComponent("tip-bench-mainjob-\(UUID().uuidString)", isDirectory: true)
+        let roots = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-bench-mainjob-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: roots) }
         func tip(root: URL, source: String) throws -> ChildProcess.Usage {
-            let usage = try ChildProcess.run([sample.path, "fetch", "--scenario", "list", "--api", "async", "--images", corpus.path,
-                                              "--base-url", nginx.baseURL.absoluteString, "--count", String(names.count),
-                                              "--size", "\(size)x\(size)", "--concurrency", String(concurrency), "--pipelines", "1",
-                                              "--root", root.path, "--json", "--quiet"])
+            let usage = try ChildProcess.run([
+                sample.path, "fetch", "--scenario", "list", "--api", "async", "--images", corpus.path,
+                "--base-url", nginx.baseURL.absoluteString, "--count", String(names.count),
+                "--size", "\(size)x\(size)", "--concurrency", String(concurrency), "--pipelines", "1",
+                "--root", root.path, "--json", "--quiet",
+            ])
             try checkSample(usage, expected: names.count, source: source)
             return usage
         }
         func peer(_ engine: String) throws -> ChildProcess.Usage {
-            let usage = try ChildProcess.run([python, scripts.appendingPathComponent("mainjob_peer.py").path, engine,
-                                              nginx.baseURL.absoluteString, peerList, "--threads", String(concurrency), "--size", String(size)])
+            let usage = try ChildProcess.run([
+                python, scripts.appendingPathComponent("mainjob_peer.py").path, engine,
+                nginx.baseURL.absoluteString, peerList, "--threads", String(concurrency), "--size", String(size),
+            ])
             guard usage.status == 0, usage.output.hasPrefix("\(engine) \(names.count) 0") else {
                 throw BenchmarkFailure("the \(engine) peer failed (status \(usage.status)): \(usage.output)")
             }
@@ -69,8 +80,12 @@ enum MainJobBenchmarks {
         report(cold: cold, warm: warm, peers: [("Pillow", pillow), ("pyvips", pyvips)].filter { !$0.1.isEmpty })
     }
 
-    private static func report(cold: [ChildProcess.Usage], warm: [ChildProcess.Usage], peers: [(String, [ChildProcess.Usage])]) {
-        func samples(_ runs: [ChildProcess.Usage], _ value: (ChildProcess.Usage) -> Double) -> Samples { Samples(runs.map(value)) }
+    private static func report(
+        cold: [ChildProcess.Usage], warm: [ChildProcess.Usage], peers: [(String, [ChildProcess.Usage])]
+    ) {
+        func samples(_ runs: [ChildProcess.Usage], _ value: (ChildProcess.Usage) -> Double) -> Samples {
+            Samples(runs.map(value))
+        }
         let cpu: (ChildProcess.Usage) -> Double = { $0.cpuMilliseconds }
         let wall: (ChildProcess.Usage) -> Double = { $0.wallMilliseconds }
         let rss: (ChildProcess.Usage) -> Double = { $0.peakMegabytes }
@@ -84,39 +99,50 @@ enum MainJobBenchmarks {
                 + "peak RSS \(Harness.format(samples(runs, rss).median, digits: 1)) MB"
         }.joined(separator: "; ")
         let bestCPU = best(cpu), bestWall = best(wall), bestRSS = best(rss)
-        Harness.report("main job, 300 web images from nginx to 200x200, cold caches: CPU (user + sys)", ours: samples(cold, cpu),
-                       baselineName: "\(bestCPU.name) in 8 threads (the lower CPU)", baseline: bestCPU.samples, target: 0.5, note: peerSummary)
-        Harness.report("main job, cold: wall time", ours: samples(cold, wall),
-                       baselineName: "\(bestWall.name) in 8 threads (the faster)", baseline: bestWall.samples, target: 1.0,
-                       note: "the target is ≤ 0.5")
-        Harness.report("main job, warm (second process, every image from the disk cache): CPU (user + sys)", ours: samples(warm, cpu),
-                       baselineName: "\(bestCPU.name) in 8 threads (no cache)", baseline: bestCPU.samples, target: 0.3)
-        Harness.report("main job, warm: wall time", ours: samples(warm, wall),
-                       baselineName: "\(bestWall.name) in 8 threads (no cache)", baseline: bestWall.samples, target: nil)
+        Harness.report(
+            "main job, 300 web images from nginx to 200x200, cold caches: CPU (user + sys)", ours: samples(cold, cpu),
+            baselineName: "\(bestCPU.name) in 8 threads (the lower CPU)", baseline: bestCPU.samples, target: 0.5,
+            note: peerSummary)
+        Harness.report(
+            "main job, cold: wall time", ours: samples(cold, wall),
+            baselineName: "\(bestWall.name) in 8 threads (the faster)", baseline: bestWall.samples, target: 1.0,
+            note: "the target is ≤ 0.5")
+        Harness.report(
+            "main job, warm (second process, every image from the disk cache): CPU (user + sys)",
+            ours: samples(warm, cpu),
+            baselineName: "\(bestCPU.name) in 8 threads (no cache)", baseline: bestCPU.samples, target: 0.3)
+        Harness.report(
+            "main job, warm: wall time", ours: samples(warm, wall),
+            baselineName: "\(bestWall.name) in 8 threads (no cache)", baseline: bestWall.samples, target: nil)
         let allowance = Samples(samples(peers.first { $0.0 == bestRSS.name }?.1 ?? [], rss).values.map { $0 + 64 })
-        Harness.report("main job, cold: peak RSS", ours: samples(cold, rss),
-                       baselineName: "\(bestRSS.name)'s peak + 64 MB", baseline: allowance, target: 1.0,
-                       note: "warm peak RSS \(Harness.format(samples(warm, rss).median, digits: 1)) MB", unit: "MB")
+        Harness.report(
+            "main job, cold: peak RSS", ours: samples(cold, rss),
+            baselineName: "\(bestRSS.name)'s peak + 64 MB", baseline: allowance, target: 1.0,
+            note: "warm peak RSS \(Harness.format(samples(warm, rss).median, digits: 1)) MB", unit: "MB")
     }
 
     /// Checks the sample's JSON summary: every image fetched from `source`, nothing failed or mismatched.
     private static func checkSample(_ usage: ChildProcess.Usage, expected: Int, source: String) throws {
         guard usage.status == 0,
-              let json = try? JSONSerialization.jsonObject(with: Data(usage.output.utf8)) as? [String: Any],
-              let succeeded = json["succeeded"] as? Int, let sources = json["by_source"] as? [String: Int] else {
+            let json = try? JSONSerialization.jsonObject(with: Data(usage.output.utf8)) as? [String: Any],
+            let succeeded = json["succeeded"] as? Int, let sources = json["by_source"] as? [String: Int]
+        else {
             throw BenchmarkFailure("tip-sample failed (status \(usage.status)): \(usage.output.suffix(600))")
         }
         guard succeeded == expected, sources[source] == expected, (json["mismatches"] as? Int) == 0 else {
-            throw BenchmarkFailure("tip-sample fetched \(succeeded) of \(expected), by source \(sources) (expected all from \(source))")
+            throw BenchmarkFailure(
+                "tip-sample fetched \(succeeded) of \(expected), by source \(sources) (expected all from \(source))")
         }
     }
 
     /// The release `tip-sample` built next to this executable by `Benchmarks/run`.
     private static func sampleExecutable() throws -> URL {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let sample = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("tip-sample")
         guard FileManager.default.isExecutableFile(atPath: sample.path) else {
-            throw BenchmarkFailure("\(sample.path) is missing: Benchmarks/run builds it (swift build -c release --product tip-sample)")
+            throw BenchmarkFailure(
+                "\(sample.path) is missing: Benchmarks/run builds it (swift build -c release --product tip-sample)")
         }
         return sample
     }
@@ -128,10 +154,14 @@ enum MainJobBenchmarks {
         // FNV-1a of the script: a changed generator makes a new corpus.
         let key = source.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
         let kind = Inputs.fixtures == nil ? "procedural" : "photos"
-        let directory = Peers.scriptsDirectory.appendingPathComponent(".build-mainjob/corpus-\(kind)-\(String(key, radix: 16))", isDirectory: true)
-        if FileManager.default.fileExists(atPath: directory.appendingPathComponent("list.txt").path) { return directory }
+        let directory = Peers.scriptsDirectory.appendingPathComponent(
+            ".build-mainjob/corpus-\(kind)-\(String(key, radix: 16))", isDirectory: true)
+        if FileManager.default.fileExists(atPath: directory.appendingPathComponent("list.txt").path) {
+            return directory
+        }
         print("note: generating the main job's corpus into \(directory.path) (once; about a minute)")
-        let partial = directory.deletingLastPathComponent().appendingPathComponent("partial-\(UUID().uuidString)", isDirectory: true)
+        let partial = directory.deletingLastPathComponent().appendingPathComponent(
+            "partial-\(UUID().uuidString)", isDirectory: true)
         var arguments = [python, script.path, partial.path]
         if let fixtures = Inputs.fixtures {
             arguments += ["--fixtures", fixtures.path]

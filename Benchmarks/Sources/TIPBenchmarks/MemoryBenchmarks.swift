@@ -1,6 +1,7 @@
 import Foundation
-@testable import TIP
 import TIPImageServer
+
+@testable import TIP
 
 /// The memory row of the README's benchmarks: 1,000 12-megapixel JPEGs fetched to 200 px thumbnails; the peak RSS must
 /// stay within the configured rendered + memory cache budgets + 64 MB (no full-size bitmap is ever kept).
@@ -22,7 +23,8 @@ enum MemoryBenchmarks {
     static let allowance: Int64 = 64 << 20
 
     static func run() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tip-bench-memory-\(UUID().uuidString)", isDirectory: true)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-bench-memory-\(UUID().uuidString)", isDirectory: true)
         let served = directory.appendingPathComponent("served", isDirectory: true)
         let sources = served.appendingPathComponent("src", isDirectory: true)
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
@@ -30,34 +32,44 @@ enum MemoryBenchmarks {
         let photo = ImageContainer(image: Inputs.photo(width: 4000, height: 3000))
         var sizes: [Int] = []
         for index in 0..<distinctFiles {
-            let jpeg = try CodecCatalogue.shared.encodeImage(photo, type: .jpeg, quality: 0.72 + Float(index) * 0.02, options: [])
+            let jpeg = try CodecCatalogue.shared.encodeImage(
+                photo, type: .jpeg, quality: 0.72 + Float(index) * 0.02, options: [])
             try jpeg.write(to: sources.appendingPathComponent("\(index).jpg"))
             sizes.append(jpeg.count)
         }
         for index in 0..<imageCount {
-            try FileManager.default.createSymbolicLink(atPath: served.appendingPathComponent("\(index).jpg").path,
-                                                       withDestinationPath: "src/\(index % distinctFiles).jpg")
+            try FileManager.default.createSymbolicLink(
+                atPath: served.appendingPathComponent("\(index).jpg").path,
+                withDestinationPath: "src/\(index % distinctFiles).jpg")
         }
-        print("note: \(distinctFiles) generated 4000x3000 JPEGs (\(sizes.min().map { $0 / 1024 } ?? 0)-\(sizes.max().map { $0 / 1024 } ?? 0) KiB) "
-              + "behind \(imageCount) distinct URLs, fetched to 200x200 fit, \(inFlight) fetches in flight, in a child process")
+        print(
+            "note: \(distinctFiles) generated 4000x3000 JPEGs (\(sizes.min().map { $0 / 1024 } ?? 0)-\(sizes.max().map { $0 / 1024 } ?? 0) KiB) "
+                + "behind \(imageCount) distinct URLs, fetched to 200x200 fit, \(inFlight) fetches in flight, in a child process"
+        )
 
         let server = TIPImageServer()
         try server.start()
         defer { server.stop() }
         server.serveDirectory(served)
         let caches = directory.appendingPathComponent("caches", isDirectory: true)
-        try measureChild(server: server, caches: caches.appendingPathComponent("default", isDirectory: true), environment: [:], label: "", target: 1.0)
+        try measureChild(
+            server: server, caches: caches.appendingPathComponent("default", isDirectory: true), environment: [:],
+            label: "", target: 1.0)
         // Diagnostic: the same with glibc's mmap threshold fixed at its 128 KiB default (which also stops glibc
         // raising it after each freed multi-megabyte buffer). The pipeline maps its large buffers itself, so
         // this should change little.
-        try measureChild(server: server, caches: caches.appendingPathComponent("mmap", isDirectory: true),
-                         environment: ["MALLOC_MMAP_THRESHOLD_": "131072"], label: ", MALLOC_MMAP_THRESHOLD_=131072", target: nil)
+        try measureChild(
+            server: server, caches: caches.appendingPathComponent("mmap", isDirectory: true),
+            environment: ["MALLOC_MMAP_THRESHOLD_": "131072"], label: ", MALLOC_MMAP_THRESHOLD_=131072", target: nil)
     }
 
     /// Runs the child (under `/usr/bin/time -v` when present) with `environment` added against `server`, checks
     /// that the server answered every fetch with a 200, and reports the child's peak.
-    private static func measureChild(server: TIPImageServer, caches: URL, environment: [String: String], label: String, target: Double?) throws {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    private static func measureChild(
+        server: TIPImageServer, caches: URL, environment: [String: String], label: String, target: Double?
+    ) throws {
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let childArguments = [childFlag, server.baseURL.absoluteString, caches.path]
         server.resetLog()
         let process = Process()
@@ -90,7 +102,9 @@ enum MemoryBenchmarks {
             if line.hasPrefix("failure:") || line.hasPrefix("note:") { print(line) }
         }
         guard process.terminationStatus == 0, let peakKB = values["vmhwm_kb"] else {
-            throw BenchmarkFailure("the memory child failed (status \(process.terminationStatus)): \(text.suffix(600)) \(stderr.suffix(600))")
+            throw BenchmarkFailure(
+                "the memory child failed (status \(process.terminationStatus)): \(text.suffix(600)) \(stderr.suffix(600))"
+            )
         }
         try server.checkRequestLog(expected: imageCount, what: "the memory child")
         let timeKB = stderr.split(separator: "\n").first { $0.contains("Maximum resident set size") }
@@ -98,20 +112,29 @@ enum MemoryBenchmarks {
         let mb = { (kb: Double) in kb / 1024 }
         let budgetMB = Double(renderedBudget + memoryBudget + allowance) / Double(1 << 20)
         let peak = mb(peakKB)
-        func number(_ key: String, _ divisor: Double = 1) -> String { Harness.format((values[key] ?? -1) / divisor, digits: 1) }
+        func number(_ key: String, _ divisor: Double = 1) -> String {
+            Harness.format((values[key] ?? -1) / divisor, digits: 1)
+        }
         let timeMB: String = timeKB.map { Harness.format(mb($0), digits: 1) } ?? "n/a"
         var parts: [String] = []
         parts.append("VmHWM of the child; /usr/bin/time -v max RSS \(timeMB) MB")
-        parts.append("RSS before the first fetch \(number("rss_start_kb", 1024)) MB, after the last \(number("rss_end_kb", 1024)) MB, "
-            + "after malloc_trim(0) \(number("rss_trimmed_kb", 1024)) MB")
-        parts.append("\(Int(values["fetched"] ?? 0)) of \(imageCount) fetched from the network in \(number("seconds")) s")
+        parts.append(
+            "RSS before the first fetch \(number("rss_start_kb", 1024)) MB, after the last \(number("rss_end_kb", 1024)) MB, "
+                + "after malloc_trim(0) \(number("rss_trimmed_kb", 1024)) MB")
+        parts.append(
+            "\(Int(values["fetched"] ?? 0)) of \(imageCount) fetched from the network in \(number("seconds")) s")
         let mega = Double(1 << 20)
-        parts.append("cache totals at the end: rendered \(number("rendered_bytes", mega)) MB, memory \(number("memory_bytes", mega)) MB, disk \(number("disk_bytes", mega)) MB")
-        parts.append("highest sampled rendered + memory \(number("max_cache_bytes", mega)) MB, highest sampled RSS \(number("max_rss_kb", 1024)) MB")
+        parts.append(
+            "cache totals at the end: rendered \(number("rendered_bytes", mega)) MB, memory \(number("memory_bytes", mega)) MB, disk \(number("disk_bytes", mega)) MB"
+        )
+        parts.append(
+            "highest sampled rendered + memory \(number("max_cache_bytes", mega)) MB, highest sampled RSS \(number("max_rss_kb", 1024)) MB"
+        )
         let note = parts.joined(separator: "; ")
-        Harness.report("fetching \(imageCount) 12-megapixel JPEGs to 200 px thumbnails: peak RSS\(label)", ours: Samples([peak]),
-                       baselineName: "rendered \(renderedBudget >> 20) MB + memory \(memoryBudget >> 20) MB budgets + 64 MB",
-                       baseline: Samples([budgetMB]), target: target, note: note, unit: "MB")
+        Harness.report(
+            "fetching \(imageCount) 12-megapixel JPEGs to 200 px thumbnails: peak RSS\(label)", ours: Samples([peak]),
+            baselineName: "rendered \(renderedBudget >> 20) MB + memory \(memoryBudget >> 20) MB budgets + 64 MB",
+            baseline: Samples([budgetMB]), target: target, note: note, unit: "MB")
     }
 
     /// The child: fetches every URL under the server at `arguments[flag + 1]`, caches under `arguments[flag + 2]`,
@@ -166,12 +189,17 @@ enum MemoryBenchmarks {
             slots.wait()
             tally.enter()
             let url = base.appendingPathComponent("\(index).jpg")
-            let request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: target, targetContentMode: .scaleAspectFit)
+            let request = GenericImageFetchRequest(
+                imageURL: url, identifier: nil, targetDimensions: target, targetContentMode: .scaleAspectFit)
             let operation = pipeline.operation(with: request) { result, error in
-                if let result, result.imageSource == .network, result.imageContainer.image.width <= 200, result.imageContainer.image.height <= 200 {
+                if let result, result.imageSource == .network, result.imageContainer.image.width <= 200,
+                    result.imageContainer.image.height <= 200
+                {
                     tally.succeeded()
                 } else {
-                    tally.failed("\(url.path): \(result.map { "\($0.imageSource) \($0.imageContainer.image.width)x\($0.imageContainer.image.height)" } ?? "no image"), error \(String(describing: error))")
+                    tally.failed(
+                        "\(url.path): \(result.map { "\($0.imageSource) \($0.imageContainer.image.width)x\($0.imageContainer.image.height)" } ?? "no image"), error \(String(describing: error))"
+                    )
                 }
                 slots.signal()
             }
@@ -211,7 +239,8 @@ enum ProcessStatus {
     static func kilobytes(_ field: String) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
-            return Int(line.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+            return Int(
+                line.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
         }
         return nil
     }

@@ -1,10 +1,12 @@
 import CTurboJPEGDirect
 import Foundation
+import TIPImageServer
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import TIP
-import TIPImageServer
 
 /// The whole-fetch network row of the README's benchmarks: 1,000 distinct small JPEGs fetched over loopback from the
 /// embedded server through real `ImagePipeline` fetch operations (download with the default provider, libcurl's,
@@ -19,7 +21,8 @@ enum NetworkFetchBenchmarks {
         let server = TIPImageServer()
         try server.start()
         defer { server.stop() }
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-bench-\(UUID().uuidString)", isDirectory: true)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-bench-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
 
@@ -36,16 +39,21 @@ enum NetworkFetchBenchmarks {
             dimensions.append((width, height))
             total += jpeg.count
         }
-        print("note: \(imageCount) JPEGs, \(total / 1024) KiB in all, \(concurrency) downloads in flight, full-size decodes")
+        print(
+            "note: \(imageCount) JPEGs, \(total / 1024) KiB in all, \(concurrency) downloads in flight, full-size decodes"
+        )
 
         // Cold caches: a fresh pipeline (its own directory, empty caches) per run, made before the clock starts.
         // Diagnostic variant: the same with the caches on tmpfs (/dev/shm), where fsync costs nothing.
         let onDisk = try PipelineSet(root: root, name: "bench-network-fetch")
-        let onURLSession = try PipelineSet(root: root.appendingPathComponent("urlsession", isDirectory: true),
-                                           name: "bench-network-fetch-urlsession", provider: URLSessionImageFetchDownloadProvider())
+        let onURLSession = try PipelineSet(
+            root: root.appendingPathComponent("urlsession", isDirectory: true),
+            name: "bench-network-fetch-urlsession", provider: URLSessionImageFetchDownloadProvider())
         let shm = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
         let shmRoot = shm.appendingPathComponent("tip-bench-\(UUID().uuidString)", isDirectory: true)
-        let onTmpfs = FileManager.default.fileExists(atPath: shm.path) ? try PipelineSet(root: shmRoot, name: "bench-network-fetch-tmpfs") : nil
+        let onTmpfs =
+            FileManager.default.fileExists(atPath: shm.path)
+            ? try PipelineSet(root: shmRoot, name: "bench-network-fetch-tmpfs") : nil
         defer { try? FileManager.default.removeItem(at: shmRoot) }
 
         /// Every URL through its own fetch operation, all started at once (the downloader bounds the downloads).
@@ -60,10 +68,13 @@ enum NetworkFetchBenchmarks {
                 let expected = dimensions[index]
                 let operation = pipeline.operation(with: GenericImageFetchRequest(imageURL: url)) { result, error in
                     if let result, result.imageSource == .network, result.imageContainer.image.width == expected.width,
-                       result.imageContainer.image.height == expected.height {
+                        result.imageContainer.image.height == expected.height
+                    {
                         tally.succeeded()
                     } else {
-                        tally.failed("\(url.path): \(result.map { "\($0.imageSource) \($0.imageContainer.image.width)x\($0.imageContainer.image.height)" } ?? "no image"), error \(String(describing: error))")
+                        tally.failed(
+                            "\(url.path): \(result.map { "\($0.imageSource) \($0.imageContainer.image.width)x\($0.imageContainer.image.height)" } ?? "no image"), error \(String(describing: error))"
+                        )
                     }
                 }
                 pipeline.fetchImage(with: operation)
@@ -84,7 +95,9 @@ enum NetworkFetchBenchmarks {
             checked("the URLSession + TurboJPEG loop") { try loop.runDecoding(urls: urls, dimensions: dimensions) },
             checked("the fetch operations, URLSession provider") { try fetches(onURLSession) },
         ]
-        var names = ["ImagePipeline fetches", "URLSession + TurboJPEG loop", "ImagePipeline fetches, URLSession provider"]
+        var names = [
+            "ImagePipeline fetches", "URLSession + TurboJPEG loop", "ImagePipeline fetches, URLSession provider",
+        ]
         if let onTmpfs {
             variants.append(checked("the fetch operations, caches on tmpfs") { try fetches(onTmpfs) })
             names.append("ImagePipeline fetches, caches on tmpfs")
@@ -92,13 +105,20 @@ enum NetworkFetchBenchmarks {
         let samples = try DownloadBenchmarks.interleaved(variants, names: names)
         let name = "\(imageCount) distinct small images fetched over loopback, cold caches (decode included)"
         let baselineName = "URLSession + TurboJPEG loop, \(concurrency) in flight"
-        Harness.report(name, ours: samples[0], baselineName: baselineName, baseline: samples[1], target: 1.0,
-                       note: "ours: ImagePipeline fetch operations (libcurl provider), \(concurrency) downloads in flight, disk-cache writes (fsync + rename) included")
-        Harness.report(name + ", URLSession provider", ours: samples[2], baselineName: baselineName, baseline: samples[1], target: nil,
-                       note: "information: the same fetches with the provider the pipeline used before")
+        Harness.report(
+            name, ours: samples[0], baselineName: baselineName, baseline: samples[1], target: 1.0,
+            note:
+                "ours: ImagePipeline fetch operations (libcurl provider), \(concurrency) downloads in flight, disk-cache writes (fsync + rename) included"
+        )
+        Harness.report(
+            name + ", URLSession provider", ours: samples[2], baselineName: baselineName, baseline: samples[1],
+            target: nil,
+            note: "information: the same fetches with the provider the pipeline used before")
         if onTmpfs != nil {
-            Harness.report(name + ", caches on tmpfs", ours: samples[3], baselineName: baselineName, baseline: samples[1], target: nil,
-                           note: "diagnostic: the same fetches with the caches root on /dev/shm, where fsync is free")
+            Harness.report(
+                name + ", caches on tmpfs", ours: samples[3], baselineName: baselineName, baseline: samples[1],
+                target: nil,
+                note: "diagnostic: the same fetches with the caches root on /dev/shm, where fsync is free")
         }
     }
 }

@@ -34,23 +34,40 @@ enum NewCodecBenchmarks {
         let tga24 = try encode(TGACodec(), photo)
         let tga32RLE = try encode(TGACodec(compression: .runLength), translucent)
         var inputs = [
-            Input(name: "TIFF RGB LZW 1880x1253", data: tiffRGB, baselineName: "libtiff TIFFReadRGBAImageOriented direct",
-                  baseline: tiff(tiffRGB), thumbnail: true),
-            Input(name: "TIFF RGBA LZW 1880x1253", data: tiffRGBA, baselineName: "libtiff TIFFReadRGBAImageOriented direct",
-                  baseline: tiff(tiffRGBA)),
-            Input(name: "BMP 24-bit 1880x1253", data: bmp24, baselineName: "stb_image direct (RGBA)", baseline: stb(bmp24), thumbnail: true),
-            Input(name: "BMP 32-bit BGRA 1880x1253", data: bmp32, baselineName: "stb_image direct (RGBA)", baseline: stb(bmp32)),
-            Input(name: "TGA 24-bit 1880x1253", data: tga24, baselineName: "stb_image direct (RGBA)", baseline: stb(tga24), thumbnail: true),
-            Input(name: "TGA 32-bit RLE 1880x1253", data: tga32RLE, baselineName: "stb_image direct (RGBA)", baseline: stb(tga32RLE)),
+            Input(
+                name: "TIFF RGB LZW 1880x1253", data: tiffRGB, baselineName: "libtiff TIFFReadRGBAImageOriented direct",
+                baseline: tiff(tiffRGB), thumbnail: true),
+            Input(
+                name: "TIFF RGBA LZW 1880x1253", data: tiffRGBA,
+                baselineName: "libtiff TIFFReadRGBAImageOriented direct",
+                baseline: tiff(tiffRGBA)),
+            Input(
+                name: "BMP 24-bit 1880x1253", data: bmp24, baselineName: "stb_image direct (RGBA)",
+                baseline: stb(bmp24), thumbnail: true),
+            Input(
+                name: "BMP 32-bit BGRA 1880x1253", data: bmp32, baselineName: "stb_image direct (RGBA)",
+                baseline: stb(bmp32)),
+            Input(
+                name: "TGA 24-bit 1880x1253", data: tga24, baselineName: "stb_image direct (RGBA)",
+                baseline: stb(tga24), thumbnail: true),
+            Input(
+                name: "TGA 32-bit RLE 1880x1253", data: tga32RLE, baselineName: "stb_image direct (RGBA)",
+                baseline: stb(tga32RLE)),
         ]
         let (ico, icoEntry) = try icon(from: photo)
-        inputs.append(Input(name: "ICO, PNG entries 16-256 (the 256 one decoded)", data: ico,
-                            baselineName: "libpng simplified API direct on the 256x256 entry",
-                            baseline: { guard PNGDirect.decode(icoEntry) else { throw BenchmarkFailure("libpng failed") } }))
+        inputs.append(
+            Input(
+                name: "ICO, PNG entries 16-256 (the 256 one decoded)", data: ico,
+                baselineName: "libpng simplified API direct on the 256x256 entry",
+                baseline: { guard PNGDirect.decode(icoEntry) else { throw BenchmarkFailure("libpng failed") } }))
         let (apng, framePNGs) = try animation()
-        inputs.append(Input(name: "APNG 12 frames 480x360", data: apng,
-                            baselineName: "libpng simplified API direct on each frame's stand-alone PNG (no compositing)",
-                            baseline: { for frame in framePNGs where !PNGDirect.decode(frame) { throw BenchmarkFailure("libpng failed") } }))
+        inputs.append(
+            Input(
+                name: "APNG 12 frames 480x360", data: apng,
+                baselineName: "libpng simplified API direct on each frame's stand-alone PNG (no compositing)",
+                baseline: {
+                    for frame in framePNGs where !PNGDirect.decode(frame) { throw BenchmarkFailure("libpng failed") }
+                }))
 
         // The peers, on the same files, in this run.
         var arguments: [String] = []
@@ -69,27 +86,39 @@ enum NewCodecBenchmarks {
                 { _ = try catalogue.decodeImage(input.data) },
                 input.baseline,
             ])
-            Harness.report(name, ours: samples[0], baselineName: input.baselineName, baseline: samples[1], target: 1.05,
-                           note: image.isAnimated ? "\(image.frameCount) frames composited" : "")
-            for (key, peer) in [("pillow_load", "Pillow open + load"), ("pyvips_load", "pyvips new_from_buffer + write_to_memory"),
-                                ("pillow_frames", "Pillow seek + load of every frame")] {
+            Harness.report(
+                name, ours: samples[0], baselineName: input.baselineName, baseline: samples[1], target: 1.05,
+                note: image.isAnimated ? "\(image.frameCount) frames composited" : "")
+            for (key, peer) in [
+                ("pillow_load", "Pillow open + load"), ("pyvips_load", "pyvips new_from_buffer + write_to_memory"),
+                ("pillow_frames", "Pillow seek + load of every frame"),
+            ] {
                 if let measured = peers["\(key):\(index)"] {
-                    Harness.report(name, ours: samples[0], baselineName: peer, baseline: measured, target: nil, note: "information: peer")
+                    Harness.report(
+                        name, ours: samples[0], baselineName: peer, baseline: measured, target: nil,
+                        note: "information: peer")
                 }
             }
             guard input.thumbnail else { continue }
-            let options = ImageDecodingOptions(targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
+            let options = ImageDecodingOptions(
+                targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
             let thumb = try catalogue.decodeImage(input.data, options: options).container.image
             let ours = try Harness.measure { _ = try catalogue.decodeImage(input.data, options: options) }
             let thumbName = "\(input.name) to \(thumb.width)x\(thumb.height)"
             var fastest: (String, Samples)?
-            for (key, peer) in [("pillow_thumbnail", "Pillow thumbnail"), ("pyvips_thumbnail", "pyvips thumbnail_buffer")] {
+            for (key, peer) in [
+                ("pillow_thumbnail", "Pillow thumbnail"), ("pyvips_thumbnail", "pyvips thumbnail_buffer"),
+            ] {
                 guard let measured = peers["\(key):\(index)"] else { continue }
-                Harness.report(thumbName, ours: ours, baselineName: peer, baseline: measured, target: nil, note: "information: peer")
+                Harness.report(
+                    thumbName, ours: ours, baselineName: peer, baseline: measured, target: nil,
+                    note: "information: peer")
                 if fastest == nil || measured.median < fastest!.1.median { fastest = (peer, measured) }
             }
             if let fastest {
-                Harness.report(thumbName, ours: ours, baselineName: "\(fastest.0) (faster peer)", baseline: fastest.1, target: 0.85)
+                Harness.report(
+                    thumbName, ours: ours, baselineName: "\(fastest.0) (faster peer)", baseline: fastest.1, target: 0.85
+                )
             }
         }
     }
@@ -112,7 +141,8 @@ enum NewCodecBenchmarks {
     static func icon(from photo: Bitmap) throws -> (Data, Data) {
         let sizes = [16, 32, 48, 256]
         let entries = try sizes.map { side in
-            let entry = ImageContainer(image: photo).scaledToTargetDimensions(CGSize(width: side, height: side), contentMode: .scaleToFill)
+            let entry = ImageContainer(image: photo).scaledToTargetDimensions(
+                CGSize(width: side, height: side), contentMode: .scaleToFill)
             return try Inputs.encode(entry, with: PNGCodec())
         }
         var file = Data([0, 0, 1, 0, UInt8(sizes.count), 0])
@@ -133,11 +163,14 @@ enum NewCodecBenchmarks {
         let frames = (0..<12).map { index -> Bitmap in
             var frame = base
             for y in 100..<220 {
-                for x in (index * 30)..<(index * 30 + 120) { frame.setPixel(x: x, y: y, SIMD4(UInt8(index * 20), 40, 200, 255)) }
+                for x in (index * 30)..<(index * 30 + 120) {
+                    frame.setPixel(x: x, y: y, SIMD4(UInt8(index * 20), 40, 200, 255))
+                }
             }
             return frame
         }
-        let animation = ImageContainer(animatedFrames: frames, frameDurations: Array(repeating: 0.08, count: 12), loopCount: 0)!
+        let animation = ImageContainer(
+            animatedFrames: frames, frameDurations: Array(repeating: 0.08, count: 12), loopCount: 0)!
         let apng = try Inputs.encode(animation, with: PNGCodec())
         let stills = try frames.map { try Inputs.encode(ImageContainer(image: $0), with: PNGCodec()) }
         return (apng, stills)

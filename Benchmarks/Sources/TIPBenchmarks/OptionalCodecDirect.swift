@@ -2,6 +2,7 @@ import CHeif
 import COpenJPEG
 import Foundation
 import TIP
+
 // The codec's memory stream: every direct OpenJPEG user needs one (OpenJPEG ships file streams only).
 @testable import TIPJPEG2000
 
@@ -13,7 +14,9 @@ enum OptionalCodecDirect {
     /// buffer (what a direct caller needs to show the image). Returns the decoded size, nil on failure.
     static func decodeJPEG2000(_ data: Data, reduce: Int = 0, threads: Int = 1) -> (width: Int, height: Int)? {
         data.withUnsafeBytes { bytes -> (width: Int, height: Int)? in
-            guard let codec = opj_create_decompress(OPJ_CODEC_JP2), let stream = OpenJPEGInputStream(bytes) else { return nil }
+            guard let codec = opj_create_decompress(OPJ_CODEC_JP2), let stream = OpenJPEGInputStream(bytes) else {
+                return nil
+            }
             defer { opj_destroy_codec(codec) }
             var parameters = opj_dparameters_t()
             opj_set_default_decoder_parameters(&parameters)
@@ -24,7 +27,8 @@ enum OptionalCodecDirect {
             defer { opj_image_destroy(image) }
             if reduce > 0 { guard opj_set_decoded_resolution_factor(codec, UInt32(reduce)) != 0 else { return nil } }
             guard opj_decode(codec, stream.stream, image) != 0, opj_end_decompress(codec, stream.stream) != 0,
-                  image.pointee.numcomps >= 3 else { return nil }
+                image.pointee.numcomps >= 3
+            else { return nil }
             let components = image.pointee.comps!
             let width = Int(components[0].w), height = Int(components[0].h)
             let pitch = (width * 4 + 63) / 64 * 64
@@ -51,24 +55,37 @@ enum OptionalCodecDirect {
         data.withUnsafeBytes { bytes -> (width: Int, height: Int)? in
             guard let context = heif_context_alloc() else { return nil }
             defer { heif_context_free(context) }
-            guard heif_context_read_from_memory_without_copy(context, bytes.baseAddress, bytes.count, nil).code == heif_error_Ok else { return nil }
+            guard
+                heif_context_read_from_memory_without_copy(context, bytes.baseAddress, bytes.count, nil).code
+                    == heif_error_Ok
+            else { return nil }
             var handle: OpaquePointer?
-            guard heif_context_get_primary_image_handle(context, &handle).code == heif_error_Ok, let handle else { return nil }
+            guard heif_context_get_primary_image_handle(context, &handle).code == heif_error_Ok, let handle else {
+                return nil
+            }
             defer { heif_image_handle_release(handle) }
             var target = handle
             if thumbnail {
                 var id: heif_item_id = 0
                 var thumbnailHandle: OpaquePointer?
                 guard heif_image_handle_get_list_of_thumbnail_IDs(handle, &id, 1) == 1,
-                      heif_image_handle_get_thumbnail(handle, id, &thumbnailHandle).code == heif_error_Ok, let thumbnailHandle else { return nil }
+                    heif_image_handle_get_thumbnail(handle, id, &thumbnailHandle).code == heif_error_Ok,
+                    let thumbnailHandle
+                else { return nil }
                 target = thumbnailHandle
             }
             defer { if target != handle { heif_image_handle_release(target) } }
             var image: OpaquePointer?
-            guard heif_decode_image(target, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, nil).code == heif_error_Ok,
-                  let image else { return nil }
+            guard
+                heif_decode_image(target, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, nil).code
+                    == heif_error_Ok,
+                let image
+            else { return nil }
             defer { heif_image_release(image) }
-            return (Int(heif_image_get_width(image, heif_channel_interleaved)), Int(heif_image_get_height(image, heif_channel_interleaved)))
+            return (
+                Int(heif_image_get_width(image, heif_channel_interleaved)),
+                Int(heif_image_get_height(image, heif_channel_interleaved))
+            )
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import TIP
 import TIPImageServer
+
+@testable import TIP
 
 /// The processing row of the fetch targets: 100 concurrent fetches of one URL with the same target and processors
 /// against one such fetch, over loopback from the embedded server, cold caches each run (a fresh pipeline). The
@@ -13,11 +14,14 @@ enum ProcessedFetchBenchmarks {
         let server = TIPImageServer()
         try server.start()
         defer { server.stop() }
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-bench-\(UUID().uuidString)", isDirectory: true)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-bench-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let jpeg = try Inputs.fixture("carnival.jpg") ?? Inputs.generated(.jpeg, width: 1880, height: 1253)
-        print("note: one \(jpeg.count / 1024) KiB JPEG, \(fetchCount) fetches at once, 200x200 crop-to-fill + circle + blur(2)")
+        print(
+            "note: one \(jpeg.count / 1024) KiB JPEG, \(fetchCount) fetches at once, 200x200 crop-to-fill + circle + blur(2)"
+        )
 
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
         configuration.callbackQueue = DispatchQueue(label: "tip-bench.processed-callbacks")
@@ -33,7 +37,8 @@ enum ProcessedFetchBenchmarks {
         var pipelines: [ImagePipeline] = []
         for index in 0..<(2 * (Harness.iterations + 1)) {
             server.setImage(jpeg, at: "/processed-\(index).jpg")
-            guard let pipeline = ImagePipeline(identifier: "bench-processed-\(index)", configuration: configuration) else {
+            guard let pipeline = ImagePipeline(identifier: "bench-processed-\(index)", configuration: configuration)
+            else {
                 throw BenchmarkFailure("could not make pipeline bench-processed-\(index)")
             }
             pipeline.diskCache.waitUntilManifestLoaded()
@@ -45,8 +50,9 @@ enum ProcessedFetchBenchmarks {
             let pipeline = pipelines[next]
             let path = "/processed-\(next).jpg"
             next += 1
-            var request = GenericImageFetchRequest(imageURL: server.url(for: path), identifier: nil,
-                                                   targetDimensions: CGSize(width: 200, height: 200), targetContentMode: .scaleAspectFill)
+            var request = GenericImageFetchRequest(
+                imageURL: server.url(for: path), identifier: nil,
+                targetDimensions: CGSize(width: 200, height: 200), targetContentMode: .scaleAspectFill)
             request.processors = processors
             server.resetLog()
             processCalls.withLock { $0 = 0 }
@@ -69,17 +75,20 @@ enum ProcessedFetchBenchmarks {
             let requests = server.requestCount(for: path)
             let calls = processCalls.withLock { $0 }
             guard failures.withLock({ $0 }) == 0, requests == 1, calls == 1 else {
-                throw BenchmarkFailure("\(count) processed fetches: \(failures.withLock { $0 }) failed, \(requests) requests, "
-                    + "\(calls) processor calls; expected 0, 1 and 1")
+                throw BenchmarkFailure(
+                    "\(count) processed fetches: \(failures.withLock { $0 }) failed, \(requests) requests, "
+                        + "\(calls) processor calls; expected 0, 1 and 1")
             }
             sharedImages = images.withLock { $0.count }
         }
 
-        let samples = try DownloadBenchmarks.interleaved([{ try fetches(fetchCount) }, { try fetches(1) }],
-                                                         names: ["\(fetchCount) fetches", "one fetch"])
-        Harness.report("\(fetchCount) concurrent fetches of one URL with processors (crop, circle, blur)", ours: samples[0],
-                       baselineName: "one fetch with the same processors", baseline: samples[1], target: 1.2,
-                       note: "exactly 1 request and 1 processing per run (checked); \(sharedImages) image object(s) shared by all")
+        let samples = try DownloadBenchmarks.interleaved(
+            [{ try fetches(fetchCount) }, { try fetches(1) }],
+            names: ["\(fetchCount) fetches", "one fetch"])
+        Harness.report(
+            "\(fetchCount) concurrent fetches of one URL with processors (crop, circle, blur)", ours: samples[0],
+            baselineName: "one fetch with the same processors", baseline: samples[1], target: 1.2,
+            note: "exactly 1 request and 1 processing per run (checked); \(sharedImages) image object(s) shared by all")
         withExtendedLifetime(pipelines) {}
     }
 }

@@ -10,14 +10,16 @@ enum ProfileDriver {
 
     static func run(arguments: [String]) -> Int32 {
         guard let index = arguments.firstIndex(of: flag), index + 2 < arguments.count,
-              let data = FileManager.default.contents(atPath: arguments[index + 1]) else {
+            let data = FileManager.default.contents(atPath: arguments[index + 1])
+        else {
             print("usage: TIPBenchmarks --profile FILE WxH [REPEAT]")
             return 2
         }
         let size = arguments[index + 2].split(separator: "x").compactMap { Double($0) }
         let repeats = index + 3 < arguments.count ? Int(arguments[index + 3]) ?? 10 : 10
         guard size.count == 2 else { return 2 }
-        let options = ImageDecodingOptions(targetDimensions: CGSize(width: size[0], height: size[1]), targetContentMode: .scaleAspectFit)
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: size[0], height: size[1]), targetContentMode: .scaleAspectFit)
         var last = ""
         for _ in 0..<repeats {
             guard let (image, _) = try? CodecCatalogue.shared.decodeImage(data, options: options) else {

@@ -1,8 +1,10 @@
 import Foundation
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import TIP
 
 /// A download provider driven without the downloader: every URL through the provider's own downloads, with a
 /// minimal client on one serial queue (hydration and authorization answered at once), starting the next URL as
@@ -75,10 +77,14 @@ final class ProviderLoop: @unchecked Sendable {
         }
 
         func downloadDidStart(_ download: any ImageFetchDownload) {}
-        func download(_ download: any ImageFetchDownload, hydrateRequest request: URLRequest,
-                      completion: @escaping @Sendable ((any Error)?) -> Void) { completion(nil) }
-        func download(_ download: any ImageFetchDownload, authorizeRequest request: URLRequest,
-                      completion: @escaping @Sendable ((any Error)?) -> Void) { completion(nil) }
+        func download(
+            _ download: any ImageFetchDownload, hydrateRequest request: URLRequest,
+            completion: @escaping @Sendable ((any Error)?) -> Void
+        ) { completion(nil) }
+        func download(
+            _ download: any ImageFetchDownload, authorizeRequest request: URLRequest,
+            completion: @escaping @Sendable ((any Error)?) -> Void
+        ) { completion(nil) }
         func download(_ download: any ImageFetchDownload, didReceiveResponse response: HTTPURLResponse) {
             status = response.statusCode
         }

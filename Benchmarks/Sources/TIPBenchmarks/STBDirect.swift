@@ -8,8 +8,11 @@ enum STBDirect {
     static func decode(_ data: Data) -> (width: Int, height: Int)? {
         data.withUnsafeBytes { raw -> (Int, Int)? in
             var width: Int32 = 0, height: Int32 = 0, channels: Int32 = 0
-            guard let pixels = stbi_load_from_memory(raw.bindMemory(to: UInt8.self).baseAddress, Int32(raw.count),
-                                                     &width, &height, &channels, 4) else { return nil }
+            guard
+                let pixels = stbi_load_from_memory(
+                    raw.bindMemory(to: UInt8.self).baseAddress, Int32(raw.count),
+                    &width, &height, &channels, 4)
+            else { return nil }
             stbi_image_free(pixels)
             return (Int(width), Int(height))
         }

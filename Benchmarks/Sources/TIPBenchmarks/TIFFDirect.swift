@@ -21,13 +21,17 @@ enum TIFFDirect {
             source.initialize(to: Source(base: base, size: UInt64(raw.count), position: 0))
             defer { source.deallocate() }
             // Warnings and errors would print: this baseline runs on valid files only.
-            guard let tif = TIFFClientOpen("memory", "rm", thandle_t(source), read, write, seek, close, size, map, unmap) else { return nil }
+            guard
+                let tif = TIFFClientOpen("memory", "rm", thandle_t(source), read, write, seek, close, size, map, unmap)
+            else { return nil }
             defer { TIFFClose(tif) }
             let width = tip_direct_tiff_width(tif), height = tip_direct_tiff_height(tif)
             guard width > 0, height > 0 else { return nil }
             let raster = UnsafeMutablePointer<UInt32>.allocate(capacity: Int(width) * Int(height))
             defer { raster.deallocate() }
-            guard TIFFReadRGBAImageOriented(tif, width, height, raster, Int32(ORIENTATION_TOPLEFT), 1) == 1 else { return nil }
+            guard TIFFReadRGBAImageOriented(tif, width, height, raster, Int32(ORIENTATION_TOPLEFT), 1) == 1 else {
+                return nil
+            }
             return (Int(width), Int(height))
         }
     }

@@ -15,7 +15,9 @@ final class TurboJPEGDirect {
     /// Header dimensions.
     func dimensions(_ data: Data) -> (width: Int, height: Int) {
         var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
-        _ = data.withUnsafeBytes { tjDecompressHeader3(handle, $0.bindMemory(to: UInt8.self).baseAddress, UInt(data.count), &w, &h, &sub, &cs) }
+        _ = data.withUnsafeBytes {
+            tjDecompressHeader3(handle, $0.bindMemory(to: UInt8.self).baseAddress, UInt(data.count), &w, &h, &sub, &cs)
+        }
         return (Int(w), Int(h))
     }
 
@@ -30,9 +32,10 @@ final class TurboJPEGDirect {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: pitch * sh, alignment: 64)
         defer { buffer.deallocate() }
         _ = data.withUnsafeBytes {
-            tjDecompress2(handle, $0.bindMemory(to: UInt8.self).baseAddress, UInt(data.count),
-                          buffer.assumingMemoryBound(to: UInt8.self), Int32(sw), Int32(pitch), Int32(sh),
-                          Int32(TJPF_RGBX.rawValue), 0)
+            tjDecompress2(
+                handle, $0.bindMemory(to: UInt8.self).baseAddress, UInt(data.count),
+                buffer.assumingMemoryBound(to: UInt8.self), Int32(sw), Int32(pitch), Int32(sh),
+                Int32(TJPF_RGBX.rawValue), 0)
         }
         return (sw, sh)
     }
@@ -46,9 +49,10 @@ final class TurboJPEGDirect {
         let pitch = bitmap.bytesPerRow
         bitmap.withUnsafeMutableBytes { dst in
             _ = data.withUnsafeBytes {
-                tjDecompress2(handle, $0.bindMemory(to: UInt8.self).baseAddress, UInt(data.count),
-                              dst.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(sw), Int32(pitch), Int32(sh),
-                              Int32(TJPF_RGBX.rawValue), 0)
+                tjDecompress2(
+                    handle, $0.bindMemory(to: UInt8.self).baseAddress, UInt(data.count),
+                    dst.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(sw), Int32(pitch), Int32(sh),
+                    Int32(TJPF_RGBX.rawValue), 0)
             }
         }
         return bitmap

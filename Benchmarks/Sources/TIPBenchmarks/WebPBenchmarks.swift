@@ -12,8 +12,10 @@ enum WebPBenchmarks {
         for name in ["sample.webp", "twitterfied.webp"] {
             if let data = Inputs.fixture(name) { inputs.append((name, data)) }
         }
-        inputs.append(("generated lossy 1880x1253", try Inputs.generated(.webp, width: 1880, height: 1253, quality: 0.8)))
-        inputs.append(("generated lossless 1024x768", try Inputs.generated(.webp, width: 1024, height: 768, quality: 1)))
+        inputs.append(
+            ("generated lossy 1880x1253", try Inputs.generated(.webp, width: 1880, height: 1253, quality: 0.8)))
+        inputs.append(
+            ("generated lossless 1024x768", try Inputs.generated(.webp, width: 1024, height: 768, quality: 1)))
         let decoder = WebPCodec().decoder
 
         // Every file on disk for dwebp and the Python peers.
@@ -22,7 +24,8 @@ enum WebPBenchmarks {
             paths.append(try Inputs.temporaryFile(input.data, name: "webp-\(index).webp"))
         }
         let thumbnailIndex = 0
-        let peers = Peers.run(arguments: paths.flatMap { ["--webp", $0] } + ["--webp-thumbnail", paths[thumbnailIndex]])
+        let peers = Peers.run(
+            arguments: paths.flatMap { ["--webp", $0] } + ["--webp-thumbnail", paths[thumbnailIndex]])
         let dwebp = DWebP.find()
 
         for (index, input) in inputs.enumerated() {
@@ -32,43 +35,80 @@ enum WebPBenchmarks {
             let name = "full WebP decode (\(input.name), \(width)x\(height), \(input.data.count / 1024) KiB)"
             let samples = try DownloadBenchmarks.interleaved([
                 { _ = try decoder.decode(input.data, options: ImageDecodingOptions()) },
-                { guard WebPDirect.decode(input.data) else { throw BenchmarkFailure("WebPDecode failed on \(input.name)") } },
-                { guard WebPDirect.decodeRGBA(input.data) else { throw BenchmarkFailure("WebPDecodeRGBA failed on \(input.name)") } },
-                { guard WebPDirect.decodeIntoInitializedBitmap(input.data) else { throw BenchmarkFailure("WebPDecode into a Bitmap failed on \(input.name)") } },
+                {
+                    guard WebPDirect.decode(input.data) else {
+                        throw BenchmarkFailure("WebPDecode failed on \(input.name)")
+                    }
+                },
+                {
+                    guard WebPDirect.decodeRGBA(input.data) else {
+                        throw BenchmarkFailure("WebPDecodeRGBA failed on \(input.name)")
+                    }
+                },
+                {
+                    guard WebPDirect.decodeIntoInitializedBitmap(input.data) else {
+                        throw BenchmarkFailure("WebPDecode into a Bitmap failed on \(input.name)")
+                    }
+                },
             ])
             let (ours, direct, simple, initialized) = (samples[0], samples[1], samples[2], samples[3])
-            Harness.report(name, ours: ours, baselineName: "WebPDecode direct (RGBA, use_threads, 64-byte-aligned buffer)", baseline: direct, target: 1.05)
-            Harness.report(name, ours: ours, baselineName: "WebPDecode direct into Bitmap(width:height:format:) (zero-filled + alpha-filled, as the codec)",
-                           baseline: initialized, target: nil, note: "diagnostic: the codec's bitmap initialisation moved into the baseline")
-            Harness.report(name, ours: ours, baselineName: "WebPDecodeRGBA direct (no threads, libwebp's buffer)", baseline: simple, target: nil, note: "information")
+            Harness.report(
+                name, ours: ours, baselineName: "WebPDecode direct (RGBA, use_threads, 64-byte-aligned buffer)",
+                baseline: direct, target: 1.05)
+            Harness.report(
+                name, ours: ours,
+                baselineName:
+                    "WebPDecode direct into Bitmap(width:height:format:) (zero-filled + alpha-filled, as the codec)",
+                baseline: initialized, target: nil,
+                note: "diagnostic: the codec's bitmap initialisation moved into the baseline")
+            Harness.report(
+                name, ours: ours, baselineName: "WebPDecodeRGBA direct (no threads, libwebp's buffer)",
+                baseline: simple, target: nil, note: "information")
             if let dwebp, let times = try dwebp.decodeTimes(paths[index]) {
-                Harness.report(name, ours: ours, baselineName: "dwebp -mt (its own decode timer, 1 ms resolution)", baseline: times, target: nil, note: "information: peer")
+                Harness.report(
+                    name, ours: ours, baselineName: "dwebp -mt (its own decode timer, 1 ms resolution)",
+                    baseline: times, target: nil, note: "information: peer")
             }
             let file = (paths[index] as NSString).lastPathComponent
             if let vips = peers["pyvips_webp_load:\(file)"] {
-                Harness.report(name, ours: ours, baselineName: "pyvips new_from_buffer + write_to_memory", baseline: vips, target: nil, note: "information: peer")
+                Harness.report(
+                    name, ours: ours, baselineName: "pyvips new_from_buffer + write_to_memory", baseline: vips,
+                    target: nil, note: "information: peer")
             }
             if let pillow = peers["pillow_webp_load:\(file)"] {
-                Harness.report(name, ours: ours, baselineName: "Pillow open + load", baseline: pillow, target: nil, note: "information: peer")
+                Harness.report(
+                    name, ours: ours, baselineName: "Pillow open + load", baseline: pillow, target: nil,
+                    note: "information: peer")
             }
         }
 
         // Decode to fit 400x400: libwebp scales while decoding.
         let input = inputs[thumbnailIndex]
-        let options = ImageDecodingOptions(targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
         let thumb = try decoder.decode(input.data, options: options).image
         let samples = try DownloadBenchmarks.interleaved([
             { _ = try decoder.decode(input.data, options: options) },
-            { guard WebPDirect.decode(input.data, width: thumb.width, height: thumb.height) else { throw BenchmarkFailure("scaled WebPDecode failed") } },
+            {
+                guard WebPDirect.decode(input.data, width: thumb.width, height: thumb.height) else {
+                    throw BenchmarkFailure("scaled WebPDecode failed")
+                }
+            },
         ])
         let name = "WebP to \(thumb.width)x\(thumb.height) (\(input.name))"
-        Harness.report(name, ours: samples[0], baselineName: "WebPDecode direct, scaled by libwebp", baseline: samples[1], target: 1.05)
+        Harness.report(
+            name, ours: samples[0], baselineName: "WebPDecode direct, scaled by libwebp", baseline: samples[1],
+            target: 1.05)
         let file = (paths[thumbnailIndex] as NSString).lastPathComponent
         if let vips = peers["pyvips_webp_thumbnail:\(file)"] {
-            Harness.report(name, ours: samples[0], baselineName: "pyvips thumbnail_buffer", baseline: vips, target: nil, note: "information: peer")
+            Harness.report(
+                name, ours: samples[0], baselineName: "pyvips thumbnail_buffer", baseline: vips, target: nil,
+                note: "information: peer")
         }
         if let pillow = peers["pillow_webp_thumbnail:\(file)"] {
-            Harness.report(name, ours: samples[0], baselineName: "Pillow thumbnail", baseline: pillow, target: nil, note: "information: peer")
+            Harness.report(
+                name, ours: samples[0], baselineName: "Pillow thumbnail", baseline: pillow, target: nil,
+                note: "information: peer")
         }
     }
 }
@@ -79,7 +119,11 @@ struct DWebP {
 
     /// nil (with a note) when dwebp is not installed.
     static func find() -> DWebP? {
-        guard let path = ["/usr/bin/dwebp", "/usr/local/bin/dwebp"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard
+            let path = ["/usr/bin/dwebp", "/usr/local/bin/dwebp"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
             print("note: dwebp not found; its rows are skipped (Benchmarks/run installs it)")
             return nil
         }
@@ -101,8 +145,10 @@ struct DWebP {
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             guard process.terminationStatus == 0,
-                  let line = text.split(separator: "\n").first(where: { $0.contains("Time to decode picture") }),
-                  let seconds = Double(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces).dropLast() ?? "") else {
+                let line = text.split(separator: "\n").first(where: { $0.contains("Time to decode picture") }),
+                let seconds = Double(
+                    line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces).dropLast() ?? "")
+            else {
                 print("note: dwebp failed or printed no decode time on \(path); its row is skipped")
                 return nil
             }

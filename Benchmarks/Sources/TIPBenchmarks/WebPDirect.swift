@@ -1,6 +1,6 @@
-import CWebPDirect
 // libwebp's headers belong to the TIP package's CWebP module once TIPWebP is loaded; its names come from there.
 import CWebP
+import CWebPDirect
 import Foundation
 import TIP
 
@@ -44,7 +44,9 @@ enum WebPDirect {
     @discardableResult
     static func decodeRGBA(_ data: Data) -> Bool {
         var w: Int32 = 0, h: Int32 = 0
-        let pixels = data.withUnsafeBytes { WebPDecodeRGBA($0.bindMemory(to: UInt8.self).baseAddress, data.count, &w, &h) }
+        let pixels = data.withUnsafeBytes {
+            WebPDecodeRGBA($0.bindMemory(to: UInt8.self).baseAddress, data.count, &w, &h)
+        }
         defer { WebPFree(pixels) }
         return pixels != nil
     }
@@ -55,7 +57,9 @@ extension WebPDirect {
     /// output (zero-filled, then every alpha byte set): separates the bitmap's initialisation from the codec.
     @discardableResult
     static func decodeIntoInitializedBitmap(_ data: Data) -> Bool {
-        guard let (w, h) = dimensions(data), var bitmap = Bitmap(width: w, height: h, format: .rgbx8) else { return false }
+        guard let (w, h) = dimensions(data), var bitmap = Bitmap(width: w, height: h, format: .rgbx8) else {
+            return false
+        }
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { return false }
         config.options.use_threads = 1

@@ -15,7 +15,9 @@ if arguments.contains(ImageTableBenchmarks.childFlag) {
 if arguments.contains(ProfileDriver.flag) {
     exit(ProfileDriver.run(arguments: arguments))
 }
-if let index = arguments.firstIndex(of: "--iterations"), index + 1 < arguments.count, let n = Int(arguments[index + 1]), n >= 1 {
+if let index = arguments.firstIndex(of: "--iterations"), index + 1 < arguments.count, let n = Int(arguments[index + 1]),
+    n >= 1
+{
     Harness.iterations = n
     if n < 7 { print("note: \(n) iterations is below the protocol's 7: a quick check, not a result") }
 }
@@ -23,7 +25,8 @@ print("TIP benchmarks: release build, 1 warm-up + \(Harness.iterations) runs per
 do {
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     let groups = [
-        "codecs", "codecs2", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3", "processing", "tables", "mainjob",
+        "codecs", "codecs2", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3",
+        "processing", "tables", "mainjob",
     ]
     if let only, !groups.contains(only) {
         print("unknown group \(only); one of: \(groups.joined(separator: ", "))")

@@ -53,10 +53,14 @@ struct FuzzSeeds {
         for (name, bitmap) in images {
             let image = ImageContainer(image: bitmap)
             add("jpeg", "\(name).jpg") { try encode(JPEGCodec(), image, options: [], quality: 0.7) }
-            add("jpeg", "\(name)-progressive.jpg") { try encode(JPEGCodec(), image, options: [.progressive], quality: 0.5) }
+            add("jpeg", "\(name)-progressive.jpg") {
+                try encode(JPEGCodec(), image, options: [.progressive], quality: 0.5)
+            }
             add("jpeg", "\(name)-gray.jpg") { try encode(JPEGCodec(), image, options: [.grayscale], quality: 0.6) }
             add("png", "\(name).png") { try encode(PNGCodec(), image, options: [], quality: 1) }
-            add("png", "\(name)-indexed.png") { try encode(PNGCodec(), image, options: [.indexedColorPalette], quality: 1) }
+            add("png", "\(name)-indexed.png") {
+                try encode(PNGCodec(), image, options: [.indexedColorPalette], quality: 1)
+            }
             add("png", "\(name)-gray.png") { try encode(PNGCodec(), image, options: [.grayscale], quality: 1) }
             add("png", "\(name)-interlaced.png") { try encode(PNGCodec(), image, options: [.progressive], quality: 1) }
             add("gif", "\(name).gif") { try encode(GIFCodec(), image, options: [], quality: 1) }
@@ -67,10 +71,14 @@ struct FuzzSeeds {
             add("bmp", "\(name).bmp") { try encode(BMPCodec(), image, options: [], quality: 1) }
             add("bmp", "\(name)-gray.bmp") { try encode(BMPCodec(), image, options: [.grayscale], quality: 1) }
             add("tga", "\(name).tga") { try encode(TGACodec(), image, options: [], quality: 1) }
-            add("tga", "\(name)-rle.tga") { try encode(TGACodec(compression: .runLength), image, options: [], quality: 1) }
+            add("tga", "\(name)-rle.tga") {
+                try encode(TGACodec(compression: .runLength), image, options: [], quality: 1)
+            }
             add("jpeg2000", "\(name).jp2") { try encode(JPEG2000Codec(), image, options: [], quality: 0.6) }
             add("jpeg2000", "\(name)-lossless.jp2") { try encode(JPEG2000Codec(), image, options: [], quality: 1) }
-            add("jpeg2000", "\(name)-gray.jp2") { try encode(JPEG2000Codec(), image, options: [.grayscale], quality: 0.5) }
+            add("jpeg2000", "\(name)-gray.jp2") {
+                try encode(JPEG2000Codec(), image, options: [.grayscale], quality: 0.5)
+            }
             add("heif", "\(name).heic") { try encode(HEIFCodec(format: .heic), image, options: [], quality: 0.5) }
             add("heif", "\(name).avif") { try encode(HEIFCodec(format: .avif), image, options: [], quality: 0.5) }
         }
@@ -79,13 +87,17 @@ struct FuzzSeeds {
             add("gif", "animated.gif") { try encode(GIFCodec(), animation, options: [], quality: 1) }
             add("webp", "animated.webp") { try encode(WebPCodec(), animation, options: [], quality: 0.8) }
             add("apng", "animated.png") { try encode(PNGCodec(), animation, options: [], quality: 1) }
-            add("apng", "animated-interlaced.png") { try encode(PNGCodec(), animation, options: [.progressive], quality: 1) }
+            add("apng", "animated-interlaced.png") {
+                try encode(PNGCodec(), animation, options: [.progressive], quality: 1)
+            }
         }
         return seeds
     }
 
     /// Encodes with `codec`'s encoder (throws when it has none, e.g. a libheif without that encoder).
-    static func encode(_ codec: any ImageCodec, _ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws -> Data {
+    static func encode(_ codec: any ImageCodec, _ image: ImageContainer, options: ImageEncodingOptions, quality: Float)
+        throws -> Data
+    {
         guard let encoder = codec.encoder else { throw CocoaError(.featureUnsupported) }
         return try encoder.encode(image, options: options, quality: quality)
     }
@@ -100,8 +112,11 @@ struct FuzzSeeds {
                 let a = alpha && x + y < width / 2 ? 0 : 255
                 func channel(_ value: Int) -> UInt8 { UInt8((value % 256) * a / 255) }
                 let edge = (x / 4 + y / 4) % 2 == 0 ? 60 : 0
-                bitmap.setPixel(x: x, y: y, SIMD4(channel(x * 255 / max(width - 1, 1) + shift), channel(y * 255 / max(height - 1, 1) + edge),
-                                                  channel(128 + shift), UInt8(a)))
+                bitmap.setPixel(
+                    x: x, y: y,
+                    SIMD4(
+                        channel(x * 255 / max(width - 1, 1) + shift), channel(y * 255 / max(height - 1, 1) + edge),
+                        channel(128 + shift), UInt8(a)))
             }
         }
         return bitmap

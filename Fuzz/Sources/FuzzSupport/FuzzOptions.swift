@@ -12,7 +12,8 @@ public enum FuzzOptions {
     /// image's own size, a small aspect fit, an aspect fill, and an odd-sized fill.
     public static func decoding(for size: Int) -> ImageDecodingOptions {
         let (dimensions, mode) = sizing(for: size)
-        return ImageDecodingOptions(targetDimensions: dimensions, targetContentMode: mode, maximumPixelCount: maximumPixelCount)
+        return ImageDecodingOptions(
+            targetDimensions: dimensions, targetContentMode: mode, maximumPixelCount: maximumPixelCount)
     }
 
     /// The target dimensions and content mode ``decoding(for:)`` uses for an input of `size` bytes.

@@ -13,7 +13,7 @@ enum FileResolver {
             return nil
         }
         guard let decoded = rawPath.removingPercentEncoding,
-              !decoded.contains("\\"), !decoded.contains("\0"), !decoded.hasSuffix("/")
+            !decoded.contains("\\"), !decoded.contains("\0"), !decoded.hasSuffix("/")
         else { return nil }
         let components = decoded.split(separator: "/", omittingEmptySubsequences: true)
         guard !components.isEmpty, !components.contains(where: { $0 == "." || $0 == ".." }) else { return nil }

@@ -18,7 +18,7 @@ enum HTTPDate {
 
     /// The date of an IMF-fixdate string, nil when it is not one.
     static func date(from string: String) -> Date? {
-        let formatter = DateFormatter()   // one per call: formatters are not thread-safe
+        let formatter = DateFormatter()  // one per call: formatters are not thread-safe
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"

@@ -52,7 +52,8 @@ final class ImageRequestHandler: ChannelInboundHandler {
     }
 
     private func begin(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
+        let path =
+            head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
             .map(String.init) ?? ""
         let ticket = store.beginRequest(
             method: head.method.rawValue, path: path, uri: head.uri,

@@ -23,8 +23,10 @@ struct ResponsePlan {
     var ending: Ending = .complete
 
     /// A response with no resource behind it (errors, redirects, injected statuses).
-    static func plain(_ status: HTTPResponseStatus, body: Data = Data(), extraHeaders: [(String, String)] = [],
-                      isHead: Bool) -> ResponsePlan {
+    static func plain(
+        _ status: HTTPResponseStatus, body: Data = Data(), extraHeaders: [(String, String)] = [],
+        isHead: Bool
+    ) -> ResponsePlan {
         var headers = HTTPHeaders(extraHeaders)
         headers.add(name: "Content-Length", value: String(body.count))
         if !body.isEmpty { headers.add(name: "Content-Type", value: "application/octet-stream") }
@@ -33,8 +35,10 @@ struct ResponsePlan {
     }
 
     /// Decides the response to `head` (already logged as `ticket`).
-    static func make(for head: HTTPRequestHead, path: String, ticket: ServerStore.Ticket,
-                     store: ServerStore) -> ResponsePlan {
+    static func make(
+        for head: HTTPRequestHead, path: String, ticket: ServerStore.Ticket,
+        store: ServerStore
+    ) -> ResponsePlan {
         let isHead = head.method == .HEAD
         guard head.method == .GET || isHead else {
             return .plain(.methodNotAllowed, extraHeaders: [("Allow", "GET, HEAD")], isHead: false)
@@ -56,7 +60,8 @@ struct ResponsePlan {
         if ticket.fault != .ignoreRange {
             range = ByteRange.parse(head.headers.first(name: "Range"), length: length)
             if range != .whole, let ifRange = head.headers.first(name: "If-Range"),
-               !ifRangeMatches(ifRange, lastModified: lastModified, etag: etag) {
+                !ifRangeMatches(ifRange, lastModified: lastModified, etag: etag)
+            {
                 range = .whole
             }
         }
@@ -86,7 +91,8 @@ struct ResponsePlan {
         case .partial(let lower, let upper):
             status = .partialContent
             headers.add(name: "Content-Range", value: "bytes \(lower)-\(upper)/\(length)")
-            body = resource.body.getSlice(at: resource.body.readerIndex + lower, length: upper - lower + 1)
+            body =
+                resource.body.getSlice(at: resource.body.readerIndex + lower, length: upper - lower + 1)
                 ?? ByteBuffer()
         }
         var ending = Ending.complete
@@ -116,8 +122,10 @@ struct ResponsePlan {
                 return tag == "*" || (tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag) == current
             }
         }
-        guard let since = headers.first(name: "If-Modified-Since").flatMap({ HTTPDate.date(from: $0.trimmingSpaces()) }),
-              let modified = HTTPDate.date(from: lastModified) else { return false }
+        guard
+            let since = headers.first(name: "If-Modified-Since").flatMap({ HTTPDate.date(from: $0.trimmingSpaces()) }),
+            let modified = HTTPDate.date(from: lastModified)
+        else { return false }
         return modified <= since
     }
 

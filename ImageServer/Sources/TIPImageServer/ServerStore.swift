@@ -78,7 +78,7 @@ final class ServerStore: Sendable {
         let (image, directory) = state.withLockedValue { ($0.images[path], $0.directory) }
         if let image { return image }
         guard let directory, let file = FileResolver.resolve(rawPath: path, root: directory),
-              let (body, modified) = FileResolver.read(file)
+            let (body, modified) = FileResolver.read(file)
         else { return nil }
         let whole = Date(timeIntervalSince1970: TimeInterval(modified))
         let cached = state.withLockedValue { $0.fileHashes[file] }

@@ -50,7 +50,9 @@ package final class CacheBudget: @unchecked Sendable {
 
     /// The largest entry this kind accepts: `maxBytes / ratio`, or `Int64.max` with no ratio cap.
     var maxBytesPerEntry: Int64 {
-        let ratio = maxRatioSizeOfCacheEntry < 0 ? GlobalConfiguration.defaultMaxRatioSizeOfCacheEntry : maxRatioSizeOfCacheEntry
+        let ratio =
+            maxRatioSizeOfCacheEntry < 0
+            ? GlobalConfiguration.defaultMaxRatioSizeOfCacheEntry : maxRatioSizeOfCacheEntry
         if ratio <= 1 { return Int64.max }
         return maxBytes / Int64(ratio)
     }
@@ -84,7 +86,8 @@ package final class CacheBudget: @unchecked Sendable {
     /// Records bytes and entries removed; totals never go below zero.
     func subtract(bytes: Int64, count: Int) {
         if bytes > totalBytes || count > totalCount {
-            inconsistencyHandler?("cache totals would go negative: \(totalBytes) - \(bytes) bytes, \(totalCount) - \(count) entries")
+            inconsistencyHandler?(
+                "cache totals would go negative: \(totalBytes) - \(bytes) bytes, \(totalCount) - \(count) entries")
         }
         totalBytes = max(0, totalBytes - bytes)
         totalCount = max(0, totalCount - count)

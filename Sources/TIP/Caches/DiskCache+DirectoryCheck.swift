@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +20,8 @@ extension DiskCache {
             guard stat(prefix, &info) == 0 else { return POSIXErrorCode(rawValue: failure) ?? .EIO }
             guard info.st_mode & S_IFMT == S_IFDIR else { return .ENOTDIR }
         }
-        let probe = path + "/" + DiskCacheFiles.temporaryPrefix + "probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let probe =
+            path + "/" + DiskCacheFiles.temporaryPrefix + "probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(probe, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return POSIXErrorCode(rawValue: errno) ?? .EIO }
         close(fd)
@@ -33,13 +35,16 @@ extension DiskCache {
     func reportIfDirectoryUnusable(pipelineIdentifier: String) -> POSIXErrorCode? {
         guard let code = DiskCache.directoryError(directoryPath) else { return nil }
         let reason = String(cString: strerror(code.rawValue))
-        configuration.post(.diskCacheDirectoryUnusable, userInfo: [
-            ProblemInfoKey.path: directoryPath,
-            ProblemInfoKey.error: "\(code) (\(code.rawValue))",
-            ProblemInfoKey.errno: Int(code.rawValue),
-        ], level: .error, message: "the disk cache of image pipeline '\(pipelineIdentifier)' cannot use \(directoryPath): "
-            + "\(code) (\(code.rawValue), \(reason)); its images are cached in memory only. Set "
-            + "GlobalConfiguration.shared.cachesRootDirectory to a writable directory before creating pipelines.")
+        configuration.post(
+            .diskCacheDirectoryUnusable,
+            userInfo: [
+                ProblemInfoKey.path: directoryPath,
+                ProblemInfoKey.error: "\(code) (\(code.rawValue))",
+                ProblemInfoKey.errno: Int(code.rawValue),
+            ], level: .error,
+            message: "the disk cache of image pipeline '\(pipelineIdentifier)' cannot use \(directoryPath): "
+                + "\(code) (\(code.rawValue), \(reason)); its images are cached in memory only. Set "
+                + "GlobalConfiguration.shared.cachesRootDirectory to a writable directory before creating pipelines.")
         return code
     }
 }

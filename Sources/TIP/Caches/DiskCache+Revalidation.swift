@@ -8,8 +8,10 @@ extension DiskCache {
     /// is no complete file (its TTL ran out: it is deleted), `accepts` refused it, or the file vanished (it is
     /// forgotten). A rewrite that fails otherwise (read-only or full disk) is logged: the file keeps its old
     /// metadata, and the part returned still carries the change (its bytes are as good as the server said).
-    func updateCompleteMetadata(withIdentifier identifier: String, accepts: (DiskCacheMetadata) -> Bool,
-                                _ change: (inout DiskCacheMetadata) -> Void) -> DiskCacheEntry.Part? {
+    func updateCompleteMetadata(
+        withIdentifier identifier: String, accepts: (DiskCacheMetadata) -> Bool,
+        _ change: (inout DiskCacheMetadata) -> Void
+    ) -> DiskCacheEntry.Part? {
         domain.sync {
             guard !identifier.isEmpty else { return nil }
             let name = SafeIdentifier.fileName(for: identifier)

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -75,21 +76,25 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
         self.directoryPath = DiskCache.normalizedPath(directory)
         self.manifestLoadHook = nil
         DiskCache.createDirectory(directoryPath)
-        self.metadataStorage = ExtendedAttributes.isSupported(inDirectory: directoryPath) ? .extendedAttributes : .sidecar
+        self.metadataStorage =
+            ExtendedAttributes.isSupported(inDirectory: directoryPath) ? .extendedAttributes : .sidecar
         start()
     }
 
     /// For tests: forces the metadata storage and runs `manifestLoadHook` on the loading thread after
     /// the directory was scanned and before the manifest is applied.
-    package init(directory: URL, domain: DiskCacheDomain, configuration: GlobalConfiguration,
-         metadataStorage: MetadataStorage?, manifestLoadHook: (@Sendable () -> Void)? = nil) {
+    package init(
+        directory: URL, domain: DiskCacheDomain, configuration: GlobalConfiguration,
+        metadataStorage: MetadataStorage?, manifestLoadHook: (@Sendable () -> Void)? = nil
+    ) {
         self.directory = directory
         self.domain = domain
         self.configuration = configuration
         self.directoryPath = DiskCache.normalizedPath(directory)
         self.manifestLoadHook = manifestLoadHook
         DiskCache.createDirectory(directoryPath)
-        self.metadataStorage = metadataStorage
+        self.metadataStorage =
+            metadataStorage
             ?? (ExtendedAttributes.isSupported(inDirectory: directoryPath) ? .extendedAttributes : .sidecar)
         start()
     }
@@ -117,8 +122,9 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
         var info = stat()
         if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK { unlink(path) }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             return false
         }
@@ -233,10 +239,15 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
 
     /// Reports a failed write (full disk, read-only or vanished directory).
     func reportWriteFailure(_ error: POSIXError, path: String, identifier: String?) {
-        var info: [String: any Sendable] = [ProblemInfoKey.path: path, ProblemInfoKey.error: "\(error.code) (\(error.code.rawValue))"]
+        var info: [String: any Sendable] = [
+            ProblemInfoKey.path: path, ProblemInfoKey.error: "\(error.code) (\(error.code.rawValue))",
+        ]
         if let identifier { info[ProblemInfoKey.imageIdentifier] = identifier }
-        configuration.post(.diskCacheWriteFailed, userInfo: info, level: .error,
-                           message: "disk cache write failed at \(path): \(error.code) (\(error.code.rawValue)); the memory caches keep working")
+        configuration.post(
+            .diskCacheWriteFailed, userInfo: info, level: .error,
+            message:
+                "disk cache write failed at \(path): \(error.code) (\(error.code.rawValue)); the memory caches keep working"
+        )
         ensureDirectory()
     }
 }

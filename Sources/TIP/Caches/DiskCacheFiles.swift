@@ -1,5 +1,6 @@
 import CXattr
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,8 @@ enum DiskCacheFiles {
 
     /// A fresh unique temporary file name.
     static func temporaryName() -> String {
-        temporaryPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16) + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        temporaryPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            + String(UInt32.random(in: 0...UInt32.max), radix: 16)
     }
 
     /// The current `errno` as a `POSIXError`.
@@ -69,7 +71,9 @@ enum DiskCacheFiles {
     /// Writes all of `data`.
     static func writeAll(_ fd: Int32, _ data: Data) throws(POSIXError) {
         let result: POSIXError? = data.withUnsafeBytes { buffer in
-            do throws(POSIXError) { try writeAll(fd, buffer.baseAddress, buffer.count); return nil } catch { return error }
+            do throws(POSIXError) { try writeAll(fd, buffer.baseAddress, buffer.count); return nil } catch {
+                return error
+            }
         }
         if let result { throw result }
     }
@@ -90,7 +94,9 @@ enum DiskCacheFiles {
         if mapLargeFiles && info.size >= mappingThreshold {
             let count = Int(info.size)
             if let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED {
-                return Data(bytesNoCopy: base, count: count, deallocator: .custom { pointer, length in _ = munmap(pointer, length) })
+                return Data(
+                    bytesNoCopy: base, count: count,
+                    deallocator: .custom { pointer, length in _ = munmap(pointer, length) })
             }
         }
         var data = Data(count: Int(info.size))
@@ -120,7 +126,9 @@ enum DiskCacheFiles {
             }
             if got == 0 { return Int64(offset) }
             let failure: POSIXError? = buffer.withUnsafeBytes { raw in
-                do throws(POSIXError) { try writeAll(destination, raw.baseAddress, got); return nil } catch { return error }
+                do throws(POSIXError) { try writeAll(destination, raw.baseAddress, got); return nil } catch {
+                    return error
+                }
             }
             if let failure { throw failure }
             offset += off_t(got)

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -64,7 +65,9 @@ extension DiskCache {
                 isPartial = false
                 metadata = valid
             } else if name.hasSuffix(".tmp"),
-                      let valid = DiskCache.validated(part.metadata, size: part.size, safeName: String(name.dropLast(4)), partial: true) {
+                let valid = DiskCache.validated(
+                    part.metadata, size: part.size, safeName: String(name.dropLast(4)), partial: true)
+            {
                 safeName = String(name.dropLast(4))
                 isPartial = true
                 metadata = valid
@@ -137,7 +140,8 @@ extension DiskCache {
                 entry.partial = nil
             }
             guard !entry.isEmpty else { continue }
-            let lastAccess = max(entry.complete?.metadata.lastAccess ?? .distantPast, entry.partial?.metadata.lastAccess ?? .distantPast)
+            let lastAccess = max(
+                entry.complete?.metadata.lastAccess ?? .distantPast, entry.partial?.metadata.lastAccess ?? .distantPast)
             live.append((name, entry, lastAccess))
         }
         live.sort { $0.lastAccess != $1.lastAccess ? $0.lastAccess > $1.lastAccess : $0.name < $1.name }

@@ -41,12 +41,14 @@ extension DiskCacheMetadata {
         func read<T: FixedWidthInteger>(_: T.Type) -> T? {
             take(MemoryLayout<T>.size).map { T(littleEndian: $0.loadUnaligned(as: T.self)) }
         }
-        guard let magic = take(packedMagic.count), magic.elementsEqual(packedMagic), let count = read(UInt16.self) else { return nil }
+        guard let magic = take(packedMagic.count), magic.elementsEqual(packedMagic), let count = read(UInt16.self)
+        else { return nil }
         var values: [String: [UInt8]] = [:]
         values.reserveCapacity(Int(count))
         for _ in 0..<count {
             guard let keyLength = read(UInt8.self), let key = take(Int(keyLength)),
-                  let valueLength = read(UInt32.self), let value = take(Int(valueLength)) else { return nil }
+                let valueLength = read(UInt32.self), let value = take(Int(valueLength))
+            else { return nil }
             values[String(decoding: key, as: UTF8.self)] = Array(value)
         }
         return offset == bytes.count ? values : nil

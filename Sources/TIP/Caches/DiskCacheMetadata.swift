@@ -45,10 +45,12 @@ package struct DiskCacheMetadata: Sendable, Equatable {
     var freshness: CacheFreshness?
 
     /// A record with TIP's defaults for the optional parts.
-    package init(identifier: String, url: URL, lastAccess: Date, timeToLive: TimeInterval, updatesExpiryOnAccess: Bool = true,
-         width: Int, height: Int, isAnimated: Bool = false, isPlaceholder: Bool = false,
-         lastModified: String? = nil, entityTag: String? = nil, expectedLength: Int64 = 0, imageType: String? = nil,
-         freshness: CacheFreshness? = nil) {
+    package init(
+        identifier: String, url: URL, lastAccess: Date, timeToLive: TimeInterval, updatesExpiryOnAccess: Bool = true,
+        width: Int, height: Int, isAnimated: Bool = false, isPlaceholder: Bool = false,
+        lastModified: String? = nil, entityTag: String? = nil, expectedLength: Int64 = 0, imageType: String? = nil,
+        freshness: CacheFreshness? = nil
+    ) {
         self.identifier = identifier
         self.url = url
         self.lastAccess = lastAccess
@@ -101,9 +103,11 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         static let freshUntil = "FRU"
         static let serverLifetime = "FRL"
         /// Every key, in the order they are written.
-        static let all = [identifier, url, lastAccess, timeToLive, updatesExpiryOnAccess, width, height,
-                          isAnimated, isPlaceholder, lastModified, expectedLength, entityTag, imageType,
-                          contentLength, contentChecksum, freshUntil, serverLifetime]
+        static let all = [
+            identifier, url, lastAccess, timeToLive, updatesExpiryOnAccess, width, height,
+            isAnimated, isPlaceholder, lastModified, expectedLength, entityTag, imageType,
+            contentLength, contentChecksum, freshUntil, serverLifetime,
+        ]
     }
 
     /// The values in TIP's encodings: numbers and booleans as raw 8-byte doubles, dates as seconds since
@@ -134,7 +138,9 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         if let entityTag { values.append((Key.entityTag, Array(entityTag.utf8))) }
         if let imageType { values.append((Key.imageType, Array(imageType.utf8))) }
         if let contentLength { values.append((Key.contentLength, number(Double(contentLength)))) }
-        if let contentChecksum { values.append((Key.contentChecksum, withUnsafeBytes(of: contentChecksum.littleEndian) { Array($0) })) }
+        if let contentChecksum {
+            values.append((Key.contentChecksum, withUnsafeBytes(of: contentChecksum.littleEndian) { Array($0) }))
+        }
         if let freshness {
             values.append((Key.freshUntil, number(freshness.freshUntil.timeIntervalSinceReferenceDate)))
             if let lifetime = freshness.serverLifetime { values.append((Key.serverLifetime, number(lifetime))) }
@@ -146,8 +152,10 @@ package struct DiskCacheMetadata: Sendable, Equatable {
     /// placeholder), in TIP's encodings: what a copy of a cache file handed to the caller carries. A complete file's
     /// `LMD` is `"!"` and its `clen` 0, as in TIP.
     var tipAttributeValues: [(key: String, bytes: [UInt8])] {
-        let tipKeys: Set<String> = [Key.url, Key.lastAccess, Key.timeToLive, Key.updatesExpiryOnAccess, Key.width, Key.height,
-                                    Key.isAnimated, Key.isPlaceholder, Key.lastModified, Key.expectedLength]
+        let tipKeys: Set<String> = [
+            Key.url, Key.lastAccess, Key.timeToLive, Key.updatesExpiryOnAccess, Key.width, Key.height,
+            Key.isAnimated, Key.isPlaceholder, Key.lastModified, Key.expectedLength,
+        ]
         return encodedValues.filter { tipKeys.contains($0.key) }
     }
 
@@ -164,25 +172,30 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         }
         let identifier = string(Key.identifier) ?? ""
         guard let urlString = string(Key.url), let url = URL(string: urlString),
-              let lastAccess = number(Key.lastAccess), let ttl = number(Key.timeToLive),
-              let width = number(Key.width), let height = number(Key.height),
-              let expected = number(Key.expectedLength),
-              (0...Double(Int32.max)).contains(width), (0...Double(Int32.max)).contains(height),
-              (0...Double(Int64.max / 2)).contains(expected) else { return nil }
+            let lastAccess = number(Key.lastAccess), let ttl = number(Key.timeToLive),
+            let width = number(Key.width), let height = number(Key.height),
+            let expected = number(Key.expectedLength),
+            (0...Double(Int32.max)).contains(width), (0...Double(Int32.max)).contains(height),
+            (0...Double(Int64.max / 2)).contains(expected)
+        else { return nil }
         let lastModified = string(Key.lastModified).flatMap { $0.utf8.count < 4 ? nil : $0 }
         let freshness = number(Key.freshUntil).map { until in
-            CacheFreshness(freshUntil: Date(timeIntervalSinceReferenceDate: until),
-                           serverLifetime: number(Key.serverLifetime).flatMap { $0 >= 0 ? $0 : nil })
+            CacheFreshness(
+                freshUntil: Date(timeIntervalSinceReferenceDate: until),
+                serverLifetime: number(Key.serverLifetime).flatMap { $0 >= 0 ? $0 : nil })
         }
-        self.init(identifier: identifier, url: url, lastAccess: Date(timeIntervalSinceReferenceDate: lastAccess),
-                  timeToLive: ttl, updatesExpiryOnAccess: (number(Key.updatesExpiryOnAccess) ?? 1) != 0,
-                  width: Int(width), height: Int(height), isAnimated: (number(Key.isAnimated) ?? 0) != 0,
-                  isPlaceholder: (number(Key.isPlaceholder) ?? 0) != 0, lastModified: lastModified,
-                  entityTag: string(Key.entityTag).flatMap { $0.isEmpty ? nil : $0 }, expectedLength: Int64(expected),
-                  imageType: string(Key.imageType), freshness: freshness)
+        self.init(
+            identifier: identifier, url: url, lastAccess: Date(timeIntervalSinceReferenceDate: lastAccess),
+            timeToLive: ttl, updatesExpiryOnAccess: (number(Key.updatesExpiryOnAccess) ?? 1) != 0,
+            width: Int(width), height: Int(height), isAnimated: (number(Key.isAnimated) ?? 0) != 0,
+            isPlaceholder: (number(Key.isPlaceholder) ?? 0) != 0, lastModified: lastModified,
+            entityTag: string(Key.entityTag).flatMap { $0.isEmpty ? nil : $0 }, expectedLength: Int64(expected),
+            imageType: string(Key.imageType), freshness: freshness)
         // A malformed length or checksum reads as absent: the length is then checked by nothing, so such a file is
         // only as trusted as one written before these keys existed.
-        if let length = number(Key.contentLength), (0...Double(Int64.max / 2)).contains(length), length.rounded() == length {
+        if let length = number(Key.contentLength), (0...Double(Int64.max / 2)).contains(length),
+            length.rounded() == length
+        {
             contentLength = Int64(length)
         }
         if let raw = value(Key.contentChecksum), raw.count == 4 {

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +11,9 @@ extension DiskCache {
     /// rewritten) and moves the entry to the head of the LRU — unless the part was stored with
     /// `updatesExpiryOnAccess == false`, then neither. While the manifest loads only complete files are
     /// served (read straight from disk).
-    func entry(withIdentifier identifier: String, includeComplete: Bool = true, includePartial: Bool = true) -> DiskCacheEntry? {
+    func entry(withIdentifier identifier: String, includeComplete: Bool = true, includePartial: Bool = true)
+        -> DiskCacheEntry?
+    {
         domain.sync {
             guard !identifier.isEmpty else { return nil }
             let name = SafeIdentifier.fileName(for: identifier)
@@ -26,9 +29,12 @@ extension DiskCache {
             }
             let now = configuration.clock()
             var refreshed = false
-            touchPart(&entry.complete, fileName: name, refreshing: includeComplete, now: now, changed: &changed, refreshed: &refreshed)
-            touchPart(&entry.partial, fileName: DiskCache.partialName(name), refreshing: includePartial, now: now,
-                      changed: &changed, refreshed: &refreshed)
+            touchPart(
+                &entry.complete, fileName: name, refreshing: includeComplete, now: now, changed: &changed,
+                refreshed: &refreshed)
+            touchPart(
+                &entry.partial, fileName: DiskCache.partialName(name), refreshing: includePartial, now: now,
+                changed: &changed, refreshed: &refreshed)
             if isLoaded {
                 // While loading, a partial we did not look at stays as it is on disk.
                 if changed || refreshed { setEntry(entry, forName: name, bump: refreshed) }
@@ -68,7 +74,8 @@ extension DiskCache {
     /// The complete image bytes for `identifier` (a lookup with access refresh, then the file read).
     package func completeData(withIdentifier identifier: String) -> (metadata: DiskCacheMetadata, data: Data)? {
         guard let part = entry(withIdentifier: identifier, includePartial: false)?.complete,
-              let bytes = completeData(of: part) else { return nil }
+            let bytes = completeData(of: part)
+        else { return nil }
         return (part.metadata, bytes)
     }
 
@@ -102,8 +109,9 @@ extension DiskCache {
         guard var entry = currentEntry(name) else { return false }
         let installed = partial ? entry.partial : entry.complete
         guard let installed, installed.fileURL == part.fileURL,
-              installed.metadata.contentChecksum == part.metadata.contentChecksum,
-              installed.metadata.contentLength == part.metadata.contentLength else { return false }
+            installed.metadata.contentChecksum == part.metadata.contentChecksum,
+            installed.metadata.contentLength == part.metadata.contentLength
+        else { return false }
         deleteFile(part.fileURL.lastPathComponent)
         if partial { entry.partial = nil } else { entry.complete = nil }
         setEntry(entry.isEmpty ? nil : entry, forName: name, bump: false)
@@ -112,12 +120,16 @@ extension DiskCache {
 
     /// Reports ``Problem/diskCacheEntryDamaged`` for a removed part.
     func reportDamagedPart(_ part: DiskCacheEntry.Part, mismatch: DiskCacheMetadata.ContentMismatch) {
-        configuration.post(.diskCacheEntryDamaged, userInfo: [
-            ProblemInfoKey.imageIdentifier: part.metadata.identifier,
-            ProblemInfoKey.imageURL: part.metadata.url,
-            ProblemInfoKey.path: part.fileURL.path,
-            ProblemInfoKey.error: mismatch.description,
-        ], level: .error, message: "disk cache file \(part.fileURL.path) was damaged (\(mismatch)); removed, the image is fetched again")
+        configuration.post(
+            .diskCacheEntryDamaged,
+            userInfo: [
+                ProblemInfoKey.imageIdentifier: part.metadata.identifier,
+                ProblemInfoKey.imageURL: part.metadata.url,
+                ProblemInfoKey.path: part.fileURL.path,
+                ProblemInfoKey.error: mismatch.description,
+            ], level: .error,
+            message:
+                "disk cache file \(part.fileURL.path) was damaged (\(mismatch)); removed, the image is fetched again")
     }
 
     /// Drops a part whose file disappeared behind our back, so the totals match the files.
@@ -137,11 +149,14 @@ extension DiskCache {
     /// Copies `identifier`'s complete file to a new temporary file outside the cache (the caller
     /// deletes it). Missing, or damaged (removed and reported) ⇒ `POSIXError(.ENOENT)`.
     func copyCompleteFile(withIdentifier identifier: String) throws(POSIXError) -> URL {
-        guard let part = entry(withIdentifier: identifier, includePartial: false)?.complete else { throw POSIXError(.ENOENT) }
+        guard let part = entry(withIdentifier: identifier, includePartial: false)?.complete else {
+            throw POSIXError(.ENOENT)
+        }
         let source = try DiskCacheFiles.open(part.fileURL.path, O_RDONLY | O_NONBLOCK)
         defer { DiskCacheFiles.close(source) }
         guard DiskCacheFiles.regularFileInfo(source) != nil,
-              let bytes = DiskCacheFiles.readAll(source, mapLargeFiles: true) else { throw POSIXError(.ENOENT) }
+            let bytes = DiskCacheFiles.readAll(source, mapLargeFiles: true)
+        else { throw POSIXError(.ENOENT) }
         if let mismatch = part.metadata.contentMismatch(in: bytes) {
             removeDamagedPart(part, partial: false, mismatch: mismatch)
             throw POSIXError(.ENOENT)
@@ -175,7 +190,9 @@ extension DiskCache {
     }
 
     /// What the cache holds, for ``ImagePipeline/inspect(_:)`` (empty while the manifest loads).
-    func inspectionEntries() -> (complete: [ImagePipelineInspectionResult.Entry], partial: [ImagePipelineInspectionResult.Entry]) {
+    func inspectionEntries() -> (
+        complete: [ImagePipelineInspectionResult.Entry], partial: [ImagePipelineInspectionResult.Entry]
+    ) {
         domain.sync {
             var complete: [ImagePipelineInspectionResult.Entry] = []
             var partial: [ImagePipelineInspectionResult.Entry] = []
@@ -185,18 +202,25 @@ extension DiskCache {
                 }
                 if let part = entry.partial {
                     let expected = max(part.metadata.expectedLength, 1)
-                    partial.append(inspection(entry.identifier, part, progress: min(0.999, Float(Double(part.byteCount) / Double(expected)))))
+                    partial.append(
+                        inspection(
+                            entry.identifier, part,
+                            progress: min(0.999, Float(Double(part.byteCount) / Double(expected)))))
                 }
             }
             return (complete, partial)
         }
     }
 
-    private func inspection(_ identifier: String, _ part: DiskCacheEntry.Part, progress: Float) -> ImagePipelineInspectionResult.Entry {
+    private func inspection(_ identifier: String, _ part: DiskCacheEntry.Part, progress: Float)
+        -> ImagePipelineInspectionResult.Entry
+    {
         let metadata = part.metadata
         return ImagePipelineInspectionResult.Entry(
-            identifier: identifier, url: metadata.url, dimensions: CGSize(width: metadata.width, height: metadata.height),
-            bytesUsed: part.byteCount, progress: progress, timeToLive: metadata.timeToLive, lastAccess: metadata.lastAccess,
+            identifier: identifier, url: metadata.url,
+            dimensions: CGSize(width: metadata.width, height: metadata.height),
+            bytesUsed: part.byteCount, progress: progress, timeToLive: metadata.timeToLive,
+            lastAccess: metadata.lastAccess,
             imageType: metadata.imageType.map(ImageType.init(rawValue:)), isAnimated: metadata.isAnimated,
             isPlaceholder: metadata.isPlaceholder, updatesExpiryOnAccess: metadata.updatesExpiryOnAccess,
             expectedLength: metadata.expectedLength > 0 ? metadata.expectedLength : nil,
@@ -206,8 +230,10 @@ extension DiskCache {
     /// Lazy TTL and access refresh for one part of an entry (on the queue): an expired part's file is
     /// deleted and the part dropped; otherwise, when `refreshing` and the part slides its expiry, its
     /// last access becomes `now` (the part is dropped if its metadata cannot be rewritten).
-    private func touchPart(_ part: inout DiskCacheEntry.Part?, fileName: String, refreshing: Bool, now: Date,
-                           changed: inout Bool, refreshed: inout Bool) {
+    private func touchPart(
+        _ part: inout DiskCacheEntry.Part?, fileName: String, refreshing: Bool, now: Date,
+        changed: inout Bool, refreshed: inout Bool
+    ) {
         guard let current = part else { return }
         if current.metadata.isExpired(at: now) {
             deleteFile(fileName)

@@ -47,7 +47,9 @@ struct DiskCacheSidecar: Equatable {
             let inode = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: Self.magic.count, as: UInt64.self))
             let size = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: Self.magic.count + 8, as: Int64.self))
             let stored = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: trailer, as: UInt64.self))
-            return (inode, size, stored, DiskCacheMetadata(packed: UnsafeRawBufferPointer(rebasing: raw[header..<trailer])))
+            return (
+                inode, size, stored, DiskCacheMetadata(packed: UnsafeRawBufferPointer(rebasing: raw[header..<trailer]))
+            )
         }
         guard decoded.2 == Self.checksum(bytes.prefix(trailer)), let metadata = decoded.3 else { return nil }
         self.init(metadata: metadata, inode: decoded.0, size: decoded.1)

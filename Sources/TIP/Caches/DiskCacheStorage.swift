@@ -1,5 +1,6 @@
 import CXattr
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,22 +20,27 @@ extension DiskCache {
         if metadataStorage == .extendedAttributes, let metadata = DiskCacheFiles.readAttributes(from: fd) {
             return (metadata, info.size)
         }
-        guard let sidecarFD = try? DiskCacheFiles.open(path(DiskCacheSidecar.name(for: fileName)), O_RDONLY | O_NONBLOCK) else { return nil }
+        guard
+            let sidecarFD = try? DiskCacheFiles.open(path(DiskCacheSidecar.name(for: fileName)), O_RDONLY | O_NONBLOCK)
+        else { return nil }
         defer { DiskCacheFiles.close(sidecarFD) }
         guard let bytes = DiskCacheFiles.readAll(sidecarFD, maximumSize: 256 * 1024),
-              let sidecar = DiskCacheSidecar(decoding: Array(bytes)),
-              sidecar.inode == info.inode, sidecar.size == info.size else { return nil }
+            let sidecar = DiskCacheSidecar(decoding: Array(bytes)),
+            sidecar.inode == info.inode, sidecar.size == info.size
+        else { return nil }
         return (sidecar.metadata, info.size)
     }
 
     /// Writes `metadata` for the open file `fd` (to be named `fileName`): in its extended attribute, or in a
     /// sidecar where the cache uses sidecars or the metadata is too large for the file system's attributes
     /// (ext4 keeps about 4 KB per file).
-    private func writeMetadata(_ metadata: DiskCacheMetadata, fd: Int32, inode: UInt64, size: Int64, for fileName: String) throws(POSIXError) {
+    private func writeMetadata(
+        _ metadata: DiskCacheMetadata, fd: Int32, inode: UInt64, size: Int64, for fileName: String
+    ) throws(POSIXError) {
         if metadataStorage == .extendedAttributes {
             do throws(POSIXError) {
                 return try DiskCacheFiles.writeAttributes(metadata, to: fd)
-            } catch where [.ENOSPC, .E2BIG, .ERANGE].contains(error.code) {
+            } catch  where [.ENOSPC, .E2BIG, .ERANGE].contains(error.code) {
                 // Too large for an attribute: this file's metadata goes to a sidecar.
             }
         }
@@ -45,12 +51,17 @@ extension DiskCache {
     /// for `safeName`, else nil. The identifier must map to `safeName`; a missing identifier (too long
     /// for an attribute) is accepted only for a hashed name and becomes the hash until the next access
     /// re-attaches the real one (as TIP). A recorded content length must be the file's size.
-    static func validated(_ metadata: DiskCacheMetadata, size: Int64, safeName: String, partial: Bool) -> DiskCacheMetadata? {
+    static func validated(_ metadata: DiskCacheMetadata, size: Int64, safeName: String, partial: Bool)
+        -> DiskCacheMetadata?
+    {
         var metadata = metadata
         if metadata.identifier.isEmpty {
-            let isHash = safeName.utf8.count == 40 && safeName.utf8.allSatisfy {
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-            }
+            let isHash =
+                safeName.utf8.count == 40
+                && safeName.utf8.allSatisfy {
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+                }
             guard isHash else { return nil }
             metadata.identifier = safeName
         } else if SafeIdentifier.fileName(for: metadata.identifier) != safeName {
@@ -69,14 +80,25 @@ extension DiskCache {
         for partial in [false, true] {
             let name = partial ? DiskCache.partialName(safeName) : safeName
             let found = readPart(fileName: name)
-            guard let found, let metadata = DiskCache.validated(found.metadata, size: found.size, safeName: safeName, partial: partial) else {
+            guard let found,
+                let metadata = DiskCache.validated(
+                    found.metadata, size: found.size, safeName: safeName, partial: partial)
+            else {
                 // "a.tmp" is both the partial of "a" and the complete file of identifier "a.tmp": a file
                 // valid under the other reading belongs to the other entry and stays.
-                let belongsToOther = found.map { found in
-                    partial ? DiskCache.validated(found.metadata, size: found.size, safeName: name, partial: false) != nil
-                        : name.hasSuffix(".tmp") && DiskCache.validated(found.metadata, size: found.size, safeName: String(name.dropLast(4)), partial: true) != nil
-                } ?? false
-                if !belongsToOther && (DiskCacheFiles.regularFileInfo(atPath: path(name)) != nil || isSymlink(name)) { deleteFile(name) }
+                let belongsToOther =
+                    found.map { found in
+                        partial
+                            ? DiskCache.validated(found.metadata, size: found.size, safeName: name, partial: false)
+                                != nil
+                            : name.hasSuffix(".tmp")
+                                && DiskCache.validated(
+                                    found.metadata, size: found.size, safeName: String(name.dropLast(4)), partial: true)
+                                    != nil
+                    } ?? false
+                if !belongsToOther && (DiskCacheFiles.regularFileInfo(atPath: path(name)) != nil || isSymlink(name)) {
+                    deleteFile(name)
+                }
                 continue
             }
             let part = DiskCacheEntry.Part(metadata: metadata, fileURL: url(name), byteCount: found.size)
@@ -96,8 +118,10 @@ extension DiskCache {
     /// Returns the installed part. On failure the temporary file is left for the caller to remove.
     /// The metadata records the file's length and CRC-32: `contents`, as the writer checksummed them, when they match
     /// the file's size; else read back from the written file (from the page cache).
-    func install(temporaryName: String, fd: Int32, metadata input: DiskCacheMetadata, contents: DiskCacheMetadata.Contents?,
-                 as fileName: String) throws(POSIXError) -> DiskCacheEntry.Part {
+    func install(
+        temporaryName: String, fd: Int32, metadata input: DiskCacheMetadata, contents: DiskCacheMetadata.Contents?,
+        as fileName: String
+    ) throws(POSIXError) -> DiskCacheEntry.Part {
         guard let info = DiskCacheFiles.regularFileInfo(fd) else { throw POSIXError(.EIO) }
         let metadata: DiskCacheMetadata
         if let contents, contents.length == info.size {
@@ -105,7 +129,8 @@ extension DiskCache {
         } else {
             let reader = try DiskCacheFiles.open(path(temporaryName), O_RDONLY | O_NONBLOCK)
             defer { DiskCacheFiles.close(reader) }
-            guard let written = DiskCacheFiles.readAll(reader, mapLargeFiles: true), Int64(written.count) == info.size else {
+            guard let written = DiskCacheFiles.readAll(reader, mapLargeFiles: true), Int64(written.count) == info.size
+            else {
                 throw POSIXError(.EIO)
             }
             metadata = input.recordingContents(of: written)

@@ -100,7 +100,9 @@ package final class DiskCacheTemporaryFile: Sendable {
         let taken: (fd: Int32, failed: Bool, contents: DiskCacheMetadata.Contents)? = state.withLock { state in
             guard state.fd >= 0 else { return nil }
             defer { state.fd = -1 }
-            return (state.fd, state.failed, DiskCacheMetadata.Contents(length: state.byteCount, checksum: state.checksum))
+            return (
+                state.fd, state.failed, DiskCacheMetadata.Contents(length: state.byteCount, checksum: state.checksum)
+            )
         }
         guard let taken else { return false }
         defer { DiskCacheFiles.close(taken.fd) }
@@ -120,8 +122,9 @@ package final class DiskCacheTemporaryFile: Sendable {
                 DiskCacheFiles.remove(cache.path(name))
                 return false
             }
-            return cache.commitDownload(temporaryName: name, fd: taken.fd, metadata: metadata, complete: complete,
-                                        contents: taken.contents)
+            return cache.commitDownload(
+                temporaryName: name, fd: taken.fd, metadata: metadata, complete: complete,
+                contents: taken.contents)
         }
     }
 

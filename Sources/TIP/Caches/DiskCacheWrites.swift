@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,10 +48,12 @@ extension DiskCache {
         guard let temporary = reserved else { return false }
         // Off the queue: write and flush the private temporary file; checksum bytes already in memory.
         let written = writeTemporaryFile(temporary, source: source)
-        let contents: DiskCacheMetadata.Contents? = switch source {
-        case .data(let data): DiskCacheMetadata.Contents(length: Int64(data.count), checksum: ContentChecksum.of(data))
-        case .file: nil
-        }
+        let contents: DiskCacheMetadata.Contents? =
+            switch source {
+            case .data(let data):
+                DiskCacheMetadata.Contents(length: Int64(data.count), checksum: ContentChecksum.of(data))
+            case .file: nil
+            }
         // Turn 2: decide again and install.
         return domain.sync {
             liveTemporaryNames.remove(temporary)
@@ -65,7 +68,8 @@ extension DiskCache {
             }
             defer { DiskCacheFiles.close(fd) }
             guard let actualSize = DiskCacheFiles.regularFileInfo(fd)?.size,
-                  decideStore(metadata, name: name, size: actualSize, forced: forced) else {
+                decideStore(metadata, name: name, size: actualSize, forced: forced)
+            else {
                 DiskCacheFiles.remove(path(temporary))
                 return false
             }
@@ -101,9 +105,11 @@ extension DiskCache {
     private func decideStore(_ metadata: DiskCacheMetadata, name: String, size: Int64, forced: Bool) -> Bool {
         var entry = currentEntry(name)
         if let old = entry?.complete?.metadata {
-            let replace = forced
+            let replace =
+                forced
                 || (old.isPlaceholder && !metadata.isPlaceholder)
-                || (metadata.area >= old.area && (old.url != metadata.url || old.width != metadata.width || old.height != metadata.height))
+                || (metadata.area >= old.area
+                    && (old.url != metadata.url || old.width != metadata.width || old.height != metadata.height))
             guard replace else { return false }
         }
         guard domain.budget.maxBytes > 0 else { return false }
@@ -113,11 +119,13 @@ extension DiskCache {
                 entry?.complete = nil
                 setEntry(entry, forName: name, bump: false)
             }
-            configuration.post(.imageTooLargeToStoreInDiskCache, userInfo: [
-                ProblemInfoKey.imageIdentifier: metadata.identifier,
-                ProblemInfoKey.imageURL: metadata.url,
-                ProblemInfoKey.dimensions: CGSize(width: metadata.width, height: metadata.height),
-            ])
+            configuration.post(
+                .imageTooLargeToStoreInDiskCache,
+                userInfo: [
+                    ProblemInfoKey.imageIdentifier: metadata.identifier,
+                    ProblemInfoKey.imageURL: metadata.url,
+                    ProblemInfoKey.dimensions: CGSize(width: metadata.width, height: metadata.height),
+                ])
             return false
         }
         return true
@@ -163,7 +171,8 @@ extension DiskCache {
                 return .failure(error)
             }
             liveTemporaryNames.insert(name)
-            return .success(DiskCacheTemporaryFile(cache: self, identifier: identifier, name: name, fd: fd, byteCount: 0))
+            return .success(
+                DiskCacheTemporaryFile(cache: self, identifier: identifier, name: name, fd: fd, byteCount: 0))
         }
         return try result.get()
     }
@@ -172,12 +181,15 @@ extension DiskCache {
     /// when there is no partial or `accepting` refuses its metadata (checked before anything is copied).
     /// Its ``DiskCacheTemporaryFile/byteCount`` is the partial's size. A partial whose bytes no longer match its
     /// recorded length and checksum is removed and reported instead.
-    func copyPartialToTemporaryFile(withIdentifier identifier: String,
-                                    accepting: (DiskCacheMetadata) -> Bool = { _ in true }) -> (file: DiskCacheTemporaryFile, partial: DiskCacheEntry.Part)? {
+    func copyPartialToTemporaryFile(
+        withIdentifier identifier: String,
+        accepting: (DiskCacheMetadata) -> Bool = { _ in true }
+    ) -> (file: DiskCacheTemporaryFile, partial: DiskCacheEntry.Part)? {
         domain.sync {
             guard isLoaded, let partial = entry(withIdentifier: identifier, includeComplete: false)?.partial,
-                  accepting(partial.metadata),
-                  let source = try? DiskCacheFiles.open(partial.fileURL.path, O_RDONLY | O_NONBLOCK) else { return nil }
+                accepting(partial.metadata),
+                let source = try? DiskCacheFiles.open(partial.fileURL.path, O_RDONLY | O_NONBLOCK)
+            else { return nil }
             defer { DiskCacheFiles.close(source) }
             // The partial's bytes are checked against its recorded length and checksum before a download builds on them.
             guard let bytes = DiskCacheFiles.readAll(source, mapLargeFiles: true) else { return nil }
@@ -209,8 +221,10 @@ extension DiskCache {
     /// when a placeholder, without a validator (Last-Modified or ETag), or when a complete file of
     /// larger or equal area exists; else it replaces any previous partial. A partial whose full length
     /// is unknown (`expectedLength` 0) is recorded with `size + 1`. No per-entry cap (as TIP).
-    func commitDownload(temporaryName: String, fd: Int32, metadata input: DiskCacheMetadata, complete: Bool,
-                        contents: DiskCacheMetadata.Contents? = nil) -> Bool {
+    func commitDownload(
+        temporaryName: String, fd: Int32, metadata input: DiskCacheMetadata, complete: Bool,
+        contents: DiskCacheMetadata.Contents? = nil
+    ) -> Bool {
         liveTemporaryNames.remove(temporaryName)
         var metadata = input
         metadata.lastAccess = configuration.clock()
@@ -234,7 +248,8 @@ extension DiskCache {
             }
         } else {
             if metadata.expectedLength <= 0 { metadata.expectedLength = size + 1 }
-            accepted = !metadata.isPlaceholder && metadata.hasValidator && size > 0 && size <= metadata.expectedLength
+            accepted =
+                !metadata.isPlaceholder && metadata.hasValidator && size > 0 && size <= metadata.expectedLength
                 && (entry.complete.map { $0.metadata.area < metadata.area } ?? true)
         }
         guard accepted, domain.budget.maxBytes > 0 else {
@@ -245,12 +260,15 @@ extension DiskCache {
         let part: DiskCacheEntry.Part
         let released = releaseFileName(fileName, installingPartial: !complete)
         do throws(POSIXError) {
-            part = try install(temporaryName: temporaryName, fd: fd, metadata: metadata, contents: contents, as: fileName)
+            part = try install(
+                temporaryName: temporaryName, fd: fd, metadata: metadata, contents: contents, as: fileName)
         } catch {
             restoreFileName(released)
             DiskCacheFiles.remove(path(temporaryName))
             // A temporary file removed by clearAll is not a fault.
-            if !(error.code == .ENOENT && DiskCacheFiles.regularFileInfo(atPath: path(temporaryName)) == nil && ensureDirectory()) {
+            if !(error.code == .ENOENT && DiskCacheFiles.regularFileInfo(atPath: path(temporaryName)) == nil
+                && ensureDirectory())
+            {
                 reportWriteFailure(error, path: path(fileName), identifier: metadata.identifier)
             }
             return false
@@ -357,7 +375,9 @@ extension DiskCache {
     func clearAll(completion: (@Sendable () -> Void)? = nil) {
         domain.async { [self] in
             forgetAllEntries()
-            if (try? FileManager.default.removeItem(atPath: directoryPath)) != nil || !FileManager.default.fileExists(atPath: directoryPath) {
+            if (try? FileManager.default.removeItem(atPath: directoryPath)) != nil
+                || !FileManager.default.fileExists(atPath: directoryPath)
+            {
                 directoryWasCleared = true
             } else {
                 reportWriteFailure(DiskCacheFiles.lastError(), path: directoryPath, identifier: nil)
@@ -369,12 +389,15 @@ extension DiskCache {
     /// TIP's `TIPProblemDiskCacheUpdateImageEntryCouldNotGenerateFileName`: no file name can be made for the
     /// entry's identifier, so nothing is written. Returns false (not stored).
     func reportNoFileName(for metadata: DiskCacheMetadata) -> Bool {
-        configuration.post(.diskCacheUpdateImageEntryCouldNotGenerateFileName, userInfo: [
-            ProblemInfoKey.imageIdentifier: metadata.identifier,
-            ProblemInfoKey.imageURL: metadata.url.absoluteString,
-            ProblemInfoKey.path: directoryPath,
-        ], message: "no disk cache file name can be made for the image identifier '\(metadata.identifier)' "
-            + "(\(metadata.url.absoluteString)): it is not stored on disk; give the image a non-empty identifier")
+        configuration.post(
+            .diskCacheUpdateImageEntryCouldNotGenerateFileName,
+            userInfo: [
+                ProblemInfoKey.imageIdentifier: metadata.identifier,
+                ProblemInfoKey.imageURL: metadata.url.absoluteString,
+                ProblemInfoKey.path: directoryPath,
+            ],
+            message: "no disk cache file name can be made for the image identifier '\(metadata.identifier)' "
+                + "(\(metadata.url.absoluteString)): it is not stored on disk; give the image a non-empty identifier")
         return false
     }
 }

@@ -92,8 +92,12 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
                 if current.accessRefreshesRecency { entries.touch(identifier) }
                 let oldCost = current.byteCount
                 var updated = current.removeExpiredParts(at: now)
-                if let complete = incoming.complete, current.adoptComplete(complete, now: now, fits: fits) { updated = true }
-                if let partial = incoming.partial, current.adoptPartial(partial, now: now, fits: fits) { updated = true }
+                if let complete = incoming.complete, current.adoptComplete(complete, now: now, fits: fits) {
+                    updated = true
+                }
+                if let partial = incoming.partial, current.adoptPartial(partial, now: now, fits: fits) {
+                    updated = true
+                }
                 if updated {
                     if current.byteCount == 0 {
                         entries.remove(identifier)
@@ -157,12 +161,15 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
     /// Changes the metadata of `identifier`'s complete variant in place when `accepts` takes it (a revalidation
     /// renews its freshness), refreshing it as a read would; returns the variant as changed, nil when there is
     /// none or `accepts` refused it. `change` must leave the bytes as they are.
-    func updateCompleteImage(withIdentifier identifier: String, accepts: (MemoryCacheCompleteImage) -> Bool,
-                             _ change: (inout MemoryCacheCompleteImage) -> Void) -> MemoryCacheCompleteImage? {
+    func updateCompleteImage(
+        withIdentifier identifier: String, accepts: (MemoryCacheCompleteImage) -> Bool,
+        _ change: (inout MemoryCacheCompleteImage) -> Void
+    ) -> MemoryCacheCompleteImage? {
         let now = configuration.clock()
         return domain.withLock { _ in
             guard var entry = entries.peek(identifier), var complete = entry.complete, !complete.isExpired(at: now),
-                  accepts(complete) else { return nil }
+                accepts(complete)
+            else { return nil }
             let byteCount = complete.data.count
             change(&complete)
             guard complete.data.count == byteCount else { return nil }
@@ -181,7 +188,9 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
     @discardableResult
     func removeCompleteImage(withIdentifier identifier: String, accepts: (MemoryCacheCompleteImage) -> Bool) -> Bool {
         let removed = domain.withLock { budget -> MemoryCacheCompleteImage? in
-            guard var entry = entries.peek(identifier), let complete = entry.complete, accepts(complete) else { return nil }
+            guard var entry = entries.peek(identifier), let complete = entry.complete, accepts(complete) else {
+                return nil
+            }
             entry.complete = nil
             if entry.byteCount == 0 {
                 entries.remove(identifier)
@@ -222,14 +231,19 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
     /// ``CodecCatalogue/shared``), using the stored image type as a hint and the configuration's
     /// default interpolation quality. Runs on the caller's thread, outside the cache's lock. Throws
     /// ``ImageDecodingError/emptyData`` when the entry has no complete bytes, else the codec's error.
-    func decodeCompleteImage(of entry: MemoryCacheEntry, targetDimensions: CGSize, targetContentMode: ContentMode,
-                             decoderConfigMap: [ImageType: any Sendable]? = nil,
-                             catalogue: CodecCatalogue = .shared) throws(ImageDecodingError) -> ImageContainer {
+    func decodeCompleteImage(
+        of entry: MemoryCacheEntry, targetDimensions: CGSize, targetContentMode: ContentMode,
+        decoderConfigMap: [ImageType: any Sendable]? = nil,
+        catalogue: CodecCatalogue = .shared
+    ) throws(ImageDecodingError) -> ImageContainer {
         guard let complete = entry.complete, !complete.data.isEmpty else { throw .emptyData }
-        let options = ImageDecodingOptions(targetDimensions: targetDimensions, targetContentMode: targetContentMode,
-                                           interpolationQuality: configuration.defaultInterpolationQuality)
-        return try catalogue.decodeImage(complete.data, options: options, decoderConfigMap: decoderConfigMap,
-                                         imageType: complete.imageType).container
+        let options = ImageDecodingOptions(
+            targetDimensions: targetDimensions, targetContentMode: targetContentMode,
+            interpolationQuality: configuration.defaultInterpolationQuality)
+        return try catalogue.decodeImage(
+            complete.data, options: options, decoderConfigMap: decoderConfigMap,
+            imageType: complete.imageType
+        ).container
     }
 
     // MARK: Clearing
@@ -276,26 +290,34 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
 
     /// Complete and partial entries, most recently used first. A partial's progress is bytes held /
     /// expected bytes, at most 0.999 (0 when the length is unknown).
-    func inspectionEntries() -> (complete: [ImagePipelineInspectionResult.Entry], partial: [ImagePipelineInspectionResult.Entry]) {
+    func inspectionEntries() -> (
+        complete: [ImagePipelineInspectionResult.Entry], partial: [ImagePipelineInspectionResult.Entry]
+    ) {
         domain.withLock { _ in
             var complete: [ImagePipelineInspectionResult.Entry] = []
             var partial: [ImagePipelineInspectionResult.Entry] = []
             for (identifier, entry) in entries.entriesNewestFirst {
                 if let image = entry.complete {
-                    complete.append(ImagePipelineInspectionResult.Entry(
-                        identifier: identifier, url: image.url, dimensions: image.dimensions, bytesUsed: image.byteCount,
-                        progress: 1, timeToLive: image.timeToLive, lastAccess: image.lastAccess, imageType: image.imageType,
-                        isAnimated: image.isAnimated, isPlaceholder: image.isPlaceholder,
-                        updatesExpiryOnAccess: image.updateExpiryOnAccess))
+                    complete.append(
+                        ImagePipelineInspectionResult.Entry(
+                            identifier: identifier, url: image.url, dimensions: image.dimensions,
+                            bytesUsed: image.byteCount,
+                            progress: 1, timeToLive: image.timeToLive, lastAccess: image.lastAccess,
+                            imageType: image.imageType,
+                            isAnimated: image.isAnimated, isPlaceholder: image.isPlaceholder,
+                            updatesExpiryOnAccess: image.updateExpiryOnAccess))
                 }
                 if let image = entry.partial {
-                    partial.append(ImagePipelineInspectionResult.Entry(
-                        identifier: identifier, url: image.url, dimensions: image.dimensions, bytesUsed: image.byteCount,
-                        progress: image.progress, timeToLive: image.timeToLive, lastAccess: image.lastAccess,
-                        imageType: image.imageType, isAnimated: image.isAnimated, isPlaceholder: image.isPlaceholder,
-                        updatesExpiryOnAccess: image.updateExpiryOnAccess,
-                        expectedLength: image.expectedLength > 0 ? Int64(image.expectedLength) : nil,
-                        lastModified: image.lastModified, entityTag: image.entityTag))
+                    partial.append(
+                        ImagePipelineInspectionResult.Entry(
+                            identifier: identifier, url: image.url, dimensions: image.dimensions,
+                            bytesUsed: image.byteCount,
+                            progress: image.progress, timeToLive: image.timeToLive, lastAccess: image.lastAccess,
+                            imageType: image.imageType, isAnimated: image.isAnimated,
+                            isPlaceholder: image.isPlaceholder,
+                            updatesExpiryOnAccess: image.updateExpiryOnAccess,
+                            expectedLength: image.expectedLength > 0 ? Int64(image.expectedLength) : nil,
+                            lastModified: image.lastModified, entityTag: image.entityTag))
                 }
             }
             return (complete, partial)

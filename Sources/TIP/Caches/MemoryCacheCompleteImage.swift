@@ -33,10 +33,12 @@ struct MemoryCacheCompleteImage: Sendable {
     var entityTag: String?
 
     /// A complete variant. A `timeToLive` that is not positive becomes ``defaultTimeToLive``.
-    init(data: Data, imageType: ImageType? = nil, url: URL, dimensions: CGSize, isAnimated: Bool = false,
-         isPlaceholder: Bool = false, timeToLive: TimeInterval = MemoryCacheCompleteImage.defaultTimeToLive,
-         updateExpiryOnAccess: Bool = true, lastAccess: Date = .distantPast, freshness: CacheFreshness? = nil,
-         lastModified: String? = nil, entityTag: String? = nil) {
+    init(
+        data: Data, imageType: ImageType? = nil, url: URL, dimensions: CGSize, isAnimated: Bool = false,
+        isPlaceholder: Bool = false, timeToLive: TimeInterval = MemoryCacheCompleteImage.defaultTimeToLive,
+        updateExpiryOnAccess: Bool = true, lastAccess: Date = .distantPast, freshness: CacheFreshness? = nil,
+        lastModified: String? = nil, entityTag: String? = nil
+    ) {
         self.data = data
         self.imageType = imageType
         self.url = url

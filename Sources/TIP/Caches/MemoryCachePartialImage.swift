@@ -30,10 +30,12 @@ struct MemoryCachePartialImage: Sendable {
     var lastAccess: Date
 
     /// A partial image. A `timeToLive` that is not positive becomes the 30-day default.
-    init(data: Data, url: URL, dimensions: CGSize, expectedLength: Int, lastModified: String? = nil,
-         entityTag: String? = nil, imageType: ImageType? = nil, isAnimated: Bool = false, isPlaceholder: Bool = false,
-         timeToLive: TimeInterval = MemoryCacheCompleteImage.defaultTimeToLive, updateExpiryOnAccess: Bool = true,
-         lastAccess: Date = .distantPast) {
+    init(
+        data: Data, url: URL, dimensions: CGSize, expectedLength: Int, lastModified: String? = nil,
+        entityTag: String? = nil, imageType: ImageType? = nil, isAnimated: Bool = false, isPlaceholder: Bool = false,
+        timeToLive: TimeInterval = MemoryCacheCompleteImage.defaultTimeToLive, updateExpiryOnAccess: Bool = true,
+        lastAccess: Date = .distantPast
+    ) {
         self.data = data
         self.url = url
         self.dimensions = dimensions

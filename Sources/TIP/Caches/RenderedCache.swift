@@ -72,16 +72,22 @@ final class RenderedCache: BudgetedCache, @unchecked Sendable {
     /// head of the LRU (as TIP, even when no image matches), and a hit moves the image first within
     /// its identifier. A lookup while weak ends weak mode first. An image whose freshness ran out (on the
     /// configuration's clock, with ``GlobalConfiguration/followsHTTPCachingHeaders`` on) is marked dirty.
-    func image(withIdentifier identifier: String, targetDimensions: CGSize, targetContentMode: ContentMode,
-               transformerIdentifier: String?) -> RenderedCacheHit? {
+    func image(
+        withIdentifier identifier: String, targetDimensions: CGSize, targetContentMode: ContentMode,
+        transformerIdentifier: String?
+    ) -> RenderedCacheHit? {
         let now = configuration.clock()
         return domain.withLock { budget in
             guard !isTornDown else { return nil }
             if isWeak { restoreWeakCollections(budget) }
             guard let collection = collections.touch(identifier),
-                  let (item, image) = collection.match(targetDimensions: targetDimensions, contentMode: targetContentMode,
-                                                       transformerIdentifier: transformerIdentifier) else { return nil }
-            let isDirty = item.isDirty || (item.freshUntil != nil && configuration.followsHTTPCachingHeaders && item.isStale(at: now))
+                let (item, image) = collection.match(
+                    targetDimensions: targetDimensions, contentMode: targetContentMode,
+                    transformerIdentifier: transformerIdentifier)
+            else { return nil }
+            let isDirty =
+                item.isDirty
+                || (item.freshUntil != nil && configuration.followsHTTPCachingHeaders && item.isStale(at: now))
             if isDirty && !item.isDirty { collection.markFirstItemDirty() }
             return RenderedCacheHit(image: image, originalDimensions: item.originalDimensions, isDirty: isDirty)
         }
@@ -95,12 +101,15 @@ final class RenderedCache: BudgetedCache, @unchecked Sendable {
     /// kept for inspection only; `freshUntil` is when the image it was rendered from stops being fresh.
     /// `matchesTargetExactly`: later lookups match the image by `transformerIdentifier` alone (processed images,
     /// whose identity names their target sizing).
-    func store(_ image: ImageContainer, identifier: String, transformerIdentifier: String?, originalDimensions: CGSize,
-               isPlaceholder: Bool, url: URL? = nil, freshUntil: Date? = nil, matchesTargetExactly: Bool = false) {
+    func store(
+        _ image: ImageContainer, identifier: String, transformerIdentifier: String?, originalDimensions: CGSize,
+        isPlaceholder: Bool, url: URL? = nil, freshUntil: Date? = nil, matchesTargetExactly: Bool = false
+    ) {
         guard !isPlaceholder else { return }
-        let item = RenderedCacheItem(image: image, transformerIdentifier: transformerIdentifier,
-                                     originalDimensions: originalDimensions, url: url, freshUntil: freshUntil,
-                                     matchesTargetExactly: matchesTargetExactly)
+        let item = RenderedCacheItem(
+            image: image, transformerIdentifier: transformerIdentifier,
+            originalDimensions: originalDimensions, url: url, freshUntil: freshUntil,
+            matchesTargetExactly: matchesTargetExactly)
         guard item.dimensions.width >= 1, item.dimensions.height >= 1 else { return }
         domain.withLock { budget in
             guard !isTornDown, budget.accepts(bytes: item.byteCount) else { return }
@@ -221,9 +230,10 @@ final class RenderedCache: BudgetedCache, @unchecked Sendable {
             var entries: [ImagePipelineInspectionResult.Entry] = []
             for (identifier, collection) in collections.entriesNewestFirst {
                 for item in collection.items {
-                    entries.append(ImagePipelineInspectionResult.Entry(
-                        identifier: identifier, url: item.url, dimensions: item.dimensions,
-                        bytesUsed: item.byteCount, progress: 1, image: item.image))
+                    entries.append(
+                        ImagePipelineInspectionResult.Entry(
+                            identifier: identifier, url: item.url, dimensions: item.dimensions,
+                            bytesUsed: item.byteCount, progress: 1, image: item.image))
                 }
             }
             return entries

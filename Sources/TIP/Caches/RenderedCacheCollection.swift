@@ -37,7 +37,8 @@ final class RenderedCacheCollection {
                 let isFresher = other.freshUntil.map { old in item.freshUntil.map { $0 > old } ?? false } ?? false
                 if !other.isDirty && !isFresher
                     && other.originalDimensions.width >= item.originalDimensions.width
-                    && other.originalDimensions.height >= item.originalDimensions.height {
+                    && other.originalDimensions.height >= item.originalDimensions.height
+                {
                     return false
                 }
                 items.remove(at: index)
@@ -56,15 +57,19 @@ final class RenderedCacheCollection {
     /// `sizeMatchesTargetSizing` at scale 1), or that matches its target exactly (processed images), and whose
     /// transformer identifier equals `transformerIdentifier`, moved first; nil without a positive target and a
     /// scaling mode.
-    func match(targetDimensions: CGSize, contentMode: ContentMode,
-               transformerIdentifier: String?) -> (item: RenderedCacheItem, image: ImageContainer)? {
+    func match(
+        targetDimensions: CGSize, contentMode: ContentMode,
+        transformerIdentifier: String?
+    ) -> (item: RenderedCacheItem, image: ImageContainer)? {
         guard TargetSizing.canScale(targetDimensions: targetDimensions, contentMode: contentMode) else { return nil }
         for index in items.indices {
             let item = items[index]
             guard item.transformerIdentifier == transformerIdentifier,
-                  item.matchesTargetExactly
-                    || TargetSizing.size(item.dimensions, matchesTargetSize: targetDimensions, contentMode: contentMode, scale: 1),
-                  let image = item.image else { continue }
+                item.matchesTargetExactly
+                    || TargetSizing.size(
+                        item.dimensions, matchesTargetSize: targetDimensions, contentMode: contentMode, scale: 1),
+                let image = item.image
+            else { continue }
             if index != 0 {
                 items.remove(at: index)
                 items.insert(item, at: 0)

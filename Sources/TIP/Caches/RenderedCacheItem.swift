@@ -29,8 +29,10 @@ struct RenderedCacheItem {
     let freshUntil: Date?
 
     /// A clean item holding `image` strongly.
-    init(image: ImageContainer, transformerIdentifier: String?, originalDimensions: CGSize, url: URL?,
-         freshUntil: Date? = nil, matchesTargetExactly: Bool = false) {
+    init(
+        image: ImageContainer, transformerIdentifier: String?, originalDimensions: CGSize, url: URL?,
+        freshUntil: Date? = nil, matchesTargetExactly: Bool = false
+    ) {
         self.strongImage = image
         self.descriptor = RenderedImageDescriptor(image)
         self.transformerIdentifier = transformerIdentifier

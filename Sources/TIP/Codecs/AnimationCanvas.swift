@@ -104,7 +104,9 @@ final class AnimationCanvas {
 
     /// Premultiplied source-over: every channel becomes `source + destination * (255 - source alpha) / 255`
     /// (rounded), so opaque sources replace and transparent ones leave the destination.
-    private static func blendOver(_ source: UnsafePointer<UInt32>, onto target: UnsafeMutablePointer<UInt32>, count: Int) {
+    private static func blendOver(
+        _ source: UnsafePointer<UInt32>, onto target: UnsafeMutablePointer<UInt32>, count: Int
+    ) {
         for i in 0..<count {
             let s = UInt32(littleEndian: source[i])
             let alpha = s >> 24
@@ -126,7 +128,9 @@ final class AnimationCanvas {
 
     /// A copy of the canvas as an `rgba8Premultiplied` bitmap.
     func makeBitmap() -> Bitmap? {
-        guard var bitmap = Bitmap(uninitializedWidth: width, height: height, format: .rgba8Premultiplied) else { return nil }
+        guard var bitmap = Bitmap(uninitializedWidth: width, height: height, format: .rgba8Premultiplied) else {
+            return nil
+        }
         let stride = bitmap.bytesPerRow, w = width, h = height, source = UnsafeRawPointer(pixels)
         bitmap.withUnsafeMutableBytes { bytes in
             guard let base = bytes.baseAddress else { return }

@@ -106,10 +106,12 @@ public final class CodecCatalogue: Sendable {
     /// decoder recognises the data. Throws the first codec's error when all fail,
     /// ``ImageDecodingError/missingCodec(_:)`` for a known type without a registered codec (WebP before
     /// `TIPWebP.register()`), and ``ImageDecodingError/unrecognizedFormat`` when no codec recognises the data.
-    public func decodeImage(_ data: Data,
-                            options: ImageDecodingOptions = ImageDecodingOptions(),
-                            decoderConfigMap: [ImageType: any Sendable]? = nil,
-                            imageType: ImageType? = nil) throws(ImageDecodingError) -> (container: ImageContainer, type: ImageType) {
+    public func decodeImage(
+        _ data: Data,
+        options: ImageDecodingOptions = ImageDecodingOptions(),
+        decoderConfigMap: [ImageType: any Sendable]? = nil,
+        imageType: ImageType? = nil
+    ) throws(ImageDecodingError) -> (container: ImageContainer, type: ImageType) {
         guard !data.isEmpty else { throw .emptyData }
         let snapshot = allCodecs
         var tried: [ImageType] = []
@@ -142,23 +144,29 @@ public final class CodecCatalogue: Sendable {
 
     /// Encodes `image` as `type`. Throws ``PipelineError`` with `encodingUnsupported` when no codec
     /// encodes `type`.
-    public func encodeImage(_ image: ImageContainer, type: ImageType, quality: Float, options: ImageEncodingOptions = []) throws(PipelineError) -> Data {
+    public func encodeImage(
+        _ image: ImageContainer, type: ImageType, quality: Float, options: ImageEncodingOptions = []
+    ) throws(PipelineError) -> Data {
         guard let encoder = self[type]?.encoder else {
-            throw PipelineError(.encodingUnsupported, "No codec encodes \(type.rawValue); \(type.missingCodecAdvice).",
-                                imageType: type)
+            throw PipelineError(
+                .encodingUnsupported, "No codec encodes \(type.rawValue); \(type.missingCodecAdvice).",
+                imageType: type)
         }
         return try encoder.encode(image, options: options, quality: quality)
     }
 
     /// Encodes `image` as `type` into the file at `path`; with `atomic`, through a temporary file
     /// renamed into place.
-    public func encodeImage(_ image: ImageContainer, toFilePath path: String, type: ImageType, quality: Float,
-                            options: ImageEncodingOptions = [], atomic: Bool = true) throws(PipelineError) {
+    public func encodeImage(
+        _ image: ImageContainer, toFilePath path: String, type: ImageType, quality: Float,
+        options: ImageEncodingOptions = [], atomic: Bool = true
+    ) throws(PipelineError) {
         let data = try encodeImage(image, type: type, quality: quality, options: options)
         do {
             try data.write(to: URL(fileURLWithPath: path), options: atomic ? [.atomic] : [])
         } catch {
-            throw PipelineError(.failedToFinalizeImageDestination, "Could not write \(path): \(error.localizedDescription)")
+            throw PipelineError(
+                .failedToFinalizeImageDestination, "Could not write \(path): \(error.localizedDescription)")
         }
     }
 

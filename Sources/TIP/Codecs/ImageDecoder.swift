@@ -27,12 +27,14 @@ public struct ImageDecodingOptions: Sendable {
     public static let defaultMaximumPixelCount = 100_000_000
 
     /// Options for a decode; every argument has the default described on its property.
-    public init(targetDimensions: CGSize = .zero,
-                targetContentMode: ContentMode = .center,
-                configuration: (any Sendable)? = nil,
-                maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount,
-                interpolationQuality: InterpolationQuality = .default,
-                readsHeaderOnly: Bool = false) {
+    public init(
+        targetDimensions: CGSize = .zero,
+        targetContentMode: ContentMode = .center,
+        configuration: (any Sendable)? = nil,
+        maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount,
+        interpolationQuality: InterpolationQuality = .default,
+        readsHeaderOnly: Bool = false
+    ) {
         self.targetDimensions = targetDimensions
         self.targetContentMode = targetContentMode
         self.configuration = configuration
@@ -57,7 +59,8 @@ public struct ImageDecodingOptions: Sendable {
     /// ``outputDimensions(width:height:)``, throwing
     /// ``ImageDecodingError/dimensionsTooLarge(width:height:maximumPixelCount:)`` when the output
     /// would be over ``maximumPixelCount``.
-    public func checkedOutputDimensions(width: Int, height: Int) throws(ImageDecodingError) -> (width: Int, height: Int) {
+    public func checkedOutputDimensions(width: Int, height: Int) throws(ImageDecodingError) -> (width: Int, height: Int)
+    {
         let output = outputDimensions(width: width, height: height)
         if exceedsMaximum(output.width, output.height) {
             throw .dimensionsTooLarge(width: width, height: height, maximumPixelCount: maximumPixelCount)
@@ -75,7 +78,8 @@ public struct ImageDecodingOptions: Sendable {
     /// target for `scaleToFill`; aspect fit (fill) gives the target to the side that scales least (most) and
     /// rounds the other to keep the aspect ratio. The rendered cache matches images by these results.
     public func outputDimensions(width: Int, height: Int) -> (width: Int, height: Int) {
-        TargetSizing.pixelDimensions(width: width, height: height, targetDimensions: targetDimensions, contentMode: targetContentMode)
+        TargetSizing.pixelDimensions(
+            width: width, height: height, targetDimensions: targetDimensions, contentMode: targetContentMode)
     }
 }
 
@@ -177,5 +181,6 @@ public protocol ImageDecoderContext: AnyObject {
     func finalize() throws(ImageDecodingError) -> ImageDecoderAppendResult
 
     /// Renders what `mode` allows at the target sizing, or nil when there is nothing to show yet.
-    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer?
+    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode)
+        throws(ImageDecodingError) -> ImageContainer?
 }

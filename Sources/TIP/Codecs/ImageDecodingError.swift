@@ -31,7 +31,8 @@ public enum ImageDecodingError: Error, Equatable, Sendable, CustomNSError, Custo
     public var description: String {
         switch self {
         case .emptyData: return "Could not decode image: the data is empty."
-        case .unrecognizedFormat: return "Could not decode image: the data is not in a format any registered codec reads."
+        case .unrecognizedFormat:
+            return "Could not decode image: the data is not in a format any registered codec reads."
         case .truncatedData: return "Could not decode image: the data ends before the image header or first pixels."
         case .corruptData(let detail): return "Could not decode image: the data is corrupt (\(detail))."
         case let .dimensionsTooLarge(width, height, limit):
@@ -40,7 +41,8 @@ public enum ImageDecodingError: Error, Equatable, Sendable, CustomNSError, Custo
                 + "ImageDecodingOptions.maximumPixelCount when decoding with CodecCatalogue)."
         case .unsupported(let detail): return "Could not decode image: unsupported feature (\(detail))."
         case .missingCodec(let type):
-            return "Could not decode image: the data is \(type.rawValue), and no codec for it is registered; \(type.missingCodecAdvice)."
+            return
+                "Could not decode image: the data is \(type.rawValue), and no codec for it is registered; \(type.missingCodecAdvice)."
         }
     }
 }

@@ -4,17 +4,20 @@ extension ImageType {
     /// What adds a codec for this type, for error messages: the plug-in product for WebP, JPEG 2000, HEIC and AVIF,
     /// a registration for any other type.
     var missingCodecAdvice: String {
-        let plugIn: String? = switch self {
-        case .webp: "TIPWebP"
-        case .jpeg2000: "TIPJPEG2000"
-        case .heic, .avif: "TIPHEIF"
-        default: nil
-        }
+        let plugIn: String? =
+            switch self {
+            case .webp: "TIPWebP"
+            case .jpeg2000: "TIPJPEG2000"
+            case .heic, .avif: "TIPHEIF"
+            default: nil
+            }
         if let plugIn {
-            return "add the \(plugIn) product and call \(plugIn).register() at start-up (the \(plugIn) product goes next to "
+            return
+                "add the \(plugIn) product and call \(plugIn).register() at start-up (the \(plugIn) product goes next to "
                 + "TIP in your target's dependencies)"
         }
-        return "register an ImageCodec for it with CodecCatalogue.shared.setCodec(_:for: ImageType(rawValue: \"\(rawValue)\"))"
+        return
+            "register an ImageCodec for it with CodecCatalogue.shared.setCodec(_:for: ImageType(rawValue: \"\(rawValue)\"))"
     }
 }
 

@@ -54,7 +54,8 @@ struct TIFFDirectory {
         case 43:
             // BigTIFF: offset size 8, then a 64-bit directory offset and entry count.
             guard reader.u16(at: 4) == 8, reader.u16(at: 6) == 0, let first = reader.u64(at: 8),
-                  let count = reader.u64(at: first) else { return nil }
+                let count = reader.u64(at: first)
+            else { return nil }
             isBigTIFF = true
             offset = first
             entryCount = count
@@ -93,7 +94,8 @@ struct TIFFDirectory {
 
     private func entry(at start: Int) -> Entry? {
         guard let tag = reader.u16(at: start), let type = reader.u16(at: start + 2),
-              let count = isBigTIFF ? reader.u64(at: start + 4) : reader.u32(at: start + 4) else { return nil }
+            let count = isBigTIFF ? reader.u64(at: start + 4) : reader.u32(at: start + 4)
+        else { return nil }
         let size = TIFFDirectory.size(ofType: type)
         let (length, overflow) = count.multipliedReportingOverflow(by: size)
         let inline = isBigTIFF ? 8 : 4
@@ -126,7 +128,9 @@ struct TIFFDirectory {
     /// the type is another or the values are not all present.
     func values(of entry: Entry, limit: Int = Int.max) -> [Int]? {
         let size = TIFFDirectory.size(ofType: entry.type)
-        guard [1, 3, 4, 16].contains(entry.type), let end = valuesEnd(of: entry), end <= reader.count else { return nil }
+        guard [1, 3, 4, 16].contains(entry.type), let end = valuesEnd(of: entry), end <= reader.count else {
+            return nil
+        }
         let count = min(entry.count, limit)
         var values: [Int] = []
         values.reserveCapacity(count)

@@ -48,7 +48,8 @@ final class WholeFileDecoderContext: ImageDecoderContext {
 
     var dimensions: CGSize {
         guard let header else { return .zero }
-        return header.swapsDimensions ? CGSize(width: header.height, height: header.width)
+        return header.swapsDimensions
+            ? CGSize(width: header.height, height: header.width)
             : CGSize(width: header.width, height: header.height)
     }
 
@@ -100,12 +101,15 @@ final class WholeFileDecoderContext: ImageDecoderContext {
         return lastResult
     }
 
-    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? {
+    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode)
+        throws(ImageDecodingError) -> ImageContainer?
+    {
         if let failure { throw failure }
         guard header != nil, isComplete || isFinalized else { return nil }
         if format.decodesForTargetSizing {
-            let key = TargetKey(width: targetDimensions.width, height: targetDimensions.height, contentMode: targetContentMode,
-                                byteCount: data.count)
+            let key = TargetKey(
+                width: targetDimensions.width, height: targetDimensions.height, contentMode: targetContentMode,
+                byteCount: data.count)
             if let lastRender, lastRender.sizing == key { return accepted(lastRender.image, mode: mode) }
             var renderOptions = options
             renderOptions.targetDimensions = targetDimensions
@@ -119,7 +123,8 @@ final class WholeFileDecoderContext: ImageDecoderContext {
         sized.targetDimensions = targetDimensions
         sized.targetContentMode = targetContentMode
         _ = try sized.checkedOutputDimensions(width: image.image.width, height: image.image.height)
-        let scaled = image.scaledToTargetDimensions(targetDimensions, contentMode: targetContentMode, quality: options.interpolationQuality)
+        let scaled = image.scaledToTargetDimensions(
+            targetDimensions, contentMode: targetContentMode, quality: options.interpolationQuality)
         return accepted(scaled, mode: mode)
     }
 
@@ -152,4 +157,3 @@ final class WholeFileDecoderContext: ImageDecoderContext {
         self.header = header
     }
 }
-

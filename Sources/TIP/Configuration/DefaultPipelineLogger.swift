@@ -23,7 +23,8 @@ struct DefaultPipelineLogger: PipelineLogger {
 
     func log(_ level: PipelineLogLevel, file: String, function: String, line: Int, message: String) {
         let logger = makeLogger(Self.label)
-        logger.log(level: SwiftLogPipelineLogger.swiftLogLevel(level), "\(message)", source: "TIP",
-                   file: file, function: function, line: UInt(max(0, line)))
+        logger.log(
+            level: SwiftLogPipelineLogger.swiftLogLevel(level), "\(message)", source: "TIP",
+            file: file, function: function, line: UInt(max(0, line)))
     }
 }

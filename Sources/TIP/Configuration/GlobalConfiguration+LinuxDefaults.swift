@@ -43,12 +43,15 @@ extension GlobalConfiguration {
     /// Logs, once per queue, that callbacks wait on a queue that nothing services.
     func warnCallbackQueueNotServiced(label: String) {
         let seconds = callbackWatchdog.interval
-        let hint = label == DispatchQueue.main.label
+        let hint =
+            label == DispatchQueue.main.label
             ? "run dispatchMain() or RunLoop.main.run(), or set GlobalConfiguration.shared.callbackQueue to a queue of your own"
             : "make sure nothing blocks that queue, or set GlobalConfiguration.shared.callbackQueue to another queue"
-        log(.warning, "TIP callbacks have waited \(Self.format(seconds)) s on the queue '\(label)' "
-            + "(GlobalConfiguration.callbackQueue) without running: nothing services that queue; \(hint). "
-            + "async fetches (fetchImage(for:), fetchEvents(for:)) do not need it.")
+        log(
+            .warning,
+            "TIP callbacks have waited \(Self.format(seconds)) s on the queue '\(label)' "
+                + "(GlobalConfiguration.callbackQueue) without running: nothing services that queue; \(hint). "
+                + "async fetches (fetchImage(for:), fetchEvents(for:)) do not need it.")
     }
 
     /// Changing the caches root does not move live pipelines: say so when some are live.
@@ -56,9 +59,11 @@ extension GlobalConfiguration {
         guard oldRoot.standardizedFileURL != newRoot.standardizedFileURL else { return }
         let live = registry.all.map(\.identifier)
         guard !live.isEmpty else { return }
-        log(.warning, "GlobalConfiguration.cachesRootDirectory changed to \(newRoot.path) while \(live.count) image "
-            + "pipeline(s) are live (\(live.joined(separator: ", "))): they keep their disk caches under \(oldRoot.path); "
-            + "only pipelines created from now on use the new root. Set it before creating any pipeline.")
+        log(
+            .warning,
+            "GlobalConfiguration.cachesRootDirectory changed to \(newRoot.path) while \(live.count) image "
+                + "pipeline(s) are live (\(live.joined(separator: ", "))): they keep their disk caches under \(oldRoot.path); "
+                + "only pipelines created from now on use the new root. Set it before creating any pipeline.")
     }
 
     /// Beyond TIP: the most pixels (width x height) a fetch decodes; a larger image fails with
@@ -67,7 +72,11 @@ extension GlobalConfiguration {
     /// megapixels (``ImageDecodingOptions/defaultMaximumPixelCount``). Applies to fetches started afterwards.
     public var maximumPixelCount: Int {
         get { settings.withLock { $0.maximumPixelCount } }
-        set { settings.withLock { $0.maximumPixelCount = newValue >= 1 ? newValue : ImageDecodingOptions.defaultMaximumPixelCount } }
+        set {
+            settings.withLock {
+                $0.maximumPixelCount = newValue >= 1 ? newValue : ImageDecodingOptions.defaultMaximumPixelCount
+            }
+        }
     }
 
     private static func format(_ seconds: TimeInterval) -> String {

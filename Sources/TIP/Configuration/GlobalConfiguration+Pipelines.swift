@@ -86,12 +86,14 @@ extension GlobalConfiguration {
         let root = cachesRootDirectory.appendingPathComponent(ImagePipeline.directoryName, isDirectory: true)
         DispatchQueue.global(qos: .utility).async {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
-            let identifiers = Set(names.filter { name in
-                var isDirectory: ObjCBool = false
-                return ImagePipeline.isValidIdentifier(name)
-                    && FileManager.default.fileExists(atPath: root.appendingPathComponent(name).path, isDirectory: &isDirectory)
-                    && isDirectory.boolValue
-            })
+            let identifiers = Set(
+                names.filter { name in
+                    var isDirectory: ObjCBool = false
+                    return ImagePipeline.isValidIdentifier(name)
+                        && FileManager.default.fileExists(
+                            atPath: root.appendingPathComponent(name).path, isDirectory: &isDirectory)
+                        && isDirectory.boolValue
+                })
             self.dispatchToCallbackQueue { completion(identifiers) }
         }
     }

@@ -116,9 +116,12 @@ public final class GlobalConfiguration: Sendable {
         ]
         let callbackQueue = GlobalConfiguration.makeDefaultCallbackQueue()
         GlobalConfiguration.tag(callbackQueue)
-        settings = Locked(Settings(maxBytes: maxBytes, maxCount: maxCount, callbackQueue: callbackQueue, cachesRootDirectory: root))
+        settings = Locked(
+            Settings(maxBytes: maxBytes, maxCount: maxCount, callbackQueue: callbackQueue, cachesRootDirectory: root))
         func budget(_ kind: ImageCacheType) -> CacheBudget {
-            CacheBudget(maxBytes: maxBytes[kind]!, maxCount: Int(maxCount[kind]!), maxRatioSizeOfCacheEntry: GlobalConfiguration.defaultMaxRatioSizeOfCacheEntry)
+            CacheBudget(
+                maxBytes: maxBytes[kind]!, maxCount: Int(maxCount[kind]!),
+                maxRatioSizeOfCacheEntry: GlobalConfiguration.defaultMaxRatioSizeOfCacheEntry)
         }
         renderedDomain = LockedCacheDomain(kind: .rendered, budget: budget(.rendered))
         memoryDomain = LockedCacheDomain(kind: .memory, budget: budget(.memory))
@@ -131,7 +134,9 @@ public final class GlobalConfiguration: Sendable {
         diskDomain.sync { diskDomain.budget.inconsistencyHandler = report }
         let metrics = self.metrics
         for (kind, name) in [(ImageCacheType.rendered, "rendered"), (.memory, "memory"), (.disk, "disk")] {
-            let evicted: @Sendable (Int) -> Void = { count in metrics.increment("tip_cache_evictions_total", [("cache", name)], by: count) }
+            let evicted: @Sendable (Int) -> Void = { count in
+                metrics.increment("tip_cache_evictions_total", [("cache", name)], by: count)
+            }
             switch kind {
             case .rendered: renderedDomain.withLock { $0.evictionHandler = evicted }
             case .memory: memoryDomain.withLock { $0.evictionHandler = evicted }
@@ -341,10 +346,14 @@ public final class GlobalConfiguration: Sendable {
 
     /// The fetch and store operations queued or running, at the time of the call (TIP's
     /// `getAllFetchOperations:allStoreOperations:`).
-    public func getAllFetchOperations(_ completion: @escaping @Sendable ([ImageFetchOperation], [any DependencyOperation]) -> Void) {
+    public func getAllFetchOperations(
+        _ completion: @escaping @Sendable ([ImageFetchOperation], [any DependencyOperation]) -> Void
+    ) {
         let operations = fetchOperationQueue.operations
         let fetches = operations.compactMap { $0 as? ImageFetchOperation }.filter { !$0.isFinished }
-        let stores: [any DependencyOperation] = operations.compactMap { $0 as? ImageStoreOperation }.filter { !$0.isFinished }
+        let stores: [any DependencyOperation] = operations.compactMap { $0 as? ImageStoreOperation }.filter {
+            !$0.isFinished
+        }
         completion(fetches, stores)
     }
 
@@ -433,7 +442,9 @@ public final class GlobalConfiguration: Sendable {
                 stubbing.removeAllDownloadStubs()
                 stubbing.downloadStubbingEnabled = false
             }
-            if let newValue, old !== newValue, let stubbing = newValue as? any ImageFetchDownloadProviderWithStubbingSupport {
+            if let newValue, old !== newValue,
+                let stubbing = newValue as? any ImageFetchDownloadProviderWithStubbingSupport
+            {
                 stubbing.removeAllDownloadStubs()
                 stubbing.downloadStubbingEnabled = true
             }
@@ -458,16 +469,20 @@ public final class GlobalConfiguration: Sendable {
     /// Reports `problem` to the problem observer, and logs it (at warning level unless told; `message`, when
     /// given, says what happened and what to do instead of the problem's name and user info). Package-visible:
     /// image tables report theirs here too.
-    package func post(_ problem: Problem, userInfo: [String: any Sendable] = [:], level: PipelineLogLevel = .warning,
-              message: @autoclosure () -> String? = nil) {
+    package func post(
+        _ problem: Problem, userInfo: [String: any Sendable] = [:], level: PipelineLogLevel = .warning,
+        message: @autoclosure () -> String? = nil
+    ) {
         let observer = settings.withLock { $0.problemObserver }
         log(level, message().map { "\($0) [\(problem.rawValue)]" } ?? "problem \(problem.rawValue) \(userInfo)")
         observer?.problemWasEncountered(problem, userInfo: userInfo)
     }
 
     /// Logs through the configured logger when it wants `level`; `message` is built only then.
-    func log(_ level: PipelineLogLevel, _ message: @autoclosure () -> String,
-             file: String = #fileID, function: String = #function, line: Int = #line) {
+    func log(
+        _ level: PipelineLogLevel, _ message: @autoclosure () -> String,
+        file: String = #fileID, function: String = #function, line: Int = #line
+    ) {
         guard let logger = settings.withLock({ $0.logger }), logger.canLog(level) else { return }
         logger.log(level, file: file, function: function, line: line, message: message())
     }

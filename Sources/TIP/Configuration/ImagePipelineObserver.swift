@@ -11,14 +11,16 @@ public protocol ImagePipelineObserver: AnyObject, Sendable {
     func imagePipelineDidTearDown(identifier: String)
     /// An image was stored in a pipeline's caches (a download finished or a manual store); `isPlaceholder`
     /// when it is treated as a placeholder.
-    func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
-                       isPlaceholder: Bool, wasManuallyStored: Bool)
+    func imagePipeline(
+        _ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
+        isPlaceholder: Bool, wasManuallyStored: Bool)
     /// A network download for the pipeline began (once per shared download).
     func imagePipeline(_ pipeline: ImagePipeline, didStartDownloadingImageAt url: URL)
     /// A network download for the pipeline delivered a whole image of `byteCount` bytes; `wasResumed` when it
     /// completed a cached partial.
-    func imagePipeline(_ pipeline: ImagePipeline, didFinishDownloadingImageAt url: URL, imageType: ImageType?,
-                       byteCount: Int, dimensions: CGSize, wasResumed: Bool)
+    func imagePipeline(
+        _ pipeline: ImagePipeline, didFinishDownloadingImageAt url: URL, imageType: ImageType?,
+        byteCount: Int, dimensions: CGSize, wasResumed: Bool)
 }
 
 extension ImagePipelineObserver {
@@ -27,11 +29,15 @@ extension ImagePipelineObserver {
     /// Ignores the event.
     public func imagePipelineDidTearDown(identifier: String) {}
     /// Ignores the event.
-    public func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
-                              isPlaceholder: Bool, wasManuallyStored: Bool) {}
+    public func imagePipeline(
+        _ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
+        isPlaceholder: Bool, wasManuallyStored: Bool
+    ) {}
     /// Ignores the event.
     public func imagePipeline(_ pipeline: ImagePipeline, didStartDownloadingImageAt url: URL) {}
     /// Ignores the event.
-    public func imagePipeline(_ pipeline: ImagePipeline, didFinishDownloadingImageAt url: URL, imageType: ImageType?,
-                              byteCount: Int, dimensions: CGSize, wasResumed: Bool) {}
+    public func imagePipeline(
+        _ pipeline: ImagePipeline, didFinishDownloadingImageAt url: URL, imageType: ImageType?,
+        byteCount: Int, dimensions: CGSize, wasResumed: Bool
+    ) {}
 }

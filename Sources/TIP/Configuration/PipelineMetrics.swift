@@ -74,7 +74,9 @@ final class PipelineMetrics: Sendable {
         }
     }
 
-    private func timer(_ label: String, _ dimensions: [(String, String)], _ factory: any MetricsFactory) -> CoreMetrics.Timer {
+    private func timer(_ label: String, _ dimensions: [(String, String)], _ factory: any MetricsFactory)
+        -> CoreMetrics.Timer
+    {
         let key = Self.key(label, dimensions)
         return state.withLock { state in
             reset(&state, for: factory)
@@ -88,7 +90,8 @@ final class PipelineMetrics: Sendable {
     /// Forgets the made metrics when the factory is another one than they were made with.
     private func reset(_ state: inout State, for factory: any MetricsFactory) {
         // A class factory is one object; a value factory is taken as one per type.
-        let identity = type(of: factory) is AnyClass ? ObjectIdentifier(factory as AnyObject) : ObjectIdentifier(type(of: factory))
+        let identity =
+            type(of: factory) is AnyClass ? ObjectIdentifier(factory as AnyObject) : ObjectIdentifier(type(of: factory))
         guard identity != state.factory else { return }
         state = State(factory: identity)
     }

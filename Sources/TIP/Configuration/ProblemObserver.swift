@@ -10,7 +10,8 @@ public struct Problem: RawRepresentable, Hashable, Sendable, CustomStringConvert
 
     /// A disk-cache file name could not be made for an identifier (the empty identifier, which would name the
     /// directory itself); nothing was written. User info: `imageIdentifier`, `imageURL`, `path`.
-    public static let diskCacheUpdateImageEntryCouldNotGenerateFileName = Problem(rawValue: "TIPProblemDiskCacheUpdateImageEntryCouldNotGenerateFileName")
+    public static let diskCacheUpdateImageEntryCouldNotGenerateFileName = Problem(
+        rawValue: "TIPProblemDiskCacheUpdateImageEntryCouldNotGenerateFileName")
     /// Scaling an image failed; the unscaled image was used. Posted when the scaled image would be larger than
     /// the fetch's maximum pixel count. User info: `dimensions`, `targetDimensions`, `targetContentMode`,
     /// `scaledDimensions`, `animated`.
@@ -18,7 +19,8 @@ public struct Problem: RawRepresentable, Hashable, Sendable, CustomStringConvert
     /// A fetch asked for target dimensions that are neither zero nor positive on both sides; it goes on at the
     /// image's own size. User info: `targetDimensions`, `targetContentMode`, `imageIdentifier`, `imageURL`,
     /// `fetchRequest`.
-    public static let imageFetchHasInvalidTargetDimensions = Problem(rawValue: "TIPProblemImageFetchHasInvalidTargetDimensions")
+    public static let imageFetchHasInvalidTargetDimensions = Problem(
+        rawValue: "TIPProblemImageFetchHasInvalidTargetDimensions")
     /// A downloaded image carries GPS information (an EXIF GPS directory); it is still delivered. User info:
     /// `imageURL`.
     public static let imageDownloadedHasGPSInfo = Problem(rawValue: "TIPProblemImageDownloadedHasGPSInfo")
@@ -27,7 +29,8 @@ public struct Problem: RawRepresentable, Hashable, Sendable, CustomStringConvert
     /// An image was over the disk cache's per-entry cap and was not stored.
     public static let imageTooLargeToStoreInDiskCache = Problem(rawValue: "TIPProblemImageTooLargeToStoreInDiskCache")
     /// All bytes arrived but the transport reported an error; the error was dropped.
-    public static let imageDownloadedWithUnnecessaryError = Problem(rawValue: "TIPProblemImageDownloadedWithUnnecessaryError")
+    public static let imageDownloadedWithUnnecessaryError = Problem(
+        rawValue: "TIPProblemImageDownloadedWithUnnecessaryError")
 
     // Beyond TIP: disk faults that Linux servers meet.
 

@@ -26,7 +26,9 @@ public struct SwiftLogPipelineLogger: PipelineLogger {
 
     /// Logs `message` with the source location.
     public func log(_ level: PipelineLogLevel, file: String, function: String, line: Int, message: String) {
-        logger.log(level: Self.swiftLogLevel(level), "\(message)", source: "TIP", file: file, function: function, line: UInt(max(0, line)))
+        logger.log(
+            level: Self.swiftLogLevel(level), "\(message)", source: "TIP", file: file, function: function,
+            line: UInt(max(0, line)))
     }
 
     /// TIP's eight syslog levels on swift-log's seven.

@@ -15,7 +15,10 @@ final class ImageDownloadBody {
     /// The partial image fed every byte, once made.
     private(set) var partialImage: PartialImage?
 
-    init(interpolationQuality: InterpolationQuality, maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
+    init(
+        interpolationQuality: InterpolationQuality,
+        maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount
+    ) {
         self.interpolationQuality = interpolationQuality
         self.maximumPixelCount = maximumPixelCount
     }
@@ -36,7 +39,9 @@ final class ImageDownloadBody {
     /// Whether the catalogue reads these bytes as an image: a type with a codec, a header it read, and no more
     /// pixels than `maximumPixelCount`. Only such bodies become cache entries.
     func isReadable(maximumPixelCount: Int) -> Bool {
-        guard let type = header.imageType, CodecCatalogue.shared.codec(for: type) != nil, header.hasReadHeader else { return false }
+        guard let type = header.imageType, CodecCatalogue.shared.codec(for: type) != nil, header.hasReadHeader else {
+            return false
+        }
         return Double(header.dimensions.width) * Double(header.dimensions.height) <= Double(maximumPixelCount)
     }
 
@@ -78,8 +83,9 @@ final class ImageDownloadBody {
     /// picks its DCT scale from it; members rendering at other sizings resample from that scale).
     func makePartialImage(targetDimensions: CGSize, targetContentMode: ContentMode, expectedLength: Int?) {
         guard partialImage == nil else { return }
-        let made = PartialImage(expectedLength: expectedLength, sizingHint: (targetDimensions, targetContentMode),
-                                interpolationQuality: interpolationQuality, maximumPixelCount: maximumPixelCount)
+        let made = PartialImage(
+            expectedLength: expectedLength, sizingHint: (targetDimensions, targetContentMode),
+            interpolationQuality: interpolationQuality, maximumPixelCount: maximumPixelCount)
         if !buffer.isEmpty { made.append(buffer.copy()) }
         partialImage = made
     }
@@ -96,8 +102,9 @@ final class ImageDownloadBody {
         header.reset()
         useFile(file)
         if let old = partialImage {
-            partialImage = PartialImage(expectedLength: nil, sizingHint: old.sizingHint, interpolationQuality: interpolationQuality,
-                                        maximumPixelCount: maximumPixelCount)
+            partialImage = PartialImage(
+                expectedLength: nil, sizingHint: old.sizingHint, interpolationQuality: interpolationQuality,
+                maximumPixelCount: maximumPixelCount)
         }
     }
 
@@ -111,10 +118,13 @@ final class ImageDownloadBody {
     }
 
     /// What the body holds, as the caches record it (the bytes taken from the body).
-    func takeImage(lastModified: String?, entityTag: String?, expectedLength: Int?) -> ImagePipelineCaches.DownloadedImage {
-        ImagePipelineCaches.DownloadedImage(data: take(), imageType: header.imageType, dimensions: header.dimensions,
-                                            isAnimated: header.isAnimated, lastModified: lastModified, entityTag: entityTag,
-                                            expectedLength: expectedLength)
+    func takeImage(lastModified: String?, entityTag: String?, expectedLength: Int?)
+        -> ImagePipelineCaches.DownloadedImage
+    {
+        ImagePipelineCaches.DownloadedImage(
+            data: take(), imageType: header.imageType, dimensions: header.dimensions,
+            isAnimated: header.isAnimated, lastModified: lastModified, entityTag: entityTag,
+            expectedLength: expectedLength)
     }
 }
 
@@ -155,7 +165,8 @@ final class ImageDownloadHeaderReader {
                 gaveUp = true
                 return
             }
-            let made = decoder.makeContext(expectedLength: expectedLength, options: ImageDecodingOptions(readsHeaderOnly: true))
+            let made = decoder.makeContext(
+                expectedLength: expectedLength, options: ImageDecodingOptions(readsHeaderOnly: true))
             context = made
             feed(all, into: made)
         } else if let context {

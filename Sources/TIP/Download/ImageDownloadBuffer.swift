@@ -64,7 +64,9 @@ final class ImageDownloadBuffer {
         let taken: Data
         if isMapped {
             let length = capacity
-            taken = Data(bytesNoCopy: base, count: count, deallocator: .custom { pointer, _ in PageMapping.unmap(pointer, length: length) })
+            taken = Data(
+                bytesNoCopy: base, count: count,
+                deallocator: .custom { pointer, _ in PageMapping.unmap(pointer, length: length) })
         } else {
             // Give back a heap block reserved for more than arrived.
             let fitted = capacity > count ? (realloc(base, count) ?? base) : base

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -30,8 +31,10 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
     private weak let owner: SharedImageDownload?
     private let state = Locked(State())
 
-    init(owner: SharedImageDownload, url: URL, queue: DispatchQueue, resume: ImageDownloadResume?,
-         revalidation: ImageDownloadRevalidation? = nil) {
+    init(
+        owner: SharedImageDownload, url: URL, queue: DispatchQueue, resume: ImageDownloadResume?,
+        revalidation: ImageDownloadRevalidation? = nil
+    ) {
         self.owner = owner
         originalRequest = URLRequest(url: url)
         downloadQueue = queue
@@ -66,16 +69,24 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
         if admit(.start, download) { owner?.clientDidStart(self) }
     }
 
-    func download(_ download: any ImageFetchDownload, hydrateRequest request: URLRequest,
-                  completion: @escaping @Sendable ((any Error)?) -> Void) {
+    func download(
+        _ download: any ImageFetchDownload, hydrateRequest request: URLRequest,
+        completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         guard admit(.hydrate, download) else { return }
         guard let owner, let subject = owner.hydrationSubject(for: self) else {
             return completion(ImageFetchError.cancelled("every fetch left the download"))
         }
         let once = Locked(false)
         let finish: ImageRequestHydrator.Completion = { [self] hydrated, error in
-            guard once.withLock({ called in defer { called = true }; return !called }) else { return }
-            downloadQueue.async { self.hydrationDidFinish(original: request, hydrated: hydrated, error: error, completion: completion) }
+            guard
+                once.withLock({ called in
+                    defer { called = true }; return !called
+                })
+            else { return }
+            downloadQueue.async {
+                self.hydrationDidFinish(original: request, hydrated: hydrated, error: error, completion: completion)
+            }
         }
         if let hydrator = subject.hydrator {
             hydrator.block(request, subject.member, finish)
@@ -84,20 +95,25 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
         }
     }
 
-    private func hydrationDidFinish(original: URLRequest, hydrated: URLRequest?, error: (any Error)?,
-                                    completion: @Sendable ((any Error)?) -> Void) {
+    private func hydrationDidFinish(
+        original: URLRequest, hydrated: URLRequest?, error: (any Error)?,
+        completion: @Sendable ((any Error)?) -> Void
+    ) {
         if let error {
             state.withLock { $0.blockFailed = true }
             return completion(error)
         }
         var request = hydrated ?? original
         if request.url != original.url {
-            return completion(ImageFetchError.illegalModification(originalURL: originalRequest.url ?? URL(fileURLWithPath: "/"),
-                                                                  modifiedURL: request.url))
+            return completion(
+                ImageFetchError.illegalModification(
+                    originalURL: originalRequest.url ?? URL(fileURLWithPath: "/"),
+                    modifiedURL: request.url))
         }
         if (request.httpMethod ?? "GET") != (original.httpMethod ?? "GET") {
-            return completion(ImageFetchError.illegalModification(
-                originalHTTPMethod: original.httpMethod ?? "GET", modifiedHTTPMethod: request.httpMethod))
+            return completion(
+                ImageFetchError.illegalModification(
+                    originalHTTPMethod: original.httpMethod ?? "GET", modifiedHTTPMethod: request.httpMethod))
         }
         if let resume {
             request.setValue(resume.range, forHTTPHeaderField: "Range")
@@ -110,8 +126,10 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
         completion(nil)
     }
 
-    func download(_ download: any ImageFetchDownload, authorizeRequest request: URLRequest,
-                  completion: @escaping @Sendable ((any Error)?) -> Void) {
+    func download(
+        _ download: any ImageFetchDownload, authorizeRequest request: URLRequest,
+        completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         guard admit(.authorize, download) else { return }
         guard let owner, let subject = owner.hydrationSubject(for: self) else {
             return completion(ImageFetchError.cancelled("every fetch left the download"))
@@ -119,7 +137,11 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
         guard let authorizer = subject.authorizer else { return completion(nil) }
         let once = Locked(false)
         authorizer.block(request, subject.member) { [self] value, error in
-            guard once.withLock({ called in defer { called = true }; return !called }) else { return }
+            guard
+                once.withLock({ called in
+                    defer { called = true }; return !called
+                })
+            else { return }
             downloadQueue.async {
                 if let error {
                     self.state.withLock { $0.blockFailed = true }
@@ -165,7 +187,9 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
 struct ImageDownloadContract: Equatable, Sendable {
     /// A checked event.
     enum Event: Equatable, Sendable {
-        case start, hydrate, authorize, response, data, complete(failed: Bool), retry
+        case start, hydrate, authorize, response, data
+        case complete(failed: Bool)
+        case retry
     }
 
     /// What to do with an event.

@@ -116,20 +116,24 @@ struct ImageDownloadMembers {
         if mailboxes.count != groups.count { mailboxes = Array(repeating: nil, count: groups.count) }
         let handle = self.handle
         for (index, group) in groups.enumerated() {
-            if let mailbox = mailboxes[index], mailbox.withLock({ waiting -> Bool in
-                guard waiting != nil else { return false }  // already delivered
-                waiting?.merge(update)
-                return true
-            }) {
+            if let mailbox = mailboxes[index],
+                mailbox.withLock({ waiting -> Bool in
+                    guard waiting != nil else { return false }  // already delivered
+                    waiting?.merge(update)
+                    return true
+                })
+            {
                 continue
             }
             let mailbox = Mailbox(MailboxContent(members: group.members, update: update))
             mailboxes[index] = mailbox
             group.queue.async {
-                guard let waiting = mailbox.withLock({ waiting in
-                    defer { waiting = nil }
-                    return waiting
-                }) else { return }
+                guard
+                    let waiting = mailbox.withLock({ waiting in
+                        defer { waiting = nil }
+                        return waiting
+                    })
+                else { return }
                 for member in waiting.members { member.imageDownload(handle, didUpdate: waiting.update) }
             }
         }
@@ -143,7 +147,9 @@ struct ImageDownloadMembers {
 
     private mutating func currentGroups() -> [QueueGroup] {
         if let groups { return groups }
-        let made = Self.grouped(all.map(\.member), queue: \.imageDownloadQueue).map { (queue: $0.queue, members: $0.items) }
+        let made = Self.grouped(all.map(\.member), queue: \.imageDownloadQueue).map {
+            (queue: $0.queue, members: $0.items)
+        }
         groups = made
         return made
     }
@@ -161,7 +167,9 @@ struct ImageDownloadMembers {
     }
 
     /// `items` grouped by the identity of their queue, groups and items in their original order.
-    private static func grouped<Item>(_ items: [Item], queue: (Item) -> DispatchQueue) -> [(queue: DispatchQueue, items: [Item])] {
+    private static func grouped<Item>(_ items: [Item], queue: (Item) -> DispatchQueue) -> [(
+        queue: DispatchQueue, items: [Item]
+    )] {
         var groups: [(queue: DispatchQueue, items: [Item])] = []
         var positions: [ObjectIdentifier: Int] = [:]
         for item in items {

@@ -40,8 +40,10 @@ struct ImageDownloadRequest: Sendable {
     var maximumPixelCount = ImageDecodingOptions.defaultMaximumPixelCount
 
     /// A request for `url` (identifier: the URL's absolute string).
-    init(url: URL, identifier: String? = nil, pipeline: ImagePipeline? = nil,
-         hydrator: ImageRequestHydrator? = nil, authorizer: ImageRequestAuthorizer? = nil) {
+    init(
+        url: URL, identifier: String? = nil, pipeline: ImagePipeline? = nil,
+        hydrator: ImageRequestHydrator? = nil, authorizer: ImageRequestAuthorizer? = nil
+    ) {
         self.url = url
         self.identifier = identifier ?? url.absoluteString
         self.pipeline = pipeline
@@ -71,8 +73,9 @@ struct ImageDownloadKey: Hashable, Sendable {
 extension ImageDownloadRequest {
     /// The download a fetch `request` asks for, cached in `pipeline`.
     init(fetchRequest request: any ImageFetchRequest, pipeline: ImagePipeline?) {
-        self.init(url: request.imageURL, identifier: request.resolvedImageIdentifier, pipeline: pipeline,
-                  hydrator: request.imageRequestHydrator, authorizer: request.imageRequestAuthorizer)
+        self.init(
+            url: request.imageURL, identifier: request.resolvedImageIdentifier, pipeline: pipeline,
+            hydrator: request.imageRequestHydrator, authorizer: request.imageRequestAuthorizer)
         timeToLive = request.resolvedTimeToLive
         updatesExpiryOnAccess = !request.options.contains(.doNotResetExpiryOnAccess)
         isPlaceholder = request.options.contains(.treatAsPlaceholder)

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -79,7 +80,8 @@ struct ImageDownloadResponseRules: Sendable {
         }
         switch status {
         case 206:
-            return continues(resume, headers) ? .append(expectedLength: headers.contentRange?.total ?? resume.expectedLength)
+            return continues(resume, headers)
+                ? .append(expectedLength: headers.contentRange?.total ?? resume.expectedLength)
                 : retryOnce(status)
         case 200:
             return .restart(expectedLength: headers.contentLength)
@@ -104,7 +106,9 @@ struct ImageDownloadResponseRules: Sendable {
             if let expected = resume.expectedLength, expected != total { return false }
         }
         if let sent = resume.entityTag, let received = headers.entityTag, received != sent { return false }
-        if resume.entityTag == nil, let sent = resume.lastModified, let received = headers.lastModified, received != sent {
+        if resume.entityTag == nil, let sent = resume.lastModified, let received = headers.lastModified,
+            received != sent
+        {
             return false
         }
         return true
@@ -139,7 +143,8 @@ struct ResponseHeaders {
         contentRange = value("Content-Range").flatMap(Self.parseContentRange)
         lastModified = value("Last-Modified")
         entityTag = value("ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
-        acceptsByteRanges = value("Accept-Ranges")?.lowercased().split(separator: ",")
+        acceptsByteRanges =
+            value("Accept-Ranges")?.lowercased().split(separator: ",")
             .contains { $0.trimmingCharacters(in: .whitespaces) == "bytes" } ?? false
         cacheControl = value("Cache-Control")
         expires = value("Expires")
@@ -155,7 +160,9 @@ struct ResponseHeaders {
         let halves = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard halves.count == 2 else { return nil }
         let bounds = halves[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]), first >= 0, last >= first else { return nil }
+        guard bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]), first >= 0, last >= first else {
+            return nil
+        }
         if halves[1] == "*" { return (first, last, nil) }
         guard let total = Int(halves[1]), total > last else { return nil }
         return (first, last, total)

@@ -29,6 +29,7 @@ struct ImageDownloadRevalidation: Sendable, Equatable {
 
     /// Whether a cached image with these validators is the one this revalidation asked about.
     func matches(entityTag: String?, lastModified: String?) -> Bool {
-        (self.entityTag == nil || entityTag == self.entityTag) && (self.lastModified == nil || lastModified == self.lastModified)
+        (self.entityTag == nil || entityTag == self.entityTag)
+            && (self.lastModified == nil || lastModified == self.lastModified)
     }
 }

@@ -23,9 +23,10 @@ struct ImageDownloadTimeouts: Sendable {
 
     /// Limits for a download starting at `now`, read from `configuration`.
     init(configuration: GlobalConfiguration, now: ContinuousClock.Instant) {
-        self.init(maxDuration: configuration.maxImageDownloadDuration,
-                  minimumBytesPerSecond: configuration.minimumImageDownloadBytesPerSecond,
-                  interval: configuration.imageDownloadRateInterval, now: now)
+        self.init(
+            maxDuration: configuration.maxImageDownloadDuration,
+            minimumBytesPerSecond: configuration.minimumImageDownloadBytesPerSecond,
+            interval: configuration.imageDownloadRateInterval, now: now)
     }
 
     /// Limits for a download starting at `now`: 0 or less turns a limit off.
@@ -64,7 +65,8 @@ struct ImageDownloadTimeouts: Sendable {
         let elapsed = (now - intervalStart).timeInterval
         // The interval's own length sets the minimum: a check that runs late asks for no more bytes.
         if Double(receivedInInterval) < Double(minimumBytesPerSecond) * interval {
-            return .tooSlow(received: receivedInInterval, interval: elapsed, minimumBytesPerSecond: minimumBytesPerSecond)
+            return .tooSlow(
+                received: receivedInInterval, interval: elapsed, minimumBytesPerSecond: minimumBytesPerSecond)
         }
         intervalStart = now
         receivedInInterval = 0

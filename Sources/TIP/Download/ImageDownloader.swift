@@ -42,13 +42,15 @@ final class ImageDownloader: @unchecked Sendable {
             } else {
                 let handle = ImageDownloadHandle(url: request.url, identifier: request.identifier)
                 guard let configuration else {
-                    let error = ImageFetchError(.couldNotDownloadImage, "The pipeline's configuration is gone; nothing can be downloaded.")
+                    let error = ImageFetchError(
+                        .couldNotDownloadImage, "The pipeline's configuration is gone; nothing can be downloaded.")
                     member.imageDownloadQueue.async { member.imageDownload(handle, didCompleteWith: .failure(error)) }
                     return
                 }
                 if request.allowsCommittedImage, let committed = request.pipeline?.caches.committedImage(for: request) {
                     let result = ImageDownloadResult(
-                        data: committed.data, url: request.url, imageType: committed.imageType, dimensions: committed.dimensions,
+                        data: committed.data, url: request.url, imageType: committed.imageType,
+                        dimensions: committed.dimensions,
                         isAnimated: committed.isAnimated, source: .memoryCache, response: nil, wasCommitted: true,
                         wasStoredOnDisk: false, sentRequest: nil, providerMetrics: nil, networkLoadDuration: 0)
                     member.imageDownloadQueue.async { member.imageDownload(handle, didCompleteWith: .success(result)) }

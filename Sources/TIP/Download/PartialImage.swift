@@ -51,10 +51,12 @@ final class PartialImage: Sendable {
     /// The full length in bytes, when known.
     let expectedLength: Int?
 
-    init(expectedLength: Int?, sizingHint: (dimensions: CGSize, contentMode: ContentMode) = (.zero, .center),
-         interpolationQuality: InterpolationQuality = .default,
-         catalogue: CodecCatalogue = .shared, decoderConfigMap: [ImageType: any Sendable]? = nil,
-         maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
+    init(
+        expectedLength: Int?, sizingHint: (dimensions: CGSize, contentMode: ContentMode) = (.zero, .center),
+        interpolationQuality: InterpolationQuality = .default,
+        catalogue: CodecCatalogue = .shared, decoderConfigMap: [ImageType: any Sendable]? = nil,
+        maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount
+    ) {
         self.expectedLength = expectedLength.flatMap { $0 > 0 ? $0 : nil }
         self.sizingHint = sizingHint
         self.interpolationQuality = interpolationQuality
@@ -166,7 +168,9 @@ final class PartialImage: Sendable {
 
     /// Renders what `mode` allows at the target sizing, nil when there is nothing to show yet. The same
     /// render is returned again while no bytes or frames arrived.
-    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) -> ImageContainer? {
+    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode)
+        -> ImageContainer?
+    {
         withStorage { storage in
             guard let context = storage.context else { return nil }
             let counts = (storage.data.count, context.frameCount)
@@ -174,10 +178,13 @@ final class PartialImage: Sendable {
                 storage.renders.removeAll()
                 storage.renderedAt = counts
             }
-            let key = RenderKey(width: targetDimensions.width, height: targetDimensions.height,
-                                contentMode: targetContentMode.rawValue, mode: mode.rawValue)
+            let key = RenderKey(
+                width: targetDimensions.width, height: targetDimensions.height,
+                contentMode: targetContentMode.rawValue, mode: mode.rawValue)
             if let cached = storage.renders[key] { return cached }
-            guard let image = try? context.render(mode: mode, targetDimensions: targetDimensions, targetContentMode: targetContentMode)
+            guard
+                let image = try? context.render(
+                    mode: mode, targetDimensions: targetDimensions, targetContentMode: targetContentMode)
             else { return nil }
             storage.renders[key] = image
             return image
@@ -191,7 +198,8 @@ final class PartialImage: Sendable {
             candidates = [type]
         } else {
             var undecided = false
-            for (type, codec) in codecs.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !storage.rejected.contains(type) {
+            for (type, codec) in codecs.sorted(by: { $0.key.rawValue < $1.key.rawValue })
+            where !storage.rejected.contains(type) {
                 switch codec.decoder.detect(storage.data, isComplete: isComplete) {
                 case .match: candidates.append(type)
                 case .noMatch: storage.rejected.insert(type)
@@ -200,15 +208,18 @@ final class PartialImage: Sendable {
                 if !candidates.isEmpty { break }
             }
             if candidates.isEmpty {
-                if !undecided || isComplete { storage.failure = ImageDecodingError.unreadable(storage.data, codecs: codecs) }
+                if !undecided || isComplete {
+                    storage.failure = ImageDecodingError.unreadable(storage.data, codecs: codecs)
+                }
                 return nil
             }
         }
         guard let type = candidates.first, let decoder = codecs[type]?.decoder else { return nil }
         storage.type = type
-        let options = ImageDecodingOptions(targetDimensions: sizingHint.dimensions, targetContentMode: sizingHint.contentMode,
-                                           configuration: decoderConfigMap?[type], maximumPixelCount: maximumPixelCount,
-                                           interpolationQuality: interpolationQuality)
+        let options = ImageDecodingOptions(
+            targetDimensions: sizingHint.dimensions, targetContentMode: sizingHint.contentMode,
+            configuration: decoderConfigMap?[type], maximumPixelCount: maximumPixelCount,
+            interpolationQuality: interpolationQuality)
         return decoder.makeContext(expectedLength: expectedLength, options: options)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -10,16 +11,19 @@ import FoundationNetworking
 extension SharedImageDownload {
     /// `sent`: the request the provider sent and its metrics.
     func succeed(sent: (request: URLRequest?, metrics: (any Sendable)?)?) {
-        configuration.log(.debug, "downloaded \(request.url.absoluteString): \(body.count) bytes"
-            + (isResumed ? " (resumed)" : "") + ", HTTP \(response?.statusCode ?? 0)")
+        configuration.log(
+            .debug,
+            "downloaded \(request.url.absoluteString): \(body.count) bytes"
+                + (isResumed ? " (resumed)" : "") + ", HTTP \(response?.statusCode ?? 0)")
         // Only bodies the catalogue reads become cache entries: anything else would fail to decode on every hit.
         // A response that may not be kept (`no-store`) is served and forgotten.
         let committed = body.isReadable(maximumPixelCount: request.maximumPixelCount) && isStorable
         var taken = body.takeImage(lastModified: lastModified, entityTag: entityTag, expectedLength: nil)
         let fallbackLifetime = self.request.timeToLive
         taken.freshness = caching.map {
-            $0.headers.freshness(receivedAt: $0.receivedAt, fallbackLifetime: fallbackLifetime,
-                                 maximumLifetime: configuration.maximumHTTPFreshnessLifetime)
+            $0.headers.freshness(
+                receivedAt: $0.receivedAt, fallbackLifetime: fallbackLifetime,
+                maximumLifetime: configuration.maximumHTTPFreshnessLifetime)
         }
         let image = taken
         let caches = committed ? request.pipeline?.caches : nil
@@ -31,20 +35,24 @@ extension SharedImageDownload {
             data: image.data, url: request.url, imageType: image.imageType, dimensions: image.dimensions,
             isAnimated: image.isAnimated, source: isResumed ? .networkResumed : .network, response: response,
             wasCommitted: committed, wasStoredOnDisk: false, sentRequest: sent?.request.map(Self.withoutAuthorization),
-            providerMetrics: sent?.metrics, networkLoadDuration: startedAt.map { (ContinuousClock.now - $0).timeInterval } ?? 0,
+            providerMetrics: sent?.metrics,
+            networkLoadDuration: startedAt.map { (ContinuousClock.now - $0).timeInterval } ?? 0,
             freshness: image.freshness, isStorable: isStorable)
         let handle = members.handle
         let handOver: @Sendable () -> Void = {
             var stored = result
             if let file {
-                stored.wasStoredOnDisk = caches?.commitDownloadFile(file, image: image, for: request, complete: true) ?? false
+                stored.wasStoredOnDisk =
+                    caches?.commitDownloadFile(file, image: image, for: request, complete: true) ?? false
                 if caches == nil { file.discard() }
             }
             let delivered = stored
             if let pipeline = request.pipeline {
                 for observer in pipeline.allObservers {
-                    observer.imagePipeline(pipeline, didFinishDownloadingImageAt: request.url, imageType: image.imageType,
-                                           byteCount: image.data.count, dimensions: image.dimensions, wasResumed: result.source == .networkResumed)
+                    observer.imagePipeline(
+                        pipeline, didFinishDownloadingImageAt: request.url, imageType: image.imageType,
+                        byteCount: image.data.count, dimensions: image.dimensions,
+                        wasResumed: result.source == .networkResumed)
                 }
             }
             ImageDownloadMembers.dispatch(to: leaving, handle: handle) { member, _, handle in
@@ -62,10 +70,14 @@ extension SharedImageDownload {
             configuration.metrics.increment("tip_revalidations_total", [("result", "failure")])
         }
         let keepsPartial = isResumable(after: error)
-        configuration.log(.information, "download of \(request.url.absoluteString) failed after \(body.count) bytes"
-            + (keepsPartial ? " (partial kept)" : "") + ": \(error)")
+        configuration.log(
+            .information,
+            "download of \(request.url.absoluteString) failed after \(body.count) bytes"
+                + (keepsPartial ? " (partial kept)" : "") + ": \(error)")
         let caches = keepsPartial ? request.pipeline?.caches : nil
-        let partial = keepsPartial ? body.takeImage(lastModified: lastModified, entityTag: entityTag, expectedLength: expectedLength) : nil
+        let partial =
+            keepsPartial
+            ? body.takeImage(lastModified: lastModified, entityTag: entityTag, expectedLength: expectedLength) : nil
         if let partial, request.storesToMemoryCache { caches?.keepPartialDownload(partial, for: request) }
         let (leaving, file) = end(wasRunning: phase == .running)
         let request = self.request
@@ -89,9 +101,11 @@ extension SharedImageDownload {
     /// `no-store`) carrying a validator and `Accept-Ranges: bytes`, the image's header arrived, and the download
     /// broke off or was cancelled (not refused).
     private func isResumable(after error: any Error) -> Bool {
-        guard isStorable, let response, [200, 206].contains(response.statusCode), failure == nil || Self.isCancellation(failure),
-              acceptsRanges || isResumed, lastModified != nil || entityTag != nil,
-              body.hasReadHeader, !request.isPlaceholder, !body.isEmpty else { return false }
+        guard isStorable, let response, [200, 206].contains(response.statusCode),
+            failure == nil || Self.isCancellation(failure),
+            acceptsRanges || isResumed, lastModified != nil || entityTag != nil,
+            body.hasReadHeader, !request.isPlaceholder, !body.isEmpty
+        else { return false }
         if let expectedLength, body.count >= expectedLength { return false }
         return true
     }
@@ -103,13 +117,16 @@ extension SharedImageDownload {
     /// Marks the download over, frees its slot and hands out its members and its file (the finishing steps
     /// commit or discard the file, then tell the members).
     @discardableResult
-    func end(wasRunning: Bool, succeeded: Bool = false) -> (members: [any ImageDownloadMember], file: ImagePipelineCaches.DownloadFile?) {
+    func end(wasRunning: Bool, succeeded: Bool = false) -> (
+        members: [any ImageDownloadMember], file: ImagePipelineCaches.DownloadFile?
+    ) {
         if wasRunning {
             let metrics = configuration.metrics
             if receivedByteCount > 0 { metrics.increment("tip_downloaded_bytes_total", by: receivedByteCount) }
             if let startedAt {
-                metrics.record("tip_download_duration_seconds", [("result", succeeded ? "success" : "failure")],
-                               duration: ContinuousClock.now - startedAt)
+                metrics.record(
+                    "tip_download_duration_seconds", [("result", succeeded ? "success" : "failure")],
+                    duration: ContinuousClock.now - startedAt)
             }
         }
         phase = .finished

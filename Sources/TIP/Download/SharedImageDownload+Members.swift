@@ -17,8 +17,12 @@ extension SharedImageDownload {
         }
         members.add(member, request: memberRequest)
         if !memberRequest.allowsFullDownload && phase == .running && response != nil && !isResumed {
-            fail(member: ObjectIdentifier(member), ImageFetchError(.couldNotLoadImage,
-                "Only resuming was allowed, but this download is a whole one; allow the network source to load it."))
+            fail(
+                member: ObjectIdentifier(member),
+                ImageFetchError(
+                    .couldNotLoadImage,
+                    "Only resuming was allowed, but this download is a whole one; allow the network source to load it.")
+            )
         }
         updatePriority()
     }
@@ -66,22 +70,26 @@ extension SharedImageDownload {
     func renderingDeclined(by id: ObjectIdentifier) {
         members.clearRendering(of: id)
         guard let type = body.imageType,
-              !members.all.contains(where: { $0.request.rendering?.mayRender(type) == true }) else { return }
+            !members.all.contains(where: { $0.request.rendering?.mayRender(type) == true })
+        else { return }
         body.dropPartialImage()
     }
 
     /// Makes the shared partial image when `memberRequest` may render the detected type and none exists yet.
     func makePartialImageIfWanted(by memberRequest: ImageDownloadRequest) {
         guard body.partialImage == nil, let type = body.imageType, let rendering = memberRequest.rendering,
-              rendering.mayRender(type) else { return }
-        body.makePartialImage(targetDimensions: rendering.targetDimensions, targetContentMode: rendering.targetContentMode,
-                              expectedLength: expectedLength ?? rules.resume?.expectedLength)
+            rendering.mayRender(type)
+        else { return }
+        body.makePartialImage(
+            targetDimensions: rendering.targetDimensions, targetContentMode: rendering.targetContentMode,
+            expectedLength: expectedLength ?? rules.resume?.expectedLength)
     }
 
     func makeUpdate(appended: Int, appendResult: ImageDecoderAppendResult = .didProgress) -> ImageDownloadUpdate {
         ImageDownloadUpdate(
             // Before the response, a resumed partial's recorded length stands in for the expected length.
-            appendedByteCount: appended, totalByteCount: body.count, expectedLength: expectedLength ?? rules.resume?.expectedLength,
+            appendedByteCount: appended, totalByteCount: body.count,
+            expectedLength: expectedLength ?? rules.resume?.expectedLength,
             imageType: body.imageType, dimensions: body.dimensions, isResumed: isResumed,
             appendResult: appendResult, partialImage: body.partialImage)
     }

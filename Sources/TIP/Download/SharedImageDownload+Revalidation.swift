@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -18,13 +19,17 @@ extension SharedImageDownload {
         let caching = caching?.headers
         let fallback = request.timeToLive
         let maximum = configuration.maximumHTTPFreshnessLifetime
-        let renewed = caches.renewRevalidatedImage(for: request, revalidation: revalidation, entityTag: headers.entityTag,
-                                                   lastModified: headers.lastModified) { stored in
-            Self.renewedFreshness(caching, stored: stored, receivedAt: now, fallbackLifetime: fallback, maximumLifetime: maximum)
+        let renewed = caches.renewRevalidatedImage(
+            for: request, revalidation: revalidation, entityTag: headers.entityTag,
+            lastModified: headers.lastModified
+        ) { stored in
+            Self.renewedFreshness(
+                caching, stored: stored, receivedAt: now, fallbackLifetime: fallback, maximumLifetime: maximum)
         }
         guard let renewed else { return retryWithoutRevalidation() }
         configuration.metrics.increment("tip_revalidations_total", [("result", "not_modified")])
-        configuration.log(.debug, "revalidated \(request.url.absoluteString): 304, served from the \(renewed.source) cache")
+        configuration.log(
+            .debug, "revalidated \(request.url.absoluteString): 304, served from the \(renewed.source) cache")
         let storable = caching.map { !$0.noStore } ?? true
         if !storable { caches.discardOutdatedImage(for: request, revalidation: revalidation) }
         let (leaving, file) = end(wasRunning: true, succeeded: true)
@@ -33,8 +38,10 @@ extension SharedImageDownload {
         let result = ImageDownloadResult(
             data: image.data, url: request.url, imageType: image.imageType, dimensions: image.dimensions,
             isAnimated: image.isAnimated, source: renewed.source, response: response, wasCommitted: storable,
-            wasStoredOnDisk: renewed.source == .diskCache && storable, sentRequest: sent?.request.map(Self.withoutAuthorization),
-            providerMetrics: sent?.metrics, networkLoadDuration: startedAt.map { (ContinuousClock.now - $0).timeInterval } ?? 0,
+            wasStoredOnDisk: renewed.source == .diskCache && storable,
+            sentRequest: sent?.request.map(Self.withoutAuthorization),
+            providerMetrics: sent?.metrics,
+            networkLoadDuration: startedAt.map { (ContinuousClock.now - $0).timeInterval } ?? 0,
             wasRevalidated: true, freshness: storable ? image.freshness : nil, isStorable: storable)
         ImageDownloadMembers.dispatch(to: leaving, handle: members.handle) { member, _, handle in
             member.imageDownload(handle, didCompleteWith: .success(result))
@@ -43,10 +50,13 @@ extension SharedImageDownload {
 
     /// The freshness a `304` gives the cached image: from its own caching headers when it has them (RFC 9111
     /// §4.3.4: they replace the stored ones), else the stored server lifetime again, else the request's TTL.
-    static func renewedFreshness(_ caching: HTTPCachingHeaders?, stored: CacheFreshness?, receivedAt: Date,
-                                 fallbackLifetime: TimeInterval, maximumLifetime: TimeInterval) -> CacheFreshness {
+    static func renewedFreshness(
+        _ caching: HTTPCachingHeaders?, stored: CacheFreshness?, receivedAt: Date,
+        fallbackLifetime: TimeInterval, maximumLifetime: TimeInterval
+    ) -> CacheFreshness {
         if let caching, caching.serverLifetime(receivedAt: receivedAt) != nil {
-            return caching.freshness(receivedAt: receivedAt, fallbackLifetime: fallbackLifetime, maximumLifetime: maximumLifetime)
+            return caching.freshness(
+                receivedAt: receivedAt, fallbackLifetime: fallbackLifetime, maximumLifetime: maximumLifetime)
         }
         let age = caching?.age ?? 0
         if let lifetime = stored?.serverLifetime {
@@ -58,14 +68,18 @@ extension SharedImageDownload {
     /// The confirmed image is no longer cached (evicted or cleared while the server was asked): the download asks
     /// again, unconditionally.
     private func retryWithoutRevalidation() {
-        configuration.log(.debug, "the revalidated image of \(request.url.absoluteString) left the caches meanwhile; downloading it")
+        configuration.log(
+            .debug, "the revalidated image of \(request.url.absoluteString) left the caches meanwhile; downloading it")
         rules.revalidation = nil
         isNotModified = false
         if rules.resume == nil {
-            failMembersForbiddingWholeDownloads(why: "The revalidated image left the caches before the server confirmed it")
+            failMembersForbiddingWholeDownloads(
+                why: "The revalidated image left the caches before the server confirmed it")
         }
         if members.isEmpty { return finish(failing: ImageFetchError.cancelled("every fetch left the download")) }
-        if rules.resume == nil, body.file == nil { body.useFile(caches?.beginDownloadFile(identifier: request.identifier)) }
+        if rules.resume == nil, body.file == nil {
+            body.useFile(caches?.beginDownloadFile(identifier: request.identifier))
+        }
         launchAttempt(provider: configuration.imageFetchDownloadProvider)
     }
 

@@ -29,8 +29,10 @@ extension SharedImageDownload {
         case .tooLong(let limit):
             stop(failing: ImageFetchError.downloadTimedOut(url: request.url, duration: limit))
         case .tooSlow(let received, let interval, let minimum):
-            stop(failing: ImageFetchError.downloadTimedOut(url: request.url, received: received, interval: interval,
-                                                           minimumBytesPerSecond: minimum))
+            stop(
+                failing: ImageFetchError.downloadTimedOut(
+                    url: request.url, received: received, interval: interval,
+                    minimumBytesPerSecond: minimum))
         }
     }
 }

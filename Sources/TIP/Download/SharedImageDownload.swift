@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -64,8 +65,9 @@ final class SharedImageDownload: @unchecked Sendable {
         self.queue = downloader.queue
         self.downloader = downloader
         members = ImageDownloadMembers(handle: ImageDownloadHandle(url: request.url, identifier: request.identifier))
-        body = ImageDownloadBody(interpolationQuality: configuration.defaultInterpolationQuality,
-                                 maximumPixelCount: request.maximumPixelCount)
+        body = ImageDownloadBody(
+            interpolationQuality: configuration.defaultInterpolationQuality,
+            maximumPixelCount: request.maximumPixelCount)
     }
 
     /// Whether a new fetch may join: not once it is failing or lost every member (it is being cancelled).
@@ -95,29 +97,40 @@ final class SharedImageDownload: @unchecked Sendable {
             rules.revalidation = caches?.revalidation(for: request)
         }
         if rules.resume == nil && !request.allowsFullDownload {
-            return finish(failing: ImageFetchError(.couldNotLoadImage,
-                "No partial download of \(request.url.absoluteString) is cached and whole downloads are not allowed; allow the network source to load it."))
+            return finish(
+                failing: ImageFetchError(
+                    .couldNotLoadImage,
+                    "No partial download of \(request.url.absoluteString) is cached and whole downloads are not allowed; allow the network source to load it."
+                ))
         }
         // A resumed download keeps the file seeded with the partial: a fresh file would hold only the rest.
-        if rules.resume == nil, request.storesToDiskCache { body.useFile(caches?.beginDownloadFile(identifier: request.identifier)) }
+        if rules.resume == nil, request.storesToDiskCache {
+            body.useFile(caches?.beginDownloadFile(identifier: request.identifier))
+        }
         launchAttempt(provider: provider)
     }
 
     func launchAttempt(provider: any ImageFetchDownloadProvider) {
-        let client = ImageDownloadClient(owner: self, url: request.url, queue: queue, resume: rules.resume,
-                                         revalidation: rules.revalidation)
+        let client = ImageDownloadClient(
+            owner: self, url: request.url, queue: queue, resume: rules.resume,
+            revalidation: rules.revalidation)
         let download = provider.imageFetchDownload(with: client)
         guard download.context === client else {
             download.discardContext()
-            return finish(failing: ImageFetchError(.couldNotDownloadImage,
-                "The download provider returned a download for another context; a provider must make each download with the context it was given."))
+            return finish(
+                failing: ImageFetchError(
+                    .couldNotDownloadImage,
+                    "The download provider returned a download for another context; a provider must make each download with the context it was given."
+                ))
         }
         attempt = (client, download)
         startTimeouts()
         appliedPriority = members.priority.queuePriority
-        configuration.log(.debug, "download \(request.url.absoluteString) for \(members.count) fetch(es)"
-            + (rules.resume.map { ", resuming from byte \($0.byteCount)" } ?? "")
-            + (rules.revalidation != nil ? ", revalidating the cached image" : ""))
+        configuration.log(
+            .debug,
+            "download \(request.url.absoluteString) for \(members.count) fetch(es)"
+                + (rules.resume.map { ", resuming from byte \($0.byteCount)" } ?? "")
+                + (rules.revalidation != nil ? ", revalidating the cached image" : ""))
         download.priority = appliedPriority ?? .normal
         download.start()
     }
@@ -129,7 +142,8 @@ final class SharedImageDownload: @unchecked Sendable {
     /// The hydration and authorization blocks and the member they get, for `client`'s request; nil when the
     /// client is stale or every member left.
     func hydrationSubject(for client: ImageDownloadClient)
-        -> (member: any ImageDownloadMember, hydrator: ImageRequestHydrator?, authorizer: ImageRequestAuthorizer?)? {
+        -> (member: any ImageDownloadMember, hydrator: ImageRequestHydrator?, authorizer: ImageRequestAuthorizer?)?
+    {
         guard isCurrent(client), let first = members.first else { return nil }
         return (first, request.hydrator, request.authorizer)
     }
@@ -193,11 +207,14 @@ final class SharedImageDownload: @unchecked Sendable {
         byteLimit = configuration.maxImageDownloadByteCount
         let limit = byteLimit
         if limit > 0, let expected = expectedLength, Int64(expected) > limit {
-            return abandon(failing: ImageFetchError.downloadTooLarge(byteCount: Int64(expected), limit: limit, url: request.url))
+            return abandon(
+                failing: ImageFetchError.downloadTooLarge(byteCount: Int64(expected), limit: limit, url: request.url))
         }
         // One allocation of the announced size instead of a doubling series of copies; never more than the
         // limit (or 64 MiB without one), since the length is the server's word.
-        if let expected = expectedLength, Int64(expected) <= (limit > 0 ? limit : 64 * 1024 * 1024) { body.reserve(expected) }
+        if let expected = expectedLength, Int64(expected) <= (limit > 0 ? limit : 64 * 1024 * 1024) {
+            body.reserve(expected)
+        }
     }
 
     func client(_ client: ImageDownloadClient, didReceive data: Data) {
@@ -207,11 +224,15 @@ final class SharedImageDownload: @unchecked Sendable {
         receivedByteCount += data.count
         let hadType = body.imageType != nil
         guard let appendResult = body.append(data, expectedLength: expectedLength) else {
-            return abandon(failing: ImageFetchError(.couldNotDownloadImage,
-                "Out of memory holding the body of \(request.url.absoluteString) (\(body.count) bytes so far)."))
+            return abandon(
+                failing: ImageFetchError(
+                    .couldNotDownloadImage,
+                    "Out of memory holding the body of \(request.url.absoluteString) (\(body.count) bytes so far)."))
         }
         if byteLimit > 0, Int64(body.count) > byteLimit {
-            return abandon(failing: ImageFetchError.downloadTooLarge(byteCount: Int64(body.count), limit: byteLimit, url: request.url))
+            return abandon(
+                failing: ImageFetchError.downloadTooLarge(
+                    byteCount: Int64(body.count), limit: byteLimit, url: request.url))
         }
         var result = appendResult
         if !hadType, body.imageType != nil, body.partialImage == nil {
@@ -225,7 +246,9 @@ final class SharedImageDownload: @unchecked Sendable {
     func client(_ client: ImageDownloadClient, didCompleteWith error: (any Error)?) {
         // A download this shared download no longer runs (stopped, or replaced by a retry) is ignored.
         guard isCurrent(client) else { return }
-        let sent = attempt.map { ($0.download.finalURLRequest ?? $0.client.hydratedRequest, $0.download.downloadMetrics) }
+        let sent = attempt.map {
+            ($0.download.finalURLRequest ?? $0.client.hydratedRequest, $0.download.downloadMetrics)
+        }
         forgetAttempt()
         if let failure { return finish(failing: failure) }
         // A 304 is whole once its header arrived: a transport error after it does not matter.
@@ -239,15 +262,20 @@ final class SharedImageDownload: @unchecked Sendable {
             }
             // One error type at the surface: the transport's error travels as the underlying error. An error the
             // request's own hydration or authorization block returned goes back to the caller as it is.
-            return finish(failing: client.blockFailed ? error : ImageFetchError.couldNotDownload(request.url, underlyingError: error))
+            return finish(
+                failing: client.blockFailed
+                    ? error : ImageFetchError.couldNotDownload(request.url, underlyingError: error))
         }
         guard response != nil, !body.isEmpty else {
             return finish(failing: ImageFetchError.emptyResponse(status: response?.statusCode ?? 0, url: request.url))
         }
         guard whole, body.looksComplete else {
-            return finish(failing: ImageFetchError(.couldNotDecodeImage,
-                "The response for \(request.url.absoluteString) ended before the image did (\(body.count) bytes"
-                + (expectedLength.map { " of \($0)" } ?? "") + "); the server's Content-Length may be wrong. Fetch again."))
+            return finish(
+                failing: ImageFetchError(
+                    .couldNotDecodeImage,
+                    "The response for \(request.url.absoluteString) ended before the image did (\(body.count) bytes"
+                        + (expectedLength.map { " of \($0)" } ?? "")
+                        + "); the server's Content-Length may be wrong. Fetch again."))
         }
         succeed(sent: sent)
     }
@@ -279,10 +307,14 @@ final class SharedImageDownload: @unchecked Sendable {
 
     /// Fails the members that allow only resuming: the download now loads the whole image (`why` says why).
     func failMembersForbiddingWholeDownloads(
-        why: String = "The server sent the whole image instead of the rest of the cached partial") {
+        why: String = "The server sent the whole image instead of the rest of the cached partial"
+    ) {
         for member in members.all where !member.request.allowsFullDownload {
-            fail(member: member.id, ImageFetchError(.couldNotLoadImage,
-                "\(why), and whole downloads are not allowed; allow the network source to load it."))
+            fail(
+                member: member.id,
+                ImageFetchError(
+                    .couldNotLoadImage,
+                    "\(why), and whole downloads are not allowed; allow the network source to load it."))
         }
     }
 

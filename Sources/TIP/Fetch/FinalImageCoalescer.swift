@@ -56,8 +56,10 @@ final class FinalImageCoalescer: Sendable {
 
     /// Joins the fetch making `key`'s image (`waiter` then gets the image, or nil when that fetch made none, on the
     /// producer's thread); else returns what `lookup` finds; else makes the caller the producer.
-    func enter(_ key: Key, lookup: () -> ImageFetchFinalImage?,
-               waiter: @escaping @Sendable (ImageFetchFinalImage?) -> Void) -> Role {
+    func enter(
+        _ key: Key, lookup: () -> ImageFetchFinalImage?,
+        waiter: @escaping @Sendable (ImageFetchFinalImage?) -> Void
+    ) -> Role {
         jobs.withLock { jobs in
             if jobs[key] != nil {
                 jobs[key]?.append(waiter)

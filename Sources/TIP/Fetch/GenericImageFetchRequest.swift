@@ -53,8 +53,9 @@ public struct GenericImageFetchRequest: MutableTargetSizingImageFetchRequest {
 
     /// A copy of any request's values (TIP's `genericImageFetchRequestWithRequest:`).
     public init(_ request: any ImageFetchRequest) {
-        self.init(imageURL: request.imageURL, identifier: request.imageIdentifier,
-                  targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode)
+        self.init(
+            imageURL: request.imageURL, identifier: request.imageIdentifier,
+            targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode)
         timeToLive = request.timeToLive
         options = request.options
         loadingSources = request.loadingSources

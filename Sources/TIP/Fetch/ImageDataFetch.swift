@@ -31,8 +31,10 @@ public final class ImageDataFetch: ImageDownloadMember, @unchecked Sendable {
     private let completion: @Sendable (Result<ImageDataFetchResult, any Error>) -> Void
 
     /// A fetch that hands its outcome to `completion`, on the fetch's own queue.
-    init(pipeline: ImagePipeline, request: any ImageFetchRequest, priority: ImageFetchPriority,
-         completion: @escaping @Sendable (Result<ImageDataFetchResult, any Error>) -> Void) {
+    init(
+        pipeline: ImagePipeline, request: any ImageFetchRequest, priority: ImageFetchPriority,
+        completion: @escaping @Sendable (Result<ImageDataFetchResult, any Error>) -> Void
+    ) {
         self.imagePipeline = pipeline
         self.request = request
         self.identifier = request.resolvedImageIdentifier
@@ -84,24 +86,39 @@ public final class ImageDataFetch: ImageDownloadMember, @unchecked Sendable {
         let sources = request.loadingSources
         let url = request.imageURL
         if sources.allows(.memoryCache),
-           let bytes = caches.memoryData(identifier: identifier, url: url, touch: !request.options.contains(.doNotResetExpiryOnAccess)) {
-            return finish(.success(result(bytes.data, type: bytes.imageType, dimensions: bytes.dimensions, source: .memoryCache)))
+            let bytes = caches.memoryData(
+                identifier: identifier, url: url, touch: !request.options.contains(.doNotResetExpiryOnAccess))
+        {
+            return finish(
+                .success(result(bytes.data, type: bytes.imageType, dimensions: bytes.dimensions, source: .memoryCache)))
         }
         if sources.allows(.diskCache) {
-            if let bytes = caches.diskData(identifier: identifier, url: url, copiesToMemory: !request.options.contains(.skipStoringToMemoryCache),
-                                           timeToLive: request.resolvedTimeToLive) {
-                return finish(.success(result(bytes.data, type: bytes.imageType, dimensions: bytes.dimensions, source: .diskCache)))
+            if let bytes = caches.diskData(
+                identifier: identifier, url: url, copiesToMemory: !request.options.contains(.skipStoringToMemoryCache),
+                timeToLive: request.resolvedTimeToLive)
+            {
+                return finish(
+                    .success(
+                        result(bytes.data, type: bytes.imageType, dimensions: bytes.dimensions, source: .diskCache)))
             }
             for other in configuration.registry.all where other !== imagePipeline {
-                guard let bytes = other.caches.diskData(identifier: identifier, url: url, copiesToMemory: false,
-                                                        timeToLive: request.resolvedTimeToLive) else { continue }
+                guard
+                    let bytes = other.caches.diskData(
+                        identifier: identifier, url: url, copiesToMemory: false,
+                        timeToLive: request.resolvedTimeToLive)
+                else { continue }
                 if !request.options.contains(.skipStoringToDiskCache) { copyToDisk(bytes) }
-                return finish(.success(result(bytes.data, type: bytes.imageType, dimensions: bytes.dimensions, source: .diskCache)))
+                return finish(
+                    .success(
+                        result(bytes.data, type: bytes.imageType, dimensions: bytes.dimensions, source: .diskCache)))
             }
         }
         guard sources.allows(.network) || sources.allows(.networkResumed) else {
-            return finish(.failure(ImageFetchError(.couldNotLoadImage,
-                "No allowed source had \(url.absoluteString); allow the network to download it.")))
+            return finish(
+                .failure(
+                    ImageFetchError(
+                        .couldNotLoadImage,
+                        "No allowed source had \(url.absoluteString); allow the network to download it.")))
         }
         state.withLock { $0.isDownloading = true }
         configuration.downloader.add(self)
@@ -113,14 +130,19 @@ public final class ImageDataFetch: ImageDownloadMember, @unchecked Sendable {
     private func copyToDisk(_ bytes: MemoryCacheCompleteImage) {
         let metadata = DiskCacheMetadata(
             identifier: identifier, url: bytes.url, lastAccess: configuration.clock(), timeToLive: bytes.timeToLive,
-            updatesExpiryOnAccess: bytes.updateExpiryOnAccess, width: Int(bytes.dimensions.width), height: Int(bytes.dimensions.height),
+            updatesExpiryOnAccess: bytes.updateExpiryOnAccess, width: Int(bytes.dimensions.width),
+            height: Int(bytes.dimensions.height),
             isAnimated: bytes.isAnimated, isPlaceholder: bytes.isPlaceholder, imageType: bytes.imageType?.rawValue)
-        imagePipeline.diskCache.updateImageEntry(metadata: metadata, source: .data(bytes.data), forced: !bytes.isPlaceholder)
+        imagePipeline.diskCache.updateImageEntry(
+            metadata: metadata, source: .data(bytes.data), forced: !bytes.isPlaceholder)
     }
 
-    private func result(_ data: Data, type: ImageType?, dimensions: CGSize, source: ImageLoadSource) -> ImageDataFetchResult {
-        ImageDataFetchResult(data: data, imageType: type, imageURL: request.imageURL, imageSource: source,
-                             imageIdentifier: identifier, imageDimensions: dimensions)
+    private func result(_ data: Data, type: ImageType?, dimensions: CGSize, source: ImageLoadSource)
+        -> ImageDataFetchResult
+    {
+        ImageDataFetchResult(
+            data: data, imageType: type, imageURL: request.imageURL, imageSource: source,
+            imageIdentifier: identifier, imageDimensions: dimensions)
     }
 
     private func finish(_ outcome: Result<ImageDataFetchResult, any Error>) {
@@ -134,7 +156,9 @@ public final class ImageDataFetch: ImageDownloadMember, @unchecked Sendable {
 
     // MARK: ImageDownloadMember
 
-    var imageDownloadRequest: ImageDownloadRequest { ImageDownloadRequest(fetchRequest: request, pipeline: imagePipeline) }
+    var imageDownloadRequest: ImageDownloadRequest {
+        ImageDownloadRequest(fetchRequest: request, pipeline: imagePipeline)
+    }
     var imageDownloadPriority: ImageFetchPriority { priority }
     var imageDownloadQueue: DispatchQueue { queue }
 
@@ -142,14 +166,18 @@ public final class ImageDataFetch: ImageDownloadMember, @unchecked Sendable {
     func imageDownloadDidReset(_ download: ImageDownloadHandle) {}
     func imageDownload(_ download: ImageDownloadHandle, didUpdate update: ImageDownloadUpdate) {}
 
-    func imageDownload(_ download: ImageDownloadHandle, didCompleteWith outcome: Result<ImageDownloadResult, any Error>) {
+    func imageDownload(_ download: ImageDownloadHandle, didCompleteWith outcome: Result<ImageDownloadResult, any Error>)
+    {
         switch outcome {
         case .failure(let error):
             finish(.failure(error))
         case .success(let downloaded):
             if let cancelled { return finish(.failure(cancelled)) }
-            finish(.success(result(downloaded.data, type: downloaded.imageType, dimensions: downloaded.dimensions,
-                                   source: downloaded.source)))
+            finish(
+                .success(
+                    result(
+                        downloaded.data, type: downloaded.imageType, dimensions: downloaded.dimensions,
+                        source: downloaded.source)))
         }
     }
 }

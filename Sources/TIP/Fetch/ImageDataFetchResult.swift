@@ -17,8 +17,10 @@ public struct ImageDataFetchResult: Sendable {
     public var imageDimensions: CGSize
 
     /// A result; every value is given.
-    public init(data: Data, imageType: ImageType?, imageURL: URL, imageSource: ImageLoadSource, imageIdentifier: String,
-                imageDimensions: CGSize) {
+    public init(
+        data: Data, imageType: ImageType?, imageURL: URL, imageSource: ImageLoadSource, imageIdentifier: String,
+        imageDimensions: CGSize
+    ) {
         self.data = data
         self.imageType = imageType
         self.imageURL = imageURL

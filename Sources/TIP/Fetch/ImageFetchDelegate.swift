@@ -34,15 +34,20 @@ public protocol ImageFetchDelegate: AnyObject, Sendable {
     func imageFetchOperation(_ operation: ImageFetchOperation, willAttemptToLoadFrom source: ImageLoadSource)
     /// A variant with another URL was found and scaled to the target; answer whether to continue (from any
     /// thread, at any time). Only when `handlesPreviews`.
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
-                             completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void)
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
+        completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void)
     /// Whether to render this progressive image's scans as they arrive. Synchronous, on the fetch's queue.
-    func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
-                             url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
+        url: URL, imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool
     /// A progressive scan was rendered.
-    func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float)
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float)
     /// The first frame of an animation arrived (only when `handlesFirstAnimatedFrame`).
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float)
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float)
     /// Download progress changed (0 at start or the resumed fraction, per chunk, 0 again on a restart).
     func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgress progress: Float)
     /// The final image.
@@ -61,23 +66,32 @@ extension ImageFetchDelegate {
     /// False: an animation is delivered only when it is complete.
     public var handlesFirstAnimatedFrame: Bool { false }
     /// Ignores the dirty preview; the fetch goes on.
-    public func imageFetchOperation(_ operation: ImageFetchOperation, didLoadDirtyPreviewImage result: ImageFetchResult) {}
+    public func imageFetchOperation(_ operation: ImageFetchOperation, didLoadDirtyPreviewImage result: ImageFetchResult)
+    {}
     /// Ignores the start.
     public func imageFetchOperationDidStart(_ operation: ImageFetchOperation) {}
     /// Ignores the attempt.
     public func imageFetchOperation(_ operation: ImageFetchOperation, willAttemptToLoadFrom source: ImageLoadSource) {}
     /// Answers `.continueLoading` at once: the fetch goes on to the final image.
-    public func imageFetchOperation(_ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
-                                    completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void) {
+    public func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
+        completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void
+    ) {
         completion(.continueLoading)
     }
     /// False: the image is rendered once, when it is complete.
-    public func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
-                                    url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool { false }
+    public func imageFetchOperation(
+        _ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
+        url: URL, imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool { false }
     /// Ignores the scan.
-    public func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float) {}
+    public func imageFetchOperation(
+        _ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float
+    ) {}
     /// Ignores the frame.
-    public func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float) {}
+    public func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float
+    ) {}
     /// Ignores the progress.
     public func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgress progress: Float) {}
     /// Ignores the image (a delegate that wants it implements this method).

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -27,7 +28,7 @@ extension ImageFetchError {
             case .cannotFindHost, .dnsLookupFailed: what = "the host name was not found"
             case .notConnectedToInternet: what = "there is no network connection"
             case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+                .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
                 what = "the TLS connection failed"
             case .badServerResponse: what = "the server's response was not valid HTTP"
             case .cancelled: what = "the request was cancelled"

@@ -83,8 +83,10 @@ public struct ImageFetchError: Error, Sendable, CustomNSError, CustomStringConve
 
     /// An error with `code` and `message`, optionally an HTTP status, extra string details for the user info and
     /// the error underneath.
-    public init(_ code: Code, _ message: String, httpStatusCode: Int? = nil, details: [String: String] = [:],
-                underlyingError: (any Error)? = nil) {
+    public init(
+        _ code: Code, _ message: String, httpStatusCode: Int? = nil, details: [String: String] = [:],
+        underlyingError: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.httpStatusCode = httpStatusCode
@@ -95,7 +97,8 @@ public struct ImageFetchError: Error, Sendable, CustomNSError, CustomStringConve
     /// Equal code, message, status and details, and underlying errors of the same domain and code.
     public static func == (lhs: ImageFetchError, rhs: ImageFetchError) -> Bool {
         guard lhs.code == rhs.code, lhs.message == rhs.message, lhs.httpStatusCode == rhs.httpStatusCode,
-              lhs.details == rhs.details else { return false }
+            lhs.details == rhs.details
+        else { return false }
         switch (lhs.underlyingError, rhs.underlyingError) {
         case (nil, nil): return true
         case let (left?, right?):
@@ -126,13 +129,16 @@ extension ImageFetchError {
     /// `httpTransactionError` for a failing HTTP `status`.
     public static func httpTransaction(status: Int, url: URL? = nil) -> ImageFetchError {
         let target = url.map { " for \($0.absoluteString)" } ?? ""
-        let advice = switch status {
-        case 304: "a Not Modified to a request that was not conditional; the origin misbehaves"
-        case 300..<400: "a redirect that cannot be followed (no or an unusable Location header); fix the origin's redirect or the image URL"
-        default: "check the URL and the server, or the request's authorization"
-        }
-        return ImageFetchError(.httpTransactionError, "The server answered HTTP \(status)\(target): \(advice).",
-                               httpStatusCode: status)
+        let advice =
+            switch status {
+            case 304: "a Not Modified to a request that was not conditional; the origin misbehaves"
+            case 300..<400:
+                "a redirect that cannot be followed (no or an unusable Location header); fix the origin's redirect or the image URL"
+            default: "check the URL and the server, or the request's authorization"
+            }
+        return ImageFetchError(
+            .httpTransactionError, "The server answered HTTP \(status)\(target): \(advice).",
+            httpStatusCode: status)
     }
 
     /// `illegalModificationByHydrationBlock`: the hydration block changed the URL.
@@ -172,7 +178,9 @@ extension ImageFetchError {
     }
 
     /// `downloadTimedOut`: the download of `url` received `received` bytes in `interval` seconds, below the minimum.
-    public static func downloadTimedOut(url: URL, received: Int, interval: TimeInterval, minimumBytesPerSecond: Int) -> ImageFetchError {
+    public static func downloadTimedOut(url: URL, received: Int, interval: TimeInterval, minimumBytesPerSecond: Int)
+        -> ImageFetchError
+    {
         ImageFetchError(
             .downloadTimedOut,
             "The download of \(url.absoluteString) received \(received) bytes in \(interval) s, slower than the minimum of "
@@ -193,8 +201,10 @@ extension ImageFetchError {
     public static func cancelled(_ reason: String) -> ImageFetchError {
         let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         let redundant = reason.isEmpty || reason.lowercased().hasPrefix("the fetch was cancelled")
-        return ImageFetchError(.cancelled, "The fetch was cancelled\(redundant ? "" : " (\(reason))"); "
-            + "fetch again if the image is still needed.")
+        return ImageFetchError(
+            .cancelled,
+            "The fetch was cancelled\(redundant ? "" : " (\(reason))"); "
+                + "fetch again if the image is still needed.")
     }
 
     /// A download contract violation (1001-1009) with a message naming the provider's mistake.

@@ -26,17 +26,25 @@ final class ImageFetchEventStreamDelegate: ImageFetchDelegate {
     var handlesProgressiveLoading: Bool { true }
     var handlesFirstAnimatedFrame: Bool { true }
 
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
-                             completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
+        completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void
+    ) {
         continuation.yield(.preview(result))
         completion(.continueLoading)
     }
-    func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
-                             url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool { true }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
+        url: URL, imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool { true }
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float
+    ) {
         continuation.yield(.progressiveImage(result, progress: progress))
     }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float
+    ) {
         continuation.yield(.firstAnimatedFrame(result, progress: progress))
     }
     func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgress progress: Float) {

@@ -67,7 +67,8 @@ struct ImageFetchMetricsRecorder {
         guard let sourceStart else { return }
         updateNetwork { info in
             if info.firstProgressiveFrameNetworkLoadDuration == 0 {
-                info.firstProgressiveFrameNetworkLoadDuration = max((now - sourceStart).timeInterval, .leastNonzeroMagnitude)
+                info.firstProgressiveFrameNetworkLoadDuration = max(
+                    (now - sourceStart).timeInterval, .leastNonzeroMagnitude)
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -39,7 +40,8 @@ extension ImageFetchOperation {
         renderProgressively(update)
     }
 
-    func imageDownload(_ download: ImageDownloadHandle, didCompleteWith result: Result<ImageDownloadResult, any Error>) {
+    func imageDownload(_ download: ImageDownloadHandle, didCompleteWith result: Result<ImageDownloadResult, any Error>)
+    {
         setDownloading(false)
         switch result {
         case .failure(let error):
@@ -58,9 +60,10 @@ extension ImageFetchOperation {
         let fromNetwork = downloaded.source == .network || downloaded.source == .networkResumed
         if fromNetwork, ImageMetadataReader.hasGPSInfo(downloaded.data, type: downloaded.imageType) {
             // TIP: an image served with its location is a privacy leak to report (it is still delivered).
-            configuration.post(.imageDownloadedHasGPSInfo, userInfo: [ProblemInfoKey.imageURL: downloaded.url.absoluteString],
-                               message: "the image downloaded from \(downloaded.url.absoluteString) carries GPS information "
-                                   + "(an EXIF GPS directory): the server should strip it")
+            configuration.post(
+                .imageDownloadedHasGPSInfo, userInfo: [ProblemInfoKey.imageURL: downloaded.url.absoluteString],
+                message: "the image downloaded from \(downloaded.url.absoluteString) carries GPS information "
+                    + "(an EXIF GPS directory): the server should strip it")
         }
         if fromNetwork || downloaded.wasRevalidated {
             guarded.withLock { state in
@@ -78,45 +81,57 @@ extension ImageFetchOperation {
         produceFinalImage(as: downloaded.source) { [self] in
             let image: ImageContainer
             do {
-                image = try finalImageFromPartial() ?? decoding.decode(downloaded.data, type: downloaded.imageType,
-                                                                        quality: configuration.defaultInterpolationQuality,
-                                                                        metrics: configuration.metrics)
+                image =
+                    try finalImageFromPartial()
+                    ?? decoding.decode(
+                        downloaded.data, type: downloaded.imageType,
+                        quality: configuration.defaultInterpolationQuality,
+                        metrics: configuration.metrics)
             } catch {
                 if downloaded.wasCommitted {
                     caches.discardUndecodableImage(identifier: identifier, url: downloaded.url, error: error)
                 } else {
-                    configuration.post(.imageDownloadedCouldNotBeDecoded, userInfo: [
-                        ProblemInfoKey.imageURL: downloaded.url.absoluteString, ProblemInfoKey.imageIdentifier: identifier,
-                        ProblemInfoKey.error: String(describing: error),
-                    ])
+                    configuration.post(
+                        .imageDownloadedCouldNotBeDecoded,
+                        userInfo: [
+                            ProblemInfoKey.imageURL: downloaded.url.absoluteString,
+                            ProblemInfoKey.imageIdentifier: identifier,
+                            ProblemInfoKey.error: String(describing: error),
+                        ])
                 }
-                let failure = ImageFetchError(.couldNotDecodeImage, Self.undecodableMessage(error, downloaded: downloaded))
+                let failure = ImageFetchError(
+                    .couldNotDecodeImage, Self.undecodableMessage(error, downloaded: downloaded))
                 return .notProduced { self.fail(failure) }
             }
-            return finalAttempt(image, originalDimensions: downloaded.dimensions == .zero ? image.dimensions : downloaded.dimensions,
-                                isPlaceholder: request.options.contains(.treatAsPlaceholder), bytes: nil,
-                                freshUntil: downloaded.freshness?.freshUntil, isStorable: downloaded.isStorable,
-                                revalidated: downloaded.wasRevalidated)
+            return finalAttempt(
+                image, originalDimensions: downloaded.dimensions == .zero ? image.dimensions : downloaded.dimensions,
+                isPlaceholder: request.options.contains(.treatAsPlaceholder), bytes: nil,
+                freshUntil: downloaded.freshness?.freshUntil, isStorable: downloaded.isStorable,
+                revalidated: downloaded.wasRevalidated)
         }
     }
 
     /// Why a downloaded body did not decode, in words that name the setting or the response that explains it.
     static func undecodableMessage(_ error: any Error, downloaded: ImageDownloadResult) -> String {
         let url = downloaded.url.absoluteString
-        let contentType = downloaded.response?.value(forHTTPHeaderField: "Content-Type").map { "Content-Type \($0)" }
+        let contentType =
+            downloaded.response?.value(forHTTPHeaderField: "Content-Type").map { "Content-Type \($0)" }
             ?? "no Content-Type"
         switch error as? ImageDecodingError {
         case .unrecognizedFormat?, .emptyData?:
-            return "The response from \(url) is not an image: the server sent \(contentType) (\(downloaded.data.count) bytes), "
+            return
+                "The response from \(url) is not an image: the server sent \(contentType) (\(downloaded.data.count) bytes), "
                 + "which no registered codec reads; check the URL (an error or login page answered with a success status?)."
         case .missingCodec(let type)?:
             return "The image downloaded from \(url) is \(type.rawValue) (\(contentType)), and no codec for it is "
                 + "registered; \(type.missingCodecAdvice)."
         case let .dimensionsTooLarge(width, height, limit)?:
-            return "The image downloaded from \(url) is \(width)x\(height), which exceeds the limit of \(limit) pixels; raise "
+            return
+                "The image downloaded from \(url) is \(width)x\(height), which exceeds the limit of \(limit) pixels; raise "
                 + "GlobalConfiguration.shared.maximumPixelCount (or the request's maximumPixelCount) to load it."
         default:
-            return "The image downloaded from \(url) (\(contentType)) could not be decoded (\(error)); the server may have "
+            return
+                "The image downloaded from \(url) (\(contentType)) could not be decoded (\(error)); the server may have "
                 + "sent something else."
         }
     }

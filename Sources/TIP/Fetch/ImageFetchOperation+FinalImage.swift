@@ -6,7 +6,8 @@ extension ImageFetchOperation {
     /// The key under which concurrent fetches share their final image; nil when this fetch makes its own: a transformer
     /// without an identifier, a decoder configuration (not comparable), or no memory source (a reload shares nothing).
     var finalImageKey: FinalImageCoalescer.Key? {
-        guard processing.isCacheable, request.decoderConfigMap == nil, request.loadingSources.allows(.memoryCache) else { return nil }
+        guard processing.isCacheable, request.decoderConfigMap == nil, request.loadingSources.allows(.memoryCache)
+        else { return nil }
         return FinalImageCoalescer.Key(request: request, processing: processing, configuration: configuration)
     }
 
@@ -32,8 +33,10 @@ extension ImageFetchOperation {
         }
     }
 
-    private func run(_ work: @Sendable () -> ImageFetchFinalImageAttempt, as source: ImageLoadSource,
-                     sharingAs key: FinalImageCoalescer.Key?) {
+    private func run(
+        _ work: @Sendable () -> ImageFetchFinalImageAttempt, as source: ImageLoadSource,
+        sharingAs key: FinalImageCoalescer.Key?
+    ) {
         switch work() {
         case .produced(let image):
             // The waiters are let go once the image is in the rendered cache, and before this fetch's delegate hears
@@ -50,35 +53,45 @@ extension ImageFetchOperation {
     /// The rendered cache's clean image for this fetch's exact target and processing, if any.
     func renderedFinalImage() -> ImageFetchFinalImage? {
         guard TargetSizing.canScale(targetDimensions: request.targetDimensions, contentMode: request.targetContentMode),
-              let hit = caches.renderedImage(identifier: identifier, targetDimensions: request.targetDimensions,
-                                             targetContentMode: request.targetContentMode,
-                                             transformerIdentifier: processing.lookupVariant),
-              !hit.isDirty else { return nil }
-        return ImageFetchFinalImage(image: hit.image, transformed: processing.transformer != nil,
-                                    originalDimensions: hit.originalDimensions, isPlaceholder: false)
+            let hit = caches.renderedImage(
+                identifier: identifier, targetDimensions: request.targetDimensions,
+                targetContentMode: request.targetContentMode,
+                transformerIdentifier: processing.lookupVariant),
+            !hit.isDirty
+        else { return nil }
+        return ImageFetchFinalImage(
+            image: hit.image, transformed: processing.transformer != nil,
+            originalDimensions: hit.originalDimensions, isPlaceholder: false)
     }
 
     /// The final image made from a same-URL cache hit: processed, or a failure when a processor failed.
     func finalAttempt(_ found: ImagePipelineCaches.CachedImage) -> ImageFetchFinalImageAttempt {
-        finalAttempt(found.image, originalDimensions: found.originalDimensions, isPlaceholder: found.isPlaceholder,
-                     bytes: found.bytes.map(timedForRequest), freshUntil: found.freshness?.freshUntil)
+        finalAttempt(
+            found.image, originalDimensions: found.originalDimensions, isPlaceholder: found.isPlaceholder,
+            bytes: found.bytes.map(timedForRequest), freshUntil: found.freshness?.freshUntil)
     }
 
     /// The final image made from `decoded`: processed, or a failure when a processor failed (nothing is cached then).
     /// `freshUntil`, `isStorable` and `revalidated` describe the HTTP caching of what it was decoded from.
-    func finalAttempt(_ decoded: ImageContainer, originalDimensions: CGSize, isPlaceholder: Bool,
-                      bytes: MemoryCacheCompleteImage?, freshUntil: Date? = nil, isStorable: Bool = true,
-                      revalidated: Bool = false) -> ImageFetchFinalImageAttempt {
+    func finalAttempt(
+        _ decoded: ImageContainer, originalDimensions: CGSize, isPlaceholder: Bool,
+        bytes: MemoryCacheCompleteImage?, freshUntil: Date? = nil, isStorable: Bool = true,
+        revalidated: Bool = false
+    ) -> ImageFetchFinalImageAttempt {
         do {
             let (image, transformed) = try prepared(decoded, stage: .final)
-            return .produced(ImageFetchFinalImage(image: image, transformed: transformed, originalDimensions: originalDimensions,
-                                                  isPlaceholder: isPlaceholder, bytes: bytes, freshUntil: freshUntil,
-                                                  isStorable: isStorable, wasRevalidated: revalidated))
+            return .produced(
+                ImageFetchFinalImage(
+                    image: image, transformed: transformed, originalDimensions: originalDimensions,
+                    isPlaceholder: isPlaceholder, bytes: bytes, freshUntil: freshUntil,
+                    isStorable: isStorable, wasRevalidated: revalidated))
         } catch {
             let url = request.imageURL.absoluteString
             return .notProduced {
-                self.fail(ImageFetchError(.couldNotProcessImage, "The image \(url) could not be processed: \(error.description)",
-                                          underlyingError: error))
+                self.fail(
+                    ImageFetchError(
+                        .couldNotProcessImage, "The image \(url) could not be processed: \(error.description)",
+                        underlyingError: error))
             }
         }
     }
@@ -86,14 +99,18 @@ extension ImageFetchOperation {
     /// Delivers `image` as the final image from `source`. `isShared`: another fetch made it (or the rendered cache
     /// had it), so it is already cached and only delivered. `whenStored` runs once the caches have it, before the
     /// delegate is called (not when the fetch fails instead).
-    func deliverFinal(_ image: ImageFetchFinalImage, source: ImageLoadSource, isShared: Bool, whenStored: () -> Void = {}) {
+    func deliverFinal(
+        _ image: ImageFetchFinalImage, source: ImageLoadSource, isShared: Bool, whenStored: () -> Void = {}
+    ) {
         if isShared, isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
-        let result = makeResult(image.image, source: source, url: request.imageURL, isPlaceholder: image.isPlaceholder,
-                                originalDimensions: image.originalDimensions, transformed: image.transformed,
-                                revalidated: !isShared && image.wasRevalidated)
+        let result = makeResult(
+            image.image, source: source, url: request.imageURL, isPlaceholder: image.isPlaceholder,
+            originalDimensions: image.originalDimensions, transformed: image.transformed,
+            revalidated: !isShared && image.wasRevalidated)
         let bytes = request.options.contains(.skipStoringToMemoryCache) ? nil : image.bytes
-        succeed(result, propagateBytes: isShared ? nil : bytes, storesRendered: !isShared, freshUntil: image.freshUntil,
-                isStorable: image.isStorable, whenStored: whenStored)
+        succeed(
+            result, propagateBytes: isShared ? nil : bytes, storesRendered: !isShared, freshUntil: image.freshUntil,
+            isStorable: image.isStorable, whenStored: whenStored)
         if !isShared { storeProcessedImageIfAsked(image) }
     }
 
@@ -116,14 +133,16 @@ extension ImageFetchOperation {
     /// Stores a processed final image encoded on disk, in the background, when the request asks and may write there.
     func storeProcessedImageIfAsked(_ image: ImageFetchFinalImage) {
         guard let processedIdentifier = storedProcessedIdentifier, !image.isStoredProcessedImage, !image.isPlaceholder,
-              image.image.isProcessed, !image.image.isPartial, !request.options.contains(.skipStoringToDiskCache) else { return }
+            image.image.isProcessed, !image.image.isPartial, !request.options.contains(.skipStoringToDiskCache)
+        else { return }
         let caches = self.caches
         let url = request.imageURL
         let timeToLive = request.resolvedTimeToLive
         let updatesExpiry = !request.options.contains(.doNotResetExpiryOnAccess)
         DispatchQueue.global(qos: .utility).async {
-            caches.storeProcessedImage(image.image, identifier: processedIdentifier, url: url, timeToLive: timeToLive,
-                                       updatesExpiryOnAccess: updatesExpiry)
+            caches.storeProcessedImage(
+                image.image, identifier: processedIdentifier, url: url, timeToLive: timeToLive,
+                updatesExpiryOnAccess: updatesExpiry)
         }
     }
 }

@@ -3,8 +3,10 @@ import Foundation
 // Delivering callbacks, the final image or the failure, and finishing the `Operation`.
 extension ImageFetchOperation {
     /// Runs `body` with the delegate on the callback queue (nothing when the delegate is gone).
-    func deliver(if capability: KeyPath<any ImageFetchDelegate, Bool>? = nil,
-                 _ body: @escaping @Sendable (ImageFetchOperation, any ImageFetchDelegate) -> Void) {
+    func deliver(
+        if capability: KeyPath<any ImageFetchDelegate, Bool>? = nil,
+        _ body: @escaping @Sendable (ImageFetchOperation, any ImageFetchDelegate) -> Void
+    ) {
         guard let delegate else { return }
         if let capability, !delegate[keyPath: capability] { return }
         dispatchToDelegate { body(self, delegate) }
@@ -25,8 +27,10 @@ extension ImageFetchOperation {
     /// image came from the rendered cache or another fetch that stored it; `freshUntil`: when the image stops being
     /// fresh (HTTP caching); `isStorable` false (`no-store`): no cache keeps the image; `whenStored` runs once the
     /// caches are written, before the delegate is called.
-    func succeed(_ result: ImageFetchResult, propagateBytes: MemoryCacheCompleteImage?, storesRendered: Bool = true,
-                 freshUntil: Date? = nil, isStorable: Bool = true, whenStored: () -> Void = {}) {
+    func succeed(
+        _ result: ImageFetchResult, propagateBytes: MemoryCacheCompleteImage?, storesRendered: Bool = true,
+        freshUntil: Date? = nil, isStorable: Bool = true, whenStored: () -> Void = {}
+    ) {
         let now = clock.now
         let delegate = guarded.withLock { state -> (any ImageFetchDelegate)? in
             state.recorder.record(.hitFinal, at: now)
@@ -38,11 +42,12 @@ extension ImageFetchOperation {
         }
         // A transformer without an identifier makes images nobody may reuse (TIP); processed ones carry their identity.
         let storable = storesRendered && (!result.imageWasTransformed || processing.isCacheable)
-        caches.storeFetchedImage(result, identifier: identifier, bytes: propagateBytes,
-                                 storesRendered: storable && isStorable && !request.options.contains(.skipStoringToRenderedCache)
-                                     && !result.imageIsTreatedAsPlaceholder,
-                                 variant: processing.variant(transformed: result.imageWasTransformed),
-                                 matchesTargetExactly: processing.matchesTargetExactly, freshUntil: freshUntil)
+        caches.storeFetchedImage(
+            result, identifier: identifier, bytes: propagateBytes,
+            storesRendered: storable && isStorable && !request.options.contains(.skipStoringToRenderedCache)
+                && !result.imageIsTreatedAsPlaceholder,
+            variant: processing.variant(transformed: result.imageWasTransformed),
+            matchesTargetExactly: processing.matchesTargetExactly, freshUntil: freshUntil)
         whenStored()
         countFetch(source: result.imageSource, result: "success", revalidated: result.imageWasRevalidated)
         dispatchToDelegate {
@@ -55,7 +60,8 @@ extension ImageFetchOperation {
     /// `disk_revalidated` or `memory_revalidated`).
     func countFetch(source: ImageLoadSource?, result: String, revalidated: Bool = false) {
         let name = (source.map(Self.metricName) ?? "none") + (revalidated ? "_revalidated" : "")
-        configuration.metrics.increment("tip_fetches_total", [("pipeline", imagePipeline.identifier), ("source", name), ("result", result)])
+        configuration.metrics.increment(
+            "tip_fetches_total", [("pipeline", imagePipeline.identifier), ("source", name), ("result", result)])
     }
 
     private static func metricName(_ source: ImageLoadSource) -> String {

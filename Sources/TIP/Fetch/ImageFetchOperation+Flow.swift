@@ -21,7 +21,9 @@ extension ImageFetchOperation {
     /// Moves the state forward (never back) while the fetch runs.
     func advance(to state: ImageFetchOperationState) {
         guarded.withLock { guarded in
-            if case .running(let current, let reason, let downloading) = guarded.phase, state.rawValue > current.rawValue {
+            if case .running(let current, let reason, let downloading) = guarded.phase,
+                state.rawValue > current.rawValue
+            {
                 guarded.phase = .running(state, cancelReason: reason, isDownloading: downloading)
             }
         }
@@ -49,9 +51,10 @@ extension ImageFetchOperation {
 
     /// How cache hits are decoded: straight to the request's target sizing.
     var decoding: ImagePipelineCaches.Decoding {
-        ImagePipelineCaches.Decoding(targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
-                                     decoderConfigMap: request.decoderConfigMap,
-                                     maximumPixelCount: request.resolvedMaximumPixelCount(configuration))
+        ImagePipelineCaches.Decoding(
+            targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
+            decoderConfigMap: request.decoderConfigMap,
+            maximumPixelCount: request.resolvedMaximumPixelCount(configuration))
     }
 
     // MARK: Memory
@@ -65,8 +68,9 @@ extension ImageFetchOperation {
         guard request.loadingSources.allows(.memoryCache) else { return loadFromDisk() }
         produceFinalImage(as: .memoryCache) { [self] in
             let touch = !request.options.contains(.doNotResetExpiryOnAccess)
-            let lookup = caches.memoryImage(identifier: identifier, url: request.imageURL, acceptsOtherURL: previewResult == nil,
-                                            touch: touch, decoding: decoding)
+            let lookup = caches.memoryImage(
+                identifier: identifier, url: request.imageURL, acceptsOtherURL: previewResult == nil,
+                touch: touch, decoding: decoding)
             guard case .hit(let found) = lookup else {
                 if case .stale = lookup { guarded.withLock { $0.foundStaleImage = true } }
                 return .notProduced { self.loadFromDisk() }
@@ -89,14 +93,19 @@ extension ImageFetchOperation {
         guard request.loadingSources.allows(.diskCache) else { return loadFromAdditionalCaches() }
         guard let processedIdentifier = storedProcessedIdentifier else { return loadOriginalFromDisk() }
         produceFinalImage(as: .diskCache) { [self] in
-            guard let found = caches.processedImage(identifier: processedIdentifier, url: request.imageURL,
-                                                    processorIdentifiers: processing.processors.map(\.identifier),
-                                                    maximumPixelCount: request.resolvedMaximumPixelCount(configuration)) else {
+            guard
+                let found = caches.processedImage(
+                    identifier: processedIdentifier, url: request.imageURL,
+                    processorIdentifiers: processing.processors.map(\.identifier),
+                    maximumPixelCount: request.resolvedMaximumPixelCount(configuration))
+            else {
                 return .notProduced { self.loadOriginalFromDisk() }
             }
-            return .produced(ImageFetchFinalImage(image: found.image, transformed: processing.transformer != nil,
-                                                  originalDimensions: found.originalDimensions, isPlaceholder: found.isPlaceholder,
-                                                  bytes: nil, isStoredProcessedImage: true))
+            return .produced(
+                ImageFetchFinalImage(
+                    image: found.image, transformed: processing.transformer != nil,
+                    originalDimensions: found.originalDimensions, isPlaceholder: found.isPlaceholder,
+                    bytes: nil, isStoredProcessedImage: true))
         }
     }
 
@@ -105,11 +114,15 @@ extension ImageFetchOperation {
     func loadOriginalFromDisk() {
         if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
         let url = request.imageURL
-        let previewArea = previewResult.map { Int64($0.imageOriginalDimensions.width * $0.imageOriginalDimensions.height) }
+        let previewArea = previewResult.map {
+            Int64($0.imageOriginalDimensions.width * $0.imageOriginalDimensions.height)
+        }
         produceFinalImage(as: .diskCache) { [self] in
-            let lookup = caches.diskImage(identifier: identifier, url: url, decoding: decoding, accepts: { storedURL, area in
-                storedURL == url || previewArea.map { area > $0 } ?? true
-            })
+            let lookup = caches.diskImage(
+                identifier: identifier, url: url, decoding: decoding,
+                accepts: { storedURL, area in
+                    storedURL == url || previewArea.map { area > $0 } ?? true
+                })
             guard case .hit(let found) = lookup else {
                 if case .stale = lookup { guarded.withLock { $0.foundStaleImage = true } }
                 return .notProduced { self.loadFromOtherPipelines() }
@@ -127,8 +140,11 @@ extension ImageFetchOperation {
     func loadFromOtherPipelines() {
         if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
         produceFinalImage(as: .diskCache) { [self] in
-            guard let found = caches.otherPipelinesImage(identifier: identifier, url: request.imageURL, decoding: decoding,
-                                                         copies: !request.options.contains(.skipStoringToDiskCache)) else {
+            guard
+                let found = caches.otherPipelinesImage(
+                    identifier: identifier, url: request.imageURL, decoding: decoding,
+                    copies: !request.options.contains(.skipStoringToDiskCache))
+            else {
                 return .notProduced { self.loadFromAdditionalCaches() }
             }
             return finalAttempt(found)
@@ -147,8 +163,11 @@ extension ImageFetchOperation {
             attempt(.additionalCache)
         }
         let caches = imagePipeline.additionalCaches
-        let resumable = index == 0 && (guarded.withLock { $0.foundStaleImage } || request.loadingSources.allows(.networkResumed)
-            && self.caches.hasResumablePartial(identifier: identifier, url: request.imageURL))
+        let resumable =
+            index == 0
+            && (guarded.withLock { $0.foundStaleImage }
+                || request.loadingSources.allows(.networkResumed)
+                    && self.caches.hasResumablePartial(identifier: identifier, url: request.imageURL))
         guard request.loadingSources.allows(.additionalCache), index < caches.count, !resumable else {
             return loadFromNetwork()
         }
@@ -156,7 +175,8 @@ extension ImageFetchOperation {
             self.workQueue.async {
                 guard let image else { return self.loadFromAdditionalCaches(startingAt: index + 1) }
                 let found = ImagePipelineCaches.CachedImage(
-                    image: image, url: self.request.imageURL, isPlaceholder: self.request.options.contains(.treatAsPlaceholder),
+                    image: image, url: self.request.imageURL,
+                    isPlaceholder: self.request.options.contains(.treatAsPlaceholder),
                     originalDimensions: image.dimensions, bytes: nil)
                 switch self.finalAttempt(found) {
                 case .produced(let final): self.deliverFinal(final, source: .additionalCache, isShared: false)
@@ -174,8 +194,10 @@ extension ImageFetchOperation {
         let sources = request.loadingSources
         guard sources.allows(.network) || sources.allows(.networkResumed) else {
             attempt(.network)
-            return fail(ImageFetchError(.couldNotLoadImage,
-                "No allowed source had \(request.imageURL.absoluteString); allow the network to download it."))
+            return fail(
+                ImageFetchError(
+                    .couldNotLoadImage,
+                    "No allowed source had \(request.imageURL.absoluteString); allow the network to download it."))
         }
         attempt(.network)
         setDownloading(true)
@@ -199,7 +221,9 @@ extension ImageFetchOperation {
 
     /// Delivers the variant `found` (another URL) as the preview, processed like the final image; `next` runs unless
     /// the delegate says stop. A preview the processors fail on is not shown (the fetch goes on).
-    func offerPreview(_ found: ImagePipelineCaches.CachedImage, source: ImageLoadSource, next: @escaping @Sendable () -> Void) {
+    func offerPreview(
+        _ found: ImagePipelineCaches.CachedImage, source: ImageLoadSource, next: @escaping @Sendable () -> Void
+    ) {
         let ready: (image: ImageContainer, transformed: Bool)
         do {
             ready = try prepared(found.image, stage: .preview)
@@ -207,8 +231,9 @@ extension ImageFetchOperation {
             configuration.log(.warning, "the preview of \(identifier) is not shown: \(error)")
             return next()
         }
-        let result = makeResult(ready.image, source: source, url: found.url, isPlaceholder: found.isPlaceholder,
-                                originalDimensions: found.originalDimensions, transformed: ready.transformed)
+        let result = makeResult(
+            ready.image, source: source, url: found.url, isPlaceholder: found.isPlaceholder,
+            originalDimensions: found.originalDimensions, transformed: ready.transformed)
         let now = clock.now
         guarded.withLock {
             $0.previewResult = result
@@ -221,8 +246,10 @@ extension ImageFetchOperation {
                     switch behavior {
                     case .continueLoading: next()
                     case .stopLoading:
-                        self.fail(ImageFetchError(.cancelledAfterLoadingPreview,
-                            "The fetch stopped after its preview, as the delegate asked."))
+                        self.fail(
+                            ImageFetchError(
+                                .cancelledAfterLoadingPreview,
+                                "The fetch stopped after its preview, as the delegate asked."))
                     }
                 }
             }

@@ -28,12 +28,14 @@ extension ImageFetchOperation {
         guard let delegate else { return nil }
         let catalogue = CodecCatalogue.shared
         let policies = request.progressiveLoadingPolicies ?? ImageFetchProgressiveLoadingPolicies.defaults
-        let progressive = delegate.handlesProgressiveLoading
+        let progressive =
+            delegate.handlesProgressiveLoading
             ? Set(policies.keys.filter { catalogue.supportsProgressiveLoading($0) }) : []
         let firstFrames = delegate.handlesFirstAnimatedFrame
         guard !progressive.isEmpty || firstFrames else { return nil }
-        return ImageDownloadRendering(targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
-                                      progressiveTypes: progressive, rendersFirstFrames: firstFrames)
+        return ImageDownloadRendering(
+            targetDimensions: request.targetDimensions, targetContentMode: request.targetContentMode,
+            progressiveTypes: progressive, rendersFirstFrames: firstFrames)
     }
 
     /// Once the header arrived, asks the delegate (once) whether to load progressively; from that same update on,
@@ -43,46 +45,65 @@ extension ImageFetchOperation {
         if rendering.loadsProgressively == nil {
             var wants = false
             let catalogue = CodecCatalogue.shared
-            if delegate.handlesProgressiveLoading, catalogue.supportsProgressiveLoading(type), progressivePolicy(for: type) != nil {
+            if delegate.handlesProgressiveLoading, catalogue.supportsProgressiveLoading(type),
+                progressivePolicy(for: type) != nil
+            {
                 // Synchronous, on the fetch's queue, as TIP.
-                wants = delegate.imageFetchOperation(self, shouldLoadProgressivelyWithIdentifier: identifier, url: request.imageURL,
-                                                     imageType: type, originalDimensions: update.dimensions)
+                wants = delegate.imageFetchOperation(
+                    self, shouldLoadProgressivelyWithIdentifier: identifier, url: request.imageURL,
+                    imageType: type, originalDimensions: update.dimensions)
             }
             rendering.loadsProgressively = wants
             rendering.wantsFirstAnimatedFrame = delegate.handlesFirstAnimatedFrame && catalogue.supportsAnimation(type)
             if !wants && !rendering.wantsFirstAnimatedFrame { configuration.downloader.memberDeclinedRendering(self) }
         }
-        guard rendering.loadsProgressively == true || rendering.wantsFirstAnimatedFrame, let partial = update.partialImage else { return }
+        guard rendering.loadsProgressively == true || rendering.wantsFirstAnimatedFrame,
+            let partial = update.partialImage
+        else { return }
         rendering.partialImage = partial
         let frameCount = partial.frameCount
         guarded.withLock { $0.progressiveFrameCount = frameCount }
         let source: ImageLoadSource = update.isResumed ? .networkResumed : .network
         if rendering.loadsProgressively == true, let policy = progressivePolicy(for: type) {
-            let frameProgress: ImageFetchProgress = update.appendResult >= .didLoadFrame ? .fullFrame
+            let frameProgress: ImageFetchProgress =
+                update.appendResult >= .didLoadFrame
+                ? .fullFrame
                 : (update.appendedByteCount > 0 ? .partialFrame : .none)
-            let behavior = policy.behavior(for: self, frameProgress: frameProgress, frameCount: frameCount, progress: update.progress,
-                                           type: type, dimensions: update.dimensions, renderCount: rendering.renderCount)
+            let behavior = policy.behavior(
+                for: self, frameProgress: frameProgress, frameCount: frameCount, progress: update.progress,
+                type: type, dimensions: update.dimensions, renderCount: rendering.renderCount)
             if behavior != .none {
-                let mode: ImageDecoderRenderMode = behavior == .updateWithAnyProgress ? .anyProgress : .fullFrameProgress
-                if let image = partial.render(mode: mode, targetDimensions: request.targetDimensions,
-                                              targetContentMode: request.targetContentMode) {
+                let mode: ImageDecoderRenderMode =
+                    behavior == .updateWithAnyProgress ? .anyProgress : .fullFrameProgress
+                if let image = partial.render(
+                    mode: mode, targetDimensions: request.targetDimensions,
+                    targetContentMode: request.targetContentMode)
+                {
                     rendering.renderCount += 1
                     // A scan the processors fail on is not shown: never an unprocessed image in a processed fetch.
                     if let ready = try? prepared(image, stage: .progressiveScan(progress: update.progress)).image {
-                        deliverProgressive(ready, source: source, original: update.dimensions, progress: update.progress, firstFrame: false)
+                        deliverProgressive(
+                            ready, source: source, original: update.dimensions, progress: update.progress,
+                            firstFrame: false)
                     }
                 }
             }
         }
-        if rendering.wantsFirstAnimatedFrame, !rendering.deliveredFirstAnimatedFrame, partial.isAnimated || frameCount >= 1,
-           let frames = partial.render(mode: .fullFrameProgress, targetDimensions: request.targetDimensions,
-                                       targetContentMode: request.targetContentMode),
-           frames.isAnimated || partial.isAnimated {
+        if rendering.wantsFirstAnimatedFrame, !rendering.deliveredFirstAnimatedFrame,
+            partial.isAnimated || frameCount >= 1,
+            let frames = partial.render(
+                mode: .fullFrameProgress, targetDimensions: request.targetDimensions,
+                targetContentMode: request.targetContentMode),
+            frames.isAnimated || partial.isAnimated
+        {
             rendering.deliveredFirstAnimatedFrame = true
             // Scaled and processed like the final image; never transformed (TIP transforms no animation).
-            if let first = try? prepared(ImageContainer(image: frames.image, isPartial: true),
-                                         stage: .progressiveScan(progress: update.progress), transforms: false).image {
-                deliverProgressive(first, source: source, original: update.dimensions, progress: update.progress, firstFrame: true)
+            if let first = try? prepared(
+                ImageContainer(image: frames.image, isPartial: true),
+                stage: .progressiveScan(progress: update.progress), transforms: false
+            ).image {
+                deliverProgressive(
+                    first, source: source, original: update.dimensions, progress: update.progress, firstFrame: true)
             }
         }
     }
@@ -92,24 +113,28 @@ extension ImageFetchOperation {
     /// decoded, so this costs one output pass instead of a second decode.
     func finalImageFromPartial() -> ImageContainer? {
         guard request.decoderConfigMap == nil, rendering.loadsProgressively == true,
-              let partial = rendering.partialImage,
-              partial.sizingHint.dimensions == request.targetDimensions,
-              partial.sizingHint.contentMode == request.targetContentMode
+            let partial = rendering.partialImage,
+            partial.sizingHint.dimensions == request.targetDimensions,
+            partial.sizingHint.contentMode == request.targetContentMode
         else { return nil }
         partial.finalize()
         guard partial.state == .complete,
-              let image = partial.render(mode: .completeImage, targetDimensions: request.targetDimensions,
-                                         targetContentMode: request.targetContentMode),
-              !image.isPartial
+            let image = partial.render(
+                mode: .completeImage, targetDimensions: request.targetDimensions,
+                targetContentMode: request.targetContentMode),
+            !image.isPartial
         else { return nil }
         return image
     }
 
-    private func deliverProgressive(_ image: ImageContainer, source: ImageLoadSource, original: CGSize, progress: Float,
-                                    firstFrame: Bool) {
-        let result = ImageFetchResult(imageContainer: image, imageSource: source, imageURL: request.imageURL,
-                                      imageOriginalDimensions: original, imageIsTreatedAsPlaceholder: false,
-                                      imageWasTransformed: false, imageIdentifier: identifier)
+    private func deliverProgressive(
+        _ image: ImageContainer, source: ImageLoadSource, original: CGSize, progress: Float,
+        firstFrame: Bool
+    ) {
+        let result = ImageFetchResult(
+            imageContainer: image, imageSource: source, imageURL: request.imageURL,
+            imageOriginalDimensions: original, imageIsTreatedAsPlaceholder: false,
+            imageWasTransformed: false, imageIdentifier: identifier)
         let now = clock.now
         guarded.withLock { state in
             state.progressiveResult = result
@@ -117,9 +142,13 @@ extension ImageFetchOperation {
             state.recorder.noteFirstProgressiveFrame(at: now)
         }
         if firstFrame {
-            deliver { operation, delegate in delegate.imageFetchOperation(operation, didLoadFirstAnimatedImageFrame: result, progress: progress) }
+            deliver { operation, delegate in
+                delegate.imageFetchOperation(operation, didLoadFirstAnimatedImageFrame: result, progress: progress)
+            }
         } else {
-            deliver { operation, delegate in delegate.imageFetchOperation(operation, didUpdateProgressiveImage: result, progress: progress) }
+            deliver { operation, delegate in
+                delegate.imageFetchOperation(operation, didUpdateProgressiveImage: result, progress: progress)
+            }
         }
     }
 }

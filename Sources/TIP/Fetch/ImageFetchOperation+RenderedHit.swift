@@ -11,10 +11,11 @@ extension ImageFetchOperation {
         // their own identity, so an unprocessed image never answers a processed request.
         guard processing.isCacheable else { return false }
         guard request.loadingSources.allows(.memoryCache), !isCancelRequested,
-              TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode),
-              let hit = caches.renderedImage(identifier: identifier, targetDimensions: target,
-                                             targetContentMode: request.targetContentMode,
-                                             transformerIdentifier: processing.lookupVariant)
+            TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode),
+            let hit = caches.renderedImage(
+                identifier: identifier, targetDimensions: target,
+                targetContentMode: request.targetContentMode,
+                transformerIdentifier: processing.lookupVariant)
         else { return false }
         let result = ImageFetchResult(
             imageContainer: hit.image, imageSource: .memoryCache, imageURL: request.imageURL,

@@ -58,8 +58,11 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
     /// async API's internal delegates, so that `try await` never depends on the callback queue being serviced.
     let deliversOnOwnQueue: Bool
 
-    init(pipeline: ImagePipeline, request: any ImageFetchRequest, context: (any Sendable)?, delegate: (any ImageFetchDelegate)?,
-         ownsDelegate: Bool = false, deliversOnOwnQueue: Bool = false) {
+    init(
+        pipeline: ImagePipeline, request: any ImageFetchRequest, context: (any Sendable)?,
+        delegate: (any ImageFetchDelegate)?,
+        ownsDelegate: Bool = false, deliversOnOwnQueue: Bool = false
+    ) {
         self.request = request
         self.deliversOnOwnQueue = deliversOnOwnQueue
         self.imagePipeline = pipeline
@@ -161,9 +164,11 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
             return true
         }
         guard gone else { return }
-        configuration.log(.debug, "the fetch of \(request.imageURL.absoluteString) is cancelled: its delegate was released "
-            + "(the operation holds its delegate weakly; keep a reference to it, or call discardDelegate() to let the "
-            + "fetch run without one)")
+        configuration.log(
+            .debug,
+            "the fetch of \(request.imageURL.absoluteString) is cancelled: its delegate was released "
+                + "(the operation holds its delegate weakly; keep a reference to it, or call discardDelegate() to let the "
+                + "fetch run without one)")
         cancel(reason: "its delegate was released")
     }
 

@@ -67,7 +67,8 @@ enum ImageFetchOperationPhase: Sendable {
     func cancelled(reason: String) -> ImageFetchOperationPhase? {
         switch self {
         case .idle(nil): .idle(cancelReason: reason)
-        case .running(let state, nil, let downloading): .running(state, cancelReason: reason, isDownloading: downloading)
+        case .running(let state, nil, let downloading):
+            .running(state, cancelReason: reason, isDownloading: downloading)
         default: nil
         }
     }

@@ -39,8 +39,8 @@ public struct ImageFetchPriority: RawRepresentable, Hashable, Comparable, Sendab
         switch rawValue {
         case ..<(-6): return .veryLow
         case -6 ..< -2: return .low
-        case -2 ..< 2: return .normal
-        case 2 ..< 6: return .high
+        case -2..<2: return .normal
+        case 2..<6: return .high
         default: return .veryHigh
         }
     }

@@ -65,11 +65,14 @@ struct ImageFetchProcessing: Sendable {
 
     /// `image` through the steps: transformed (still images only, and only when `transforms`), scaled by `scale`, then
     /// processed. `stage` says which image of the fetch this is. Throws the processors' ``ImageProcessingError``.
-    func run(_ image: ImageContainer, stage: ImageProcessingStage, operation: ImageFetchOperation, maximumPixelCount: Int,
-             transforms: Bool = true,
-             scale: (ImageContainer) -> ImageContainer) throws(ImageProcessingError) -> (image: ImageContainer, transformed: Bool) {
-        var context = ImageProcessingContext(targetDimensions: targetDimensions, targetContentMode: targetContentMode, stage: stage,
-                                             maximumPixelCount: maximumPixelCount)
+    func run(
+        _ image: ImageContainer, stage: ImageProcessingStage, operation: ImageFetchOperation, maximumPixelCount: Int,
+        transforms: Bool = true,
+        scale: (ImageContainer) -> ImageContainer
+    ) throws(ImageProcessingError) -> (image: ImageContainer, transformed: Bool) {
+        var context = ImageProcessingContext(
+            targetDimensions: targetDimensions, targetContentMode: targetContentMode, stage: stage,
+            maximumPixelCount: maximumPixelCount)
         context.operation = operation
         var current = image
         var transformed = false
@@ -79,7 +82,8 @@ struct ImageFetchProcessing: Sendable {
                 transformed = output !== current
                 current = output
             } catch {
-                throw (error as? ImageProcessingError) ?? .processingFailed(processor: transformer.identifier, reason: String(describing: error))
+                throw (error as? ImageProcessingError)
+                    ?? .processingFailed(processor: transformer.identifier, reason: String(describing: error))
             }
         }
         current = scale(current)

@@ -37,7 +37,9 @@ enum ProgressiveLoadingRules {
 
     /// Full frames only: the last one (progress 1) always, otherwise just the first render, and that one
     /// only when low-quality first scans are allowed or two scans are in.
-    static func firstAndLastFrame(_ input: Input, shouldRenderLowQualityFrame: Bool = true) -> ImageFetchProgressUpdateBehavior {
+    static func firstAndLastFrame(_ input: Input, shouldRenderLowQualityFrame: Bool = true)
+        -> ImageFetchProgressUpdateBehavior
+    {
         guard input.frameProgress == .fullFrame else { return .none }
         if input.progress >= 1 { return .updateWithFullFrameProgress }
         guard input.renderCount == 0 else { return .none }
@@ -45,7 +47,8 @@ enum ProgressiveLoadingRules {
     }
 
     /// Every full frame once two scans are in; the first scan alone only when allowed or past 20%.
-    static func fullFrame(_ input: Input, shouldRenderLowQualityFrame: Bool = true) -> ImageFetchProgressUpdateBehavior {
+    static func fullFrame(_ input: Input, shouldRenderLowQualityFrame: Bool = true) -> ImageFetchProgressUpdateBehavior
+    {
         guard input.frameProgress == .fullFrame else { return .none }
         if input.frameCount > 1 { return .updateWithFullFrameProgress }
         if input.frameCount == 1 && (shouldRenderLowQualityFrame || input.progress >= 0.2) {
@@ -61,7 +64,8 @@ enum ProgressiveLoadingRules {
     }
 
     /// The first opportunity past `minimumProgress` (any progress), then the last full frame.
-    static func firstAndLastOpportunity(_ input: Input, minimumProgress: Float = 0) -> ImageFetchProgressUpdateBehavior {
+    static func firstAndLastOpportunity(_ input: Input, minimumProgress: Float = 0) -> ImageFetchProgressUpdateBehavior
+    {
         guard input.frameProgress != .none else { return .none }
         if input.progress >= 1 { return .updateWithFullFrameProgress }
         return input.renderCount == 0 && input.progress > minimumProgress ? .updateWithAnyProgress : .none

@@ -6,8 +6,10 @@ public protocol ImageFetchProgressiveLoadingPolicy: Sendable {
     /// What to render now: `frameProgress` is what the latest bytes achieved, `frameCount` the completed
     /// scans, `progress` the download progress (below 1 while bytes arrive), `renderCount` the scans
     /// already rendered for `operation`.
-    func behavior(for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
-                  type: ImageType, dimensions: CGSize, renderCount: Int) -> ImageFetchProgressUpdateBehavior
+    func behavior(
+        for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
+        type: ImageType, dimensions: CGSize, renderCount: Int
+    ) -> ImageFetchProgressUpdateBehavior
 }
 
 /// Full frames only: the first render (when low-quality first scans are allowed, or two scans are in) and
@@ -16,13 +18,19 @@ public struct FirstAndLastFrameProgressiveLoadingPolicy: ImageFetchProgressiveLo
     /// Whether a one-scan first render is allowed. Default true.
     public var shouldRenderLowQualityFrame: Bool
     /// A policy; the default allows low-quality first frames.
-    public init(shouldRenderLowQualityFrame: Bool = true) { self.shouldRenderLowQualityFrame = shouldRenderLowQualityFrame }
+    public init(shouldRenderLowQualityFrame: Bool = true) {
+        self.shouldRenderLowQualityFrame = shouldRenderLowQualityFrame
+    }
     /// Renders a full frame when it is the first render (one scan when allowed, else two) or the last.
-    public func behavior(for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
-                         type: ImageType, dimensions: CGSize, renderCount: Int) -> ImageFetchProgressUpdateBehavior {
-        ProgressiveLoadingRules.firstAndLastFrame(.init(frameProgress: frameProgress, frameCount: frameCount, progress: progress,
-                                                        renderCount: renderCount),
-                                                  shouldRenderLowQualityFrame: shouldRenderLowQualityFrame)
+    public func behavior(
+        for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
+        type: ImageType, dimensions: CGSize, renderCount: Int
+    ) -> ImageFetchProgressUpdateBehavior {
+        ProgressiveLoadingRules.firstAndLastFrame(
+            .init(
+                frameProgress: frameProgress, frameCount: frameCount, progress: progress,
+                renderCount: renderCount),
+            shouldRenderLowQualityFrame: shouldRenderLowQualityFrame)
     }
 }
 
@@ -32,13 +40,19 @@ public struct FullFrameProgressiveLoadingPolicy: ImageFetchProgressiveLoadingPol
     /// Whether a one-scan render is allowed before 20%. Default true.
     public var shouldRenderLowQualityFrame: Bool
     /// A policy; the default allows low-quality first frames.
-    public init(shouldRenderLowQualityFrame: Bool = true) { self.shouldRenderLowQualityFrame = shouldRenderLowQualityFrame }
+    public init(shouldRenderLowQualityFrame: Bool = true) {
+        self.shouldRenderLowQualityFrame = shouldRenderLowQualityFrame
+    }
     /// Renders every full frame of two scans or more, and one scan when allowed or past 20%.
-    public func behavior(for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
-                         type: ImageType, dimensions: CGSize, renderCount: Int) -> ImageFetchProgressUpdateBehavior {
-        ProgressiveLoadingRules.fullFrame(.init(frameProgress: frameProgress, frameCount: frameCount, progress: progress,
-                                                renderCount: renderCount),
-                                          shouldRenderLowQualityFrame: shouldRenderLowQualityFrame)
+    public func behavior(
+        for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
+        type: ImageType, dimensions: CGSize, renderCount: Int
+    ) -> ImageFetchProgressUpdateBehavior {
+        ProgressiveLoadingRules.fullFrame(
+            .init(
+                frameProgress: frameProgress, frameCount: frameCount, progress: progress,
+                renderCount: renderCount),
+            shouldRenderLowQualityFrame: shouldRenderLowQualityFrame)
     }
 }
 
@@ -49,10 +63,14 @@ public struct GreedyProgressiveLoadingPolicy: ImageFetchProgressiveLoadingPolicy
     /// A policy rendering any progress past `minimumProgress`.
     public init(minimumProgress: Float = 0) { self.minimumProgress = minimumProgress }
     /// Renders any advance (incomplete scans too) once `progress` is past `minimumProgress`.
-    public func behavior(for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
-                         type: ImageType, dimensions: CGSize, renderCount: Int) -> ImageFetchProgressUpdateBehavior {
-        ProgressiveLoadingRules.greedy(.init(frameProgress: frameProgress, frameCount: frameCount, progress: progress,
-                                             renderCount: renderCount), minimumProgress: minimumProgress)
+    public func behavior(
+        for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
+        type: ImageType, dimensions: CGSize, renderCount: Int
+    ) -> ImageFetchProgressUpdateBehavior {
+        ProgressiveLoadingRules.greedy(
+            .init(
+                frameProgress: frameProgress, frameCount: frameCount, progress: progress,
+                renderCount: renderCount), minimumProgress: minimumProgress)
     }
 }
 
@@ -63,11 +81,15 @@ public struct FirstAndLastOpportunityProgressiveLoadingPolicy: ImageFetchProgres
     /// A policy rendering once past `minimumProgress`, then at the end.
     public init(minimumProgress: Float = 0) { self.minimumProgress = minimumProgress }
     /// Renders the first advance past `minimumProgress` (incomplete scans too), then the full frame at the end.
-    public func behavior(for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
-                         type: ImageType, dimensions: CGSize, renderCount: Int) -> ImageFetchProgressUpdateBehavior {
-        ProgressiveLoadingRules.firstAndLastOpportunity(.init(frameProgress: frameProgress, frameCount: frameCount,
-                                                              progress: progress, renderCount: renderCount),
-                                                        minimumProgress: minimumProgress)
+    public func behavior(
+        for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
+        type: ImageType, dimensions: CGSize, renderCount: Int
+    ) -> ImageFetchProgressUpdateBehavior {
+        ProgressiveLoadingRules.firstAndLastOpportunity(
+            .init(
+                frameProgress: frameProgress, frameCount: frameCount,
+                progress: progress, renderCount: renderCount),
+            minimumProgress: minimumProgress)
     }
 }
 
@@ -76,8 +98,10 @@ public struct DisabledProgressiveLoadingPolicy: ImageFetchProgressiveLoadingPoli
     /// The policy.
     public init() {}
     /// Always `.none`.
-    public func behavior(for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
-                         type: ImageType, dimensions: CGSize, renderCount: Int) -> ImageFetchProgressUpdateBehavior { .none }
+    public func behavior(
+        for operation: ImageFetchOperation, frameProgress: ImageFetchProgress, frameCount: Int, progress: Float,
+        type: ImageType, dimensions: CGSize, renderCount: Int
+    ) -> ImageFetchProgressUpdateBehavior { .none }
 }
 
 /// TIP's default policies by type.

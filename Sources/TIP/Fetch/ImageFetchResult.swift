@@ -27,9 +27,11 @@ public struct ImageFetchResult: Sendable {
     public var imageWasProcessed: Bool { imageContainer.isProcessed }
 
     /// A result; every value but ``imageWasRevalidated`` (default false) is given.
-    public init(imageContainer: ImageContainer, imageSource: ImageLoadSource, imageURL: URL,
-                imageOriginalDimensions: CGSize, imageIsTreatedAsPlaceholder: Bool, imageWasTransformed: Bool,
-                imageIdentifier: String, imageWasRevalidated: Bool = false) {
+    public init(
+        imageContainer: ImageContainer, imageSource: ImageLoadSource, imageURL: URL,
+        imageOriginalDimensions: CGSize, imageIsTreatedAsPlaceholder: Bool, imageWasTransformed: Bool,
+        imageIdentifier: String, imageWasRevalidated: Bool = false
+    ) {
         self.imageContainer = imageContainer
         self.imageSource = imageSource
         self.imageURL = imageURL

@@ -10,8 +10,10 @@ public protocol ImageFetchTransformer: Sendable {
 
     /// The transformed image, or nil to keep `image`. `progress` is 1 for the final image, negative for a
     /// preview, and the download progress for a progressive scan. The image is then scaled to the target.
-    func transform(_ image: ImageContainer, progress: Float, hintTargetDimensions: CGSize,
-                   hintContentMode: ContentMode, operation: ImageFetchOperation) -> ImageContainer?
+    func transform(
+        _ image: ImageContainer, progress: Float, hintTargetDimensions: CGSize,
+        hintContentMode: ContentMode, operation: ImageFetchOperation
+    ) -> ImageContainer?
 }
 
 extension ImageFetchTransformer {

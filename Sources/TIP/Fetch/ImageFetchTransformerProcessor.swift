@@ -39,11 +39,13 @@ struct ImageFetchTransformerProcessor: ImageProcessor {
     /// kept it or the container is an animation. `context.transformerProgress` is the transformer's `progress`.
     func process(_ container: ImageContainer, context: ImageProcessingContext) throws -> ImageContainer {
         guard let operation = context.operation else {
-            throw ImageProcessingError.invalidParameter(processor: identifier,
-                                                        reason: "a transformer runs inside a fetch; the context has no operation")
+            throw ImageProcessingError.invalidParameter(
+                processor: identifier,
+                reason: "a transformer runs inside a fetch; the context has no operation")
         }
         guard !container.isAnimated else { return container }
-        return transformer.transform(container, progress: context.transformerProgress, hintTargetDimensions: context.targetDimensions,
-                                     hintContentMode: context.targetContentMode, operation: operation) ?? container
+        return transformer.transform(
+            container, progress: context.transformerProgress, hintTargetDimensions: context.targetDimensions,
+            hintContentMode: context.targetContentMode, operation: operation) ?? container
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -26,7 +27,8 @@ public final class ImageRequestHydrator: Sendable {
     /// Called with the hydrated request (nil: unchanged) or an error.
     public typealias Completion = @Sendable (URLRequest?, (any Error)?) -> Void
     /// The block's signature.
-    public typealias Block = @Sendable (URLRequest, any ImageFetchOperationUnderlyingContext, @escaping Completion) -> Void
+    public typealias Block =
+        @Sendable (URLRequest, any ImageFetchOperationUnderlyingContext, @escaping Completion) -> Void
 
     let block: Block
 
@@ -48,7 +50,8 @@ public final class ImageRequestAuthorizer: Sendable {
     /// Called with the header value (nil: none) or an error.
     public typealias Completion = @Sendable (String?, (any Error)?) -> Void
     /// The block's signature.
-    public typealias Block = @Sendable (URLRequest, any ImageFetchOperationUnderlyingContext, @escaping Completion) -> Void
+    public typealias Block =
+        @Sendable (URLRequest, any ImageFetchOperationUnderlyingContext, @escaping Completion) -> Void
 
     let block: Block
 

@@ -89,7 +89,9 @@ extension ImageFetchHelper {
     /// image can join its download; the old helper lets go of the target without running its disappearance
     /// behaviour, and the new one runs its appearance when the target is visible. Nothing happens when the helpers are the same, `newHelper` is nil, or
     /// `oldHelper` drives another target.
-    public static func transitionTarget(_ target: any ImageFetchable, from oldHelper: ImageFetchHelper?, to newHelper: ImageFetchHelper?) {
+    public static func transitionTarget(
+        _ target: any ImageFetchable, from oldHelper: ImageFetchHelper?, to newHelper: ImageFetchHelper?
+    ) {
         guard let newHelper, oldHelper !== newHelper else { return }
         if let oldHelper {
             guard oldHelper.target === target else { return }
@@ -112,6 +114,7 @@ extension ImageFetchHelper {
     /// Whether two requests fetch the same image the same way.
     static func requestsMatch(_ lhs: any ImageFetchRequest, _ rhs: any ImageFetchRequest) -> Bool {
         lhs.imageURL == rhs.imageURL && lhs.resolvedImageIdentifier == rhs.resolvedImageIdentifier
-            && TargetSizing.targetSizingsMatch(lhs.targetDimensions, lhs.targetContentMode, rhs.targetDimensions, rhs.targetContentMode)
+            && TargetSizing.targetSizingsMatch(
+                lhs.targetDimensions, lhs.targetContentMode, rhs.targetDimensions, rhs.targetContentMode)
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 extension ImageFetchHelper {
     /// Posted (object nil) when ``isDebugInfoVisible`` changes; user info ``debugInfoVisibleKey``: a `Bool`.
-    public static let didUpdateDebugInfoVisibilityNotification = Notification.Name("TIPImageViewDidUpdateDebugInfoVisibility")
+    public static let didUpdateDebugInfoVisibilityNotification = Notification.Name(
+        "TIPImageViewDidUpdateDebugInfoVisibility")
     /// User-info key of the new visibility in ``didUpdateDebugInfoVisibilityNotification``.
     public static let debugInfoVisibleKey = "visible"
 
@@ -18,8 +19,9 @@ extension ImageFetchHelper {
                 return visible != newValue
             }
             guard changed else { return }
-            NotificationCenter.default.post(name: didUpdateDebugInfoVisibilityNotification, object: nil,
-                                            userInfo: [debugInfoVisibleKey: newValue])
+            NotificationCenter.default.post(
+                name: didUpdateDebugInfoVisibilityNotification, object: nil,
+                userInfo: [debugInfoVisibleKey: newValue])
         }
     }
 
@@ -41,7 +43,9 @@ extension ImageFetchHelper {
             if flags.isFinal || flags.isProgressive, state.fetchSource.rawValue >= ImageLoadSource.network.rawValue {
                 typeText = " " + (state.loadedImageType?.rawValue ?? "???")
                 if let info = state.fetchMetrics?.metricInfo(for: state.fetchSource) {
-                    if info.networkImageSizeInBytes > 0 { bytesText = " " + Self.binaryByteCount(info.networkImageSizeInBytes) }
+                    if info.networkImageSizeInBytes > 0 {
+                        bytesText = " " + Self.binaryByteCount(info.networkImageSizeInBytes)
+                    }
                     if info.networkImagePixelsPerByte > 0 {
                         pixelsPerByte = "Pixels/Byte: " + String(format: "%.3f", info.networkImagePixelsPerByte)
                     }
@@ -52,7 +56,9 @@ extension ImageFetchHelper {
         }
         let percent = Int(state.fetchProgress * 100)
         var lines = [String(format: "%3d%%", percent) + typeText + bytesText, "\(source) \(kind)"]
-        if state.fetchSource.rawValue >= ImageLoadSource.network.rawValue, let total = state.fetchMetrics?.totalDuration, total > 0 {
+        if state.fetchSource.rawValue >= ImageLoadSource.network.rawValue,
+            let total = state.fetchMetrics?.totalDuration, total > 0
+        {
             lines.append("Total: " + String(format: "%.2fs", total))
         }
         if let error = state.fetchError {

@@ -17,7 +17,9 @@ extension ImageFetchHelper {
     /// nothing is shown and the stored URL is the request's, or when a placeholder is shown and the stored image
     /// is not one.
     public func shouldReloadByDefault(afterStoreOf url: URL, treatedAsPlaceholder: Bool) -> Bool {
-        let (target, request, showsPlaceholder) = guarded.withLock { ($0.target, $0.fetchRequest, $0.flags.isPlaceholder) }
+        let (target, request, showsPlaceholder) = guarded.withLock {
+            ($0.target, $0.fetchRequest, $0.flags.isPlaceholder)
+        }
         if target?.hasFetchedImage != true, request?.imageURL == url { return true }
         return showsPlaceholder && !treatedAsPlaceholder
     }

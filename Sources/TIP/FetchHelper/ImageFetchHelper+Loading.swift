@@ -56,8 +56,9 @@ extension ImageFetchHelper {
         if let request = dataSource.imageFetchRequest(for: self) { return request }
         guard let url = dataSource.imageURL(for: self) else { return nil }
         let target = self.target
-        return GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: target?.pixelSize ?? .zero,
-                                        targetContentMode: target?.contentMode ?? .center)
+        return GenericImageFetchRequest(
+            imageURL: url, identifier: nil, targetDimensions: target?.pixelSize ?? .zero,
+            targetContentMode: target?.contentMode ?? .center)
     }
 
     /// Cancels the fetch in flight and forgets it.
@@ -82,7 +83,8 @@ extension ImageFetchHelper {
             state.loadedImageType = display.imageType
             state.fetchError = display.error
             state.fetchMetrics = display.metrics
-            state.fetchResultDimensions = display.metrics != nil && display.container != nil ? display.sourceDimensions : .zero
+            state.fetchResultDimensions =
+                display.metrics != nil && display.container != nil ? display.sourceDimensions : .zero
             let old = state.fetchProgress
             let changed = display.progress > old || (display.progress == old && old > 0) || !state.flags.didLoadAny
             if changed { state.fetchProgress = display.progress }
@@ -91,8 +93,9 @@ extension ImageFetchHelper {
         target?.fetchedImageContainer = display.container
         if progressChanged { delegate?.fetchHelper(self, didUpdateProgress: display.progress) }
         if let container = display.container {
-            delegate?.fetchHelper(self, didUpdateDisplayedImageContainer: container, fromSourceDimensions: display.sourceDimensions,
-                                  isFinal: display.isFinal || display.isScaled)
+            delegate?.fetchHelper(
+                self, didUpdateDisplayedImageContainer: container, fromSourceDimensions: display.sourceDimensions,
+                isFinal: display.isFinal || display.isScaled)
         }
         if display.isFinal || display.isScaled { delegate?.fetchHelper(self, didLoadFinalImageFrom: display.source) }
         if !didLoadAny { delegate?.fetchHelperDidReset(self) }

@@ -24,7 +24,9 @@ extension ImageFetchHelper {
 
     private func prefetchRequest(for prefetcher: ImagePrefetcher) -> (any ImageFetchRequest)? {
         let dataSource = self.dataSource
-        guard let request = extractRequest(from: dataSource), dataSource?.imagePipeline(for: self) === prefetcher.pipeline else {
+        guard let request = extractRequest(from: dataSource),
+            dataSource?.imagePipeline(for: self) === prefetcher.pipeline
+        else {
             return nil
         }
         return request

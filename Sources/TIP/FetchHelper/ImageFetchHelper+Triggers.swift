@@ -20,7 +20,8 @@ extension ImageFetchHelper {
     /// The target is about to appear: fetches when idle and nothing final is shown, or restores a priority
     /// lowered on disappearance.
     public func triggerTargetWillAppear() {
-        let (operation, isFinal, restore) = guarded.withLock { state -> (ImageFetchOperation?, Bool, ImageFetchPriority?) in
+        let (operation, isFinal, restore) = guarded.withLock {
+            state -> (ImageFetchOperation?, Bool, ImageFetchPriority?) in
             state.flags.transitioningAppearance = true
             let restore = state.flags.didChangePriorityOnDisappear ? state.priorPriority : nil
             state.flags.didCancelOnDisappear = false
@@ -74,8 +75,9 @@ extension ImageFetchHelper {
             var placeholder = target?.fetchedImageContainer
             let side = ImageFetchHelper.placeholderDimension
             if let image = placeholder, image.dimensions.width > side || image.dimensions.height > side {
-                placeholder = image.scaledToTargetDimensions(CGSize(width: side, height: side), contentMode: .scaleAspectFit,
-                                                             quality: configuration.defaultInterpolationQuality)
+                placeholder = image.scaledToTargetDimensions(
+                    CGSize(width: side, height: side), contentMode: .scaleAspectFit,
+                    quality: configuration.defaultInterpolationQuality)
             }
             reset(to: nil)
             target?.fetchedImageContainer = placeholder
@@ -113,7 +115,8 @@ extension ImageFetchHelper {
     /// set and the target is visible, the target disappears 0.2 s later.
     public func triggerApplicationDidEnterBackground() {
         guard shouldTreatApplicationBackgroundAsViewDisappearance, isTargetVisible else { return }
-        configuration.callbackQueue.asyncAfter(deadline: .now() + ImageFetchHelper.backgroundDisappearanceDelay) { [weak self] in
+        configuration.callbackQueue.asyncAfter(deadline: .now() + ImageFetchHelper.backgroundDisappearanceDelay) {
+            [weak self] in
             guard let self else { return }
             self.guarded.withLock { $0.flags.didTreatBackgroundingAsDisappearance = true }
             self.triggerTargetWillDisappear()

@@ -66,12 +66,17 @@ public final class ImageFetchHelper: @unchecked Sendable {
 
     /// A helper living on ``GlobalConfiguration/shared``'s callback queue, with TIP's defaults: disappearance
     /// behaviour `.unload`, application background not treated as disappearance.
-    public convenience init(delegate: (any ImageFetchHelperDelegate)? = nil, dataSource: (any ImageFetchHelperDataSource)? = nil) {
+    public convenience init(
+        delegate: (any ImageFetchHelperDelegate)? = nil, dataSource: (any ImageFetchHelperDataSource)? = nil
+    ) {
         self.init(delegate: delegate, dataSource: dataSource, configuration: .shared)
     }
 
     /// A helper living on `configuration`'s callback queue (tests use their own configuration).
-    init(delegate: (any ImageFetchHelperDelegate)?, dataSource: (any ImageFetchHelperDataSource)?, configuration: GlobalConfiguration) {
+    init(
+        delegate: (any ImageFetchHelperDelegate)?, dataSource: (any ImageFetchHelperDataSource)?,
+        configuration: GlobalConfiguration
+    ) {
         self.configuration = configuration
         guarded.withLock {
             $0.delegate = delegate

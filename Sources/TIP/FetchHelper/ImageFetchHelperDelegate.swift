@@ -9,17 +9,24 @@ public protocol ImageFetchHelperDelegate: AnyObject, Sendable {
 
     /// Whether to show a preview (a cached variant of another URL). Default false: previews are not shown and
     /// the fetch goes on.
-    func fetchHelper(_ helper: ImageFetchHelper, shouldUpdateImageWithPreviewImageResult result: ImageFetchResult) -> Bool
+    func fetchHelper(_ helper: ImageFetchHelper, shouldUpdateImageWithPreviewImageResult result: ImageFetchResult)
+        -> Bool
     /// After a shown preview, whether to keep loading the final image; stopping keeps the preview as the final
     /// image ("scaled preview as final"). Default: ``ImageFetchHelper/shouldContinueLoadingByDefault(afterPreview:)``.
-    func fetchHelper(_ helper: ImageFetchHelper, shouldContinueLoadingAfterFetchingPreviewImageResult result: ImageFetchResult) -> Bool
+    func fetchHelper(
+        _ helper: ImageFetchHelper, shouldContinueLoadingAfterFetchingPreviewImageResult result: ImageFetchResult
+    ) -> Bool
     /// Whether to show progressive scans of this image. Synchronous, on the fetch's queue. Default false.
-    func fetchHelper(_ helper: ImageFetchHelper, shouldLoadProgressivelyWithIdentifier identifier: String, url: URL,
-                     imageType: ImageType, originalDimensions: CGSize) -> Bool
+    func fetchHelper(
+        _ helper: ImageFetchHelper, shouldLoadProgressivelyWithIdentifier identifier: String, url: URL,
+        imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool
     /// Another fetch or a store put an image with the helper's identifier into its pipeline while the helper was
     /// idle: whether to fetch again. Default: ``ImageFetchHelper/shouldReloadByDefault(afterStoreOf:treatedAsPlaceholder:)``.
-    func fetchHelper(_ helper: ImageFetchHelper, shouldReloadAfterDifferentFetchCompletedWithIdentifier identifier: String,
-                     url: URL, dimensions: CGSize, treatedAsPlaceholder: Bool, manuallyStored: Bool) -> Bool
+    func fetchHelper(
+        _ helper: ImageFetchHelper, shouldReloadAfterDifferentFetchCompletedWithIdentifier identifier: String,
+        url: URL, dimensions: CGSize, treatedAsPlaceholder: Bool, manuallyStored: Bool
+    ) -> Bool
 
     // MARK: Events
 
@@ -31,8 +38,9 @@ public protocol ImageFetchHelperDelegate: AnyObject, Sendable {
     func fetchHelper(_ helper: ImageFetchHelper, didUpdateProgress progress: Float)
     /// The target got a new image (a preview, a scan or the final image; `isFinal` for the final image and a
     /// preview kept as final).
-    func fetchHelper(_ helper: ImageFetchHelper, didUpdateDisplayedImageContainer container: ImageContainer,
-                     fromSourceDimensions sourceDimensions: CGSize, isFinal: Bool)
+    func fetchHelper(
+        _ helper: ImageFetchHelper, didUpdateDisplayedImageContainer container: ImageContainer,
+        fromSourceDimensions sourceDimensions: CGSize, isFinal: Bool)
     /// The final image (or a preview kept as final) is shown.
     func fetchHelper(_ helper: ImageFetchHelper, didLoadFinalImageFrom source: ImageLoadSource)
     /// The fetch failed (not called for cancellations by the helper, nor for a stop after a preview).
@@ -43,21 +51,29 @@ public protocol ImageFetchHelperDelegate: AnyObject, Sendable {
 
 extension ImageFetchHelperDelegate {
     /// False: previews are not shown and the fetch goes on.
-    public func fetchHelper(_ helper: ImageFetchHelper, shouldUpdateImageWithPreviewImageResult result: ImageFetchResult) -> Bool {
+    public func fetchHelper(
+        _ helper: ImageFetchHelper, shouldUpdateImageWithPreviewImageResult result: ImageFetchResult
+    ) -> Bool {
         false
     }
     /// TIP's rule (``ImageFetchHelper/shouldContinueLoadingByDefault(afterPreview:)``).
-    public func fetchHelper(_ helper: ImageFetchHelper, shouldContinueLoadingAfterFetchingPreviewImageResult result: ImageFetchResult) -> Bool {
+    public func fetchHelper(
+        _ helper: ImageFetchHelper, shouldContinueLoadingAfterFetchingPreviewImageResult result: ImageFetchResult
+    ) -> Bool {
         helper.shouldContinueLoadingByDefault(afterPreview: result)
     }
     /// False: the image is shown once, when it is complete.
-    public func fetchHelper(_ helper: ImageFetchHelper, shouldLoadProgressivelyWithIdentifier identifier: String, url: URL,
-                            imageType: ImageType, originalDimensions: CGSize) -> Bool {
+    public func fetchHelper(
+        _ helper: ImageFetchHelper, shouldLoadProgressivelyWithIdentifier identifier: String, url: URL,
+        imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool {
         false
     }
     /// TIP's rule (``ImageFetchHelper/shouldReloadByDefault(afterStoreOf:treatedAsPlaceholder:)``).
-    public func fetchHelper(_ helper: ImageFetchHelper, shouldReloadAfterDifferentFetchCompletedWithIdentifier identifier: String,
-                            url: URL, dimensions: CGSize, treatedAsPlaceholder: Bool, manuallyStored: Bool) -> Bool {
+    public func fetchHelper(
+        _ helper: ImageFetchHelper, shouldReloadAfterDifferentFetchCompletedWithIdentifier identifier: String,
+        url: URL, dimensions: CGSize, treatedAsPlaceholder: Bool, manuallyStored: Bool
+    ) -> Bool {
         helper.shouldReloadByDefault(afterStoreOf: url, treatedAsPlaceholder: treatedAsPlaceholder)
     }
     /// Ignores the event.
@@ -67,8 +83,10 @@ extension ImageFetchHelperDelegate {
     /// Ignores the progress.
     public func fetchHelper(_ helper: ImageFetchHelper, didUpdateProgress progress: Float) {}
     /// Ignores the update (the target's `fetchedImageContainer` is set either way).
-    public func fetchHelper(_ helper: ImageFetchHelper, didUpdateDisplayedImageContainer container: ImageContainer,
-                            fromSourceDimensions sourceDimensions: CGSize, isFinal: Bool) {}
+    public func fetchHelper(
+        _ helper: ImageFetchHelper, didUpdateDisplayedImageContainer container: ImageContainer,
+        fromSourceDimensions sourceDimensions: CGSize, isFinal: Bool
+    ) {}
     /// Ignores the event.
     public func fetchHelper(_ helper: ImageFetchHelper, didLoadFinalImageFrom source: ImageLoadSource) {}
     /// Ignores the failure.

@@ -18,9 +18,13 @@ final class ImageFetchHelperOperationDelegate: ImageFetchDelegate {
 
     func imageFetchOperation(_ operation: ImageFetchOperation, didLoadDirtyPreviewImage result: ImageFetchResult) {
         guard let helper = owner(of: operation),
-              helper.delegate?.fetchHelper(helper, shouldUpdateImageWithPreviewImageResult: result) == true else { return }
-        helper.update(.init(container: result.imageContainer, sourceDimensions: result.imageOriginalDimensions, url: result.imageURL,
-                            source: result.imageSource, isPreview: true, isPlaceholder: result.imageIsTreatedAsPlaceholder))
+            helper.delegate?.fetchHelper(helper, shouldUpdateImageWithPreviewImageResult: result) == true
+        else { return }
+        helper.update(
+            .init(
+                container: result.imageContainer, sourceDimensions: result.imageOriginalDimensions,
+                url: result.imageURL,
+                source: result.imageSource, isPreview: true, isPlaceholder: result.imageIsTreatedAsPlaceholder))
     }
 
     func imageFetchOperationDidStart(_ operation: ImageFetchOperation) {
@@ -33,41 +37,55 @@ final class ImageFetchHelperOperationDelegate: ImageFetchDelegate {
         helper.delegate?.fetchHelperDidStartLoadingFromNetwork(helper)
     }
 
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
-                             completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
+        completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void
+    ) {
         guard let helper = owner(of: operation) else { return completion(.stopLoading) }
         var continues = true
-        if let delegate = helper.delegate, delegate.fetchHelper(helper, shouldUpdateImageWithPreviewImageResult: result) {
+        if let delegate = helper.delegate, delegate.fetchHelper(helper, shouldUpdateImageWithPreviewImageResult: result)
+        {
             continues = delegate.fetchHelper(helper, shouldContinueLoadingAfterFetchingPreviewImageResult: result)
-            helper.update(.init(container: result.imageContainer, sourceDimensions: result.imageOriginalDimensions,
-                                url: result.imageURL, source: result.imageSource, progress: continues ? 0 : 1,
-                                metrics: continues ? nil : operation.metrics, isFinal: !continues, isScaled: !continues,
-                                isPreview: continues, isPlaceholder: result.imageIsTreatedAsPlaceholder))
+            helper.update(
+                .init(
+                    container: result.imageContainer, sourceDimensions: result.imageOriginalDimensions,
+                    url: result.imageURL, source: result.imageSource, progress: continues ? 0 : 1,
+                    metrics: continues ? nil : operation.metrics, isFinal: !continues, isScaled: !continues,
+                    isPreview: continues, isPlaceholder: result.imageIsTreatedAsPlaceholder))
         }
         completion(continues ? .continueLoading : .stopLoading)
     }
 
-    func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
-                             url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
+        url: URL, imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool {
         // On the fetch's queue: only lock-guarded reads.
         guard let helper = owner(of: operation), let delegate = helper.delegate else { return false }
-        return delegate.fetchHelper(helper, shouldLoadProgressivelyWithIdentifier: identifier, url: url, imageType: imageType,
-                                    originalDimensions: originalDimensions)
+        return delegate.fetchHelper(
+            helper, shouldLoadProgressivelyWithIdentifier: identifier, url: url, imageType: imageType,
+            originalDimensions: originalDimensions)
     }
 
-    func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float
+    ) {
         showScan(result, of: operation, url: result.imageURL, progress: progress)
     }
 
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float
+    ) {
         showScan(result, of: operation, url: operation.request.imageURL, progress: progress)
     }
 
     private func showScan(_ result: ImageFetchResult, of operation: ImageFetchOperation, url: URL, progress: Float) {
         guard let helper = owner(of: operation) else { return }
-        helper.update(.init(container: result.imageContainer, sourceDimensions: operation.networkImageOriginalDimensions, url: url,
-                            source: result.imageSource, imageType: operation.networkLoadImageType, progress: progress,
-                            isProgressive: true, isPlaceholder: true))
+        helper.update(
+            .init(
+                container: result.imageContainer, sourceDimensions: operation.networkImageOriginalDimensions, url: url,
+                source: result.imageSource, imageType: operation.networkLoadImageType, progress: progress,
+                isProgressive: true, isPlaceholder: true))
     }
 
     func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgress progress: Float) {
@@ -83,9 +101,12 @@ final class ImageFetchHelperOperationDelegate: ImageFetchDelegate {
     func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFinalImage result: ImageFetchResult) {
         guard let helper = owner(of: operation) else { return }
         helper.guarded.withLock { $0.operation = nil }
-        helper.update(.init(container: result.imageContainer, sourceDimensions: result.imageOriginalDimensions, url: result.imageURL,
-                            source: result.imageSource, imageType: operation.networkLoadImageType, progress: 1,
-                            metrics: operation.metrics, isFinal: true, isPlaceholder: result.imageIsTreatedAsPlaceholder))
+        helper.update(
+            .init(
+                container: result.imageContainer, sourceDimensions: result.imageOriginalDimensions,
+                url: result.imageURL,
+                source: result.imageSource, imageType: operation.networkLoadImageType, progress: 1,
+                metrics: operation.metrics, isFinal: true, isPlaceholder: result.imageIsTreatedAsPlaceholder))
     }
 
     func imageFetchOperation(_ operation: ImageFetchOperation, didFailToLoadFinalImage error: any Error) {

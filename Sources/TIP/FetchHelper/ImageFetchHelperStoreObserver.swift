@@ -5,12 +5,15 @@ import Foundation
 final class ImageFetchHelperStoreObserver: ImagePipelineObserver {
     let helper = WeakImageFetchHelper()
 
-    func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
-                       isPlaceholder: Bool, wasManuallyStored: Bool) {
+    func imagePipeline(
+        _ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
+        isPlaceholder: Bool, wasManuallyStored: Bool
+    ) {
         guard let helper = helper.helper else { return }
-        let event = ImageFetchHelper.StoreEvent(pipelineIdentifier: pipeline.identifier, configuration: pipeline.configuration,
-                                                identifier: identifier, url: url, dimensions: dimensions,
-                                                isPlaceholder: isPlaceholder, manuallyStored: wasManuallyStored)
+        let event = ImageFetchHelper.StoreEvent(
+            pipelineIdentifier: pipeline.identifier, configuration: pipeline.configuration,
+            identifier: identifier, url: url, dimensions: dimensions,
+            isPlaceholder: isPlaceholder, manuallyStored: wasManuallyStored)
         pipeline.configuration.callbackQueue.async { [weak helper] in helper?.imageWasStored(event) }
     }
 }
@@ -51,13 +54,20 @@ extension ImageFetchHelper {
     /// identifier, when the delegate (or TIP's default) says so: cancel, un-final, dirty the rendered entries, then
     /// fetch again (both asynchronously, so other stores to the rendered cache finish first).
     func imageWasStored(_ event: StoreEvent) {
-        let (idle, request, observed) = guarded.withLock { ($0.operation == nil, $0.fetchRequest, $0.observedPipelineIdentifier) }
-        guard idle, let request, request.resolvedImageIdentifier == event.identifier, observed == event.pipelineIdentifier else { return }
+        let (idle, request, observed) = guarded.withLock {
+            ($0.operation == nil, $0.fetchRequest, $0.observedPipelineIdentifier)
+        }
+        guard idle, let request, request.resolvedImageIdentifier == event.identifier,
+            observed == event.pipelineIdentifier
+        else { return }
         // The pipeline's store event does not say whether the image is a placeholder: reported as not one.
-        let reload = delegate.map {
-            $0.fetchHelper(self, shouldReloadAfterDifferentFetchCompletedWithIdentifier: event.identifier, url: event.url,
-                           dimensions: event.dimensions, treatedAsPlaceholder: event.isPlaceholder, manuallyStored: event.manuallyStored)
-        } ?? shouldReloadByDefault(afterStoreOf: event.url, treatedAsPlaceholder: event.isPlaceholder)
+        let reload =
+            delegate.map {
+                $0.fetchHelper(
+                    self, shouldReloadAfterDifferentFetchCompletedWithIdentifier: event.identifier, url: event.url,
+                    dimensions: event.dimensions, treatedAsPlaceholder: event.isPlaceholder,
+                    manuallyStored: event.manuallyStored)
+            } ?? shouldReloadByDefault(afterStoreOf: event.url, treatedAsPlaceholder: event.isPlaceholder)
         guard reload else { return }
         let visible = isTargetVisible
         cancelFetch()

@@ -11,8 +11,9 @@ extension Bitmap {
     /// The rectangle must lie inside the bitmap and have positive sides (a precondition). Costs one copy
     /// of the kept rows.
     public func cropped(x: Int, y: Int, width: Int, height: Int) -> Bitmap {
-        precondition(width > 0 && height > 0 && x >= 0 && y >= 0 && x + width <= self.width && y + height <= self.height,
-                     "crop rectangle outside the bitmap")
+        precondition(
+            width > 0 && height > 0 && x >= 0 && y >= 0 && x + width <= self.width && y + height <= self.height,
+            "crop rectangle outside the bitmap")
         if x == 0 && y == 0 && width == self.width && height == self.height { return self }
         guard var out = Bitmap(uninitializedWidth: width, height: height, format: format) else {
             preconditionFailure("crop: \(width)x\(height) is too large to allocate")

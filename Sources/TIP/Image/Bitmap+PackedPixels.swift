@@ -59,7 +59,7 @@ extension Bitmap {
         let (rowBytes, rowOverflow) = width.multipliedReportingOverflow(by: layout.bytesPerPixel)
         let (count, overflow) = rowBytes.multipliedReportingOverflow(by: height)
         guard width > 0, height > 0, !rowOverflow, !overflow,
-              var bitmap = Bitmap(uninitializedWidth: width, height: height, format: format)
+            var bitmap = Bitmap(uninitializedWidth: width, height: height, format: format)
         else { return nil }
         let fits = bytes.withUnsafeBytes { $0.count == count }
         guard fits else { return nil }
@@ -67,8 +67,9 @@ extension Bitmap {
         bitmap.withUnsafeMutableBytes { destination in
             bytes.withUnsafeBytes { source in
                 for y in 0..<height {
-                    Self.unpack(row: source.baseAddress! + y * inStride, into: destination.baseAddress! + y * stride,
-                                width: width, layout: layout)
+                    Self.unpack(
+                        row: source.baseAddress! + y * inStride, into: destination.baseAddress! + y * stride,
+                        width: width, layout: layout)
                 }
             }
         }
@@ -77,8 +78,10 @@ extension Bitmap {
 
     // MARK: Rows
 
-    private static func pack(row: UnsafeRawPointer, into dst: UnsafeMutablePointer<UInt8>, width: Int,
-                             format: PixelFormat, layout: PackedPixelLayout) {
+    private static func pack(
+        row: UnsafeRawPointer, into dst: UnsafeMutablePointer<UInt8>, width: Int,
+        format: PixelFormat, layout: PackedPixelLayout
+    ) {
         let bpp = layout.bytesPerPixel
         for x in 0..<width {
             let out = dst + x * bpp
@@ -95,14 +98,17 @@ extension Bitmap {
                     let keep = alpha != 0 || bpp == 3
                     out[0] = keep ? p[0] : 0; out[1] = keep ? p[1] : 0; out[2] = keep ? p[2] : 0
                 } else {
-                    out[0] = unpremultiply(p[0], alpha); out[1] = unpremultiply(p[1], alpha); out[2] = unpremultiply(p[2], alpha)
+                    out[0] = unpremultiply(p[0], alpha); out[1] = unpremultiply(p[1], alpha);
+                    out[2] = unpremultiply(p[2], alpha)
                 }
                 if bpp == 4 { out[3] = alpha }
             }
         }
     }
 
-    private static func unpack(row: UnsafeRawPointer, into dst: UnsafeMutableRawPointer, width: Int, layout: PackedPixelLayout) {
+    private static func unpack(
+        row: UnsafeRawPointer, into dst: UnsafeMutableRawPointer, width: Int, layout: PackedPixelLayout
+    ) {
         let bytes = row.assumingMemoryBound(to: UInt8.self)
         for x in 0..<width {
             let pixel: SIMD4<UInt8>
@@ -113,7 +119,8 @@ extension Bitmap {
             case .rgba8:
                 let p = bytes + x * 4
                 let alpha = p[3]
-                pixel = alpha == 255
+                pixel =
+                    alpha == 255
                     ? SIMD4(p[0], p[1], p[2], 255)
                     : SIMD4(premultiply(p[0], alpha), premultiply(p[1], alpha), premultiply(p[2], alpha), alpha)
             }

@@ -58,7 +58,7 @@ public struct Bitmap: Sendable {
     /// (row padding is zeroed here). Used by decoders that fill the whole buffer (the WebP plug-in too).
     package init?(uninitializedWidth width: Int, height: Int, format: PixelFormat) {
         guard let rowBytes = Bitmap.alignedBytesPerRow(width: width, format: format),
-              let total = Bitmap.byteCount(width: width, height: height, format: format)
+            let total = Bitmap.byteCount(width: width, height: height, format: format)
         else { return nil }
         self.width = width
         self.height = height
@@ -68,7 +68,8 @@ public struct Bitmap: Sendable {
         let used = width * format.bytesPerPixel
         if used < rowBytes {
             for y in 0..<height {
-                (storage.pointer + y * rowBytes + used).initializeMemory(as: UInt8.self, repeating: 0, count: rowBytes - used)
+                (storage.pointer + y * rowBytes + used).initializeMemory(
+                    as: UInt8.self, repeating: 0, count: rowBytes - used)
             }
         }
     }
@@ -159,7 +160,8 @@ public struct Bitmap: Sendable {
                         case .rgba8Premultiplied:
                             dRow.storeBytes(of: v, toByteOffset: x * 4, as: SIMD4<UInt8>.self)
                         case .rgbx8:
-                            dRow.storeBytes(of: SIMD4(v[0], v[1], v[2], 255), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
+                            dRow.storeBytes(
+                                of: SIMD4(v[0], v[1], v[2], 255), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
                         case .gray8:
                             let luma = (299 * Int(v[0]) + 587 * Int(v[1]) + 114 * Int(v[2]) + 500) / 1000
                             dRow.storeBytes(of: UInt8(luma), toByteOffset: x, as: UInt8.self)
@@ -204,10 +206,13 @@ extension Bitmap {
     /// (zero row padding; `rgbx8`'s fourth byte 255) and stay unchanged while any copy of the bitmap lives.
     /// `owner` is retained until the last copy goes away, so it can keep the memory alive (unmap in its
     /// `deinit`). The memory is never written: mutating a copy first copies the pixels into memory of its own.
-    public init?(width: Int, height: Int, format: PixelFormat, borrowing pointer: UnsafeRawPointer, owner: any AnyObject & Sendable) {
+    public init?(
+        width: Int, height: Int, format: PixelFormat, borrowing pointer: UnsafeRawPointer,
+        owner: any AnyObject & Sendable
+    ) {
         guard let rowBytes = Bitmap.alignedBytesPerRow(width: width, format: format),
-              let total = Bitmap.byteCount(width: width, height: height, format: format),
-              Int(bitPattern: pointer) % Bitmap.rowAlignment == 0
+            let total = Bitmap.byteCount(width: width, height: height, format: format),
+            Int(bitPattern: pointer) % Bitmap.rowAlignment == 0
         else { return nil }
         self.width = width
         self.height = height
@@ -235,7 +240,8 @@ extension Bitmap: Equatable {
         let used = lhs.width * lhs.format.bytesPerPixel
         return lhs.withUnsafeBytes { a in
             rhs.withUnsafeBytes { b in
-                for y in 0..<lhs.height where memcmp(a.baseAddress! + y * lhs.bytesPerRow, b.baseAddress! + y * rhs.bytesPerRow, used) != 0 {
+                for y in 0..<lhs.height
+                where memcmp(a.baseAddress! + y * lhs.bytesPerRow, b.baseAddress! + y * rhs.bytesPerRow, used) != 0 {
                     return false
                 }
                 return true
@@ -290,6 +296,10 @@ final class BitmapStorage: @unchecked Sendable {
 
     deinit {
         if owner != nil { return }
-        if mappedLength > 0 { BitmapMappingPool.shared.give(pointer, length: mappedLength) } else { pointer.deallocate() }
+        if mappedLength > 0 {
+            BitmapMappingPool.shared.give(pointer, length: mappedLength)
+        } else {
+            pointer.deallocate()
+        }
     }
 }

@@ -74,6 +74,8 @@ final class BitmapMappingPool: Sendable {
     var keptBytes: Int { kept.withLock { $0.reduce(0) { $0 + $1.length } } }
 
     private func unmap(_ entry: (address: UInt, length: Int)) {
-        if let pointer = UnsafeMutableRawPointer(bitPattern: entry.address) { PageMapping.unmap(pointer, length: entry.length) }
+        if let pointer = UnsafeMutableRawPointer(bitPattern: entry.address) {
+            PageMapping.unmap(pointer, length: entry.length)
+        }
     }
 }

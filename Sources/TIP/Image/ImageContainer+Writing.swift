@@ -14,9 +14,13 @@ extension ImageContainer {
     /// extension names no type. `quality`: 0...1 on TIP's (ImageIO's) scale, for lossy types; 0.575 is JFIF 85,
     /// 0.83 JFIF 95. Throws ``PipelineError`` (`encodingUnsupported` with the type in its user info when no
     /// registered codec encodes it, `failedToFinalizeImageDestination` when the file cannot be written).
-    public func write(to url: URL, type: ImageType? = nil, quality: Float = 0.83, options: ImageEncodingOptions = [],
-                      catalogue: CodecCatalogue = .shared) throws(PipelineError) {
-        let resolved = type ?? ImageType(fileExtension: url.pathExtension) ?? CodecCatalogue.recommendedImageType(for: self)
-        try catalogue.encodeImage(self, toFilePath: url.path, type: resolved, quality: quality, options: options, atomic: true)
+    public func write(
+        to url: URL, type: ImageType? = nil, quality: Float = 0.83, options: ImageEncodingOptions = [],
+        catalogue: CodecCatalogue = .shared
+    ) throws(PipelineError) {
+        let resolved =
+            type ?? ImageType(fileExtension: url.pathExtension) ?? CodecCatalogue.recommendedImageType(for: self)
+        try catalogue.encodeImage(
+            self, toFilePath: url.path, type: resolved, quality: quality, options: options, atomic: true)
     }
 }

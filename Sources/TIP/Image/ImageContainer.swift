@@ -37,8 +37,10 @@ public final class ImageContainer: Sendable {
     /// An animation (or a static image when `frames` has one element). Durations that do not match
     /// the frame count, or are not finite and positive, are replaced by ``defaultFrameDuration``.
     /// Returns nil when `frames` is empty. `processorIdentifiers` says which processors made it (default none).
-    public init?(animatedFrames frames: [Bitmap], frameDurations: [TimeInterval], loopCount: Int, isPartial: Bool = false,
-                 processorIdentifiers: [String] = []) {
+    public init?(
+        animatedFrames frames: [Bitmap], frameDurations: [TimeInterval], loopCount: Int, isPartial: Bool = false,
+        processorIdentifiers: [String] = []
+    ) {
         guard !frames.isEmpty else { return nil }
         self.frames = frames
         if frames.count == 1 {
@@ -46,7 +48,9 @@ public final class ImageContainer: Sendable {
             self.loopCount = 0
         } else {
             if frameDurations.count == frames.count {
-                self.frameDurations = frameDurations.map { $0.isFinite && $0 > 0 ? $0 : ImageContainer.defaultFrameDuration }
+                self.frameDurations = frameDurations.map {
+                    $0.isFinite && $0 > 0 ? $0 : ImageContainer.defaultFrameDuration
+                }
             } else {
                 self.frameDurations = Array(repeating: ImageContainer.defaultFrameDuration, count: frames.count)
             }
@@ -81,10 +85,15 @@ public final class ImageContainer: Sendable {
 
     /// This image with every frame resized to the target sizing (see ``ImageDecodingOptions/outputDimensions(width:height:)``), keeping the
     /// animation data and ``processorIdentifiers``. Returns `self` when nothing changes.
-    public func scaledToTargetDimensions(_ targetDimensions: CGSize, contentMode: ContentMode, quality: InterpolationQuality = .default) -> ImageContainer {
-        let scaled = TargetSizing.pixelDimensions(width: image.width, height: image.height, targetDimensions: targetDimensions, contentMode: contentMode)
+    public func scaledToTargetDimensions(
+        _ targetDimensions: CGSize, contentMode: ContentMode, quality: InterpolationQuality = .default
+    ) -> ImageContainer {
+        let scaled = TargetSizing.pixelDimensions(
+            width: image.width, height: image.height, targetDimensions: targetDimensions, contentMode: contentMode)
         if scaled.width == image.width && scaled.height == image.height { return self }
-        let newFrames = frames.map { Resampler.resample($0, width: scaled.width, height: scaled.height, quality: quality) }
+        let newFrames = frames.map {
+            Resampler.resample($0, width: scaled.width, height: scaled.height, quality: quality)
+        }
         return replacingFrames(newFrames, processorIdentifiers: processorIdentifiers)
     }
 
@@ -95,8 +104,11 @@ public final class ImageContainer: Sendable {
         if frames.count == 1 {
             return ImageContainer(image: frames[0], isPartial: isPartial, processorIdentifiers: processorIdentifiers)
         }
-        guard let container = ImageContainer(animatedFrames: frames, frameDurations: frameDurations, loopCount: loopCount,
-                                             isPartial: isPartial, processorIdentifiers: processorIdentifiers) else {
+        guard
+            let container = ImageContainer(
+                animatedFrames: frames, frameDurations: frameDurations, loopCount: loopCount,
+                isPartial: isPartial, processorIdentifiers: processorIdentifiers)
+        else {
             preconditionFailure("an animation has frames")
         }
         return container

@@ -52,7 +52,10 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let avif = ImageType(rawValue: "public.avif")
 
     /// Every type TIP names, in TIP's order, then the types this port adds (AVIF).
-    public static let allKnown: [ImageType] = [.jpeg, .jpeg2000, .png, .gif, .tiff, .bmp, .targa, .heic, .ico, .raw, .icns, .avci, .webp, .pict, .quickTimeImage, .avif]
+    public static let allKnown: [ImageType] = [
+        .jpeg, .jpeg2000, .png, .gif, .tiff, .bmp, .targa, .heic, .ico, .raw, .icns, .avci, .webp, .pict,
+        .quickTimeImage, .avif,
+    ]
 
     /// File name extensions for this type, preferred first (lower case, no dot).
     public var fileExtensions: [String] { Self.extensionTable[self] ?? [] }
@@ -67,13 +70,16 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, CustomStringConve
     public init?(fileExtension: String) {
         var ext = fileExtension.lowercased()
         if ext.hasPrefix(".") { ext.removeFirst() }
-        guard let match = Self.allKnown.first(where: { Self.extensionTable[$0]?.contains(ext) == true }) else { return nil }
+        guard let match = Self.allKnown.first(where: { Self.extensionTable[$0]?.contains(ext) == true }) else {
+            return nil
+        }
         self = match
     }
 
     /// The type for a MIME type (parameters after `;` are ignored; case-insensitive).
     public init?(mimeType: String) {
-        let bare = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let bare =
+            mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         if bare == "image/jpg" || bare == "image/pjpeg" { self = .jpeg; return }
         guard let match = Self.mimeTable.first(where: { $0.value == bare })?.key else { return nil }
         self = match
@@ -107,28 +113,32 @@ public enum ImageTypeDetection: Equatable, Sendable {
 }
 
 extension ImageType {
-    private static let signatures: [(type: ImageType, bytes: [UInt8?])] = [
-        (.jpeg, [0xFF, 0xD8, 0xFF]),
-        (.png, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
-        (.gif, [0x47, 0x49, 0x46]),
-        (.bmp, [0x42, 0x4D]),
-        (.tiff, [0x49, 0x49, 0x2A, 0x00]),   // "II*\0": little-endian TIFF
-        (.tiff, [0x4D, 0x4D, 0x00, 0x2A]),   // "MM\0*": big-endian TIFF
-        (.tiff, [0x49, 0x49, 0x2B, 0x00]),   // BigTIFF, little-endian
-        (.tiff, [0x4D, 0x4D, 0x00, 0x2B]),   // BigTIFF, big-endian
-        (.ico, [0x00, 0x00, 0x01, 0x00]),    // icon directory: reserved 0, type 1
-        // "RIFF", any 4-byte length, "WEBP"
-        (.webp, [0x52, 0x49, 0x46, 0x46, nil, nil, nil, nil, 0x57, 0x45, 0x42, 0x50]),
-        // JP2 signature box; a raw JPEG 2000 codestream (SOC then SIZ markers)
-        (.jpeg2000, [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A]),
-        (.jpeg2000, [0xFF, 0x4F, 0xFF, 0x51]),
-    ] + heifSignatures
+    private static let signatures: [(type: ImageType, bytes: [UInt8?])] =
+        [
+            (.jpeg, [0xFF, 0xD8, 0xFF]),
+            (.png, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+            (.gif, [0x47, 0x49, 0x46]),
+            (.bmp, [0x42, 0x4D]),
+            (.tiff, [0x49, 0x49, 0x2A, 0x00]),  // "II*\0": little-endian TIFF
+            (.tiff, [0x4D, 0x4D, 0x00, 0x2A]),  // "MM\0*": big-endian TIFF
+            (.tiff, [0x49, 0x49, 0x2B, 0x00]),  // BigTIFF, little-endian
+            (.tiff, [0x4D, 0x4D, 0x00, 0x2B]),  // BigTIFF, big-endian
+            (.ico, [0x00, 0x00, 0x01, 0x00]),  // icon directory: reserved 0, type 1
+            // "RIFF", any 4-byte length, "WEBP"
+            (.webp, [0x52, 0x49, 0x46, 0x46, nil, nil, nil, nil, 0x57, 0x45, 0x42, 0x50]),
+            // JP2 signature box; a raw JPEG 2000 codestream (SOC then SIZ markers)
+            (.jpeg2000, [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A]),
+            (.jpeg2000, [0xFF, 0x4F, 0xFF, 0x51]),
+        ] + heifSignatures
 
     /// An `ftyp` box (under 64 KiB) whose major brand says HEVC or AV1 stills. Files whose major brand
     /// is the generic `mif1` are left to the decoders' own detection, which reads the compatible brands.
     private static let heifSignatures: [(type: ImageType, bytes: [UInt8?])] =
-        [("heic", ImageType.heic), ("heix", .heic), ("hevc", .heic), ("hevx", .heic), ("heim", .heic), ("heis", .heic),
-         ("avif", .avif), ("avis", .avif)].map { brand, type in
+        [
+            ("heic", ImageType.heic), ("heix", .heic), ("hevc", .heic), ("hevx", .heic), ("heim", .heic),
+            ("heis", .heic),
+            ("avif", .avif), ("avis", .avif),
+        ].map { brand, type in
             (type, [0x00, 0x00, nil, nil, 0x66, 0x74, 0x79, 0x70] + Array(brand.utf8).map { Optional($0) })
         }
 
@@ -143,7 +153,7 @@ extension ImageType {
     /// Prefixes that rule a type out although its signature matches. An ISO-BMFF file (HEIC, AVIF)
     /// whose first box is 256 bytes long starts `00 00 01 00`, as an icon directory does, then `ftyp`.
     private static let exclusions: [(type: ImageType, bytes: [UInt8?])] = [
-        (.ico, [nil, nil, nil, nil, 0x66, 0x74, 0x79, 0x70]),
+        (.ico, [nil, nil, nil, nil, 0x66, 0x74, 0x79, 0x70])
     ]
 
     /// Whether `head` agrees with `pattern` on the bytes both have (nil in the pattern: any byte).
@@ -155,7 +165,8 @@ extension ImageType {
     /// WebP, JPEG 2000, HEIC or AVIF signature. (TGA has none: its decoder's own detection checks the
     /// header's fields.)
     /// Says ``ImageTypeDetection/needMoreData`` while the bytes so far still agree with some signature.
-    public static func detect<C: Collection>(fromMagicNumbers prefix: C) -> ImageTypeDetection where C.Element == UInt8 {
+    public static func detect<C: Collection>(fromMagicNumbers prefix: C) -> ImageTypeDetection
+    where C.Element == UInt8 {
         let head = Array(prefix.prefix(maximumMagicNumberLength))
         var undecided = false
         for signature in signatures where agrees(head, signature.bytes) {

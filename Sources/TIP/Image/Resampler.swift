@@ -19,8 +19,12 @@ package enum Resampler {
     /// the size does not change. Works on premultiplied
     /// pixels, so transparent edges do not bleed colour; colour channels never exceed alpha and `rgbx8`
     /// stays opaque. The result has the same format as `bitmap`.
-    package static func resample(_ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality = .default) -> Bitmap {
-        resample(bitmap, width: width, height: height, quality: quality, parallelThreshold: defaultParallelThreshold, boxReduction: true)
+    package static func resample(_ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality = .default)
+        -> Bitmap
+    {
+        resample(
+            bitmap, width: width, height: height, quality: quality, parallelThreshold: defaultParallelThreshold,
+            boxReduction: true)
     }
 
     /// Work units above which a pass is split across threads. A unit (4 horizontal taps of a pixel, or
@@ -41,21 +45,26 @@ package enum Resampler {
     /// ```
     ///
     /// `region` must lie inside `width` x `height` and have positive sides (a precondition).
-    package static func resample(_ bitmap: Bitmap, width: Int, height: Int, cropping region: (x: Int, y: Int, width: Int, height: Int),
-                                quality: InterpolationQuality = .default) -> Bitmap {
-        resample(bitmap, width: width, height: height, region: region, quality: quality,
-                 parallelThreshold: defaultParallelThreshold, boxReduction: true)
+    package static func resample(
+        _ bitmap: Bitmap, width: Int, height: Int, cropping region: (x: Int, y: Int, width: Int, height: Int),
+        quality: InterpolationQuality = .default
+    ) -> Bitmap {
+        resample(
+            bitmap, width: width, height: height, region: region, quality: quality,
+            parallelThreshold: defaultParallelThreshold, boxReduction: true)
     }
 
     /// ``resample(_:width:height:quality:)`` splitting passes whose work exceeds `parallelThreshold`
     /// across threads, pre-shrinking large factors with a box average when `boxReduction` is set, and using
     /// the AVX2 passes when `vectorExtensions` is set and the CPU has them (tests vary all three).
     static func resample(
-        _ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality, parallelThreshold: Int, boxReduction: Bool,
+        _ bitmap: Bitmap, width: Int, height: Int, quality: InterpolationQuality, parallelThreshold: Int,
+        boxReduction: Bool,
         vectorExtensions: Bool = true
     ) -> Bitmap {
-        resample(bitmap, width: width, height: height, region: nil, quality: quality, parallelThreshold: parallelThreshold,
-                 boxReduction: boxReduction, vectorExtensions: vectorExtensions)
+        resample(
+            bitmap, width: width, height: height, region: nil, quality: quality, parallelThreshold: parallelThreshold,
+            boxReduction: boxReduction, vectorExtensions: vectorExtensions)
     }
 
     /// The common body of the resampling entry points: `region` nil keeps the whole result.
@@ -65,8 +74,10 @@ package enum Resampler {
     ) -> Bitmap {
         precondition(width > 0 && height > 0, "resample needs positive dimensions")
         if let region {
-            precondition(region.width > 0 && region.height > 0 && region.x >= 0 && region.y >= 0
-                         && region.x + region.width <= width && region.y + region.height <= height, "resample: crop region outside the result")
+            precondition(
+                region.width > 0 && region.height > 0 && region.x >= 0 && region.y >= 0
+                    && region.x + region.width <= width && region.y + region.height <= height,
+                "resample: crop region outside the result")
         }
         let columnWindow = region.flatMap { $0.x == 0 && $0.width == width ? nil : $0.x..<($0.x + $0.width) }
         let lineWindow = region.flatMap { $0.y == 0 && $0.height == height ? nil : $0.y..<($0.y + $0.height) }
@@ -75,17 +86,22 @@ package enum Resampler {
             return bitmap.cropped(x: region.x, y: region.y, width: region.width, height: region.height)
         }
         // Chosen on the whole resize, so a cropped resample uses the filter (and gives the bytes) of a whole one.
-        let filter = ResamplingFilter(quality, sourceWidth: bitmap.width, sourceHeight: bitmap.height, width: width, height: height)
+        let filter = ResamplingFilter(
+            quality, sourceWidth: bitmap.width, sourceHeight: bitmap.height, width: width, height: height)
         if filter == .nearest {
-            let columns = ResamplerWeights(filter: .nearest, sourceCount: bitmap.width, count: width, window: columnWindow)
-            let lines = ResamplerWeights(filter: .nearest, sourceCount: bitmap.height, count: height, window: lineWindow)
-            let source = bitmap.cropped(x: columns.sourceOffset, y: lines.sourceOffset, width: columns.sourceCount, height: lines.sourceCount)
+            let columns = ResamplerWeights(
+                filter: .nearest, sourceCount: bitmap.width, count: width, window: columnWindow)
+            let lines = ResamplerWeights(
+                filter: .nearest, sourceCount: bitmap.height, count: height, window: lineWindow)
+            let source = bitmap.cropped(
+                x: columns.sourceOffset, y: lines.sourceOffset, width: columns.sourceCount, height: lines.sourceCount)
             guard var out = Bitmap(uninitializedWidth: columns.count, height: lines.count, format: bitmap.format) else {
                 preconditionFailure("resample: \(width)x\(height) is too large to allocate")
             }
             let bpp = bitmap.format.bytesPerPixel
             withBuffers(from: source, into: &out) { buffers in
-                forEachBand(rows: lines.count, work: columns.count * lines.count, threshold: parallelThreshold) { band in
+                forEachBand(rows: lines.count, work: columns.count * lines.count, threshold: parallelThreshold) {
+                    band in
                     ResamplerPasses.nearest(buffers, rows: band, columns: columns, lines: lines, bytesPerPixel: bpp)
                 }
             }
@@ -95,12 +111,19 @@ package enum Resampler {
         let factorY = boxReduction ? ResamplerBoxReduction.factor(source: bitmap.height, count: height) : 1
         // Partial boxes at the edges make the reduced image cover a fractional number of pixels.
         let extentX = Double(bitmap.width) / Double(factorX), extentY = Double(bitmap.height) / Double(factorY)
-        let reducedWidth = (bitmap.width + factorX - 1) / factorX, reducedHeight = (bitmap.height + factorY - 1) / factorY
+        let reducedWidth = (bitmap.width + factorX - 1) / factorX,
+            reducedHeight = (bitmap.height + factorY - 1) / factorY
         // An axis that keeps its size is only cropped; the others get taps (for the kept window only).
-        let columns = width == bitmap.width ? nil
-            : ResamplerWeightsCache.weights(filter: filter, sourceCount: reducedWidth, count: width, sourceExtent: extentX, window: columnWindow)
-        let lines = height == bitmap.height ? nil
-            : ResamplerWeightsCache.weights(filter: filter, sourceCount: reducedHeight, count: height, sourceExtent: extentY, window: lineWindow)
+        let columns =
+            width == bitmap.width
+            ? nil
+            : ResamplerWeightsCache.weights(
+                filter: filter, sourceCount: reducedWidth, count: width, sourceExtent: extentX, window: columnWindow)
+        let lines =
+            height == bitmap.height
+            ? nil
+            : ResamplerWeightsCache.weights(
+                filter: filter, sourceCount: reducedHeight, count: height, sourceExtent: extentY, window: lineWindow)
         // The source pixels the kept output reads, in the original bitmap (whole boxes when reducing).
         func span(_ weights: ResamplerWeights?, factor: Int, size: Int, window: Range<Int>?) -> Range<Int> {
             guard let weights else { return window ?? 0..<size }
@@ -111,23 +134,29 @@ package enum Resampler {
         let source: Bitmap
         if factorX > 1 || factorY > 1 {
             let area = (xs.lowerBound, ys.lowerBound, xs.count, ys.count)
-            source = ResamplerBoxReduction.reduce(bitmap, factorX: factorX, factorY: factorY, region: area, parallelThreshold: parallelThreshold)
+            source = ResamplerBoxReduction.reduce(
+                bitmap, factorX: factorX, factorY: factorY, region: area, parallelThreshold: parallelThreshold)
         } else {
             source = bitmap.cropped(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
         }
-        return apply(columns: columns, lines: lines, to: source, parallelThreshold: parallelThreshold, vectorExtensions: vectorExtensions)
+        return apply(
+            columns: columns, lines: lines, to: source, parallelThreshold: parallelThreshold,
+            vectorExtensions: vectorExtensions)
     }
 
     /// `source` filtered by `columns` horizontally and `lines` vertically (an axis without taps is kept
     /// as is), in the cheaper order (vertical then horizontal fused row by row on AVX2 when `vectorExtensions`
     /// is set and the CPU has it). The taps' source counts must be `source`'s dimensions.
     static func apply(
-        columns: ResamplerWeights?, lines: ResamplerWeights?, to source: Bitmap, parallelThreshold: Int, vectorExtensions: Bool = true
+        columns: ResamplerWeights?, lines: ResamplerWeights?, to source: Bitmap, parallelThreshold: Int,
+        vectorExtensions: Bool = true
     ) -> Bitmap {
         let bitmap = source
         let width = columns?.count ?? bitmap.width, height = lines?.count ?? bitmap.height
-        precondition((columns?.sourceCount ?? bitmap.width) == bitmap.width && (lines?.sourceCount ?? bitmap.height) == bitmap.height,
-                     "resampler taps do not match the source")
+        precondition(
+            (columns?.sourceCount ?? bitmap.width) == bitmap.width
+                && (lines?.sourceCount ?? bitmap.height) == bitmap.height,
+            "resampler taps do not match the source")
         let finish: ResamplerPasses.Finish
         switch bitmap.format {
         case .rgba8Premultiplied: finish = .premultiplied
@@ -143,25 +172,41 @@ package enum Resampler {
         switch (columns, lines) {
         case (let columns?, nil):
             var out = allocate(width, height)
-            horizontal(from: bitmap, into: &out, weights: columns, finish: finish, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
+            horizontal(
+                from: bitmap, into: &out, weights: columns, finish: finish, threshold: parallelThreshold,
+                vectorExtensions: vectorExtensions)
             return out
         case (nil, let lines?):
             var out = allocate(width, height)
-            vertical(from: bitmap, into: &out, weights: lines, finish: finish, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
+            vertical(
+                from: bitmap, into: &out, weights: lines, finish: finish, threshold: parallelThreshold,
+                vectorExtensions: vectorExtensions)
             return out
         case (let columns?, let lines?):
             var out = allocate(width, height)
             if horizontalFirstIsCheaper(columns: columns, lines: lines) {
                 var middle = allocate(width, bitmap.height)
-                horizontal(from: bitmap, into: &middle, weights: columns, finish: .none, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
-                vertical(from: middle, into: &out, weights: lines, finish: finish, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
-            } else if vectorExtensions && ResamplerAVX2Passes.isAvailable && bitmap.format.bytesPerPixel == 4 && lines.pairsFit && columns.pairsFit
-                        && fused(from: bitmap, into: &out, lines: lines, columns: columns, finish: finish, threshold: parallelThreshold) {
+                horizontal(
+                    from: bitmap, into: &middle, weights: columns, finish: .none, threshold: parallelThreshold,
+                    vectorExtensions: vectorExtensions)
+                vertical(
+                    from: middle, into: &out, weights: lines, finish: finish, threshold: parallelThreshold,
+                    vectorExtensions: vectorExtensions)
+            } else if vectorExtensions && ResamplerAVX2Passes.isAvailable && bitmap.format.bytesPerPixel == 4
+                && lines.pairsFit && columns.pairsFit
+                && fused(
+                    from: bitmap, into: &out, lines: lines, columns: columns, finish: finish,
+                    threshold: parallelThreshold)
+            {
                 return out
             } else {
                 var middle = allocate(bitmap.width, height)
-                vertical(from: bitmap, into: &middle, weights: lines, finish: .none, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
-                horizontal(from: middle, into: &out, weights: columns, finish: finish, threshold: parallelThreshold, vectorExtensions: vectorExtensions)
+                vertical(
+                    from: bitmap, into: &middle, weights: lines, finish: .none, threshold: parallelThreshold,
+                    vectorExtensions: vectorExtensions)
+                horizontal(
+                    from: middle, into: &out, weights: columns, finish: finish, threshold: parallelThreshold,
+                    vectorExtensions: vectorExtensions)
             }
             return out
         case (nil, nil):
@@ -176,7 +221,9 @@ package enum Resampler {
     /// Whether filtering columns first (then rows) does less work than the other order, judged on the
     /// whole mappings (so a cropped resample takes the same order, and gives the same bytes, as a whole one).
     static func horizontalFirstIsCheaper(columns: ResamplerWeights, lines: ResamplerWeights) -> Bool {
-        let (outW, outH, srcW, srcH) = (columns.whole.count, lines.whole.count, columns.whole.sourceCount, lines.whole.sourceCount)
+        let (outW, outH, srcW, srcH) = (
+            columns.whole.count, lines.whole.count, columns.whole.sourceCount, lines.whole.sourceCount
+        )
         let xTaps = columns.whole.taps * horizontalTapCost, yTaps = lines.whole.taps
         let horizontalFirst = outW * srcH * xTaps + outW * outH * yTaps
         let verticalFirst = srcW * outH * yTaps + outW * outH * xTaps
@@ -184,7 +231,8 @@ package enum Resampler {
     }
 
     private static func horizontal(
-        from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int,
+        from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish,
+        threshold: Int,
         vectorExtensions: Bool
     ) {
         let rows = destination.height, bpp = source.format.bytesPerPixel
@@ -192,19 +240,23 @@ package enum Resampler {
         withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: weights.count * rows * weights.maxTaps / 4, threshold: threshold) { band in
                 if bpp == 4 && weights.pairsFit {
-                    if avx2 && ResamplerAVX2Passes.horizontal4(buffers, rows: band, weights: weights, finish: finish) { return }
+                    if avx2 && ResamplerAVX2Passes.horizontal4(buffers, rows: band, weights: weights, finish: finish) {
+                        return
+                    }
                     ResamplerPairedPasses.horizontal4(buffers, rows: band, weights: weights, finish: finish)
                 } else if bpp == 1 {
                     ResamplerPairedPasses.horizontal1(buffers, rows: band, weights: weights)
                 } else {
-                    ResamplerPasses.horizontal(buffers, rows: band, weights: weights, bytesPerPixel: bpp, finish: finish)
+                    ResamplerPasses.horizontal(
+                        buffers, rows: band, weights: weights, bytesPerPixel: bpp, finish: finish)
                 }
             }
         }
     }
 
     private static func vertical(
-        from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish, threshold: Int,
+        from source: Bitmap, into destination: inout Bitmap, weights: ResamplerWeights, finish: ResamplerPasses.Finish,
+        threshold: Int,
         vectorExtensions: Bool
     ) {
         let rows = destination.height, rowBytes = destination.width * destination.format.bytesPerPixel
@@ -212,9 +264,11 @@ package enum Resampler {
         withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: rowBytes * rows * weights.maxTaps / 16, threshold: threshold) { band in
                 if weights.pairsFit && avx2 {
-                    ResamplerAVX2Passes.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
+                    ResamplerAVX2Passes.vertical(
+                        buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
                 } else if weights.pairsFit {
-                    ResamplerPairedPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
+                    ResamplerPairedPasses.vertical(
+                        buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
                 } else {
                     ResamplerPasses.vertical(buffers, rows: band, rowBytes: rowBytes, weights: weights, finish: finish)
                 }
@@ -233,7 +287,9 @@ package enum Resampler {
         let failed = Locked(false)
         withBuffers(from: source, into: &destination) { buffers in
             forEachBand(rows: rows, work: work, threshold: threshold) { band in
-                if !ResamplerAVX2Passes.verticalThenHorizontal4(buffers, rows: band, lines: lines, columns: columns, finish: finish) {
+                if !ResamplerAVX2Passes.verticalThenHorizontal4(
+                    buffers, rows: band, lines: lines, columns: columns, finish: finish)
+                {
                     failed.withLock { $0 = true }
                 }
             }
@@ -250,7 +306,9 @@ package enum Resampler {
         source.withUnsafeBytes { src in
             destination.withUnsafeMutableBytes { dst in
                 guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-                body(ResamplerPasses.Buffers(source: s, sourceStride: srcStride, destination: d, destinationStride: dstStride))
+                body(
+                    ResamplerPasses.Buffers(
+                        source: s, sourceStride: srcStride, destination: d, destinationStride: dstStride))
             }
         }
     }

@@ -16,32 +16,38 @@ enum ResamplerAVX2Passes {
     /// nothing, when its scratch memory cannot be allocated.
     static func horizontal4(_ buffers: Buffers, rows: Range<Int>, weights: ResamplerWeights, finish: Finish) -> Bool {
         withAxis(weights) { axis in
-            tip_resample_horizontal4_avx2(buffers.source.assumingMemoryBound(to: UInt8.self), buffers.sourceStride,
-                                          buffers.destination.assumingMemoryBound(to: UInt8.self), buffers.destinationStride,
-                                          Int32(rows.lowerBound), Int32(rows.upperBound), axis, code(finish)) == 0
+            tip_resample_horizontal4_avx2(
+                buffers.source.assumingMemoryBound(to: UInt8.self), buffers.sourceStride,
+                buffers.destination.assumingMemoryBound(to: UInt8.self), buffers.destinationStride,
+                Int32(rows.lowerBound), Int32(rows.upperBound), axis, code(finish)) == 0
         }
     }
 
     /// ``ResamplerPairedPasses/vertical(_:rows:rowBytes:weights:finish:)`` on AVX2 (32 bytes at a time; the
     /// row's padding up to the next 32 bytes is zeroed).
-    static func vertical(_ buffers: Buffers, rows: Range<Int>, rowBytes: Int, weights: ResamplerWeights, finish: Finish) {
+    static func vertical(_ buffers: Buffers, rows: Range<Int>, rowBytes: Int, weights: ResamplerWeights, finish: Finish)
+    {
         withAxis(weights) { axis in
-            tip_resample_vertical_avx2(buffers.source.assumingMemoryBound(to: UInt8.self), buffers.sourceStride,
-                                       buffers.destination.assumingMemoryBound(to: UInt8.self), buffers.destinationStride,
-                                       Int32(rows.lowerBound), Int32(rows.upperBound), rowBytes, axis, code(finish))
+            tip_resample_vertical_avx2(
+                buffers.source.assumingMemoryBound(to: UInt8.self), buffers.sourceStride,
+                buffers.destination.assumingMemoryBound(to: UInt8.self), buffers.destinationStride,
+                Int32(rows.lowerBound), Int32(rows.upperBound), rowBytes, axis, code(finish))
         }
     }
 
     /// Both passes of a resize of 4-byte pixels, vertical (`lines`) then horizontal (`columns`), into rows
     /// `rows` of `buffers.destination`, one row at a time through scratch memory instead of an intermediate
     /// image. Returns false, having written nothing, when the scratch row cannot be allocated.
-    static func verticalThenHorizontal4(_ buffers: Buffers, rows: Range<Int>, lines: ResamplerWeights, columns: ResamplerWeights,
-                                        finish: Finish) -> Bool {
+    static func verticalThenHorizontal4(
+        _ buffers: Buffers, rows: Range<Int>, lines: ResamplerWeights, columns: ResamplerWeights,
+        finish: Finish
+    ) -> Bool {
         withAxis(lines) { lineAxis in
             withAxis(columns) { columnAxis in
-                tip_resample_vertical_horizontal4_avx2(buffers.source.assumingMemoryBound(to: UInt8.self), buffers.sourceStride,
-                                                       buffers.destination.assumingMemoryBound(to: UInt8.self), buffers.destinationStride,
-                                                       Int32(rows.lowerBound), Int32(rows.upperBound), lineAxis, columnAxis, code(finish)) == 0
+                tip_resample_vertical_horizontal4_avx2(
+                    buffers.source.assumingMemoryBound(to: UInt8.self), buffers.sourceStride,
+                    buffers.destination.assumingMemoryBound(to: UInt8.self), buffers.destinationStride,
+                    Int32(rows.lowerBound), Int32(rows.upperBound), lineAxis, columnAxis, code(finish)) == 0
             }
         }
     }
@@ -55,14 +61,16 @@ enum ResamplerAVX2Passes {
     }
 
     /// Calls `body` with the C description of `weights` (valid during the call).
-    private static func withAxis<R>(_ weights: ResamplerWeights, _ body: (UnsafePointer<tip_resampler_axis>) -> R) -> R {
+    private static func withAxis<R>(_ weights: ResamplerWeights, _ body: (UnsafePointer<tip_resampler_axis>) -> R) -> R
+    {
         weights.starts.withUnsafeBufferPointer { starts in
             weights.tapCounts.withUnsafeBufferPointer { counts in
                 weights.pairWeights.withUnsafeBufferPointer { pairs in
                     pairs.withMemoryRebound(to: Int32.self) { words in
-                        var axis = tip_resampler_axis(starts: starts.baseAddress, tap_counts: counts.baseAddress, pair_words: words.baseAddress,
-                                                      pair_stride: weights.pairStride, max_taps: Int32(weights.maxTaps),
-                                                      source_count: Int32(weights.sourceCount), count: Int32(weights.count))
+                        var axis = tip_resampler_axis(
+                            starts: starts.baseAddress, tap_counts: counts.baseAddress, pair_words: words.baseAddress,
+                            pair_stride: weights.pairStride, max_taps: Int32(weights.maxTaps),
+                            source_count: Int32(weights.sourceCount), count: Int32(weights.count))
                         return body(&axis)
                     }
                 }

@@ -20,11 +20,15 @@ enum ResamplerBoxReduction {
     ///
     /// With `region` (source pixels, origin on the box grid, ending on it or at the bitmap's edge), only
     /// the boxes inside it are averaged: the result is that part of the whole reduction.
-    static func reduce(_ bitmap: Bitmap, factorX: Int, factorY: Int, region: (x: Int, y: Int, width: Int, height: Int)? = nil,
-                       parallelThreshold: Int = Resampler.defaultParallelThreshold) -> Bitmap {
+    static func reduce(
+        _ bitmap: Bitmap, factorX: Int, factorY: Int, region: (x: Int, y: Int, width: Int, height: Int)? = nil,
+        parallelThreshold: Int = Resampler.defaultParallelThreshold
+    ) -> Bitmap {
         let area = region ?? (0, 0, bitmap.width, bitmap.height)
-        precondition(area.x % factorX == 0 && area.y % factorY == 0 && area.width > 0 && area.height > 0
-                     && area.x + area.width <= bitmap.width && area.y + area.height <= bitmap.height, "box reduction region off the grid")
+        precondition(
+            area.x % factorX == 0 && area.y % factorY == 0 && area.width > 0 && area.height > 0
+                && area.x + area.width <= bitmap.width && area.y + area.height <= bitmap.height,
+            "box reduction region off the grid")
         let (w, h) = (area.width, area.height)
         let outW = (w + factorX - 1) / factorX, outH = (h + factorY - 1) / factorY
         guard var out = Bitmap(uninitializedWidth: outW, height: outH, format: bitmap.format) else {
@@ -36,9 +40,12 @@ enum ResamplerBoxReduction {
             out.withUnsafeMutableBytes { dst in
                 guard let s = src.baseAddress, let d = dst.baseAddress else { return }
                 let origin = s + area.y * srcStride + area.x * bpp
-                let buffers = ResamplerPasses.Buffers(source: origin, sourceStride: srcStride, destination: d, destinationStride: dstStride)
+                let buffers = ResamplerPasses.Buffers(
+                    source: origin, sourceStride: srcStride, destination: d, destinationStride: dstStride)
                 Resampler.forEachBand(rows: outH, work: w * h / 2, threshold: parallelThreshold) { band in
-                    reduceRows(band, buffers, width: w, height: h, outWidth: outW, bytesPerPixel: bpp, factorX: factorX, factorY: factorY)
+                    reduceRows(
+                        band, buffers, width: w, height: h, outWidth: outW, bytesPerPixel: bpp, factorX: factorX,
+                        factorY: factorY)
                 }
             }
         }
@@ -81,7 +88,8 @@ enum ResamplerBoxReduction {
                 let sum = sums[ox - done]
                 for c in 0..<bpp {
                     let average = (UInt64(sum[c]) &* reciprocal &+ (1 << 31)) >> 32
-                    target.storeBytes(of: UInt8(truncatingIfNeeded: average), toByteOffset: ox * bpp + c, as: UInt8.self)
+                    target.storeBytes(
+                        of: UInt8(truncatingIfNeeded: average), toByteOffset: ox * bpp + c, as: UInt8.self)
                 }
             }
         }
@@ -90,7 +98,9 @@ enum ResamplerBoxReduction {
     /// The first output pixels of a 2x2 reduction of the 4-byte rows `upper` and `lower` (`width` pixels),
     /// 4 at a time in 16-bit lanes, into `target`: as many whole boxes as fill groups of 4. Returns how many
     /// were made; the same values as the general path, `(sum + 2) / 4`.
-    private static func reduce2x2(_ upper: UnsafeRawPointer, _ lower: UnsafeRawPointer, width: Int, into target: UnsafeMutableRawPointer) -> Int {
+    private static func reduce2x2(
+        _ upper: UnsafeRawPointer, _ lower: UnsafeRawPointer, width: Int, into target: UnsafeMutableRawPointer
+    ) -> Int {
         let count = width / 8 * 4
         var ox = 0
         @inline(__always)
@@ -99,9 +109,14 @@ enum ResamplerBoxReduction {
             return two.lowHalf &+ two.highHalf
         }
         while ox < count {
-            let a = (upper + ox &* 8).loadUnaligned(as: SIMD32<UInt8>.self), b = (lower + ox &* 8).loadUnaligned(as: SIMD32<UInt8>.self)
-            let low = SIMD8(lowHalf: pixelSums(a.lowHalf.lowHalf, b.lowHalf.lowHalf), highHalf: pixelSums(a.lowHalf.highHalf, b.lowHalf.highHalf))
-            let high = SIMD8(lowHalf: pixelSums(a.highHalf.lowHalf, b.highHalf.lowHalf), highHalf: pixelSums(a.highHalf.highHalf, b.highHalf.highHalf))
+            let a = (upper + ox &* 8).loadUnaligned(as: SIMD32<UInt8>.self),
+                b = (lower + ox &* 8).loadUnaligned(as: SIMD32<UInt8>.self)
+            let low = SIMD8(
+                lowHalf: pixelSums(a.lowHalf.lowHalf, b.lowHalf.lowHalf),
+                highHalf: pixelSums(a.lowHalf.highHalf, b.lowHalf.highHalf))
+            let high = SIMD8(
+                lowHalf: pixelSums(a.highHalf.lowHalf, b.highHalf.lowHalf),
+                highHalf: pixelSums(a.highHalf.highHalf, b.highHalf.highHalf))
             let rounded = SIMD16(lowHalf: (low &+ 2) &>> 2, highHalf: (high &+ 2) &>> 2)
             (target + ox &* 4).storeBytes(of: ResamplerLanes.narrow(rounded), as: SIMD16<UInt8>.self)
             ox &+= 4
@@ -109,13 +124,16 @@ enum ResamplerBoxReduction {
         return count
     }
 
-    private static func addRow4(_ row: UnsafeRawPointer, width: Int, factor: Int, into sums: UnsafeMutablePointer<SIMD4<UInt32>>) {
+    private static func addRow4(
+        _ row: UnsafeRawPointer, width: Int, factor: Int, into sums: UnsafeMutablePointer<SIMD4<UInt32>>
+    ) {
         var x = 0, ox = 0
         while x < width {
             let end = min(width, x + factor)
             var acc = SIMD4<UInt32>(repeating: 0)
             while x < end {
-                acc &+= SIMD4<UInt32>(truncatingIfNeeded: row.loadUnaligned(fromByteOffset: x * 4, as: SIMD4<UInt8>.self))
+                acc &+= SIMD4<UInt32>(
+                    truncatingIfNeeded: row.loadUnaligned(fromByteOffset: x * 4, as: SIMD4<UInt8>.self))
                 x += 1
             }
             sums[ox] &+= acc
@@ -123,7 +141,9 @@ enum ResamplerBoxReduction {
         }
     }
 
-    private static func addRow1(_ row: UnsafeRawPointer, width: Int, factor: Int, into sums: UnsafeMutablePointer<SIMD4<UInt32>>) {
+    private static func addRow1(
+        _ row: UnsafeRawPointer, width: Int, factor: Int, into sums: UnsafeMutablePointer<SIMD4<UInt32>>
+    ) {
         let bytes = row.assumingMemoryBound(to: UInt8.self)
         var x = 0, ox = 0
         while x < width {

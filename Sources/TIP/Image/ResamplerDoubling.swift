@@ -11,8 +11,9 @@ enum ResamplerDoubling {
     /// under the source's inside, without computing the rest.
     static func doubled(_ bitmap: Bitmap, width: Int, height: Int, origin: Int = 0, parallelThreshold: Int) -> Bitmap {
         precondition(bitmap.format.bytesPerPixel == 4, "doubling works on 4-byte pixels")
-        precondition(origin >= 0 && origin + (width + 1) / 2 <= bitmap.width && origin + (height + 1) / 2 <= bitmap.height,
-                     "doubling: the kept part lies outside the source")
+        precondition(
+            origin >= 0 && origin + (width + 1) / 2 <= bitmap.width && origin + (height + 1) / 2 <= bitmap.height,
+            "doubling: the kept part lies outside the source")
         guard var out = Bitmap(uninitializedWidth: width, height: height, format: bitmap.format) else {
             preconditionFailure("doubling: the output bitmap could not be allocated")
         }
@@ -22,17 +23,22 @@ enum ResamplerDoubling {
         bitmap.withUnsafeBytes { src in
             out.withUnsafeMutableBytes { dst in
                 guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-                let buffers = ResamplerPasses.Buffers(source: s, sourceStride: sourceStride, destination: d, destinationStride: outStride)
+                let buffers = ResamplerPasses.Buffers(
+                    source: s, sourceStride: sourceStride, destination: d, destinationStride: outStride)
                 // Each band doubles its rows into its own buffer of tall rows, then their columns: one
                 // parallel section rather than two.
                 Resampler.forEachBand(rows: height, work: width * height, threshold: parallelThreshold) { band in
-                    let tall = UnsafeMutableRawPointer.allocate(byteCount: band.count * tallStride, alignment: Bitmap.rowAlignment)
+                    let tall = UnsafeMutableRawPointer.allocate(
+                        byteCount: band.count * tallStride, alignment: Bitmap.rowAlignment)
                     defer { tall.deallocate() }
-                    let rows = ResamplerPasses.Buffers(source: buffers.source, sourceStride: sourceStride, destination: tall - band.lowerBound * tallStride,
-                                                       destinationStride: tallStride)
+                    let rows = ResamplerPasses.Buffers(
+                        source: buffers.source, sourceStride: sourceStride,
+                        destination: tall - band.lowerBound * tallStride,
+                        destinationStride: tallStride)
                     doubleRows(band, rows, sourceRows: sourceRows, rowBytes: columns * 4, origin: origin)
-                    let columnsPass = ResamplerPasses.Buffers(source: tall - band.lowerBound * tallStride, sourceStride: tallStride,
-                                                              destination: buffers.destination, destinationStride: outStride)
+                    let columnsPass = ResamplerPasses.Buffers(
+                        source: tall - band.lowerBound * tallStride, sourceStride: tallStride,
+                        destination: buffers.destination, destinationStride: outStride)
                     doubleColumns(band, columnsPass, columns: columns, width: width, origin: origin)
                 }
             }
@@ -43,7 +49,9 @@ enum ResamplerDoubling {
     /// Output rows `rows` (kept row y is row `y + 2 origin` of the whole result): even row 2i is
     /// `(row[i - 1] + 3 row[i] + 2) / 4`, odd row 2i + 1 is `(3 row[i] + row[i + 1] + 2) / 4`, rows clamped
     /// to the source.
-    private static func doubleRows(_ rows: Range<Int>, _ buffers: ResamplerPasses.Buffers, sourceRows: Int, rowBytes: Int, origin: Int) {
+    private static func doubleRows(
+        _ rows: Range<Int>, _ buffers: ResamplerPasses.Buffers, sourceRows: Int, rowBytes: Int, origin: Int
+    ) {
         let span = (rowBytes + 15) & ~15
         for y in rows {
             let i = origin + y / 2
@@ -53,7 +61,9 @@ enum ResamplerDoubling {
             let target = buffers.destination + y * buffers.destinationStride
             var x = 0
             while x < span {
-                let mixed = mix(near: near.load(fromByteOffset: x, as: SIMD16<UInt8>.self), far: far.load(fromByteOffset: x, as: SIMD16<UInt8>.self))
+                let mixed = mix(
+                    near: near.load(fromByteOffset: x, as: SIMD16<UInt8>.self),
+                    far: far.load(fromByteOffset: x, as: SIMD16<UInt8>.self))
                 (target + x).storeBytes(of: mixed, as: SIMD16<UInt8>.self)
                 x &+= 16
             }
@@ -66,7 +76,9 @@ enum ResamplerDoubling {
     /// Output rows `rows` from the rows of the same index (kept pixel x is pixel `x + 2 origin` of the whole
     /// row): pixel 2i is `(p[i - 1] + 3 p[i] + 2) / 4`, pixel 2i + 1 is `(3 p[i] + p[i + 1] + 2) / 4`, pixels
     /// clamped to the row.
-    private static func doubleColumns(_ rows: Range<Int>, _ buffers: ResamplerPasses.Buffers, columns: Int, width: Int, origin: Int) {
+    private static func doubleColumns(
+        _ rows: Range<Int>, _ buffers: ResamplerPasses.Buffers, columns: Int, width: Int, origin: Int
+    ) {
         // The row with its edge pixels repeated once on each side: [p0][p0 ... p(n-1)][p(n-1)], plus slack
         // for whole 16-byte reads from the kept part's groups of 4 source pixels.
         let groups = ((width + 1) / 2 + 3) / 4
@@ -80,7 +92,8 @@ enum ResamplerDoubling {
             let source = buffers.source + y * buffers.sourceStride
             row.copyMemory(from: source, byteCount: columns * 4)
             scratch.storeBytes(of: source.load(as: UInt32.self), as: UInt32.self)
-            (row + columns * 4).storeBytes(of: source.load(fromByteOffset: (columns - 1) * 4, as: UInt32.self), as: UInt32.self)
+            (row + columns * 4).storeBytes(
+                of: source.load(fromByteOffset: (columns - 1) * 4, as: UInt32.self), as: UInt32.self)
             let target = buffers.destination + y * stride
             let first = row + origin * 4
             for group in 0..<groups {
@@ -98,7 +111,8 @@ enum ResamplerDoubling {
             }
             let written = groups * 32
             if written > outBytes {
-                (target + outBytes).initializeMemory(as: UInt8.self, repeating: 0, count: min(written, stride) - outBytes)
+                (target + outBytes).initializeMemory(
+                    as: UInt8.self, repeating: 0, count: min(written, stride) - outBytes)
             }
         }
     }

@@ -27,15 +27,21 @@ enum ResamplerLanes {
     /// Keeps the low 16 bits of each 32-bit lane.
     @inline(__always)
     static func narrow(_ v: SIMD8<Int32>) -> SIMD8<Int16> {
-        SIMD8(Int16(truncatingIfNeeded: v[0]), Int16(truncatingIfNeeded: v[1]), Int16(truncatingIfNeeded: v[2]), Int16(truncatingIfNeeded: v[3]),
-              Int16(truncatingIfNeeded: v[4]), Int16(truncatingIfNeeded: v[5]), Int16(truncatingIfNeeded: v[6]), Int16(truncatingIfNeeded: v[7]))
+        SIMD8(
+            Int16(truncatingIfNeeded: v[0]), Int16(truncatingIfNeeded: v[1]), Int16(truncatingIfNeeded: v[2]),
+            Int16(truncatingIfNeeded: v[3]),
+            Int16(truncatingIfNeeded: v[4]), Int16(truncatingIfNeeded: v[5]), Int16(truncatingIfNeeded: v[6]),
+            Int16(truncatingIfNeeded: v[7]))
     }
 
     /// Keeps the low 8 bits of each 16-bit lane.
     @inline(__always)
     static func narrow(_ v: SIMD8<Int16>) -> SIMD8<UInt8> {
-        SIMD8(UInt8(truncatingIfNeeded: v[0]), UInt8(truncatingIfNeeded: v[1]), UInt8(truncatingIfNeeded: v[2]), UInt8(truncatingIfNeeded: v[3]),
-              UInt8(truncatingIfNeeded: v[4]), UInt8(truncatingIfNeeded: v[5]), UInt8(truncatingIfNeeded: v[6]), UInt8(truncatingIfNeeded: v[7]))
+        SIMD8(
+            UInt8(truncatingIfNeeded: v[0]), UInt8(truncatingIfNeeded: v[1]), UInt8(truncatingIfNeeded: v[2]),
+            UInt8(truncatingIfNeeded: v[3]),
+            UInt8(truncatingIfNeeded: v[4]), UInt8(truncatingIfNeeded: v[5]), UInt8(truncatingIfNeeded: v[6]),
+            UInt8(truncatingIfNeeded: v[7]))
     }
 
     /// Keeps the low 8 bits of each 16-bit lane.

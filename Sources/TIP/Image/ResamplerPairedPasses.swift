@@ -38,7 +38,8 @@ enum ResamplerPairedPasses {
                         var w = table + x &* pairStride
                         var acc = SIMD4<Int32>(repeating: half)
                         for _ in 0..<pairCount {
-                            acc &+= multiplyAdd(p.load(as: SIMD8<Int16>.self), unsafeBitCast(w.pointee, to: SIMD8<Int16>.self))
+                            acc &+= multiplyAdd(
+                                p.load(as: SIMD8<Int16>.self), unsafeBitCast(w.pointee, to: SIMD8<Int16>.self))
                             p += 32
                             w += 1
                         }
@@ -65,7 +66,9 @@ enum ResamplerPairedPasses {
     /// `(r[i], r[i+1], g[i], g[i+1], b[i], b[i+1], a[i], a[i+1])` at `pairs + 16 * i` (pixel `count` is
     /// the row's zero padding, or zero). `stride` bytes of `row` are readable.
     @inline(__always)
-    private static func interleaveNeighbours(_ row: UnsafeRawPointer, count: Int, stride: Int, into pairs: UnsafeMutableRawPointer) {
+    private static func interleaveNeighbours(
+        _ row: UnsafeRawPointer, count: Int, stride: Int, into pairs: UnsafeMutableRawPointer
+    ) {
         var i = 0
         while i < count {
             let a = (row + i &* 4).load(as: SIMD16<UInt8>.self)
@@ -129,14 +132,17 @@ enum ResamplerPairedPasses {
 
     /// Filters `source` vertically into rows `rows` of `destination`, `rowBytes` used bytes per row,
     /// 16 bytes at a time, two source rows per multiply-add.
-    static func vertical(_ buffers: Buffers, rows: Range<Int>, rowBytes: Int, weights: ResamplerWeights, finish: Finish) {
+    static func vertical(_ buffers: Buffers, rows: Range<Int>, rowBytes: Int, weights: ResamplerWeights, finish: Finish)
+    {
         let (source, sourceStride) = (buffers.source, buffers.sourceStride)
         // Rows are 64-byte aligned and padded, so whole 16-byte chunks stay inside every row.
         let span = (rowBytes + 15) & ~15
         weights.starts.withUnsafeBufferPointer { starts in
             weights.tapCounts.withUnsafeBufferPointer { counts in
                 weights.pairWeights.withUnsafeBufferPointer { table in
-                    guard let starts = starts.baseAddress, let counts = counts.baseAddress, let table = table.baseAddress else { return }
+                    guard let starts = starts.baseAddress, let counts = counts.baseAddress,
+                        let table = table.baseAddress
+                    else { return }
                     for y in rows {
                         let first = source + Int(starts[y]) * sourceStride
                         let n = Int(counts[y])
@@ -150,7 +156,8 @@ enum ResamplerPairedPasses {
                             @inline(__always)
                             func add(_ upper: SIMD16<UInt8>, _ lower: SIMD16<UInt8>) {
                                 let weight = unsafeBitCast(w[k], to: SIMD8<Int16>.self)
-                                let low = interleave(upper.lowHalf, lower.lowHalf), high = interleave(upper.highHalf, lower.highHalf)
+                                let low = interleave(upper.lowHalf, lower.lowHalf),
+                                    high = interleave(upper.highHalf, lower.highHalf)
                                 a0 &+= multiplyAdd(ResamplerLanes.widen(low.lowHalf), weight)
                                 a1 &+= multiplyAdd(ResamplerLanes.widen(low.highHalf), weight)
                                 a2 &+= multiplyAdd(ResamplerLanes.widen(high.lowHalf), weight)
@@ -196,7 +203,9 @@ enum ResamplerPairedPasses {
     /// Four pixels' sums (one pixel, channels in lanes, per argument) scaled down, clamped to 0...255,
     /// finished and packed into 16 bytes. The scaled sums fit in 16 bits (``ResamplerWeights/pairsFit``).
     @inline(__always)
-    private static func packed(_ a0: SIMD4<Int32>, _ a1: SIMD4<Int32>, _ a2: SIMD4<Int32>, _ a3: SIMD4<Int32>, _ finish: Finish) -> SIMD16<UInt8> {
+    private static func packed(
+        _ a0: SIMD4<Int32>, _ a1: SIMD4<Int32>, _ a2: SIMD4<Int32>, _ a3: SIMD4<Int32>, _ finish: Finish
+    ) -> SIMD16<UInt8> {
         let shift = Int32(ResamplerWeights.precision)
         var low = clamp(ResamplerLanes.narrow(SIMD8(lowHalf: a0 &>> shift, highHalf: a1 &>> shift)))
         var high = clamp(ResamplerLanes.narrow(SIMD8(lowHalf: a2 &>> shift, highHalf: a3 &>> shift)))
@@ -206,7 +215,8 @@ enum ResamplerPairedPasses {
         }
         let bytes = ResamplerLanes.narrow(SIMD16(lowHalf: low, highHalf: high))
         if case .opaque = finish {
-            return unsafeBitCast(unsafeBitCast(bytes, to: SIMD4<UInt32>.self) | SIMD4(repeating: 0xFF00_0000), to: SIMD16<UInt8>.self)
+            return unsafeBitCast(
+                unsafeBitCast(bytes, to: SIMD4<UInt32>.self) | SIMD4(repeating: 0xFF00_0000), to: SIMD16<UInt8>.self)
         }
         return bytes
     }

@@ -28,24 +28,35 @@ enum ResamplerPasses {
 
     /// Filters rows `rows` of `source` horizontally into `destination` (`weights.count` pixels wide,
     /// `weights.sourceCount` source pixels) for `bytesPerPixel` 4 or 1.
-    static func horizontal(_ buffers: Buffers, rows: Range<Int>, weights: ResamplerWeights, bytesPerPixel: Int, finish: Finish) {
+    static func horizontal(
+        _ buffers: Buffers, rows: Range<Int>, weights: ResamplerWeights, bytesPerPixel: Int, finish: Finish
+    ) {
         // A source narrower than the block layout is read through a zero-padded copy of each row.
         let padded = weights.blockSourceCount > weights.sourceCount
-        let scratch = padded ? UnsafeMutableRawPointer.allocate(byteCount: weights.blockSourceCount * bytesPerPixel, alignment: 16) : nil
+        let scratch =
+            padded
+            ? UnsafeMutableRawPointer.allocate(byteCount: weights.blockSourceCount * bytesPerPixel, alignment: 16) : nil
         defer { scratch?.deallocate() }
         scratch?.initializeMemory(as: UInt8.self, repeating: 0, count: weights.blockSourceCount * bytesPerPixel)
-        let band = Band(buffers: buffers, rows: rows, width: weights.count, stride: weights.stride,
-                        scratch: scratch, rowBytes: weights.sourceCount * bytesPerPixel)
+        let band = Band(
+            buffers: buffers, rows: rows, width: weights.count, stride: weights.stride,
+            scratch: scratch, rowBytes: weights.sourceCount * bytesPerPixel)
         weights.blockStarts.withUnsafeBufferPointer { starts in
             weights.blockCounts.withUnsafeBufferPointer { counts in
                 weights.blockWeights.withUnsafeBufferPointer { table in
-                    guard let starts = starts.baseAddress, let counts = counts.baseAddress, let table = table.baseAddress else { return }
+                    guard let starts = starts.baseAddress, let counts = counts.baseAddress,
+                        let table = table.baseAddress
+                    else { return }
                     if bytesPerPixel == 4 {
                         // Few blocks: per-pixel sums finish cheaper; many: per-channel sums add cheaper.
                         if weights.stride <= 8 {
-                            horizontal4(band, starts: starts, counts: counts, table: table, finish: finish, summingWith: PixelSums.self)
+                            horizontal4(
+                                band, starts: starts, counts: counts, table: table, finish: finish,
+                                summingWith: PixelSums.self)
                         } else {
-                            horizontal4(band, starts: starts, counts: counts, table: table, finish: finish, summingWith: ChannelSums.self)
+                            horizontal4(
+                                band, starts: starts, counts: counts, table: table, finish: finish,
+                                summingWith: ChannelSums.self)
                         }
                     } else {
                         horizontal1(band, starts: starts, counts: counts, table: table)
@@ -102,7 +113,9 @@ enum ResamplerPasses {
                 var w = UnsafeRawPointer(table + x &* band.stride)
                 var sums = Sums()
                 for _ in 0..<Int(counts[x]) {
-                    sums.add(p.loadUnaligned(as: SIMD4<UInt32>.self), taps: SIMD4<Int32>(truncatingIfNeeded: w.loadUnaligned(as: SIMD4<Int16>.self)))
+                    sums.add(
+                        p.loadUnaligned(as: SIMD4<UInt32>.self),
+                        taps: SIMD4<Int32>(truncatingIfNeeded: w.loadUnaligned(as: SIMD4<Int16>.self)))
                     p += 16
                     w += 8
                 }
@@ -112,7 +125,9 @@ enum ResamplerPasses {
     }
 
     /// 1-byte pixels, 4 taps per step.
-    private static func horizontal1(_ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>) {
+    private static func horizontal1(
+        _ band: Band, starts: UnsafePointer<Int32>, counts: UnsafePointer<Int32>, table: UnsafePointer<Int16>
+    ) {
         let b = band.buffers
         for y in band.rows {
             let s = band.sourceRow(y)
@@ -135,16 +150,20 @@ enum ResamplerPasses {
     /// Filters `source` vertically into rows `rows` of `destination` (`weights.count` rows from
     /// `weights.sourceCount`), `rowBytes` used bytes per row. Works 16 bytes at a time across the row,
     /// so the format only matters for `finish`.
-    static func vertical(_ buffers: Buffers, rows: Range<Int>, rowBytes: Int, weights: ResamplerWeights, finish: Finish) {
+    static func vertical(_ buffers: Buffers, rows: Range<Int>, rowBytes: Int, weights: ResamplerWeights, finish: Finish)
+    {
         let (source, sourceStride) = (buffers.source, buffers.sourceStride)
         let (destination, destinationStride) = (buffers.destination, buffers.destinationStride)
         weights.starts.withUnsafeBufferPointer { starts in
             weights.tapCounts.withUnsafeBufferPointer { counts in
                 weights.weights.withUnsafeBufferPointer { table in
-                    guard let starts = starts.baseAddress, let counts = counts.baseAddress, let table = table.baseAddress else { return }
-                    vertical(source: source, sourceStride: sourceStride, destination: destination,
-                             destinationStride: destinationStride, rows: rows, rowBytes: rowBytes,
-                             starts: starts, counts: counts, table: table, stride: weights.stride, finish: finish)
+                    guard let starts = starts.baseAddress, let counts = counts.baseAddress,
+                        let table = table.baseAddress
+                    else { return }
+                    vertical(
+                        source: source, sourceStride: sourceStride, destination: destination,
+                        destinationStride: destinationStride, rows: rows, rowBytes: rowBytes,
+                        starts: starts, counts: counts, table: table, stride: weights.stride, finish: finish)
                 }
             }
         }
@@ -242,7 +261,9 @@ enum ResamplerPasses {
     }
 
     /// Copies, for rows `rows`, the source pixel nearest to each destination pixel's centre.
-    static func nearest(_ buffers: Buffers, rows: Range<Int>, columns: ResamplerWeights, lines: ResamplerWeights, bytesPerPixel: Int) {
+    static func nearest(
+        _ buffers: Buffers, rows: Range<Int>, columns: ResamplerWeights, lines: ResamplerWeights, bytesPerPixel: Int
+    ) {
         let (source, sourceStride) = (buffers.source, buffers.sourceStride)
         let (destination, destinationStride) = (buffers.destination, buffers.destinationStride)
         columns.starts.withUnsafeBufferPointer { xs in
@@ -253,11 +274,14 @@ enum ResamplerPasses {
                     let d = destination + y * destinationStride
                     if bytesPerPixel == 4 {
                         for x in 0..<width {
-                            d.storeBytes(of: s.load(fromByteOffset: Int(xs[x]) * 4, as: UInt32.self), toByteOffset: x * 4, as: UInt32.self)
+                            d.storeBytes(
+                                of: s.load(fromByteOffset: Int(xs[x]) * 4, as: UInt32.self), toByteOffset: x * 4,
+                                as: UInt32.self)
                         }
                     } else {
                         for x in 0..<width {
-                            d.storeBytes(of: s.load(fromByteOffset: Int(xs[x]), as: UInt8.self), toByteOffset: x, as: UInt8.self)
+                            d.storeBytes(
+                                of: s.load(fromByteOffset: Int(xs[x]), as: UInt8.self), toByteOffset: x, as: UInt8.self)
                         }
                     }
                 }

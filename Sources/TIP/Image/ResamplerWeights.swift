@@ -70,10 +70,13 @@ struct ResamplerWeights: Sendable {
     /// kept, with exactly the taps they have in the whole mapping; the source is then trimmed to the
     /// pixels they read: ``sourceOffset`` is the first of them and every start is relative to it
     /// (resampling a sub-rectangle of the output reads only the part of the source under it).
-    init(filter: ResamplingFilter, sourceCount: Int, count: Int, sourceExtent: Double? = nil, window: Range<Int>? = nil) {
+    init(filter: ResamplingFilter, sourceCount: Int, count: Int, sourceExtent: Double? = nil, window: Range<Int>? = nil)
+    {
         precondition(sourceCount > 0 && count > 0, "resampler weights need positive sizes")
         let coordinates = window ?? 0..<count
-        precondition(!coordinates.isEmpty && coordinates.lowerBound >= 0 && coordinates.upperBound <= count, "window outside the destination")
+        precondition(
+            !coordinates.isEmpty && coordinates.lowerBound >= 0 && coordinates.upperBound <= count,
+            "window outside the destination")
         let scale = (sourceExtent ?? Double(sourceCount)) / Double(count)
         let filterScale = max(scale, 1)
         let support = filter.support * filterScale

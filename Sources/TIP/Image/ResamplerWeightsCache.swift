@@ -18,8 +18,12 @@ enum ResamplerWeightsCache {
     private static let largestKept = 1 << 14
 
     /// `ResamplerWeights(filter:sourceCount:count:sourceExtent:window:)`, from the cache when it was built recently.
-    static func weights(filter: ResamplingFilter, sourceCount: Int, count: Int, sourceExtent: Double? = nil, window: Range<Int>? = nil) -> ResamplerWeights {
-        let key = Key(filter: filter, sourceCount: sourceCount, count: count, extentBits: sourceExtent?.bitPattern, window: window)
+    static func weights(
+        filter: ResamplingFilter, sourceCount: Int, count: Int, sourceExtent: Double? = nil, window: Range<Int>? = nil
+    ) -> ResamplerWeights {
+        let key = Key(
+            filter: filter, sourceCount: sourceCount, count: count, extentBits: sourceExtent?.bitPattern, window: window
+        )
         let cached: ResamplerWeights? = entries.withLock { list in
             guard let index = list.firstIndex(where: { $0.key == key }) else { return nil }
             let entry = list.remove(at: index)
@@ -27,7 +31,8 @@ enum ResamplerWeightsCache {
             return entry.weights
         }
         if let cached { return cached }
-        let weights = ResamplerWeights(filter: filter, sourceCount: sourceCount, count: count, sourceExtent: sourceExtent, window: window)
+        let weights = ResamplerWeights(
+            filter: filter, sourceCount: sourceCount, count: count, sourceExtent: sourceExtent, window: window)
         if weights.count * weights.stride <= largestKept {
             entries.withLock { list in
                 if !list.contains(where: { $0.key == key }) {

@@ -27,7 +27,8 @@ enum ResamplingFilter: Sendable, CaseIterable {
         case .medium: self = .catmullRom
         case .high: self = .lanczos3
         case .default:
-            let shrinks = width <= sourceWidth && height <= sourceHeight && (width < sourceWidth || height < sourceHeight)
+            let shrinks =
+                width <= sourceWidth && height <= sourceHeight && (width < sourceWidth || height < sourceHeight)
             let mild = sourceWidth <= 2 * width && sourceHeight <= 2 * height
             self = shrinks && mild ? .lanczos2 : .lanczos3
         }

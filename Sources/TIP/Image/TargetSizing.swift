@@ -18,8 +18,10 @@ package enum TargetSizing {
 
     /// Whether two target sizings produce the same images: equal dimensions, and equal modes or two
     /// modes that both do not scale.
-    package static func targetSizingsMatch(_ dimensions1: CGSize, _ contentMode1: ContentMode,
-                                          _ dimensions2: CGSize, _ contentMode2: ContentMode) -> Bool {
+    package static func targetSizingsMatch(
+        _ dimensions1: CGSize, _ contentMode1: ContentMode,
+        _ dimensions2: CGSize, _ contentMode2: ContentMode
+    ) -> Bool {
         guard dimensions1 == dimensions2 else { return false }
         return contentMode1 == contentMode2 || (!contentMode1.doesScale && !contentMode2.doesScale)
     }
@@ -27,12 +29,16 @@ package enum TargetSizing {
     /// `dimensions` scaled to the target sizing at scale 1 (TIP's `TIPDimensionsScaledToTargetSizing`).
     /// No positive target, or a mode that does not scale, returns `dimensions` unchanged;
     /// `scaleToFill` returns the target.
-    package static func dimensions(_ dimensions: CGSize, scaledTo targetDimensions: CGSize, contentMode: ContentMode) -> CGSize {
+    package static func dimensions(_ dimensions: CGSize, scaledTo targetDimensions: CGSize, contentMode: ContentMode)
+        -> CGSize
+    {
         size(dimensions, scaledTo: targetDimensions, contentMode: contentMode, scale: 1)
     }
 
     /// `size` scaled to the target sizing at `scale` pixels per point (TIP's `TIPSizeScaledToTargetSizing`).
-    package static func size(_ size: CGSize, scaledTo targetSize: CGSize, contentMode: ContentMode, scale: CGFloat) -> CGSize {
+    package static func size(_ size: CGSize, scaledTo targetSize: CGSize, contentMode: ContentMode, scale: CGFloat)
+        -> CGSize
+    {
         guard isPositive(targetSize) else { return size }
         switch contentMode {
         case .scaleToFill: return targetSize
@@ -45,7 +51,9 @@ package enum TargetSizing {
     /// Whether `size` is what scaling some image to the target sizing would produce
     /// (TIP's `TIPSizeMatchesTargetSizing`): the expectation is recomputed from `size` itself,
     /// aligned up to whole pixels, and compared. False when the target is not positive.
-    package static func size(_ size: CGSize, matchesTargetSize targetSize: CGSize, contentMode: ContentMode, scale: CGFloat) -> Bool {
+    package static func size(
+        _ size: CGSize, matchesTargetSize targetSize: CGSize, contentMode: ContentMode, scale: CGFloat
+    ) -> Bool {
         guard isPositive(targetSize) else { return false }
         var expected = targetSize
         switch contentMode {
@@ -53,8 +61,9 @@ package enum TargetSizing {
         case .scaleAspectFill: expected = scaleToFill(size, targetSize, scale: scale)
         default: break
         }
-        expected = CGSize(width: (expected.width * scale).rounded(.up) / scale,
-                          height: (expected.height * scale).rounded(.up) / scale)
+        expected = CGSize(
+            width: (expected.width * scale).rounded(.up) / scale,
+            height: (expected.height * scale).rounded(.up) / scale)
         return expected == size
     }
 
@@ -72,9 +81,12 @@ package enum TargetSizing {
 
     /// The whole-pixel dimensions an image of `width` x `height` is delivered at for this target
     /// sizing. Each side is at least 1 (TIP's math can round a sliver image down to 0).
-    package static func pixelDimensions(width: Int, height: Int, targetDimensions: CGSize, contentMode: ContentMode) -> (width: Int, height: Int) {
+    package static func pixelDimensions(width: Int, height: Int, targetDimensions: CGSize, contentMode: ContentMode)
+        -> (width: Int, height: Int)
+    {
         guard width > 0, height > 0 else { return (max(width, 1), max(height, 1)) }
-        let scaled = dimensions(CGSize(width: width, height: height), scaledTo: targetDimensions, contentMode: contentMode)
+        let scaled = dimensions(
+            CGSize(width: width, height: height), scaledTo: targetDimensions, contentMode: contentMode)
         return (clampToPixels(scaled.width), clampToPixels(scaled.height))
     }
 
@@ -86,10 +98,14 @@ package enum TargetSizing {
         return Int(rounded)
     }
 
-    private static func anchoredScale(_ sourceSize: CGSize, _ targetSize: CGSize, scale: CGFloat,
-                                      anchorWidth: (CGFloat, CGFloat) -> Bool) -> CGSize {
-        let target = CGSize(width: (targetSize.width * scale).rounded(.up), height: (targetSize.height * scale).rounded(.up))
-        let source = CGSize(width: (sourceSize.width * scale).rounded(.up), height: (sourceSize.height * scale).rounded(.up))
+    private static func anchoredScale(
+        _ sourceSize: CGSize, _ targetSize: CGSize, scale: CGFloat,
+        anchorWidth: (CGFloat, CGFloat) -> Bool
+    ) -> CGSize {
+        let target = CGSize(
+            width: (targetSize.width * scale).rounded(.up), height: (targetSize.height * scale).rounded(.up))
+        let source = CGSize(
+            width: (sourceSize.width * scale).rounded(.up), height: (sourceSize.height * scale).rounded(.up))
         let rx = target.width / source.width
         let ry = target.height / source.height
         if anchorWidth(rx, ry) {

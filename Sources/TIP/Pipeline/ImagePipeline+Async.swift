@@ -16,7 +16,8 @@ extension ImagePipeline {
         try Task.checkCancellation()
         let fetch = AsyncFetch()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImageFetchResult, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<ImageFetchResult, any Error>) in
                 let delegate = ImageFetchCompletionDelegate { result, error in
                     if let result {
                         continuation.resume(returning: result)
@@ -24,8 +25,9 @@ extension ImagePipeline {
                         continuation.resume(throwing: fetch.surfaced(error))
                     }
                 }
-                let operation = ImageFetchOperation(pipeline: self, request: request, context: nil, delegate: delegate,
-                                                    ownsDelegate: true, deliversOnOwnQueue: true)
+                let operation = ImageFetchOperation(
+                    pipeline: self, request: request, context: nil, delegate: delegate,
+                    ownsDelegate: true, deliversOnOwnQueue: true)
                 fetch.start(operation)
                 fetchImage(with: operation)
             }

@@ -12,14 +12,18 @@ extension ImagePipeline {
     /// Handed over from the fetch's own queue (never the callback queue). Cancelling the task cancels the fetch and
     /// throws `CancellationError`; other failures throw ``ImageFetchError`` (`couldNotLoadImage` when the allowed
     /// sources had nothing, e.g. ``ImageFetchLoadingSources/cachesOnly`` on a miss).
-    public func fetchImageData(for request: any ImageFetchRequest, priority: ImageFetchPriority = .normal) async throws -> ImageDataFetchResult {
+    public func fetchImageData(for request: any ImageFetchRequest, priority: ImageFetchPriority = .normal) async throws
+        -> ImageDataFetchResult
+    {
         try Task.checkCancellation()
         let handle = Locked<(fetch: ImageDataFetch?, cancelled: Bool)>((nil, false))
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImageDataFetchResult, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<ImageDataFetchResult, any Error>) in
                 let fetch = ImageDataFetch(pipeline: self, request: request, priority: priority) { outcome in
                     if case .failure(let error) = outcome, (error as? ImageFetchError)?.code == .cancelled,
-                       handle.withLock({ $0.cancelled }) {
+                        handle.withLock({ $0.cancelled })
+                    {
                         return continuation.resume(throwing: CancellationError())
                     }
                     continuation.resume(with: outcome)
@@ -43,8 +47,10 @@ extension ImagePipeline {
     /// Fetches the bytes of `request`'s image without decoding them and calls `completion` once, on the callback
     /// queue, with the bytes or the error. Returns the fetch (to cancel it or change its priority).
     @discardableResult
-    public func fetchImageData(with request: any ImageFetchRequest, priority: ImageFetchPriority = .normal,
-                               completion: @escaping @Sendable (Result<ImageDataFetchResult, any Error>) -> Void) -> ImageDataFetch {
+    public func fetchImageData(
+        with request: any ImageFetchRequest, priority: ImageFetchPriority = .normal,
+        completion: @escaping @Sendable (Result<ImageDataFetchResult, any Error>) -> Void
+    ) -> ImageDataFetch {
         let configuration = self.configuration
         let fetch = ImageDataFetch(pipeline: self, request: request, priority: priority) { outcome in
             configuration.dispatchToCallbackQueue { completion(outcome) }

@@ -2,8 +2,10 @@ import Foundation
 
 extension ImagePipeline {
     /// A new fetch for `request`, reporting to `delegate` (held weakly). Start it with `fetchImage(with:)`.
-    public func operation(with request: any ImageFetchRequest, context: (any Sendable)? = nil,
-                          delegate: (any ImageFetchDelegate)?) -> ImageFetchOperation {
+    public func operation(
+        with request: any ImageFetchRequest, context: (any Sendable)? = nil,
+        delegate: (any ImageFetchDelegate)?
+    ) -> ImageFetchOperation {
         ImageFetchOperation(pipeline: self, request: request, context: context, delegate: delegate)
     }
 
@@ -23,10 +25,13 @@ extension ImagePipeline {
 
     /// A new fetch for `request` that calls `completion` once, on the callback queue, with the final image or
     /// the error (TIP's completion-block convenience). Start it with `fetchImage(with:)`.
-    public func operation(with request: any ImageFetchRequest, context: (any Sendable)? = nil,
-                          completion: @escaping @Sendable (ImageFetchResult?, (any Error)?) -> Void) -> ImageFetchOperation {
-        ImageFetchOperation(pipeline: self, request: request, context: context,
-                            delegate: ImageFetchCompletionDelegate(completion), ownsDelegate: true)
+    public func operation(
+        with request: any ImageFetchRequest, context: (any Sendable)? = nil,
+        completion: @escaping @Sendable (ImageFetchResult?, (any Error)?) -> Void
+    ) -> ImageFetchOperation {
+        ImageFetchOperation(
+            pipeline: self, request: request, context: context,
+            delegate: ImageFetchCompletionDelegate(completion), ownsDelegate: true)
     }
 
     /// TIP posts `TIPProblemImageFetchHasInvalidTargetDimensions` for target dimensions that are neither zero nor
@@ -34,13 +39,15 @@ extension ImagePipeline {
     private func postIfTargetDimensionsAreInvalid(_ operation: ImageFetchOperation) {
         let target = operation.request.targetDimensions
         guard target != .zero, !(target.width > 0 && target.height > 0) else { return }
-        configuration.post(.imageFetchHasInvalidTargetDimensions, userInfo: [
-            ProblemInfoKey.targetDimensions: target,
-            ProblemInfoKey.targetContentMode: operation.request.targetContentMode,
-            ProblemInfoKey.imageIdentifier: operation.identifier,
-            ProblemInfoKey.imageURL: operation.request.imageURL.absoluteString,
-            ProblemInfoKey.fetchRequest: operation.request,
-        ])
+        configuration.post(
+            .imageFetchHasInvalidTargetDimensions,
+            userInfo: [
+                ProblemInfoKey.targetDimensions: target,
+                ProblemInfoKey.targetContentMode: operation.request.targetContentMode,
+                ProblemInfoKey.imageIdentifier: operation.identifier,
+                ProblemInfoKey.imageURL: operation.request.imageURL.absoluteString,
+                ProblemInfoKey.fetchRequest: operation.request,
+            ])
     }
 }
 
@@ -51,8 +58,10 @@ extension ImagePipeline {
     /// identifier. Real images replace what was there; placeholders only what they may. `completion` runs on
     /// the callback queue. Other operations can depend on the returned one.
     @discardableResult
-    public func storeImage(with request: any ImageStoreRequest,
-                           completion: (@Sendable (Bool, (any Error)?) -> Void)? = nil) -> any DependencyOperation {
+    public func storeImage(
+        with request: any ImageStoreRequest,
+        completion: (@Sendable (Bool, (any Error)?) -> Void)? = nil
+    ) -> any DependencyOperation {
         let operation = ImageStoreOperation(pipeline: self, request: request, completion: completion)
         configuration.fetchOperationQueue.addOperation(operation)
         return operation
@@ -72,9 +81,10 @@ extension ImagePipeline {
     /// ```
     public func fetchEvents(for request: any ImageFetchRequest) -> AsyncThrowingStream<ImageFetchEvent, any Error> {
         AsyncThrowingStream { continuation in
-            let operation = ImageFetchOperation(pipeline: self, request: request, context: nil,
-                                                delegate: ImageFetchEventStreamDelegate(continuation), ownsDelegate: true,
-                                                deliversOnOwnQueue: true)
+            let operation = ImageFetchOperation(
+                pipeline: self, request: request, context: nil,
+                delegate: ImageFetchEventStreamDelegate(continuation), ownsDelegate: true,
+                deliversOnOwnQueue: true)
             continuation.onTermination = { termination in
                 if case .cancelled = termination { operation.cancel() }
             }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,10 +52,13 @@ extension ImagePipeline {
     /// every cache is used as by ``fetchImage(for:)``, which this calls (so it never waits for the callback queue,
     /// and cancelling the task throws `CancellationError`). For more (an identifier of your own, previews,
     /// progressive scans, metrics) build a ``GenericImageFetchRequest``.
-    public func image(for url: URL, targetDimensions: CGSize = .zero,
-                      contentMode: ContentMode = .scaleAspectFit) async throws -> ImageContainer {
-        let request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: targetDimensions,
-                                               targetContentMode: contentMode)
+    public func image(
+        for url: URL, targetDimensions: CGSize = .zero,
+        contentMode: ContentMode = .scaleAspectFit
+    ) async throws -> ImageContainer {
+        let request = GenericImageFetchRequest(
+            imageURL: url, identifier: nil, targetDimensions: targetDimensions,
+            targetContentMode: contentMode)
         return try await fetchImage(for: request).imageContainer
     }
 }

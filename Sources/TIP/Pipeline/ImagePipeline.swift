@@ -34,7 +34,8 @@ public final class ImagePipeline: Sendable {
     /// Posted (object: the pipeline) when a pipeline is created.
     public static let didStandUpNotification = Notification.Name("TIPImagePipelineDidStandUpImagePipelineNotification")
     /// Posted (object: nil; user info `imagePipelineId`) when a pipeline is torn down.
-    public static let didTearDownNotification = Notification.Name("TIPImagePipelineDidTearDownImagePipelineNotification")
+    public static let didTearDownNotification = Notification.Name(
+        "TIPImagePipelineDidTearDownImagePipelineNotification")
     /// User-info key of the pipeline identifier in notifications.
     public static let notificationPipelineIdentifierKey = "imagePipelineId"
 
@@ -73,7 +74,8 @@ public final class ImagePipeline: Sendable {
     }
 
     /// A pipeline using `configuration`, or why there can be none.
-    init(checkedIdentifier identifier: String, configuration: GlobalConfiguration) throws(ImagePipelineIdentifierError) {
+    init(checkedIdentifier identifier: String, configuration: GlobalConfiguration) throws(ImagePipelineIdentifierError)
+    {
         guard ImagePipeline.isValidIdentifier(identifier) else { throw .invalid(identifier) }
         // Claim the identifier first: a duplicate must not open a disk cache on the live one's directory.
         guard configuration.registry.claim(identifier) else { throw .alreadyInUse(identifier) }
@@ -103,8 +105,9 @@ public final class ImagePipeline: Sendable {
         for observer in configuration.imagePipelineObservers {
             observer.imagePipelineDidTearDown(identifier: identifier)
         }
-        NotificationCenter.default.post(name: ImagePipeline.didTearDownNotification, object: nil,
-                                        userInfo: [ImagePipeline.notificationPipelineIdentifierKey: identifier])
+        NotificationCenter.default.post(
+            name: ImagePipeline.didTearDownNotification, object: nil,
+            userInfo: [ImagePipeline.notificationPipelineIdentifierKey: identifier])
     }
 
     /// Whether `identifier` may name a pipeline: non-empty, only `A-Z a-z 0-9 . _ -`, not `.` or `..`.
@@ -113,7 +116,7 @@ public final class ImagePipeline: Sendable {
         return identifier.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
                 return true
             default:
                 return false
@@ -180,8 +183,10 @@ public final class ImagePipeline: Sendable {
     /// Renames `oldIdentifier`'s disk entry to `newIdentifier` and drops the old identifier from the
     /// memory caches. `completion` gets nil, or `POSIXError(.ENOENT)` when there is no such entry, on
     /// the callback queue.
-    public func changeIdentifierForImage(withIdentifier oldIdentifier: String, toIdentifier newIdentifier: String,
-                                         completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func changeIdentifierForImage(
+        withIdentifier oldIdentifier: String, toIdentifier newIdentifier: String,
+        completion: (@Sendable ((any Error)?) -> Void)? = nil
+    ) {
         let configuration = self.configuration
         diskCache.domain.async { [self] in
             var failure: (any Error)?
@@ -200,7 +205,9 @@ public final class ImagePipeline: Sendable {
     /// Copies `identifier`'s complete disk file to a temporary file and calls `completion` with its
     /// path on a background queue; the copy is deleted when `completion` returns. Missing entries give
     /// `POSIXError(.ENOENT)`.
-    public func copyDiskCacheFile(withIdentifier identifier: String, completion: @escaping @Sendable (String?, (any Error)?) -> Void) {
+    public func copyDiskCacheFile(
+        withIdentifier identifier: String, completion: @escaping @Sendable (String?, (any Error)?) -> Void
+    ) {
         diskCache.domain.async { [self] in
             do {
                 let copy = try diskCache.copyCompleteFile(withIdentifier: identifier)
@@ -234,12 +241,13 @@ public final class ImagePipeline: Sendable {
         let rendered = renderedCache.inspectionEntries()
         let memory = memoryCache.inspectionEntries()
         let disk = diskCache.domain.sync { diskCache.inspectionEntries() }
-        return ImagePipelineInspectionResult(imagePipelineIdentifier: identifier,
-                                             completeRenderedEntries: rendered,
-                                             completeMemoryEntries: memory.complete,
-                                             partialMemoryEntries: memory.partial,
-                                             completeDiskEntries: disk.complete,
-                                             partialDiskEntries: disk.partial)
+        return ImagePipelineInspectionResult(
+            imagePipelineIdentifier: identifier,
+            completeRenderedEntries: rendered,
+            completeMemoryEntries: memory.complete,
+            partialMemoryEntries: memory.partial,
+            completeDiskEntries: disk.complete,
+            partialDiskEntries: disk.partial)
     }
 }
 
@@ -249,4 +257,3 @@ struct SendableError: @unchecked Sendable {
     let error: any Error
     init(_ error: any Error) { self.error = error }
 }
-

@@ -61,22 +61,28 @@ extension ImagePipelineCaches {
     func cachedPartial(for request: ImageDownloadRequest) -> CachedPartial? {
         guard !request.isPlaceholder else { return nil }
         if let partial = memory.entry(withIdentifier: request.identifier)?.partial, partial.url == request.url,
-           !partial.data.isEmpty,
-           let resume = ImageDownloadResume(byteCount: partial.data.count, expectedLength: partial.expectedLength,
-                                            lastModified: partial.lastModified, entityTag: partial.entityTag) {
+            !partial.data.isEmpty,
+            let resume = ImageDownloadResume(
+                byteCount: partial.data.count, expectedLength: partial.expectedLength,
+                lastModified: partial.lastModified, entityTag: partial.entityTag)
+        {
             var file = beginDownloadFile(identifier: request.identifier)
             if let opened = file, !opened.append(partial.data) {
                 file = nil  // resume anyway; the completed image just will not reach the disk
             }
             return CachedPartial(resume: resume, data: partial.data, file: file)
         }
-        guard let copy = disk.copyPartialToTemporaryFile(
+        guard
+            let copy = disk.copyPartialToTemporaryFile(
                 withIdentifier: request.identifier, accepting: { $0.url == request.url && $0.hasValidator }),
-              let data = try? Data(contentsOf: copy.file.fileURL), data.count == Int(copy.file.byteCount), !data.isEmpty
+            let data = try? Data(contentsOf: copy.file.fileURL), data.count == Int(copy.file.byteCount), !data.isEmpty
         else { return nil }
         let metadata = copy.partial.metadata
-        guard let resume = ImageDownloadResume(byteCount: data.count, expectedLength: Int(metadata.expectedLength),
-                                               lastModified: metadata.lastModified, entityTag: metadata.entityTag) else {
+        guard
+            let resume = ImageDownloadResume(
+                byteCount: data.count, expectedLength: Int(metadata.expectedLength),
+                lastModified: metadata.lastModified, entityTag: metadata.entityTag)
+        else {
             copy.file.discard()
             return nil
         }
@@ -87,10 +93,12 @@ extension ImagePipelineCaches {
     /// caches just before a download of its URL committed its bytes takes them instead of downloading again.
     func committedImage(for request: ImageDownloadRequest) -> DownloadedImage? {
         guard let complete = memory.entry(withIdentifier: request.identifier, touch: false)?.complete,
-              complete.url == request.url, !complete.isPlaceholder || request.isPlaceholder,
-              !isStale(complete.freshness) else { return nil }
-        return DownloadedImage(data: complete.data, imageType: complete.imageType, dimensions: complete.dimensions,
-                               isAnimated: complete.isAnimated, freshness: complete.freshness)
+            complete.url == request.url, !complete.isPlaceholder || request.isPlaceholder,
+            !isStale(complete.freshness)
+        else { return nil }
+        return DownloadedImage(
+            data: complete.data, imageType: complete.imageType, dimensions: complete.dimensions,
+            isAnimated: complete.isAnimated, freshness: complete.freshness)
     }
 
     /// A complete download's bytes enter the memory cache (fast, under a lock): from now on a fetch of the URL
@@ -118,7 +126,9 @@ extension ImagePipelineCaches {
     /// cache's tie-breaks; `image` describes the bytes (its `data` is not used). Returns whether it was kept. Writes
     /// and renames a file: call it off latency-sensitive queues.
     @discardableResult
-    func commitDownloadFile(_ file: DownloadFile, image: DownloadedImage, for request: ImageDownloadRequest, complete: Bool) -> Bool {
+    func commitDownloadFile(
+        _ file: DownloadFile, image: DownloadedImage, for request: ImageDownloadRequest, complete: Bool
+    ) -> Bool {
         let metadata = DiskCacheMetadata(
             identifier: request.identifier, url: request.url, lastAccess: configuration.clock(),
             timeToLive: request.timeToLive, updatesExpiryOnAccess: request.updatesExpiryOnAccess,

@@ -6,12 +6,18 @@ import Foundation
 extension ImagePipelineCaches {
     /// The processed image stored under `identifier` for `url`, decoded at its own size and marked as made by
     /// `processorIdentifiers`; nil on a miss, for another URL, or when it does not decode (removed and reported).
-    func processedImage(identifier: String, url: URL, processorIdentifiers: [String], maximumPixelCount: Int) -> CachedImage? {
-        guard let part = disk.entry(withIdentifier: identifier, includePartial: false)?.complete, part.metadata.url == url else {
+    func processedImage(identifier: String, url: URL, processorIdentifiers: [String], maximumPixelCount: Int)
+        -> CachedImage?
+    {
+        guard let part = disk.entry(withIdentifier: identifier, includePartial: false)?.complete,
+            part.metadata.url == url
+        else {
             countLookup("disk", hit: false)
             return nil
         }
-        let own = Decoding(targetDimensions: .zero, targetContentMode: .center, decoderConfigMap: nil, maximumPixelCount: maximumPixelCount)
+        let own = Decoding(
+            targetDimensions: .zero, targetContentMode: .center, decoderConfigMap: nil,
+            maximumPixelCount: maximumPixelCount)
         guard var found = decodeDiskPart(part, of: disk, decoding: own) else {
             countLookup("disk", hit: false)
             return nil
@@ -25,19 +31,23 @@ extension ImagePipelineCaches {
     /// Encodes `image` (PNG with transparency, JPEG at TIP's store quality otherwise, GIF when animated) and stores it
     /// on disk under `identifier` for `url`, replacing what was there. Encodes and writes a file: call it off
     /// latency-sensitive queues. A failure is logged; nothing else depends on it.
-    func storeProcessedImage(_ image: ImageContainer, identifier: String, url: URL, timeToLive: TimeInterval,
-                             updatesExpiryOnAccess: Bool) {
+    func storeProcessedImage(
+        _ image: ImageContainer, identifier: String, url: URL, timeToLive: TimeInterval,
+        updatesExpiryOnAccess: Bool
+    ) {
         let type = CodecCatalogue.recommendedImageType(for: image)
         let data: Data
         do {
-            data = try CodecCatalogue.shared.encodeImage(image, type: type, quality: type == .jpeg ? ImageStoreWriter.jpegQuality : 1)
+            data = try CodecCatalogue.shared.encodeImage(
+                image, type: type, quality: type == .jpeg ? ImageStoreWriter.jpegQuality : 1)
         } catch {
             configuration.log(.warning, "the processed image \(identifier) was not stored on disk: \(error)")
             return
         }
         let metadata = DiskCacheMetadata(
             identifier: identifier, url: url, lastAccess: configuration.clock(), timeToLive: timeToLive,
-            updatesExpiryOnAccess: updatesExpiryOnAccess, width: Int(image.dimensions.width), height: Int(image.dimensions.height),
+            updatesExpiryOnAccess: updatesExpiryOnAccess, width: Int(image.dimensions.width),
+            height: Int(image.dimensions.height),
             isAnimated: image.isAnimated, isPlaceholder: false, imageType: type.rawValue)
         disk.updateImageEntry(metadata: metadata, source: .data(data), forced: true)
     }

@@ -14,12 +14,16 @@ extension ImagePipelineCaches {
     /// The validators of the complete image of `request`'s URL that the memory cache, else the disk cache, holds;
     /// nil when neither holds one that can be revalidated.
     func revalidation(for request: ImageDownloadRequest) -> ImageDownloadRevalidation? {
-        if let complete = memory.entry(withIdentifier: request.identifier, touch: false)?.complete, complete.url == request.url,
-           let revalidation = ImageDownloadRevalidation(entityTag: complete.entityTag, lastModified: complete.lastModified) {
+        if let complete = memory.entry(withIdentifier: request.identifier, touch: false)?.complete,
+            complete.url == request.url,
+            let revalidation = ImageDownloadRevalidation(
+                entityTag: complete.entityTag, lastModified: complete.lastModified)
+        {
             return revalidation
         }
         guard let metadata = disk.entry(withIdentifier: request.identifier, includePartial: false)?.complete?.metadata,
-              metadata.url == request.url else { return nil }
+            metadata.url == request.url
+        else { return nil }
         return ImageDownloadRevalidation(entityTag: metadata.entityTag, lastModified: metadata.lastModified)
     }
 
@@ -27,20 +31,27 @@ extension ImagePipelineCaches {
     /// same URL and validators) get `renew`'s freshness (given their stored one) and the response's validators, and
     /// the image is returned. A disk copy's bytes also enter the memory cache. Nil when neither cache still holds
     /// it. Rewrites file metadata: runs on the downloader's queue, like the other reads a download starts with.
-    func renewRevalidatedImage(for request: ImageDownloadRequest, revalidation: ImageDownloadRevalidation,
-                               entityTag: String?, lastModified: String?,
-                               freshness renew: (CacheFreshness?) -> CacheFreshness) -> RevalidatedImage? {
+    func renewRevalidatedImage(
+        for request: ImageDownloadRequest, revalidation: ImageDownloadRevalidation,
+        entityTag: String?, lastModified: String?,
+        freshness renew: (CacheFreshness?) -> CacheFreshness
+    ) -> RevalidatedImage? {
         let url = request.url
-        let inMemory = memory.updateCompleteImage(withIdentifier: request.identifier, accepts: { revalidation.isAbout($0, url: url) }) {
+        let inMemory = memory.updateCompleteImage(
+            withIdentifier: request.identifier, accepts: { revalidation.isAbout($0, url: url) }
+        ) {
             revalidation.renew(&$0, entityTag: entityTag, lastModified: lastModified, freshness: renew)
         }
-        let onDisk = disk.updateCompleteMetadata(withIdentifier: request.identifier, accepts: { revalidation.isAbout($0, url: url) }) {
+        let onDisk = disk.updateCompleteMetadata(
+            withIdentifier: request.identifier, accepts: { revalidation.isAbout($0, url: url) }
+        ) {
             revalidation.renew(&$0, entityTag: entityTag, lastModified: lastModified, freshness: renew)
         }
         if let inMemory {
-            let image = DownloadedImage(data: inMemory.data, imageType: inMemory.imageType, dimensions: inMemory.dimensions,
-                                        isAnimated: inMemory.isAnimated, lastModified: inMemory.lastModified,
-                                        entityTag: inMemory.entityTag, freshness: inMemory.freshness)
+            let image = DownloadedImage(
+                data: inMemory.data, imageType: inMemory.imageType, dimensions: inMemory.dimensions,
+                isAnimated: inMemory.isAnimated, lastModified: inMemory.lastModified,
+                entityTag: inMemory.entityTag, freshness: inMemory.freshness)
             return RevalidatedImage(image: image, source: onDisk != nil ? .diskCache : .memoryCache)
         }
         guard let onDisk, let data = disk.completeData(of: onDisk) else { return nil }
@@ -48,13 +59,17 @@ extension ImagePipelineCaches {
         let type = metadata.imageType.map(ImageType.init(rawValue:))
         let dimensions = CGSize(width: metadata.width, height: metadata.height)
         // The fetches that follow find the renewed bytes in memory, as after a download.
-        memory.updateEntry(MemoryCacheEntry(identifier: request.identifier, complete: MemoryCacheCompleteImage(
-            data: data, imageType: type, url: url, dimensions: dimensions, isAnimated: metadata.isAnimated,
-            isPlaceholder: metadata.isPlaceholder, timeToLive: metadata.timeToLive,
-            updateExpiryOnAccess: metadata.updatesExpiryOnAccess, freshness: metadata.freshness,
-            lastModified: metadata.lastModified, entityTag: metadata.entityTag)))
-        let image = DownloadedImage(data: data, imageType: type, dimensions: dimensions, isAnimated: metadata.isAnimated,
-                                    lastModified: metadata.lastModified, entityTag: metadata.entityTag, freshness: metadata.freshness)
+        memory.updateEntry(
+            MemoryCacheEntry(
+                identifier: request.identifier,
+                complete: MemoryCacheCompleteImage(
+                    data: data, imageType: type, url: url, dimensions: dimensions, isAnimated: metadata.isAnimated,
+                    isPlaceholder: metadata.isPlaceholder, timeToLive: metadata.timeToLive,
+                    updateExpiryOnAccess: metadata.updatesExpiryOnAccess, freshness: metadata.freshness,
+                    lastModified: metadata.lastModified, entityTag: metadata.entityTag)))
+        let image = DownloadedImage(
+            data: data, imageType: type, dimensions: dimensions, isAnimated: metadata.isAnimated,
+            lastModified: metadata.lastModified, entityTag: metadata.entityTag, freshness: metadata.freshness)
         return RevalidatedImage(image: image, source: .diskCache)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -35,25 +36,33 @@ struct ImagePipelineCaches: Sendable {
         /// limit whose output at the target would not be (a large target filled by upscaling) is decoded at its own
         /// size: the fetch's final scaling step then reports that it could not scale it (TIP's `ImageFailedToScale`)
         /// and delivers it as is.
-        func decode(_ data: Data, type: ImageType?, quality: InterpolationQuality, metrics: PipelineMetrics) throws -> ImageContainer {
-            var options = ImageDecodingOptions(targetDimensions: targetDimensions, targetContentMode: targetContentMode,
-                                               maximumPixelCount: maximumPixelCount, interpolationQuality: quality)
+        func decode(_ data: Data, type: ImageType?, quality: InterpolationQuality, metrics: PipelineMetrics) throws
+            -> ImageContainer
+        {
+            var options = ImageDecodingOptions(
+                targetDimensions: targetDimensions, targetContentMode: targetContentMode,
+                maximumPixelCount: maximumPixelCount, interpolationQuality: quality)
             let image = try metrics.measure("tip_decode_duration_seconds", [("type", type?.rawValue ?? "unknown")]) {
                 let result = Result { () throws(ImageDecodingError) in
-                    try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: decoderConfigMap, imageType: type)
+                    try CodecCatalogue.shared.decodeImage(
+                        data, options: options, decoderConfigMap: decoderConfigMap, imageType: type)
                 }
-                guard case .failure(let error) = result, targetDimensions != .zero, Self.isOnlyTheOutputTooLarge(error) else {
+                guard case .failure(let error) = result, targetDimensions != .zero, Self.isOnlyTheOutputTooLarge(error)
+                else {
                     return try result.get().container
                 }
                 options.targetDimensions = .zero
                 options.targetContentMode = .center
-                return try CodecCatalogue.shared.decodeImage(data, options: options, decoderConfigMap: decoderConfigMap,
-                                                             imageType: type).container
+                return try CodecCatalogue.shared.decodeImage(
+                    data, options: options, decoderConfigMap: decoderConfigMap,
+                    imageType: type
+                ).container
             }
             // Complete bytes whose decoder could not read every pixel (cut short and closed with an end marker, a
             // bad checksum) are damaged: never a complete image, whatever the transport said.
             if image.isPartial {
-                throw ImageDecodingError.corruptData("the decoder could not read every pixel: the image is cut short or damaged")
+                throw ImageDecodingError.corruptData(
+                    "the decoder could not read every pixel: the image is cut short or damaged")
             }
             return image
         }
@@ -95,10 +104,13 @@ struct ImagePipelineCaches: Sendable {
     // MARK: Rendered images
 
     /// The rendered image for this exact sizing, if any (a synchronous lookup under a lock).
-    func renderedImage(identifier: String, targetDimensions: CGSize, targetContentMode: ContentMode,
-                       transformerIdentifier: String?) -> RenderedCacheHit? {
-        let hit = rendered.image(withIdentifier: identifier, targetDimensions: targetDimensions, targetContentMode: targetContentMode,
-                                 transformerIdentifier: transformerIdentifier)
+    func renderedImage(
+        identifier: String, targetDimensions: CGSize, targetContentMode: ContentMode,
+        transformerIdentifier: String?
+    ) -> RenderedCacheHit? {
+        let hit = rendered.image(
+            withIdentifier: identifier, targetDimensions: targetDimensions, targetContentMode: targetContentMode,
+            transformerIdentifier: transformerIdentifier)
         countLookup("rendered", hit != nil ? "hit" : "miss")
         return hit
     }
@@ -129,7 +141,8 @@ struct ImagePipelineCaches: Sendable {
     /// reported); `stale` when the variant of `url` must be revalidated (one without a validator is dropped: a miss).
     func memoryImage(identifier: String, url: URL, acceptsOtherURL: Bool, touch: Bool, decoding: Decoding) -> Lookup {
         guard let entry = memory.entry(withIdentifier: identifier, touch: touch), let complete = entry.complete,
-              complete.url == url || acceptsOtherURL else {
+            complete.url == url || acceptsOtherURL
+        else {
             countLookup("memory", "miss")
             return .miss
         }
@@ -143,14 +156,18 @@ struct ImagePipelineCaches: Sendable {
         }
         countLookup("memory", "hit")
         do {
-            let image = try decoding.decode(complete.data, type: complete.imageType, quality: configuration.defaultInterpolationQuality,
-                                            metrics: configuration.metrics)
+            let image = try decoding.decode(
+                complete.data, type: complete.imageType, quality: configuration.defaultInterpolationQuality,
+                metrics: configuration.metrics)
             let original = complete.dimensions == .zero ? image.dimensions : complete.dimensions
-            return .hit(CachedImage(image: image, url: complete.url, isPlaceholder: complete.isPlaceholder,
-                                    originalDimensions: original, bytes: nil, freshness: complete.freshness))
+            return .hit(
+                CachedImage(
+                    image: image, url: complete.url, isPlaceholder: complete.isPlaceholder,
+                    originalDimensions: original, bytes: nil, freshness: complete.freshness))
         } catch {
             memory.clearImage(withIdentifier: identifier)
-            configuration.log(.warning, "memory cache entry \(identifier) could not be decoded and was dropped: \(error)")
+            configuration.log(
+                .warning, "memory cache entry \(identifier) could not be decoded and was dropped: \(error)")
             return .miss
         }
     }
@@ -158,9 +175,12 @@ struct ImagePipelineCaches: Sendable {
     /// The disk cache's complete file of `identifier`, decoded, when `accepts` takes its metadata. A file that does
     /// not decode is removed and reported, and counts as a miss; `stale` when the file of the fetch's `url` must be
     /// revalidated (one without a validator is deleted: a miss).
-    func diskImage(identifier: String, url: URL, decoding: Decoding, accepts: (_ url: URL, _ area: Int64) -> Bool) -> Lookup {
+    func diskImage(identifier: String, url: URL, decoding: Decoding, accepts: (_ url: URL, _ area: Int64) -> Bool)
+        -> Lookup
+    {
         guard let part = disk.entry(withIdentifier: identifier, includePartial: false)?.complete,
-              accepts(part.metadata.url, part.metadata.area) else {
+            accepts(part.metadata.url, part.metadata.area)
+        else {
             countLookup("disk", "miss")
             return .miss
         }
@@ -182,10 +202,13 @@ struct ImagePipelineCaches: Sendable {
     func otherPipelinesImage(identifier: String, url: URL, decoding: Decoding, copies: Bool = true) -> CachedImage? {
         for other in configuration.registry.all where other !== pipeline {
             guard let part = other.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete,
-                  part.metadata.url == url, !isStale(part.metadata.freshness),
-                  let found = decodeDiskPart(part, of: other.diskCache, decoding: decoding), let bytes = found.bytes
+                part.metadata.url == url, !isStale(part.metadata.freshness),
+                let found = decodeDiskPart(part, of: other.diskCache, decoding: decoding), let bytes = found.bytes
             else { continue }
-            if copies { disk.updateImageEntry(metadata: part.metadata, source: .data(bytes.data), forced: !part.metadata.isPlaceholder) }
+            if copies {
+                disk.updateImageEntry(
+                    metadata: part.metadata, source: .data(bytes.data), forced: !part.metadata.isPlaceholder)
+            }
             return found
         }
         return nil
@@ -197,29 +220,39 @@ struct ImagePipelineCaches: Sendable {
         guard let data = cache.completeData(of: part) else { return nil }
         let type = metadata.imageType.map(ImageType.init(rawValue:))
         do {
-            let image = try decoding.decode(data, type: type, quality: configuration.defaultInterpolationQuality,
-                                            metrics: configuration.metrics)
-            let original = metadata.width > 0 && metadata.height > 0
+            let image = try decoding.decode(
+                data, type: type, quality: configuration.defaultInterpolationQuality,
+                metrics: configuration.metrics)
+            let original =
+                metadata.width > 0 && metadata.height > 0
                 ? CGSize(width: metadata.width, height: metadata.height) : image.dimensions
             let bytes = MemoryCacheCompleteImage(
-                data: data, imageType: type, url: metadata.url, dimensions: CGSize(width: metadata.width, height: metadata.height),
+                data: data, imageType: type, url: metadata.url,
+                dimensions: CGSize(width: metadata.width, height: metadata.height),
                 isAnimated: metadata.isAnimated, isPlaceholder: metadata.isPlaceholder, timeToLive: metadata.timeToLive,
                 updateExpiryOnAccess: metadata.updatesExpiryOnAccess, freshness: metadata.freshness,
                 lastModified: metadata.lastModified, entityTag: metadata.entityTag)
-            return CachedImage(image: image, url: metadata.url, isPlaceholder: metadata.isPlaceholder,
-                               originalDimensions: original, bytes: bytes, freshness: metadata.freshness)
+            return CachedImage(
+                image: image, url: metadata.url, isPlaceholder: metadata.isPlaceholder,
+                originalDimensions: original, bytes: bytes, freshness: metadata.freshness)
         } catch {
-            cache.clearImage(withIdentifier: metadata.identifier.isEmpty ? part.fileURL.lastPathComponent : metadata.identifier)
-            report(.diskCacheEntryCouldNotBeDecoded, identifier: metadata.identifier, url: metadata.url,
-                   path: part.fileURL.path, error: error)
+            cache.clearImage(
+                withIdentifier: metadata.identifier.isEmpty ? part.fileURL.lastPathComponent : metadata.identifier)
+            report(
+                .diskCacheEntryCouldNotBeDecoded, identifier: metadata.identifier, url: metadata.url,
+                path: part.fileURL.path, error: error)
             return nil
         }
     }
 
     /// Whether the memory or disk cache holds a partial of `url` that a download would resume.
     func hasResumablePartial(identifier: String, url: URL) -> Bool {
-        if let partial = memory.entry(withIdentifier: identifier, touch: false)?.partial, partial.url == url { return true }
-        if let partial = disk.entry(withIdentifier: identifier, includeComplete: false)?.partial, partial.metadata.url == url {
+        if let partial = memory.entry(withIdentifier: identifier, touch: false)?.partial, partial.url == url {
+            return true
+        }
+        if let partial = disk.entry(withIdentifier: identifier, includeComplete: false)?.partial,
+            partial.metadata.url == url
+        {
             return true
         }
         return false
@@ -231,21 +264,25 @@ struct ImagePipelineCaches: Sendable {
     /// cache when `storesRendered` (under `variant`: the transformer's identifier when transformed, a processed
     /// image's identity, matched by it alone when `matchesTargetExactly`; stale from `freshUntil`), and tells the
     /// observers when the image came from the network (the download already stored its bytes).
-    func storeFetchedImage(_ result: ImageFetchResult, identifier: String, bytes: MemoryCacheCompleteImage?,
-                           storesRendered: Bool, variant: String?, matchesTargetExactly: Bool = false, freshUntil: Date? = nil) {
+    func storeFetchedImage(
+        _ result: ImageFetchResult, identifier: String, bytes: MemoryCacheCompleteImage?,
+        storesRendered: Bool, variant: String?, matchesTargetExactly: Bool = false, freshUntil: Date? = nil
+    ) {
         if let bytes {
             memory.updateEntry(MemoryCacheEntry(identifier: identifier, complete: bytes))
         }
         if storesRendered {
-            rendered.store(result.imageContainer, identifier: identifier, transformerIdentifier: variant,
-                           originalDimensions: result.imageOriginalDimensions, isPlaceholder: false, url: result.imageURL,
-                           freshUntil: freshUntil, matchesTargetExactly: matchesTargetExactly && variant != nil)
+            rendered.store(
+                result.imageContainer, identifier: identifier, transformerIdentifier: variant,
+                originalDimensions: result.imageOriginalDimensions, isPlaceholder: false, url: result.imageURL,
+                freshUntil: freshUntil, matchesTargetExactly: matchesTargetExactly && variant != nil)
         }
         if result.imageSource == .network || result.imageSource == .networkResumed {
             for observer in pipeline.allObservers {
-                observer.imagePipeline(pipeline, didStoreImageWithIdentifier: identifier, url: result.imageURL,
-                                       dimensions: result.imageOriginalDimensions, isPlaceholder: result.imageIsTreatedAsPlaceholder,
-                                       wasManuallyStored: false)
+                observer.imagePipeline(
+                    pipeline, didStoreImageWithIdentifier: identifier, url: result.imageURL,
+                    dimensions: result.imageOriginalDimensions, isPlaceholder: result.imageIsTreatedAsPlaceholder,
+                    wasManuallyStored: false)
             }
         }
     }

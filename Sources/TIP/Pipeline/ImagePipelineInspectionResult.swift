@@ -40,11 +40,13 @@ public struct ImagePipelineInspectionResult: Sendable {
         public let entityTag: String?
 
         /// An entry; `progress` is clamped to 0...1.
-        public init(identifier: String, url: URL?, dimensions: CGSize, bytesUsed: Int64, progress: Float = 1,
-                    timeToLive: TimeInterval? = nil, lastAccess: Date? = nil, image: ImageContainer? = nil,
-                    imageType: ImageType? = nil, isAnimated: Bool = false, isPlaceholder: Bool = false,
-                    updatesExpiryOnAccess: Bool = true, expectedLength: Int64? = nil, lastModified: String? = nil,
-                    entityTag: String? = nil) {
+        public init(
+            identifier: String, url: URL?, dimensions: CGSize, bytesUsed: Int64, progress: Float = 1,
+            timeToLive: TimeInterval? = nil, lastAccess: Date? = nil, image: ImageContainer? = nil,
+            imageType: ImageType? = nil, isAnimated: Bool = false, isPlaceholder: Bool = false,
+            updatesExpiryOnAccess: Bool = true, expectedLength: Int64? = nil, lastModified: String? = nil,
+            entityTag: String? = nil
+        ) {
             self.identifier = identifier
             self.url = url
             self.dimensions = dimensions

@@ -24,8 +24,10 @@ extension ImageDownloadRevalidation {
 
     /// Renews `record` after a `304`: `renew` gives the freshness (from the stored one), the response's validators
     /// (when it sent them) replace the stored ones.
-    func renew(_ record: inout some RevalidatableImageRecord, entityTag: String?, lastModified: String?,
-               freshness renew: (CacheFreshness?) -> CacheFreshness) {
+    func renew(
+        _ record: inout some RevalidatableImageRecord, entityTag: String?, lastModified: String?,
+        freshness renew: (CacheFreshness?) -> CacheFreshness
+    ) {
         record.freshness = renew(record.freshness)
         record.entityTag = entityTag ?? record.entityTag
         record.lastModified = lastModified ?? record.lastModified

@@ -57,7 +57,9 @@ public final class ImagePrefetcher: Sendable {
 
     /// A prefetcher for `pipeline` (default ``ImagePipeline/shared``), into `destination` (default memory and disk),
     /// running at most `maxConcurrentPrefetchCount` prefetches at once (default 2; at least 1).
-    public init(pipeline: ImagePipeline = .shared, destination: Destination = .memoryCache, maxConcurrentPrefetchCount: Int = 2) {
+    public init(
+        pipeline: ImagePipeline = .shared, destination: Destination = .memoryCache, maxConcurrentPrefetchCount: Int = 2
+    ) {
         self.pipeline = pipeline
         self.destination = destination
         self.maxConcurrentPrefetchCount = max(1, maxConcurrentPrefetchCount)
@@ -137,7 +139,8 @@ public final class ImagePrefetcher: Sendable {
     }
 
     private func prefetchKey(_ request: any ImageFetchRequest) -> PrefetchKey {
-        PrefetchKey(request: request, processing: ImageFetchProcessing(request: request), configuration: pipeline.configuration)
+        PrefetchKey(
+            request: request, processing: ImageFetchProcessing(request: request), configuration: pipeline.configuration)
     }
 
     /// Starts waiting prefetches while the limit allows, outside the lock (a fetch may end at once, and its end asks for
@@ -175,18 +178,23 @@ public final class ImagePrefetcher: Sendable {
         let ended: @Sendable () -> Void = { [weak self] in self?.prefetchDidEnd(key, id: id) }
         switch destination {
         case .memoryCache:
-            let operation = ImageFetchOperation(pipeline: pipeline, request: request, context: nil,
-                                                delegate: ImageFetchCompletionDelegate { _, _ in ended() },
-                                                ownsDelegate: true, deliversOnOwnQueue: true)
+            let operation = ImageFetchOperation(
+                pipeline: pipeline, request: request, context: nil,
+                delegate: ImageFetchCompletionDelegate { _, _ in ended() },
+                ownsDelegate: true, deliversOnOwnQueue: true)
             operation.priority = priority
-            guard install(Running(id: id, cancel: { operation.cancel() }, setPriority: { operation.priority = $0 }), for: key) else { return }
+            guard
+                install(
+                    Running(id: id, cancel: { operation.cancel() }, setPriority: { operation.priority = $0 }), for: key)
+            else { return }
             pipeline.fetchImage(with: operation)
         case .diskCache:
             var diskOnly = GenericImageFetchRequest(request)
             diskOnly.loadingSources.subtract([.memoryCache, .additionalCache])
             diskOnly.options.insert(.skipStoringToMemoryCache)
             let fetch = ImageDataFetch(pipeline: pipeline, request: diskOnly, priority: priority) { _ in ended() }
-            guard install(Running(id: id, cancel: { fetch.cancel() }, setPriority: { fetch.priority = $0 }), for: key) else { return }
+            guard install(Running(id: id, cancel: { fetch.cancel() }, setPriority: { fetch.priority = $0 }), for: key)
+            else { return }
             fetch.start()
         }
     }

@@ -55,26 +55,33 @@ enum GaussianBlurRenderer {
             // double (linear interpolation adds 1/2): the levels recurse until sigma is small. The half gets a
             // margin made of this level's edge pixels averaged in pairs, as the 2x2 boxes of repeated edge
             // pixels would be: the levels below then repeat the true edges, not averaged ones.
-            let half = ResamplerBoxReduction.reduce(bitmap, factorX: 2, factorY: 2, parallelThreshold: parallelThreshold)
+            let half = ResamplerBoxReduction.reduce(
+                bitmap, factorX: 2, factorY: 2, parallelThreshold: parallelThreshold)
             let remaining = ((sigma * sigma - 0.75) / 4).squareRoot()
             let margin = Int((3 * remaining).rounded(.up)) + 1
             let padded = half.withMargin(margin, edgesHalvedFrom: bitmap)
             let blurred = blurBounded(padded, sigma: remaining, parallelThreshold: parallelThreshold)
-            return ResamplerDoubling.doubled(blurred, width: bitmap.width, height: bitmap.height, origin: margin, parallelThreshold: parallelThreshold)
+            return ResamplerDoubling.doubled(
+                blurred, width: bitmap.width, height: bitmap.height, origin: margin,
+                parallelThreshold: parallelThreshold)
         }
         let factor = reductionFactor(sigma: sigma, width: bitmap.width, height: bitmap.height)
         if factor == 1 {
             return convolve(bitmap, sigma: sigma, parallelThreshold: parallelThreshold)
         }
         // Gray images: one reduction by an integer factor, enlarged back by the resampler's triangle filter.
-        let reduced = ResamplerBoxReduction.reduce(bitmap, factorX: factor, factorY: factor, parallelThreshold: parallelThreshold)
+        let reduced = ResamplerBoxReduction.reduce(
+            bitmap, factorX: factor, factorY: factor, parallelThreshold: parallelThreshold)
         // Variance (in full-size pixels) added by the box average, (f² - 1) / 12, and by the linear
         // enlargement, (f² - 1) / 6; the rest is blurred at the reduced size.
         let f = Double(factor)
         let remaining = max(sigma * sigma - (f * f - 1) / 4, 0.25 * f * f)
         let blurred = convolve(reduced, sigma: remaining.squareRoot() / f, parallelThreshold: parallelThreshold)
-        let columns = ResamplerWeights(filter: .triangle, sourceCount: reduced.width, count: bitmap.width, sourceExtent: Double(bitmap.width) / f)
-        let lines = ResamplerWeights(filter: .triangle, sourceCount: reduced.height, count: bitmap.height, sourceExtent: Double(bitmap.height) / f)
+        let columns = ResamplerWeights(
+            filter: .triangle, sourceCount: reduced.width, count: bitmap.width, sourceExtent: Double(bitmap.width) / f)
+        let lines = ResamplerWeights(
+            filter: .triangle, sourceCount: reduced.height, count: bitmap.height,
+            sourceExtent: Double(bitmap.height) / f)
         return Resampler.apply(columns: columns, lines: lines, to: blurred, parallelThreshold: parallelThreshold)
     }
 
@@ -85,8 +92,10 @@ enum GaussianBlurRenderer {
         if let short = SymmetricConvolution(kernel: k) {
             return short.apply(to: bitmap, parallelThreshold: parallelThreshold)
         }
-        return Resampler.apply(columns: ResamplerWeights(kernel: k, count: bitmap.width), lines: ResamplerWeights(kernel: k, count: bitmap.height),
-                               to: bitmap, parallelThreshold: parallelThreshold)
+        return Resampler.apply(
+            columns: ResamplerWeights(kernel: k, count: bitmap.width),
+            lines: ResamplerWeights(kernel: k, count: bitmap.height),
+            to: bitmap, parallelThreshold: parallelThreshold)
     }
 
     /// The integer factor the image is averaged down by first (1: blurred directly): about
@@ -130,9 +139,14 @@ enum GaussianBlurRenderer {
 extension Bitmap {
     /// This bitmap with `margin` more pixels on every side, each a copy of the nearest edge pixel.
     func repeatingEdges(by margin: Int) -> Bitmap {
-        withMargin(margin, top: cropped(x: 0, y: 0, width: width, height: 1), bottom: cropped(x: 0, y: height - 1, width: width, height: 1),
-                   left: cropped(x: 0, y: 0, width: 1, height: height), right: cropped(x: width - 1, y: 0, width: 1, height: height),
-                   corners: (pixelBytes(0, 0), pixelBytes(width - 1, 0), pixelBytes(0, height - 1), pixelBytes(width - 1, height - 1)))
+        withMargin(
+            margin, top: cropped(x: 0, y: 0, width: width, height: 1),
+            bottom: cropped(x: 0, y: height - 1, width: width, height: 1),
+            left: cropped(x: 0, y: 0, width: 1, height: height),
+            right: cropped(x: width - 1, y: 0, width: 1, height: height),
+            corners: (
+                pixelBytes(0, 0), pixelBytes(width - 1, 0), pixelBytes(0, height - 1), pixelBytes(width - 1, height - 1)
+            ))
     }
 
     /// This bitmap, the 2x2 box reduction of `full`, with `margin` more pixels on every side: the rows above
@@ -144,39 +158,56 @@ extension Bitmap {
         }
         // Regions must start on the box grid: a last row or column at an odd index is a box of its own.
         let lastRow = full.height - 1, lastColumn = full.width - 1
-        return withMargin(margin, top: halved(0, 0, full.width, 1, 2, 1), bottom: halved(0, lastRow, full.width, 1, 2, 1),
-                          left: halved(0, 0, 1, full.height, 1, 2), right: halved(lastColumn, 0, 1, full.height, 1, 2),
-                          corners: (full.pixelBytes(0, 0), full.pixelBytes(lastColumn, 0), full.pixelBytes(0, lastRow), full.pixelBytes(lastColumn, lastRow)))
+        return withMargin(
+            margin, top: halved(0, 0, full.width, 1, 2, 1), bottom: halved(0, lastRow, full.width, 1, 2, 1),
+            left: halved(0, 0, 1, full.height, 1, 2), right: halved(lastColumn, 0, 1, full.height, 1, 2),
+            corners: (
+                full.pixelBytes(0, 0), full.pixelBytes(lastColumn, 0), full.pixelBytes(0, lastRow),
+                full.pixelBytes(lastColumn, lastRow)
+            ))
     }
 
     /// The raw bytes of pixel (`x`, `y`) (1 or 4 of them, in the low bytes).
     private func pixelBytes(_ x: Int, _ y: Int) -> UInt32 {
         withUnsafeBytes { bytes in
-            format.bytesPerPixel == 4 ? bytes.load(fromByteOffset: y * bytesPerRow + x * 4, as: UInt32.self) : UInt32(bytes[y * bytesPerRow + x])
+            format.bytesPerPixel == 4
+                ? bytes.load(fromByteOffset: y * bytesPerRow + x * 4, as: UInt32.self)
+                : UInt32(bytes[y * bytesPerRow + x])
         }
     }
 
     /// This bitmap inside a `margin`-pixel frame: `top` and `bottom` (rows of this width) repeated above and
     /// below, `left` and `right` (columns of this height) beside, `corners` (top-left, top-right,
     /// bottom-left, bottom-right) in the corners.
-    private func withMargin(_ margin: Int, top: Bitmap, bottom: Bitmap, left: Bitmap, right: Bitmap,
-                            corners: (UInt32, UInt32, UInt32, UInt32)) -> Bitmap {
-        precondition(top.width == width && bottom.width == width && left.height == height && right.height == height, "margin pieces do not fit")
+    private func withMargin(
+        _ margin: Int, top: Bitmap, bottom: Bitmap, left: Bitmap, right: Bitmap,
+        corners: (UInt32, UInt32, UInt32, UInt32)
+    ) -> Bitmap {
+        precondition(
+            top.width == width && bottom.width == width && left.height == height && right.height == height,
+            "margin pieces do not fit")
         let bpp = format.bytesPerPixel, width = self.width, height = self.height
-        guard var out = Bitmap(uninitializedWidth: width + 2 * margin, height: height + 2 * margin, format: format) else {
+        guard var out = Bitmap(uninitializedWidth: width + 2 * margin, height: height + 2 * margin, format: format)
+        else {
             preconditionFailure("blur: the framed bitmap could not be allocated")
         }
         let stride = out.bytesPerRow, rowBytes = width * bpp
         func fill(_ row: UnsafeMutableRawPointer, _ value: UInt32, count: Int) {
             for i in 0..<count {
-                if bpp == 4 { (row + i * 4).storeBytes(of: value, as: UInt32.self) } else { row.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: i, as: UInt8.self) }
+                if bpp == 4 {
+                    (row + i * 4).storeBytes(of: value, as: UInt32.self)
+                } else {
+                    row.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: i, as: UInt8.self)
+                }
             }
         }
         withUnsafeBytes { src in
             top.withUnsafeBytes { topBytes in
                 bottom.withUnsafeBytes { bottomBytes in
                     out.withUnsafeMutableBytes { dst in
-                        guard let s = src.baseAddress, let t = topBytes.baseAddress, let b = bottomBytes.baseAddress, let d = dst.baseAddress else { return }
+                        guard let s = src.baseAddress, let t = topBytes.baseAddress, let b = bottomBytes.baseAddress,
+                            let d = dst.baseAddress
+                        else { return }
                         for y in 0..<(height + 2 * margin) {
                             let row = d + y * stride
                             let inside = y >= margin && y < margin + height

@@ -14,7 +14,9 @@ extension ImageContainer {
     /// Runs synchronously on the calling thread (a blur may use a second core for large images).
     /// Throws ``ImageProcessingError``: a processor's own, or
     /// ``ImageProcessingError/processingFailed(processor:reason:)`` wrapping any other error it throws.
-    public func processed(by processors: [any ImageProcessor], context: ImageProcessingContext) throws(ImageProcessingError) -> ImageContainer {
+    public func processed(by processors: [any ImageProcessor], context: ImageProcessingContext)
+        throws(ImageProcessingError) -> ImageContainer
+    {
         var current = self
         for processor in processors {
             let output: ImageContainer
@@ -25,7 +27,8 @@ extension ImageContainer {
             } catch {
                 throw .processingFailed(processor: processor.identifier, reason: String(describing: error))
             }
-            current = output.replacingFrames(output.frames, processorIdentifiers: current.processorIdentifiers + [processor.identifier])
+            current = output.replacingFrames(
+                output.frames, processorIdentifiers: current.processorIdentifiers + [processor.identifier])
         }
         return current
     }

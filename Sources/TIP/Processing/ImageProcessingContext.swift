@@ -29,8 +29,11 @@ public struct ImageProcessingContext: Sendable {
 
     /// A context; every argument has the default described on its property. `frameIndex` is 0 and
     /// `frameCount` 1 until a container is processed.
-    public init(targetDimensions: CGSize = .zero, targetContentMode: ContentMode = .center, stage: ImageProcessingStage = .final,
-                maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
+    public init(
+        targetDimensions: CGSize = .zero, targetContentMode: ContentMode = .center,
+        stage: ImageProcessingStage = .final,
+        maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount
+    ) {
         self.targetDimensions = targetDimensions
         self.targetContentMode = targetContentMode
         self.stage = stage

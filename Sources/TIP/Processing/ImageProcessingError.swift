@@ -38,7 +38,7 @@ public enum ImageProcessingError: Error, Equatable, Sendable, CustomNSError, Cus
     public var processor: String {
         switch self {
         case .invalidParameter(let processor, _), .missingTargetDimensions(let processor),
-             .outputTooLarge(let processor, _, _), .processingFailed(let processor, _):
+            .outputTooLarge(let processor, _, _), .processingFailed(let processor, _):
             return processor
         }
     }

@@ -27,7 +27,8 @@ extension ImageProcessors {
         /// `body(image, context)`.
         public func process(_ image: Bitmap, context: ImageProcessingContext) throws -> Bitmap {
             guard !identifier.isEmpty else {
-                throw ImageProcessingError.invalidParameter(processor: "tip.anonymous", reason: "the identifier is empty")
+                throw ImageProcessingError.invalidParameter(
+                    processor: "tip.anonymous", reason: "the identifier is empty")
             }
             return try body(image, context)
         }
@@ -36,7 +37,9 @@ extension ImageProcessors {
 
 extension ImageProcessor where Self == ImageProcessors.Anonymous {
     /// A processor named `identifier` running `body` (``ImageProcessors/Anonymous``).
-    public static func process(identifier: String, _ body: @escaping @Sendable (Bitmap, ImageProcessingContext) throws -> Bitmap) -> ImageProcessors.Anonymous {
+    public static func process(
+        identifier: String, _ body: @escaping @Sendable (Bitmap, ImageProcessingContext) throws -> Bitmap
+    ) -> ImageProcessors.Anonymous {
         ImageProcessors.Anonymous(identifier: identifier, body)
     }
 }

@@ -33,7 +33,8 @@ extension ImageProcessors {
         /// Throws unless the width is finite and not negative.
         func validate(processor: String) throws(ImageProcessingError) {
             guard width.isFinite, width >= 0 else {
-                throw .invalidParameter(processor: processor, reason: "border width \(width) must be finite and not negative")
+                throw .invalidParameter(
+                    processor: processor, reason: "border width \(width) must be finite and not negative")
             }
         }
     }

@@ -26,10 +26,12 @@ extension ImageProcessors {
         public func process(_ image: Bitmap, context: ImageProcessingContext) throws -> Bitmap {
             try border?.validate(processor: identifier)
             let side = min(image.width, image.height)
-            let square = image.cropped(x: (image.width - side) / 2, y: (image.height - side) / 2, width: side, height: side)
+            let square = image.cropped(
+                x: (image.width - side) / 2, y: (image.height - side) / 2, width: side, height: side)
             let radius = Double(side) / 2
-            let mask = RoundedRectangleMask(width: side, height: side, radius: radius, borderWidth: min(border?.width ?? 0, radius),
-                                            borderColor: border?.premultipliedColor ?? .zero)
+            let mask = RoundedRectangleMask(
+                width: side, height: side, radius: radius, borderWidth: min(border?.width ?? 0, radius),
+                borderColor: border?.premultipliedColor ?? .zero)
             return mask.apply(to: square)
         }
     }

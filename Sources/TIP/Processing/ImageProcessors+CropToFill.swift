@@ -32,11 +32,13 @@ extension ImageProcessors {
         public func process(_ image: Bitmap, context: ImageProcessingContext) throws -> Bitmap {
             let (width, height) = try ImageProcessors.workingSize(size, context: context, processor: identifier)
             try ImageProcessors.checkOutput(width: width, height: height, context: context, processor: identifier)
-            let fill = TargetSizing.pixelDimensions(width: image.width, height: image.height,
-                                                    targetDimensions: CGSize(width: width, height: height), contentMode: .scaleAspectFill)
+            let fill = TargetSizing.pixelDimensions(
+                width: image.width, height: image.height,
+                targetDimensions: CGSize(width: width, height: height), contentMode: .scaleAspectFill)
             let fullWidth = max(fill.width, width), fullHeight = max(fill.height, height)
             let origin = anchor.origin(width: width, height: height, fullWidth: fullWidth, fullHeight: fullHeight)
-            return Resampler.resample(image, width: fullWidth, height: fullHeight, cropping: (origin.x, origin.y, width, height))
+            return Resampler.resample(
+                image, width: fullWidth, height: fullHeight, cropping: (origin.x, origin.y, width, height))
         }
     }
 }
@@ -44,7 +46,9 @@ extension ImageProcessors {
 extension ImageProcessor where Self == ImageProcessors.CropToFill {
     /// Scales to cover `size` (nil: the request's target dimensions) and crops to it, keeping the `anchor`
     /// part (``ImageProcessors/CropToFill``).
-    public static func cropToFill(_ size: CGSize? = nil, anchor: ImageProcessors.Anchor = .center) -> ImageProcessors.CropToFill {
+    public static func cropToFill(_ size: CGSize? = nil, anchor: ImageProcessors.Anchor = .center)
+        -> ImageProcessors.CropToFill
+    {
         ImageProcessors.CropToFill(size: size, anchor: anchor)
     }
 }

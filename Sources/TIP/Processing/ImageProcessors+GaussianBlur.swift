@@ -26,7 +26,8 @@ extension ImageProcessors {
         /// `image` blurred by `sigma` (edges repeated), in its own pixel format.
         public func process(_ image: Bitmap, context: ImageProcessingContext) throws -> Bitmap {
             guard sigma.isFinite, sigma >= 0 else {
-                throw ImageProcessingError.invalidParameter(processor: identifier, reason: "sigma \(sigma) must be finite and not negative")
+                throw ImageProcessingError.invalidParameter(
+                    processor: identifier, reason: "sigma \(sigma) must be finite and not negative")
             }
             if sigma == 0 { return image }
             return GaussianBlurRenderer.blur(image, sigma: sigma)

@@ -24,13 +24,17 @@ extension ImageProcessors {
                 return image
             case .rgbx8:
                 guard var out = Bitmap(uninitializedWidth: image.width, height: image.height, format: .gray8) else {
-                    throw ImageProcessingError.outputTooLarge(processor: identifier, width: image.width, height: image.height)
+                    throw ImageProcessingError.outputTooLarge(
+                        processor: identifier, width: image.width, height: image.height)
                 }
                 Self.map(image, into: &out) { luma, _ in UInt8(truncatingIfNeeded: luma) }
                 return out
             case .rgba8Premultiplied:
-                guard var out = Bitmap(uninitializedWidth: image.width, height: image.height, format: .rgba8Premultiplied) else {
-                    throw ImageProcessingError.outputTooLarge(processor: identifier, width: image.width, height: image.height)
+                guard
+                    var out = Bitmap(uninitializedWidth: image.width, height: image.height, format: .rgba8Premultiplied)
+                else {
+                    throw ImageProcessingError.outputTooLarge(
+                        processor: identifier, width: image.width, height: image.height)
                 }
                 // The luma of premultiplied channels is the premultiplied luma, and never above alpha.
                 Self.map(image, into: &out) { luma, alpha in
@@ -41,7 +45,9 @@ extension ImageProcessors {
         }
 
         /// Writes `transform(luma, alpha)` of each 4-byte pixel of `image` into `out` (1 or 4 bytes a pixel).
-        private static func map<Output>(_ image: Bitmap, into out: inout Bitmap, _ transform: (UInt32, UInt32) -> Output) {
+        private static func map<Output>(
+            _ image: Bitmap, into out: inout Bitmap, _ transform: (UInt32, UInt32) -> Output
+        ) {
             let width = image.width, height = image.height
             let srcStride = image.bytesPerRow, dstStride = out.bytesPerRow
             image.withUnsafeBytes { src in
@@ -53,7 +59,9 @@ extension ImageProcessors {
                         for x in 0..<width {
                             let word = row.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)
                             // 16-bit fixed-point weights summing to 65536.
-                            let luma = ((word & 0xFF) &* 19595 &+ (word >> 8 & 0xFF) &* 38470 &+ (word >> 16 & 0xFF) &* 7471 &+ 32768) >> 16
+                            let luma =
+                                ((word & 0xFF) &* 19595 &+ (word >> 8 & 0xFF) &* 38470 &+ (word >> 16 & 0xFF) &* 7471
+                                    &+ 32768) >> 16
                             target[x] = transform(luma, word >> 24)
                         }
                     }

@@ -29,11 +29,13 @@ extension ImageProcessors {
         /// `image` scaled to fit the size.
         public func process(_ image: Bitmap, context: ImageProcessingContext) throws -> Bitmap {
             let (width, height) = try ImageProcessors.workingSize(size, context: context, processor: identifier)
-            let fit = TargetSizing.pixelDimensions(width: image.width, height: image.height,
-                                                   targetDimensions: CGSize(width: width, height: height), contentMode: .scaleAspectFit)
+            let fit = TargetSizing.pixelDimensions(
+                width: image.width, height: image.height,
+                targetDimensions: CGSize(width: width, height: height), contentMode: .scaleAspectFit)
             if fit.width == image.width && fit.height == image.height { return image }
             if !upscale && (fit.width > image.width || fit.height > image.height) { return image }
-            try ImageProcessors.checkOutput(width: fit.width, height: fit.height, context: context, processor: identifier)
+            try ImageProcessors.checkOutput(
+                width: fit.width, height: fit.height, context: context, processor: identifier)
             return Resampler.resample(image, width: fit.width, height: fit.height)
         }
     }

@@ -31,14 +31,16 @@ extension ImageProcessors {
         /// `image` with rounded corners.
         public func process(_ image: Bitmap, context: ImageProcessingContext) throws -> Bitmap {
             guard radius.isFinite, radius >= 0 else {
-                throw ImageProcessingError.invalidParameter(processor: identifier, reason: "radius \(radius) must be finite and not negative")
+                throw ImageProcessingError.invalidParameter(
+                    processor: identifier, reason: "radius \(radius) must be finite and not negative")
             }
             try border?.validate(processor: identifier)
             let borderWidth = border?.width ?? 0
             if radius == 0 && borderWidth == 0 { return image }
             let limit = Double(min(image.width, image.height)) / 2
-            let mask = RoundedRectangleMask(width: image.width, height: image.height, radius: min(radius, limit),
-                                            borderWidth: min(borderWidth, limit), borderColor: border?.premultipliedColor ?? .zero)
+            let mask = RoundedRectangleMask(
+                width: image.width, height: image.height, radius: min(radius, limit),
+                borderWidth: min(borderWidth, limit), borderColor: border?.premultipliedColor ?? .zero)
             return mask.apply(to: image)
         }
     }
@@ -46,7 +48,9 @@ extension ImageProcessors {
 
 extension ImageProcessor where Self == ImageProcessors.RoundedCorners {
     /// Rounds the corners with `radius` pixels, with an optional `border` (``ImageProcessors/RoundedCorners``).
-    public static func roundedCorners(radius: Double, border: ImageProcessors.Border? = nil) -> ImageProcessors.RoundedCorners {
+    public static func roundedCorners(radius: Double, border: ImageProcessors.Border? = nil)
+        -> ImageProcessors.RoundedCorners
+    {
         ImageProcessors.RoundedCorners(radius: radius, border: border)
     }
 }

@@ -24,17 +24,21 @@ public enum ImageProcessors {
     /// `size` in whole pixels (each side rounded up), or nil unless both sides are finite and positive.
     static func pixels(_ size: CGSize) -> (width: Int, height: Int)? {
         guard size.width.isFinite, size.height.isFinite, size.width > 0, size.height > 0,
-              size.width <= CGFloat(Int32.max), size.height <= CGFloat(Int32.max) else { return nil }
+            size.width <= CGFloat(Int32.max), size.height <= CGFloat(Int32.max)
+        else { return nil }
         return (Int(size.width.rounded(.up)), Int(size.height.rounded(.up)))
     }
 
     /// The pixel size a sizing processor works to: `size` when given (which must be positive), else the
     /// context's target dimensions; throws when there is none.
-    static func workingSize(_ size: CGSize?, context: ImageProcessingContext, processor: String) throws(ImageProcessingError) -> (width: Int, height: Int) {
+    static func workingSize(_ size: CGSize?, context: ImageProcessingContext, processor: String)
+        throws(ImageProcessingError) -> (width: Int, height: Int)
+    {
         let pixels: (width: Int, height: Int)
         if let size {
             guard let explicit = Self.pixels(size) else {
-                throw .invalidParameter(processor: processor, reason: "size \(size.width)x\(size.height) must be positive and finite")
+                throw .invalidParameter(
+                    processor: processor, reason: "size \(size.width)x\(size.height) must be positive and finite")
             }
             pixels = explicit
         } else {
@@ -46,7 +50,9 @@ public enum ImageProcessors {
 
     /// Throws ``ImageProcessingError/outputTooLarge(processor:width:height:)`` when `width` x `height` is
     /// over the context's pixel limit.
-    static func checkOutput(width: Int, height: Int, context: ImageProcessingContext, processor: String) throws(ImageProcessingError) {
+    static func checkOutput(width: Int, height: Int, context: ImageProcessingContext, processor: String)
+        throws(ImageProcessingError)
+    {
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         if overflow || pixels > context.maximumPixelCount {
             throw .outputTooLarge(processor: processor, width: width, height: height)

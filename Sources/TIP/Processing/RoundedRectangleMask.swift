@@ -48,7 +48,8 @@ struct RoundedRectangleMask {
     /// The pixel at `pointer` times `weights.inner`, plus the border colour times `weights.border`.
     @inline(__always)
     private func blend(_ pointer: UnsafeMutableRawPointer, _ weights: (inner: Float, border: Float)) {
-        let border = SIMD4<Float>(Float(borderColor[0]), Float(borderColor[1]), Float(borderColor[2]), Float(borderColor[3]))
+        let border = SIMD4<Float>(
+            Float(borderColor[0]), Float(borderColor[1]), Float(borderColor[2]), Float(borderColor[3]))
         let pixel = SIMD4<Float>(pointer.loadUnaligned(as: SIMD4<UInt8>.self))
         var mixed = pixel * weights.inner + border * weights.border
         mixed.round(.toNearestOrAwayFromZero)

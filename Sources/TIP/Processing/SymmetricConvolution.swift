@@ -40,15 +40,17 @@ struct SymmetricConvolution {
         guard var out = Bitmap(uninitializedWidth: bitmap.width, height: bitmap.height, format: bitmap.format) else {
             preconditionFailure("convolution: the output bitmap could not be allocated")
         }
-        let geometry = Geometry(width: bitmap.width, height: bitmap.height, bytesPerPixel: bitmap.format.bytesPerPixel,
-                                sourceStride: bitmap.bytesPerRow, destinationStride: out.bytesPerRow, radius: radius)
+        let geometry = Geometry(
+            width: bitmap.width, height: bitmap.height, bytesPerPixel: bitmap.format.bytesPerPixel,
+            sourceStride: bitmap.bytesPerRow, destinationStride: out.bytesPerRow, radius: radius)
         let work = bitmap.width * bitmap.height * weights.count
         let broadcast = weights.map { SIMD8<UInt16>(repeating: $0) }
         let destinationStride = out.bytesPerRow
         bitmap.withUnsafeBytes { src in
             out.withUnsafeMutableBytes { dst in
                 guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-                let buffers = ResamplerPasses.Buffers(source: s, sourceStride: bitmap.bytesPerRow, destination: d, destinationStride: destinationStride)
+                let buffers = ResamplerPasses.Buffers(
+                    source: s, sourceStride: bitmap.bytesPerRow, destination: d, destinationStride: destinationStride)
                 broadcast.withUnsafeBufferPointer { table in
                     guard let w = table.baseAddress else { return }
                     let taps = Taps(pointer: w)
@@ -102,8 +104,9 @@ struct SymmetricConvolution {
                 var sums = Sums(sourceRows[radius].load(fromByteOffset: x, as: SIMD32<UInt8>.self), w[0])
                 var k = 1
                 while k <= radius {
-                    sums.add(sourceRows[radius - k].load(fromByteOffset: x, as: SIMD32<UInt8>.self),
-                             sourceRows[radius + k].load(fromByteOffset: x, as: SIMD32<UInt8>.self), w[k])
+                    sums.add(
+                        sourceRows[radius - k].load(fromByteOffset: x, as: SIMD32<UInt8>.self),
+                        sourceRows[radius + k].load(fromByteOffset: x, as: SIMD32<UInt8>.self), w[k])
                     k &+= 1
                 }
                 sums.store(to: middle + x)
@@ -122,7 +125,9 @@ struct SymmetricConvolution {
                 var sums = Sums((middle + x).load(as: SIMD32<UInt8>.self), w[0])
                 var k = 1, offset = bpp
                 while k <= radius {
-                    sums.add((middle + (x &- offset)).loadUnaligned(as: SIMD32<UInt8>.self), (middle + (x &+ offset)).loadUnaligned(as: SIMD32<UInt8>.self), w[k])
+                    sums.add(
+                        (middle + (x &- offset)).loadUnaligned(as: SIMD32<UInt8>.self),
+                        (middle + (x &+ offset)).loadUnaligned(as: SIMD32<UInt8>.self), w[k])
                     k &+= 1
                     offset &+= bpp
                 }
@@ -182,19 +187,27 @@ struct SymmetricConvolution {
 
 @inline(__always)
 private func widenLow(_ v: SIMD16<UInt8>) -> SIMD8<UInt16> {
-    SIMD8(UInt16(v[0]), UInt16(v[1]), UInt16(v[2]), UInt16(v[3]), UInt16(v[4]), UInt16(v[5]), UInt16(v[6]), UInt16(v[7]))
+    SIMD8(
+        UInt16(v[0]), UInt16(v[1]), UInt16(v[2]), UInt16(v[3]), UInt16(v[4]), UInt16(v[5]), UInt16(v[6]), UInt16(v[7]))
 }
 
 @inline(__always)
 private func widenHigh(_ v: SIMD16<UInt8>) -> SIMD8<UInt16> {
-    SIMD8(UInt16(v[8]), UInt16(v[9]), UInt16(v[10]), UInt16(v[11]), UInt16(v[12]), UInt16(v[13]), UInt16(v[14]), UInt16(v[15]))
+    SIMD8(
+        UInt16(v[8]), UInt16(v[9]), UInt16(v[10]), UInt16(v[11]), UInt16(v[12]), UInt16(v[13]), UInt16(v[14]),
+        UInt16(v[15]))
 }
 
 /// Two vectors of values 0...255 packed into bytes.
 @inline(__always)
 private func narrow(_ low: SIMD8<UInt16>, _ high: SIMD8<UInt16>) -> SIMD16<UInt8> {
-    SIMD16(UInt8(truncatingIfNeeded: low[0]), UInt8(truncatingIfNeeded: low[1]), UInt8(truncatingIfNeeded: low[2]), UInt8(truncatingIfNeeded: low[3]),
-           UInt8(truncatingIfNeeded: low[4]), UInt8(truncatingIfNeeded: low[5]), UInt8(truncatingIfNeeded: low[6]), UInt8(truncatingIfNeeded: low[7]),
-           UInt8(truncatingIfNeeded: high[0]), UInt8(truncatingIfNeeded: high[1]), UInt8(truncatingIfNeeded: high[2]), UInt8(truncatingIfNeeded: high[3]),
-           UInt8(truncatingIfNeeded: high[4]), UInt8(truncatingIfNeeded: high[5]), UInt8(truncatingIfNeeded: high[6]), UInt8(truncatingIfNeeded: high[7]))
+    SIMD16(
+        UInt8(truncatingIfNeeded: low[0]), UInt8(truncatingIfNeeded: low[1]), UInt8(truncatingIfNeeded: low[2]),
+        UInt8(truncatingIfNeeded: low[3]),
+        UInt8(truncatingIfNeeded: low[4]), UInt8(truncatingIfNeeded: low[5]), UInt8(truncatingIfNeeded: low[6]),
+        UInt8(truncatingIfNeeded: low[7]),
+        UInt8(truncatingIfNeeded: high[0]), UInt8(truncatingIfNeeded: high[1]), UInt8(truncatingIfNeeded: high[2]),
+        UInt8(truncatingIfNeeded: high[3]),
+        UInt8(truncatingIfNeeded: high[4]), UInt8(truncatingIfNeeded: high[5]), UInt8(truncatingIfNeeded: high[6]),
+        UInt8(truncatingIfNeeded: high[7]))
 }

@@ -13,7 +13,8 @@ final class ImageStoreOperation: Operation, AsynchronousOperation, DependencyOpe
     let request: any ImageStoreRequest
     let completion: (@Sendable (Bool, (any Error)?) -> Void)?
 
-    init(pipeline: ImagePipeline, request: any ImageStoreRequest, completion: (@Sendable (Bool, (any Error)?) -> Void)?) {
+    init(pipeline: ImagePipeline, request: any ImageStoreRequest, completion: (@Sendable (Bool, (any Error)?) -> Void)?)
+    {
         self.pipeline = pipeline
         self.request = request
         self.completion = completion

@@ -62,8 +62,9 @@ extension ImageStoreRequest {
 public protocol ImageStoreRequestHydrater: Sendable {
     /// Calls `completion` once, from any thread, with the request to store (nil: the original) or an error
     /// (the store then fails with it).
-    func hydrate(_ request: any ImageStoreRequest, pipeline: ImagePipeline,
-                 completion: @escaping @Sendable ((any ImageStoreRequest)?, (any Error)?) -> Void)
+    func hydrate(
+        _ request: any ImageStoreRequest, pipeline: ImagePipeline,
+        completion: @escaping @Sendable ((any ImageStoreRequest)?, (any Error)?) -> Void)
 }
 
 /// A plain store request with every member settable.

@@ -10,18 +10,24 @@ struct ImageStoreWriter {
 
     func write() throws {
         guard request.image != nil || request.imageData != nil || request.imageFilePath != nil else {
-            throw ImageStoreError(.imageNotProvided, "The store request for \(request.imageURL.absoluteString) has no image, data or file.")
+            throw ImageStoreError(
+                .imageNotProvided,
+                "The store request for \(request.imageURL.absoluteString) has no image, data or file.")
         }
         let identifier = request.imageIdentifier ?? request.imageURL.absoluteString
         let isPlaceholder = request.options.contains(.treatAsPlaceholder)
         let updatesExpiry = !request.options.contains(.doNotResetExpiryOnAccess)
         let timeToLive = request.timeToLive > 0 ? request.timeToLive : ImageFetchRequestDefaults.timeToLive
         // The header is read only when the request leaves something to learn (a file only then).
-        let knownDimensions: CGSize? = request.image?.dimensions
+        let knownDimensions: CGSize? =
+            request.image?.dimensions
             ?? (request.imageDimensions.width > 0 && request.imageDimensions.height > 0 ? request.imageDimensions : nil)
-        let needsSniffing = knownDimensions == nil || request.imageType == nil || (request.image == nil && request.imageType == .gif)
-        let sniffed = needsSniffing
-            ? Self.sniff(request.imageData ?? request.imageFilePath.flatMap { FileManager.default.contents(atPath: $0) })
+        let needsSniffing =
+            knownDimensions == nil || request.imageType == nil || (request.image == nil && request.imageType == .gif)
+        let sniffed =
+            needsSniffing
+            ? Self.sniff(
+                request.imageData ?? request.imageFilePath.flatMap { FileManager.default.contents(atPath: $0) })
             : (type: nil, dimensions: .zero, isAnimated: false)
         let dimensions = knownDimensions ?? sniffed.dimensions
         let type = request.imageType ?? sniffed.type
@@ -32,7 +38,8 @@ struct ImageStoreWriter {
             let complete = MemoryCacheCompleteImage(
                 data: data, imageType: type, url: request.imageURL, dimensions: dimensions, isAnimated: isAnimated,
                 isPlaceholder: isPlaceholder, timeToLive: timeToLive, updateExpiryOnAccess: updatesExpiry)
-            pipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: identifier, complete: complete), forciblyReplaceExisting: !isPlaceholder)
+            pipeline.memoryCache.updateEntry(
+                MemoryCacheEntry(identifier: identifier, complete: complete), forciblyReplaceExisting: !isPlaceholder)
         } else {
             pipeline.memoryCache.clearImage(withIdentifier: identifier)
         }
@@ -50,10 +57,12 @@ struct ImageStoreWriter {
             source = .data(try CodecCatalogue.shared.encodeImage(image, type: encodeType, quality: quality))
             storedType = encodeType
         } else {
-            throw ImageStoreError(.imageNotProvided, "The file \(request.imageFilePath ?? "") of the store request cannot be read.")
+            throw ImageStoreError(
+                .imageNotProvided, "The file \(request.imageFilePath ?? "") of the store request cannot be read.")
         }
         let metadata = DiskCacheMetadata(
-            identifier: identifier, url: request.imageURL, lastAccess: pipeline.configuration.clock(), timeToLive: timeToLive,
+            identifier: identifier, url: request.imageURL, lastAccess: pipeline.configuration.clock(),
+            timeToLive: timeToLive,
             updatesExpiryOnAccess: updatesExpiry, width: Int(dimensions.width), height: Int(dimensions.height),
             isAnimated: isAnimated, isPlaceholder: isPlaceholder, imageType: storedType?.rawValue)
         // Disk write failures are reported as problems by the cache; the store still succeeds (TIP).
@@ -61,8 +70,9 @@ struct ImageStoreWriter {
 
         pipeline.renderedCache.clearImages(withIdentifier: identifier)
         for observer in pipeline.allObservers {
-            observer.imagePipeline(pipeline, didStoreImageWithIdentifier: identifier, url: request.imageURL,
-                                   dimensions: dimensions, isPlaceholder: isPlaceholder, wasManuallyStored: true)
+            observer.imagePipeline(
+                pipeline, didStoreImageWithIdentifier: identifier, url: request.imageURL,
+                dimensions: dimensions, isPlaceholder: isPlaceholder, wasManuallyStored: true)
         }
     }
 

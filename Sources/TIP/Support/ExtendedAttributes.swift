@@ -1,5 +1,6 @@
 import CXattr
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -12,8 +12,10 @@ import Foundation
 /// Pure and thread-safe (no formatter, no locale).
 enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-    private static let weekdays: Set<String> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "monday", "tuesday",
-                                                "wednesday", "thursday", "friday", "saturday", "sunday"]
+    private static let weekdays: Set<String> = [
+        "mon", "tue", "wed", "thu", "fri", "sat", "sun", "monday", "tuesday",
+        "wednesday", "thursday", "friday", "saturday", "sunday",
+    ]
 
     /// The date `text` names, or nil when it is none of the three forms (or names an impossible date).
     static func parse(_ text: String) -> Date? {
@@ -41,8 +43,9 @@ enum HTTPDate {
         var year = numbers[1]
         if year < 100 { year += year < 70 ? 2000 : 1900 }  // RFC 850's two-digit years
         guard (1...31).contains(day), (1900...9999).contains(year), (0...23).contains(time.hour),
-              (0...59).contains(time.minute), (0...60).contains(time.second),
-              day <= daysIn(month: month, year: year) else { return nil }
+            (0...59).contains(time.minute), (0...60).contains(time.second),
+            day <= daysIn(month: month, year: year)
+        else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         let seconds = Double(days) * 86_400 + Double(time.hour * 3_600 + time.minute * 60 + time.second)
         return Date(timeIntervalSince1970: seconds)
@@ -68,6 +71,6 @@ enum HTTPDate {
     }
 }
 
-private extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+extension Character {
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

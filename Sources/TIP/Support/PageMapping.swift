@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -25,7 +26,8 @@ enum PageMapping {
         guard length > 0, length <= Int.max - page else { return nil }
         let rounded = (length + page - 1) / page * page
         guard let pointer = mmap(nil, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              pointer != MAP_FAILED else { return nil }
+            pointer != MAP_FAILED
+        else { return nil }
         return (pointer, rounded)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import TIP
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -45,8 +46,12 @@ final class ImageTable: @unchecked Sendable {
         rebuildReason = opened.rebuildReason
         state = Locked(ImageTableState(layout: layout, mapping: opened.mapping, chunkCount: opened.chunkCount))
         if let reason = opened.rebuildReason {
-            configuration.post(.imageTableRebuilt, userInfo: [ProblemInfoKey.path: path, ImageTableProblemInfoKey.reason: reason,
-                                                             ImageTableProblemInfoKey.formatName: format.name])
+            configuration.post(
+                .imageTableRebuilt,
+                userInfo: [
+                    ProblemInfoKey.path: path, ImageTableProblemInfoKey.reason: reason,
+                    ImageTableProblemInfoKey.formatName: format.name,
+                ])
         }
     }
 
@@ -74,8 +79,12 @@ final class ImageTable: @unchecked Sendable {
                 return view
             }
             if state.withLock({ $0._discardDamaged(slot, of: mapping) }) {
-                configuration.post(.imageTableEntryCorrupt, userInfo: [ProblemInfoKey.path: path, ProblemInfoKey.imageIdentifier: entity,
-                                                                       ImageTableProblemInfoKey.formatName: format.name])
+                configuration.post(
+                    .imageTableEntryCorrupt,
+                    userInfo: [
+                        ProblemInfoKey.path: path, ProblemInfoKey.imageIdentifier: entity,
+                        ImageTableProblemInfoKey.formatName: format.name,
+                    ])
             }
             return nil
         }
@@ -90,7 +99,9 @@ final class ImageTable: @unchecked Sendable {
 
     /// Draws `source` into a free (or the least recently used) entry with `drawing` and makes it the entry of
     /// `entity`; returns its view. Blocks while another write of this table runs.
-    func write(entity: String, source: String, image: Bitmap, drawing: ImageTableDrawing) -> Result<Bitmap, ImageTableError> {
+    func write(entity: String, source: String, image: Bitmap, drawing: ImageTableDrawing) -> Result<
+        Bitmap, ImageTableError
+    > {
         writer.withLock { _ in _write(entity: entity, source: source, image: image, drawing: drawing) }
     }
 
@@ -130,16 +141,19 @@ final class ImageTable: @unchecked Sendable {
     /// What the table holds and counted.
     var statistics: ImageTableStatistics {
         state.withLock { state in
-            ImageTableStatistics(format: format, path: path, entryCount: state.count, capacity: state.slots.count,
-                                 fileLength: layout.fileLength(chunks: state.chunkCount), hits: state.counters.hits,
-                                 misses: state.counters.misses, corruptEntries: state.counters.corrupt,
-                                 discardedEntries: state.counters.discarded, evictions: state.counters.evictions,
-                                 rebuildReason: rebuildReason)
+            ImageTableStatistics(
+                format: format, path: path, entryCount: state.count, capacity: state.slots.count,
+                fileLength: layout.fileLength(chunks: state.chunkCount), hits: state.counters.hits,
+                misses: state.counters.misses, corruptEntries: state.counters.corrupt,
+                discardedEntries: state.counters.discarded, evictions: state.counters.evictions,
+                rebuildReason: rebuildReason)
         }
     }
 
     /// The write itself, with the writer lock held.
-    private func _write(entity: String, source: String, image: Bitmap, drawing: ImageTableDrawing) -> Result<Bitmap, ImageTableError> {
+    private func _write(entity: String, source: String, image: Bitmap, drawing: ImageTableDrawing) -> Result<
+        Bitmap, ImageTableError
+    > {
         var reserved: (slot: Int32, mapping: ImageTableMapping)?
         while reserved == nil {
             let (reservation, mapping, chunks) = state.withLock { ($0._reserve(), $0.mapping, $0.chunkCount) }
@@ -150,8 +164,12 @@ final class ImageTable: @unchecked Sendable {
                 do {
                     try ImageTableFile.grow(mapping, from: chunks, layout: layout)
                 } catch {
-                    configuration.post(.imageTableWriteFailed, userInfo: [ProblemInfoKey.path: path, ProblemInfoKey.error: error.description,
-                                                                          ImageTableProblemInfoKey.formatName: format.name])
+                    configuration.post(
+                        .imageTableWriteFailed,
+                        userInfo: [
+                            ProblemInfoKey.path: path, ProblemInfoKey.error: error.description,
+                            ImageTableProblemInfoKey.formatName: format.name,
+                        ])
                     return .failure(error)
                 }
                 state.withLock { $0._addChunk() }
@@ -163,8 +181,9 @@ final class ImageTable: @unchecked Sendable {
         let recordPointer = mapping.base + layout.recordOffset(Int(slot))
         let pixels = mapping.base + layout.pixelOffset(Int(slot))
         ImageTableRecord.storeState(ImageTableRecord.writing, to: recordPointer)
-        var canvas = ImageTableCanvas(pixels: pixels, width: layout.width, height: layout.height,
-                                      bytesPerRow: layout.bytesPerRow, pixelFormat: layout.pixelFormat)
+        var canvas = ImageTableCanvas(
+            pixels: pixels, width: layout.width, height: layout.height,
+            bytesPerRow: layout.bytesPerRow, pixelFormat: layout.pixelFormat)
         canvas.clear()
         do {
             try drawing.body(image, &canvas)
@@ -175,9 +194,11 @@ final class ImageTable: @unchecked Sendable {
         }
         canvas.normalize()
         let sequence = state.withLock { $0._nextSequence() }
-        var record = ImageTableRecord(state: ImageTableRecord.valid, checksum: 0, entity: ImageTableKey(entity),
-                                      source: ImageTableKey(source), pixelChecksum: 0, writeSequence: sequence, lastAccess: sequence)
-        record.pixelChecksum = ImageTableChecksum.pixels(pixels, count: layout.entryLength, seed: record.pixelSeed(slot: Int(slot)))
+        var record = ImageTableRecord(
+            state: ImageTableRecord.valid, checksum: 0, entity: ImageTableKey(entity),
+            source: ImageTableKey(source), pixelChecksum: 0, writeSequence: sequence, lastAccess: sequence)
+        record.pixelChecksum = ImageTableChecksum.pixels(
+            pixels, count: layout.entryLength, seed: record.pixelSeed(slot: Int(slot)))
         record.checksum = record.expectedChecksum(slot: Int(slot))
         record.store(to: recordPointer)
         let key = record.entity

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,7 +34,8 @@ enum ImageTableFile {
 
     /// Opens the table at `path` for `header`, or makes it when it is missing, damaged, truncated, or made for
     /// another format (then `rebuildReason` says which).
-    static func openOrMake(_ path: String, header: [UInt8], layout: ImageTableLayout) throws(ImageTableError) -> Opened {
+    static func openOrMake(_ path: String, header: [UInt8], layout: ImageTableLayout) throws(ImageTableError) -> Opened
+    {
         let descriptor = open(path, O_RDWR | O_CLOEXEC)
         if descriptor < 0 {
             let code = errno
@@ -46,11 +48,15 @@ enum ImageTableFile {
         }
         let length = fileLength(descriptor)
         let mapping = try ImageTableMapping(descriptor: descriptor, length: layout.maximumFileLength, path: path)
-        return Opened(mapping: mapping, chunkCount: (length - ImageTableLayout.headerLength) / layout.chunkLength, rebuildReason: nil)
+        return Opened(
+            mapping: mapping, chunkCount: (length - ImageTableLayout.headerLength) / layout.chunkLength,
+            rebuildReason: nil)
     }
 
     /// Makes an empty table at `path` (aside, then renamed over whatever is there) and maps it.
-    static func make(_ path: String, header: [UInt8], layout: ImageTableLayout, reason: String?) throws(ImageTableError) -> Opened {
+    static func make(_ path: String, header: [UInt8], layout: ImageTableLayout, reason: String?) throws(ImageTableError)
+        -> Opened
+    {
         let temporary = path + ".new"
         let descriptor = open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .storageFailed(path: temporary, operation: "create", errno: errno) }
@@ -98,7 +104,9 @@ enum ImageTableFile {
     /// Why the open file cannot be used as is, or nil.
     private static func problem(_ descriptor: Int32, header: [UInt8], layout: ImageTableLayout) -> String? {
         let length = fileLength(descriptor)
-        guard length >= ImageTableLayout.headerLength else { return "truncated: \(length) bytes, shorter than the header" }
+        guard length >= ImageTableLayout.headerLength else {
+            return "truncated: \(length) bytes, shorter than the header"
+        }
         var stored = [UInt8](repeating: 0, count: ImageTableHeader.length)
         let read = stored.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         guard read == ImageTableHeader.length else { return "unreadable header" }
@@ -108,8 +116,12 @@ enum ImageTableFile {
         case .valid: break
         }
         let chunkBytes = length - ImageTableLayout.headerLength
-        guard chunkBytes % layout.chunkLength == 0 else { return "truncated: \(length) bytes is not a whole number of chunks" }
-        guard chunkBytes / layout.chunkLength <= layout.maximumChunkCount else { return "corrupt: longer than the format allows" }
+        guard chunkBytes % layout.chunkLength == 0 else {
+            return "truncated: \(length) bytes is not a whole number of chunks"
+        }
+        guard chunkBytes / layout.chunkLength <= layout.maximumChunkCount else {
+            return "corrupt: longer than the format allows"
+        }
         return nil
     }
 

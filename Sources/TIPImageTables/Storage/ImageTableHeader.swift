@@ -60,7 +60,9 @@ enum ImageTableHeader {
     /// Compares `bytes` (at least ``length`` of them, read from a file) with the header `expected`.
     static func verdict(_ bytes: [UInt8], expected: [UInt8]) -> Verdict {
         guard bytes.count >= length, Array(bytes[0..<magic.count]) == magic else { return .corrupt }
-        let stored = bytes[(length - 8)..<length].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * $1.offset) }
+        let stored = bytes[(length - 8)..<length].enumerated().reduce(UInt64(0)) {
+            $0 | UInt64($1.element) << (8 * $1.offset)
+        }
         guard stored == checksum(bytes) else { return .corrupt }
         return bytes[0..<length] == expected[0..<length] ? .valid : .formatChanged
     }
@@ -69,7 +71,9 @@ enum ImageTableHeader {
         bytes.withUnsafeBytes { raw in
             // The checksum word itself is left out: it is the last 8 of the checked bytes.
             var sum = ImageTableChecksum.Words(seed: 0x5449_5049_5442_4C31)
-            for index in 0..<(length / 8 - 1) { sum.add(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))) }
+            for index in 0..<(length / 8 - 1) {
+                sum.add(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)))
+            }
             return sum.value
         }
     }

@@ -69,7 +69,8 @@ struct ImageTableLayout: Equatable, Sendable {
 
     /// Offset of `slot`'s pixels from the start of the file.
     func pixelOffset(_ slot: Int) -> Int {
-        Self.headerLength + (slot / entriesPerChunk) * chunkLength + recordsLength + (slot % entriesPerChunk) * entryLength
+        Self.headerLength + (slot / entriesPerChunk) * chunkLength + recordsLength + (slot % entriesPerChunk)
+            * entryLength
     }
 
     /// Offset of chunk `chunk`'s record block.

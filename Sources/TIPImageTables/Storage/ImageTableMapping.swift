@@ -18,7 +18,8 @@ final class ImageTableMapping: @unchecked Sendable {
 
     /// Maps `length` bytes of the open file `descriptor` (taking it over: it is closed on deinit).
     init(descriptor: Int32, length: Int, path: String) throws(ImageTableError) {
-        guard let pointer = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), pointer != MAP_FAILED else {
+        guard let pointer = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), pointer != MAP_FAILED
+        else {
             let code = errno
             close(descriptor)
             throw .storageFailed(path: path, operation: "mmap", errno: code)

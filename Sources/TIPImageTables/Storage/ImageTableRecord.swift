@@ -32,12 +32,15 @@ struct ImageTableRecord: Equatable {
 
     /// The record stored at `p`.
     static func load(from p: UnsafeRawPointer) -> ImageTableRecord {
-        func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
-        return ImageTableRecord(state: UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)),
-                                checksum: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4, as: UInt32.self)),
-                                entity: ImageTableKey(low: word(8), high: word(16)),
-                                source: ImageTableKey(low: word(24), high: word(32)),
-                                pixelChecksum: word(40), writeSequence: word(48), lastAccess: word(56))
+        func word(_ offset: Int) -> UInt64 {
+            UInt64(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        return ImageTableRecord(
+            state: UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)),
+            checksum: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4, as: UInt32.self)),
+            entity: ImageTableKey(low: word(8), high: word(16)),
+            source: ImageTableKey(low: word(24), high: word(32)),
+            pixelChecksum: word(40), writeSequence: word(48), lastAccess: word(56))
     }
 
     /// The checksum of this record as the entry of `slot`.

@@ -78,7 +78,9 @@ struct ImageTableState {
             pending[key] = slot
             slots[Int(slot)].status = .pending
         }
-        let order = winners.values.sorted { (lastAccesses[Int($0)], writeSequences[Int($0)]) < (lastAccesses[Int($1)], writeSequences[Int($1)]) }
+        let order = winners.values.sorted {
+            (lastAccesses[Int($0)], writeSequences[Int($0)]) < (lastAccesses[Int($1)], writeSequences[Int($1)])
+        }
         for slot in order { _pushFront(slot) }
         free = slots.indices.reversed().filter { slots[$0].status == .free }.map { Int32($0) }
     }
@@ -111,7 +113,8 @@ struct ImageTableState {
         counters.hits += 1
         if slots[i].verified { return .hit(view) }
         let record = ImageTableRecord.load(from: _recordPointer(i))
-        return .unverified(view, slot: slot, checksum: record.pixelChecksum, seed: record.pixelSeed(slot: i), mapping: mapping)
+        return .unverified(
+            view, slot: slot, checksum: record.pixelChecksum, seed: record.pixelSeed(slot: i), mapping: mapping)
     }
 
     /// Whether the table holds the entry of `entity` drawn from `source` (no counting, no LRU move).
@@ -260,7 +263,9 @@ struct ImageTableState {
     func _pixelPointer(_ slot: Int) -> UnsafeMutableRawPointer { mapping.base + layout.pixelOffset(slot) }
 
     private func _makeView(_ slot: Int) -> Bitmap? {
-        Bitmap(width: layout.width, height: layout.height, format: layout.pixelFormat, borrowing: _pixelPointer(slot), owner: mapping)
+        Bitmap(
+            width: layout.width, height: layout.height, format: layout.pixelFormat, borrowing: _pixelPointer(slot),
+            owner: mapping)
     }
 
     private mutating func _markWriting(_ slot: Int32) {

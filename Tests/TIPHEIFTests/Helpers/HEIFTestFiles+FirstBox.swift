@@ -33,7 +33,8 @@ extension HEIFTestFiles {
     private static func moveItemLocations(_ bytes: inout [UInt8], by delta: Int, from start: Int) throws {
         // Top-level boxes, then `meta`'s children (meta is a full box: 4 bytes of version and flags).
         guard let meta = box("meta", in: bytes, from: start, to: bytes.count),
-              let iloc = box("iloc", in: bytes, from: meta.payload + 4, to: meta.end) else {
+            let iloc = box("iloc", in: bytes, from: meta.payload + 4, to: meta.end)
+        else {
             throw RewriteError(description: "no meta/iloc box")
         }
         var at = iloc.payload
@@ -72,7 +73,9 @@ extension HEIFTestFiles {
     }
 
     /// The first box of `type` between `start` and `end` (32-bit sizes only).
-    private static func box(_ type: String, in bytes: [UInt8], from start: Int, to end: Int) -> (payload: Int, end: Int)? {
+    private static func box(_ type: String, in bytes: [UInt8], from start: Int, to end: Int) -> (
+        payload: Int, end: Int
+    )? {
         var at = start
         while at + 8 <= end {
             let size = Int(readBE(bytes, at, 4))

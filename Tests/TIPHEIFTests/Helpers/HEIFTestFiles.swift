@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 @testable import TIPHEIF
 
@@ -30,7 +31,9 @@ enum HEIFTestFiles {
 
     /// PSNR (dB) of `a` against `b` over premultiplied RGBA, on a grid of about 20,000 pixels.
     static func psnr(_ a: Bitmap, _ b: Bitmap) -> Double {
-        precondition(a.width == b.width && a.height == b.height, "sizes differ: \(a.width)x\(a.height) vs \(b.width)x\(b.height)")
+        precondition(
+            a.width == b.width && a.height == b.height, "sizes differ: \(a.width)x\(a.height) vs \(b.width)x\(b.height)"
+        )
         let step = max(1, Int((Double(a.width * a.height) / 20_000).squareRoot()))
         var squares = 0.0, count = 0
         for y in stride(from: 0, to: a.height, by: step) {

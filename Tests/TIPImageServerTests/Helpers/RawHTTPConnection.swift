@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -106,8 +107,10 @@ final class RawHTTPConnection {
                 guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw RawHTTPError.malformed }
                 let headers = lines.compactMap { line -> (name: String, value: String)? in
                     guard let colon = line.firstIndex(of: ":") else { return nil }
-                    return (String(line[..<colon]),
-                            String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+                    return (
+                        String(line[..<colon]),
+                        String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                    )
                 }
                 return RawHTTPResponse(status: status, headers: headers, body: Data())
             }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import TIP
 import TIPImageTables
+
+@testable import TIP
 
 /// A private directory, configuration (callback queue, problem recorder) and pipelines for one test.
 final class TableTestEnvironment: Sendable {
@@ -9,7 +10,8 @@ final class TableTestEnvironment: Sendable {
     let problems = TableProblemRecorder()
 
     init() {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-tables-\(UUID().uuidString)", isDirectory: true)
+        root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-tables-\(UUID().uuidString)", isDirectory: true)
         try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         configuration = GlobalConfiguration(cachesRootDirectory: root)
         configuration.problemObserver = problems
@@ -30,7 +32,10 @@ final class TableTestEnvironment: Sendable {
 
     /// A pipeline of this configuration (unique identifier).
     func pipeline() throws -> ImagePipeline {
-        guard let pipeline = ImagePipeline(identifier: "tables-\(UUID().uuidString.prefix(8))", configuration: configuration) else {
+        guard
+            let pipeline = ImagePipeline(
+                identifier: "tables-\(UUID().uuidString.prefix(8))", configuration: configuration)
+        else {
             throw TableTestError("cannot make a pipeline")
         }
         return pipeline
@@ -67,9 +72,13 @@ struct TableTestError: Error, CustomStringConvertible {
 
 /// Formats and source images for the tests.
 enum TableTestImages {
-    static func format(_ name: String = "test", width: Int = 24, height: Int = 16, pixelFormat: PixelFormat = .rgba8Premultiplied,
-                       maximumCount: Int = 100, family: String = "") throws -> ImageTableFormat {
-        try ImageTableFormat(name: name, family: family, width: width, height: height, pixelFormat: pixelFormat, maximumCount: maximumCount)
+    static func format(
+        _ name: String = "test", width: Int = 24, height: Int = 16, pixelFormat: PixelFormat = .rgba8Premultiplied,
+        maximumCount: Int = 100, family: String = ""
+    ) throws -> ImageTableFormat {
+        try ImageTableFormat(
+            name: name, family: family, width: width, height: height, pixelFormat: pixelFormat,
+            maximumCount: maximumCount)
     }
 
     /// A deterministic image of `width` x `height` in `pixelFormat`, different for every `seed` (valid
@@ -89,9 +98,12 @@ enum TableTestImages {
     }
 
     /// An entity whose source is `version` (the URL is never fetched unless a test serves it).
-    static func entity(_ identifier: String, version: Int = 0, url: URL? = nil, drawing: ImageTableDrawing = .aspectFill) -> GenericImageTableEntity {
-        GenericImageTableEntity(identifier: identifier, sourceURL: url ?? URL(string: "https://example.invalid/\(identifier)/\(version)")!,
-                                sourceIdentifier: "\(identifier)-v\(version)", drawing: drawing)
+    static func entity(
+        _ identifier: String, version: Int = 0, url: URL? = nil, drawing: ImageTableDrawing = .aspectFill
+    ) -> GenericImageTableEntity {
+        GenericImageTableEntity(
+            identifier: identifier, sourceURL: url ?? URL(string: "https://example.invalid/\(identifier)/\(version)")!,
+            sourceIdentifier: "\(identifier)-v\(version)", drawing: drawing)
     }
 
     /// The start of a bitmap's pixel memory (to tell views of the same entry).

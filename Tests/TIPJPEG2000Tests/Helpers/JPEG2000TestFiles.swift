@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 @testable import TIPJPEG2000
 

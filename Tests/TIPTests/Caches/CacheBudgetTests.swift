@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// A cache of fixed-size entries for budget tests; records evictions in a shared log.
@@ -145,7 +146,9 @@ struct CacheBudgetConsistencyTests {
         // Through a configuration with asserts off: logged at error level, no assertion.
         final class Recorder: PipelineLogger {
             let levels = Locked<[PipelineLogLevel]>([])
-            func log(_ level: PipelineLogLevel, file: String, function: String, line: Int, message: String) { levels.withLock { $0.append(level) } }
+            func log(_ level: PipelineLogLevel, file: String, function: String, line: Int, message: String) {
+                levels.withLock { $0.append(level) }
+            }
         }
         let (configuration, root) = try makeTestConfiguration()
         defer { try? FileManager.default.removeItem(at: root) }

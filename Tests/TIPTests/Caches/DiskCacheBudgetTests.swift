@@ -1,16 +1,19 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Disk cache TTL, LRU and shared budget")
 struct DiskCacheBudgetTests {
-    @Test("TTL expiry on the injected clock: now − last access > TTL misses and deletes", arguments: [DiskCache.MetadataStorage.extendedAttributes, .sidecar])
+    @Test(
+        "TTL expiry on the injected clock: now − last access > TTL misses and deletes",
+        arguments: [DiskCache.MetadataStorage.extendedAttributes, .sidecar])
     func ttlExpiry(storage: DiskCache.MetadataStorage) {
         let env = DiskCacheTestEnvironment()
         let cache = env.cache(storage: storage)
         #expect(cache.updateImageEntry(metadata: env.metadata("a", ttl: 10), source: .data(diskTestBytes(50))))
         env.advance(10)
-        #expect(cache.entry(withIdentifier: "a") != nil)   // exactly TTL: alive; the hit slides last access
+        #expect(cache.entry(withIdentifier: "a") != nil)  // exactly TTL: alive; the hit slides last access
         env.advance(10)
         #expect(cache.entry(withIdentifier: "a") != nil)
         env.advance(10.5)
@@ -30,7 +33,7 @@ struct DiskCacheBudgetTests {
         env.advance(8)
         #expect(cache.entry(withIdentifier: "a")?.complete?.metadata.lastAccess == env.date)
         cache.tearDown()
-        env.advance(5)   // b expired (13 s), a alive (5 s since its read)
+        env.advance(5)  // b expired (13 s), a alive (5 s since its read)
         let reopened = env.cache()
         #expect(reopened.count == 1)
         #expect(reopened.totalBytes == 5)
@@ -42,7 +45,9 @@ struct DiskCacheBudgetTests {
     func noResetOnAccess() {
         let env = DiskCacheTestEnvironment(maxBytes: 300)
         let cache = env.cache()
-        #expect(cache.updateImageEntry(metadata: env.metadata("fixed", ttl: 10, updatesExpiry: false), source: .data(diskTestBytes(100))))
+        #expect(
+            cache.updateImageEntry(
+                metadata: env.metadata("fixed", ttl: 10, updatesExpiry: false), source: .data(diskTestBytes(100))))
         env.advance(1)
         #expect(cache.updateImageEntry(metadata: env.metadata("other"), source: .data(diskTestBytes(100))))
         env.advance(6)
@@ -56,7 +61,9 @@ struct DiskCacheBudgetTests {
 
         let env2 = DiskCacheTestEnvironment()
         let cache2 = env2.cache()
-        #expect(cache2.updateImageEntry(metadata: env2.metadata("fixed", ttl: 10, updatesExpiry: false), source: .data(diskTestBytes(1))))
+        #expect(
+            cache2.updateImageEntry(
+                metadata: env2.metadata("fixed", ttl: 10, updatesExpiry: false), source: .data(diskTestBytes(1))))
         env2.advance(6)
         #expect(cache2.entry(withIdentifier: "fixed") != nil)
         env2.advance(6)
@@ -72,7 +79,7 @@ struct DiskCacheBudgetTests {
             #expect(a.updateImageEntry(metadata: env.metadata(name), source: .data(diskTestBytes(1_000))))
             env.advance(1)
         }
-        _ = a.entry(withIdentifier: "a1")   // a1 becomes A's most recent; a2 is its tail
+        _ = a.entry(withIdentifier: "a1")  // a1 becomes A's most recent; a2 is its tail
         for name in ["b1", "b2"] {
             #expect(b.updateImageEntry(metadata: env.metadata(name), source: .data(diskTestBytes(1_000))))
         }
@@ -90,7 +97,9 @@ struct DiskCacheBudgetTests {
         #expect(b.entry(withIdentifier: "b1") == nil)
         #expect(b.count == 5)
         #expect(env.domain.sync { env.domain.budget.totalBytes } == 5_000)
-        #expect(env.dataBytes("a", storage: .extendedAttributes) + env.dataBytes("b", storage: .extendedAttributes) == 5_000)
+        #expect(
+            env.dataBytes("a", storage: .extendedAttributes) + env.dataBytes("b", storage: .extendedAttributes) == 5_000
+        )
     }
 
     @Test("Count budget shared by two caches, and tear-down subtracts exactly one cache's totals")
@@ -138,13 +147,16 @@ struct DiskCacheBudgetTests {
                 let width = 10 + Int(random.next() % 100)
                 switch random.next() % 6 {
                 case 0, 1:
-                    cache.updateImageEntry(metadata: env.metadata(identifier, url: "https://x/\(step)", width: width),
-                                           source: .data(diskTestBytes(size)), forced: random.next() % 2 == 0)
+                    cache.updateImageEntry(
+                        metadata: env.metadata(identifier, url: "https://x/\(step)", width: width),
+                        source: .data(diskTestBytes(size)), forced: random.next() % 2 == 0)
                 case 2:
                     guard let file = try? cache.openTemporaryFile(forIdentifier: identifier) else { continue }
                     try? file.append(diskTestBytes(size))
                     let partial = random.next() % 2 == 0
-                    file.finalize(metadata: env.metadata(identifier, width: width, expectedLength: partial ? Int64(size * 2) : 0), complete: !partial)
+                    file.finalize(
+                        metadata: env.metadata(identifier, width: width, expectedLength: partial ? Int64(size * 2) : 0),
+                        complete: !partial)
                 case 3:
                     _ = cache.completeData(withIdentifier: identifier)
                 case 4:

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Every disk-cache file records its length and CRC-32; bytes that no longer match are never served.
@@ -82,7 +83,8 @@ struct DiskCacheContentCheckTests {
         #expect(reopened.totalBytes == 3_000)
     }
 
-    @Test("flipped bytes (same length) are caught by the checksum, at run time and after a restart", arguments: storages)
+    @Test(
+        "flipped bytes (same length) are caught by the checksum, at run time and after a restart", arguments: storages)
     func flippedBytes(storage: DiskCache.MetadataStorage) throws {
         let env = DiskCacheTestEnvironment()
         let bytes = diskTestBytes(10_000)
@@ -108,7 +110,9 @@ struct DiskCacheContentCheckTests {
         #expect(errors.allSatisfy { $0.contains("CRC-32") })
     }
 
-    @Test("two entries' files swapped (same length, each keeping the other's metadata) serve neither picture", arguments: storages)
+    @Test(
+        "two entries' files swapped (same length, each keeping the other's metadata) serve neither picture",
+        arguments: storages)
     func swappedFiles(storage: DiskCache.MetadataStorage) throws {
         let env = DiskCacheTestEnvironment()
         let cat = diskTestBytes(4_096, seed: 1)

@@ -1,24 +1,33 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Disk cache faults and hostile input")
 struct DiskCacheFaultTests {
-    @Test("Hostile identifiers stay inside the directory and round trip", arguments: [DiskCache.MetadataStorage.extendedAttributes, .sidecar])
+    @Test(
+        "Hostile identifiers stay inside the directory and round trip",
+        arguments: [DiskCache.MetadataStorage.extendedAttributes, .sidecar])
     func hostileIdentifiers(storage: DiskCache.MetadataStorage) throws {
         let env = DiskCacheTestEnvironment()
         let cache = env.cache(storage: storage)
-        let identifiers = ["../escape", "/etc/passwd", "a/../../b", "nul\u{0}byte", String(repeating: "x", count: 10_240),
-                           ".", "..", "", "\u{FFFF}\u{1}\u{7F}\u{10FFFF}", "a", "a.meta", "a#meta", "#tip-tmp-1"]
+        let identifiers = [
+            "../escape", "/etc/passwd", "a/../../b", "nul\u{0}byte", String(repeating: "x", count: 10_240),
+            ".", "..", "", "\u{FFFF}\u{1}\u{7F}\u{10FFFF}", "a", "a.meta", "a#meta", "#tip-tmp-1",
+        ]
         #expect(!cache.updateImageEntry(metadata: env.metadata(""), source: .data(diskTestBytes(3))))
         #expect(cache.entry(withIdentifier: "") == nil)
         cache.clearImage(withIdentifier: "")
         #expect(throws: POSIXError.self) { try cache.changeIdentifier(from: "../escape", to: "") }
         for (index, identifier) in identifiers.enumerated() where !identifier.isEmpty {
-            #expect(cache.updateImageEntry(metadata: env.metadata(identifier), source: .data(diskTestBytes(10 + index))), "\(identifier.prefix(20))")
+            #expect(
+                cache.updateImageEntry(metadata: env.metadata(identifier), source: .data(diskTestBytes(10 + index))),
+                "\(identifier.prefix(20))")
         }
         for (index, identifier) in identifiers.enumerated() where !identifier.isEmpty {
-            #expect(cache.completeData(withIdentifier: identifier)?.data == diskTestBytes(10 + index), "\(identifier.prefix(20))")
+            #expect(
+                cache.completeData(withIdentifier: identifier)?.data == diskTestBytes(10 + index),
+                "\(identifier.prefix(20))")
         }
         let parent = env.directory().deletingLastPathComponent()
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["test"])
@@ -58,8 +67,9 @@ struct DiskCacheFaultTests {
 
         // The same while the manifest loads: looking up "a" must not delete identifier "a.tmp"'s file.
         let gate = DispatchSemaphore(value: 0)
-        let loading = DiskCache(directory: env.directory(), domain: env.domain, configuration: env.configuration,
-                                metadataStorage: nil, manifestLoadHook: { gate.wait() })
+        let loading = DiskCache(
+            directory: env.directory(), domain: env.domain, configuration: env.configuration,
+            metadataStorage: nil, manifestLoadHook: { gate.wait() })
         #expect(loading.updateImageEntry(metadata: env.metadata("a.tmp"), source: .data(diskTestBytes(30))))
         #expect(loading.entry(withIdentifier: "a") == nil)
         #expect(loading.completeData(withIdentifier: "a.tmp")?.data == diskTestBytes(30))
@@ -70,7 +80,9 @@ struct DiskCacheFaultTests {
         #expect(loading.count == 1)
     }
 
-    @Test("A symlink planted in the directory is never followed", arguments: [DiskCache.MetadataStorage.extendedAttributes, .sidecar])
+    @Test(
+        "A symlink planted in the directory is never followed",
+        arguments: [DiskCache.MetadataStorage.extendedAttributes, .sidecar])
     func plantedSymlink(storage: DiskCache.MetadataStorage) throws {
         let env = DiskCacheTestEnvironment()
         let cache = env.cache(storage: storage)
@@ -82,14 +94,17 @@ struct DiskCacheFaultTests {
         try FileManager.default.createSymbolicLink(at: victim, withDestinationURL: outside)
         #expect(cache.completeData(withIdentifier: "victim") == nil)
         #expect(throws: POSIXError.self) { try cache.copyCompleteFile(withIdentifier: "victim") }
-        try FileManager.default.createSymbolicLink(at: env.directory().appendingPathComponent("planted"), withDestinationURL: outside)
+        try FileManager.default.createSymbolicLink(
+            at: env.directory().appendingPathComponent("planted"), withDestinationURL: outside)
         #expect(cache.entry(withIdentifier: "planted") == nil)
         // Writing over the link replaces the link, not the target.
-        #expect(cache.updateImageEntry(metadata: env.metadata("planted"), source: .data(diskTestBytes(4)), forced: true))
+        #expect(
+            cache.updateImageEntry(metadata: env.metadata("planted"), source: .data(diskTestBytes(4)), forced: true))
         #expect(try Data(contentsOf: outside) == Data("secret".utf8))
         #expect(cache.completeData(withIdentifier: "planted")?.data == diskTestBytes(4))
         cache.tearDown()
-        try FileManager.default.createSymbolicLink(at: env.directory().appendingPathComponent("planted2"), withDestinationURL: outside)
+        try FileManager.default.createSymbolicLink(
+            at: env.directory().appendingPathComponent("planted2"), withDestinationURL: outside)
         let reopened = env.cache(storage: storage)
         #expect(!env.files().contains("planted2"))
         #expect(try Data(contentsOf: outside) == Data("secret".utf8))
@@ -133,7 +148,7 @@ struct DiskCacheFaultTests {
         }
         defer { _ = umount2(directory.path, Int32(MNT_DETACH)) }
         do {
-            let cache = env.cache()   // storage chosen by probing: tmpfs may lack user xattrs
+            let cache = env.cache()  // storage chosen by probing: tmpfs may lack user xattrs
             #expect(cache.updateImageEntry(metadata: env.metadata("a"), source: .data(diskTestBytes(30_000))))
             #expect(cache.updateImageEntry(metadata: env.metadata("b"), source: .data(diskTestBytes(30_000))))
             #expect(!cache.updateImageEntry(metadata: env.metadata("c"), source: .data(diskTestBytes(80_000))))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Metadata that outgrows the file system's extended attributes (ext4 keeps about 4 KB per file): a URL of
@@ -7,8 +8,9 @@ import Testing
 /// restart and goes with its sidecar.
 @Suite("Disk cache: metadata too large for extended attributes")
 struct DiskCacheLargeMetadataTests {
-    @Test("a 5,000-character URL and an 8 KB entity tag: stored, served, reloaded, removed with the sidecar",
-          arguments: [(5_000, 10), (200, 8_192)])
+    @Test(
+        "a 5,000-character URL and an 8 KB entity tag: stored, served, reloaded, removed with the sidecar",
+        arguments: [(5_000, 10), (200, 8_192)])
     func largeMetadata(urlLength: Int, tagLength: Int) throws {
         let env = DiskCacheTestEnvironment()
         let cache = env.cache(storage: .extendedAttributes)

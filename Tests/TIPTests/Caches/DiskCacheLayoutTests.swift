@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Disk cache layout and metadata")
@@ -17,10 +18,13 @@ struct DiskCacheLayoutTests {
         var expected = ["a%20b%2Fc", "a%20b%2Fc.tmp"]
         if storage == .sidecar { expected += ["a%20b%2Fc#meta", "a%20b%2Fc.tmp#meta"] }
         #expect(env.files() == expected.sorted())
-        let directoryMode = try FileManager.default.attributesOfItem(atPath: env.directory().path)[.posixPermissions] as? NSNumber
+        let directoryMode =
+            try FileManager.default.attributesOfItem(atPath: env.directory().path)[.posixPermissions] as? NSNumber
         #expect(directoryMode?.intValue == 0o700)
         for name in env.files() {
-            let mode = try FileManager.default.attributesOfItem(atPath: env.directory().appendingPathComponent(name).path)[.posixPermissions] as? NSNumber
+            let mode =
+                try FileManager.default.attributesOfItem(atPath: env.directory().appendingPathComponent(name).path)[
+                    .posixPermissions] as? NSNumber
             #expect(mode?.intValue == 0o600, "\(name)")
         }
         #expect(cache.count == 1)
@@ -32,13 +36,15 @@ struct DiskCacheLayoutTests {
     func roundTrip(storage: DiskCache.MetadataStorage) throws {
         let env = DiskCacheTestEnvironment()
         let cache = env.cache(storage: storage)
-        var complete = env.metadata("img", url: "https://x.com/a.gif?q=1", width: 640, height: 480, ttl: 1234.5,
-                                    placeholder: true, updatesExpiry: false, lastModified: nil, entityTag: "\"abc\"")
+        var complete = env.metadata(
+            "img", url: "https://x.com/a.gif?q=1", width: 640, height: 480, ttl: 1234.5,
+            placeholder: true, updatesExpiry: false, lastModified: nil, entityTag: "\"abc\"")
         complete.isAnimated = true
         complete.imageType = "com.compuserve.gif"
         #expect(cache.updateImageEntry(metadata: complete, source: .data(diskTestBytes(300))))
-        let partial = env.metadata("img", url: "https://x.com/b.jpg", width: 2000, height: 1000, lastModified: "Tue, 02 Jan 2024 00:00:00 GMT",
-                                   entityTag: nil, expectedLength: 5000)
+        let partial = env.metadata(
+            "img", url: "https://x.com/b.jpg", width: 2000, height: 1000, lastModified: "Tue, 02 Jan 2024 00:00:00 GMT",
+            entityTag: nil, expectedLength: 5000)
         let file = try cache.openTemporaryFile(forIdentifier: "img")
         try file.append(diskTestBytes(123))
         #expect(file.finalize(metadata: partial, complete: false))
@@ -65,13 +71,18 @@ struct DiskCacheLayoutTests {
             return
         }
         let cache = env.cache(storage: .extendedAttributes)
-        #expect(cache.updateImageEntry(metadata: env.metadata("k", width: 3, height: 4, ttl: 60, lastModified: nil), source: .data(diskTestBytes(5))))
+        #expect(
+            cache.updateImageEntry(
+                metadata: env.metadata("k", width: 3, height: 4, ttl: 60, lastModified: nil),
+                source: .data(diskTestBytes(5))))
         let attributes = ExtendedAttributes(path: env.directory().appendingPathComponent("k").path)
         #expect(attributes.keys() == [DiskCacheMetadata.packedAttributeName])
         let packed = try #require(attributes.bytes(DiskCacheMetadata.packedAttributeName))
         let values = try #require(packed.withUnsafeBytes { DiskCacheMetadata.unpackValues($0) })
         func string(_ key: String) -> String? { values[key].map { String(decoding: $0, as: UTF8.self) } }
-        func double(_ key: String) -> Double? { values[key].flatMap { $0.count == 8 ? $0.withUnsafeBytes { $0.loadUnaligned(as: Double.self) } : nil } }
+        func double(_ key: String) -> Double? {
+            values[key].flatMap { $0.count == 8 ? $0.withUnsafeBytes { $0.loadUnaligned(as: Double.self) } : nil }
+        }
         #expect(string("ID") == "k")
         #expect(string("URL") == "https://example.com/1/img.jpg")
         #expect(double("TTL") == 60)
@@ -116,7 +127,9 @@ struct DiskCacheLayoutTests {
         #expect(reopened.inspectionEntries().complete.first?.identifier == identifier)
     }
 
-    @Test("Names near NAME_MAX keep their sidecars (hashed sidecar names) and survive a restart", arguments: [246, 249, 250, 251])
+    @Test(
+        "Names near NAME_MAX keep their sidecars (hashed sidecar names) and survive a restart",
+        arguments: [246, 249, 250, 251])
     func longNamesWithSidecars(length: Int) throws {
         let env = DiskCacheTestEnvironment()
         let identifier = String(repeating: "n", count: length)

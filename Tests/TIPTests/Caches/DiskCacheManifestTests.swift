@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Disk cache manifest")
@@ -10,18 +11,24 @@ struct DiskCacheManifestTests {
     private func populate(_ env: DiskCacheTestEnvironment, count: Int, storage: DiskCache.MetadataStorage) throws {
         let cache = env.cache(storage: storage)
         for index in 0..<count {
-            #expect(cache.updateImageEntry(metadata: env.metadata("e\(index)", ttl: 1e9), source: .data(diskTestBytes(10 + index % 7))))
+            #expect(
+                cache.updateImageEntry(
+                    metadata: env.metadata("e\(index)", ttl: 1e9), source: .data(diskTestBytes(10 + index % 7))))
             if index % 10 == 0 {
                 let file = try cache.openTemporaryFile(forIdentifier: "e\(index)")
                 try file.append(diskTestBytes(3))
-                #expect(file.finalize(metadata: env.metadata("e\(index)", width: 300, ttl: 1e9, expectedLength: 10), complete: false))
+                #expect(
+                    file.finalize(
+                        metadata: env.metadata("e\(index)", width: 300, ttl: 1e9, expectedLength: 10), complete: false))
             }
             env.advance(1)
         }
         cache.tearDown()
     }
 
-    @Test("Restart: a new cache finds complete and partial entries, in last-access order, with exact totals", arguments: storages)
+    @Test(
+        "Restart: a new cache finds complete and partial entries, in last-access order, with exact totals",
+        arguments: storages)
     func restart(storage: DiskCache.MetadataStorage) throws {
         let env = DiskCacheTestEnvironment()
         try populate(env, count: 30, storage: storage)
@@ -39,7 +46,9 @@ struct DiskCacheManifestTests {
         #expect(cache.entry(withIdentifier: "e10")?.partial?.metadata.expectedLength == 10)
     }
 
-    @Test("Stray temporary files, files without metadata, mismatched and symlinked files are deleted at load", arguments: storages)
+    @Test(
+        "Stray temporary files, files without metadata, mismatched and symlinked files are deleted at load",
+        arguments: storages)
     func invalidFilesDeleted(storage: DiskCache.MetadataStorage) throws {
         let env = DiskCacheTestEnvironment()
         try populate(env, count: 3, storage: storage)
@@ -47,13 +56,16 @@ struct DiskCacheManifestTests {
         try Data("torn".utf8).write(to: directory.appendingPathComponent("#tip-tmp-deadbeef"))
         try Data("no metadata".utf8).write(to: directory.appendingPathComponent("orphan"))
         // e1's file renamed to another identifier's name: its ID no longer matches.
-        try FileManager.default.moveItem(at: directory.appendingPathComponent("e1"), to: directory.appendingPathComponent("e99"))
+        try FileManager.default.moveItem(
+            at: directory.appendingPathComponent("e1"), to: directory.appendingPathComponent("e99"))
         if storage == .sidecar {
-            try FileManager.default.moveItem(at: directory.appendingPathComponent("e1#meta"), to: directory.appendingPathComponent("e99#meta"))
+            try FileManager.default.moveItem(
+                at: directory.appendingPathComponent("e1#meta"), to: directory.appendingPathComponent("e99#meta"))
             // e2's data replaced by a file of another size: the sidecar no longer matches.
             try Data("different".utf8).write(to: directory.appendingPathComponent("e2"))
         }
-        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("link").path, withDestinationPath: "/etc/hostname")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.appendingPathComponent("link").path, withDestinationPath: "/etc/hostname")
         let cache = env.cache(storage: storage)
         let expectedAlive = storage == .sidecar ? ["e0"] : ["e0", "e2"]
         #expect(cache.inspectionEntries().complete.map(\.identifier).sorted() == expectedAlive)
@@ -68,8 +80,9 @@ struct DiskCacheManifestTests {
         let env = DiskCacheTestEnvironment()
         try populate(env, count: 200, storage: storage)
         let gate = DispatchSemaphore(value: 0)
-        let cache = DiskCache(directory: env.directory(), domain: env.domain, configuration: env.configuration,
-                              metadataStorage: storage, manifestLoadHook: { gate.wait() })
+        let cache = DiskCache(
+            directory: env.directory(), domain: env.domain, configuration: env.configuration,
+            metadataStorage: storage, manifestLoadHook: { gate.wait() })
         #expect(!cache.isManifestLoaded)
         // Complete files are served straight from disk; partials are not.
         #expect(cache.completeData(withIdentifier: "e5")?.data == diskTestBytes(15))
@@ -78,7 +91,9 @@ struct DiskCacheManifestTests {
         #expect(cache.entry(withIdentifier: "missing") == nil)
         // Changes meanwhile.
         #expect(cache.updateImageEntry(metadata: env.metadata("new"), source: .data(diskTestBytes(1_000))))
-        #expect(cache.updateImageEntry(metadata: env.metadata("e3", url: "https://example.com/other"), source: .data(diskTestBytes(500))))
+        #expect(
+            cache.updateImageEntry(
+                metadata: env.metadata("e3", url: "https://example.com/other"), source: .data(diskTestBytes(500))))
         cache.clearImage(withIdentifier: "e4")
         cache.clearImage(withIdentifier: "e20")
         try cache.changeIdentifier(from: "e6", to: "renamed")
@@ -108,8 +123,9 @@ struct DiskCacheManifestTests {
         let env = DiskCacheTestEnvironment()
         try populate(env, count: 50, storage: .extendedAttributes)
         let gate = DispatchSemaphore(value: 0)
-        let cache = DiskCache(directory: env.directory(), domain: env.domain, configuration: env.configuration,
-                              metadataStorage: .extendedAttributes, manifestLoadHook: { gate.wait() })
+        let cache = DiskCache(
+            directory: env.directory(), domain: env.domain, configuration: env.configuration,
+            metadataStorage: .extendedAttributes, manifestLoadHook: { gate.wait() })
         let cleared = DispatchSemaphore(value: 0)
         cache.clearAll { cleared.signal() }
         cleared.wait()
@@ -129,15 +145,20 @@ struct DiskCacheManifestTests {
         let count = ProcessInfo.processInfo.environment["TIP_DISK_MANIFEST_ENTRIES"].flatMap { Int($0) } ?? 400
         try populate(env, count: count, storage: .extendedAttributes)
         let start = Date()
-        let cache = DiskCache(directory: env.directory(), domain: env.domain, configuration: env.configuration, metadataStorage: nil)
+        let cache = DiskCache(
+            directory: env.directory(), domain: env.domain, configuration: env.configuration, metadataStorage: nil)
         var servedWhileLoading = 0
         for index in stride(from: 1, to: count, by: 97) where !cache.isManifestLoaded {
-            if cache.completeData(withIdentifier: "e\(index)")?.data == diskTestBytes(10 + index % 7) { servedWhileLoading += 1 }
+            if cache.completeData(withIdentifier: "e\(index)")?.data == diskTestBytes(10 + index % 7) {
+                servedWhileLoading += 1
+            }
         }
         cache.waitUntilManifestLoaded()
         let elapsed = Date().timeIntervalSince(start)
         #expect(cache.count == count)
         #expect(cache.totalBytes == env.dataBytes(storage: .extendedAttributes))
-        print("disk manifest: \(count) entries loaded in \(Int(elapsed * 1000)) ms (\(servedWhileLoading) reads served while loading)")
+        print(
+            "disk manifest: \(count) entries loaded in \(Int(elapsed * 1000)) ms (\(servedWhileLoading) reads served while loading)"
+        )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Disk cache operations")
@@ -93,7 +94,9 @@ struct DiskCacheOperationTests {
         #expect(cache.totalBytes == 8)
     }
 
-    @Test("Files are flushed before the rename only when writes are durable; both ways they are installed whole", arguments: storages)
+    @Test(
+        "Files are flushed before the rename only when writes are durable; both ways they are installed whole",
+        arguments: storages)
     func durability(storage: DiskCache.MetadataStorage) throws {
         let env = DiskCacheTestEnvironment()
         let cache = env.cache(storage: storage)

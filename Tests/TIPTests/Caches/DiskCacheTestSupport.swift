@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// A private caches root, injected clock, problem recorder and disk domain for one disk-cache test.
@@ -10,12 +11,14 @@ final class DiskCacheTestEnvironment: Sendable {
     let recorder = RecordingProblemObserver()
 
     init(maxBytes: Int64 = 64 * 1024 * 1024, maxCount: Int = 0, ratio: Int = 0) {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-disk-\(UUID().uuidString)", isDirectory: true)
+        root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-disk-\(UUID().uuidString)", isDirectory: true)
         try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let clock = self.clock
         configuration = GlobalConfiguration(cachesRootDirectory: root, clock: { clock.now })
         configuration.problemObserver = recorder
-        domain = DiskCacheDomain(budget: CacheBudget(maxBytes: maxBytes, maxCount: maxCount, maxRatioSizeOfCacheEntry: ratio))
+        domain = DiskCacheDomain(
+            budget: CacheBudget(maxBytes: maxBytes, maxCount: maxCount, maxRatioSizeOfCacheEntry: ratio))
     }
 
     deinit {
@@ -30,7 +33,8 @@ final class DiskCacheTestEnvironment: Sendable {
 
     /// A cache whose manifest is loaded.
     func cache(_ name: String = "test", storage: DiskCache.MetadataStorage? = nil) -> DiskCache {
-        let cache = DiskCache(directory: directory(name), domain: domain, configuration: configuration, metadataStorage: storage)
+        let cache = DiskCache(
+            directory: directory(name), domain: domain, configuration: configuration, metadataStorage: storage)
         cache.waitUntilManifestLoaded()
         return cache
     }
@@ -39,13 +43,16 @@ final class DiskCacheTestEnvironment: Sendable {
     var date: Date { clock.now }
 
     /// Metadata with test defaults.
-    func metadata(_ identifier: String, url: String? = nil, width: Int = 100, height: Int = 100, ttl: TimeInterval = 3_600,
-                  placeholder: Bool = false, updatesExpiry: Bool = true, lastModified: String? = "Mon, 01 Jan 2024 00:00:00 GMT",
-                  entityTag: String? = nil, expectedLength: Int64 = 0) -> DiskCacheMetadata {
-        DiskCacheMetadata(identifier: identifier, url: URL(string: url ?? "https://example.com/\(identifier.utf8.count)/img.jpg")!,
-                          lastAccess: date, timeToLive: ttl, updatesExpiryOnAccess: updatesExpiry, width: width, height: height,
-                          isAnimated: false, isPlaceholder: placeholder, lastModified: lastModified, entityTag: entityTag,
-                          expectedLength: expectedLength, imageType: "public.jpeg")
+    func metadata(
+        _ identifier: String, url: String? = nil, width: Int = 100, height: Int = 100, ttl: TimeInterval = 3_600,
+        placeholder: Bool = false, updatesExpiry: Bool = true, lastModified: String? = "Mon, 01 Jan 2024 00:00:00 GMT",
+        entityTag: String? = nil, expectedLength: Int64 = 0
+    ) -> DiskCacheMetadata {
+        DiskCacheMetadata(
+            identifier: identifier, url: URL(string: url ?? "https://example.com/\(identifier.utf8.count)/img.jpg")!,
+            lastAccess: date, timeToLive: ttl, updatesExpiryOnAccess: updatesExpiry, width: width, height: height,
+            isAnimated: false, isPlaceholder: placeholder, lastModified: lastModified, entityTag: entityTag,
+            expectedLength: expectedLength, imageType: "public.jpeg")
     }
 
     /// Names in the cache directory, sorted.
@@ -56,7 +63,8 @@ final class DiskCacheTestEnvironment: Sendable {
     /// Sum of the sizes of entry data files (not sidecars, not temporary files).
     func dataBytes(_ name: String = "test", storage: DiskCache.MetadataStorage) -> Int64 {
         files(name).filter { !$0.contains("#") }.reduce(0) { sum, file in
-            let attributes = try? FileManager.default.attributesOfItem(atPath: directory(name).appendingPathComponent(file).path)
+            let attributes = try? FileManager.default.attributesOfItem(
+                atPath: directory(name).appendingPathComponent(file).path)
             return sum + ((attributes?[.size] as? NSNumber)?.int64Value ?? 0)
         }
     }

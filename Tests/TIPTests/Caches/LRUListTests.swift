@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TIP
 
 @Suite("LRU list")

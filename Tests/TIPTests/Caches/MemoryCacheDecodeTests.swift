@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import TIP
 
 /// A codec for a made-up format: "FAKE", width and height as big-endian UInt16, one gray byte.
@@ -12,7 +13,9 @@ private struct FakeCodec: ImageCodec {
 
     static func encode(width: Int, height: Int, gray: UInt8) -> Data {
         var data = Data("FAKE".utf8)
-        data.append(contentsOf: [UInt8(width >> 8), UInt8(width & 0xFF), UInt8(height >> 8), UInt8(height & 0xFF), gray])
+        data.append(contentsOf: [
+            UInt8(width >> 8), UInt8(width & 0xFF), UInt8(height >> 8), UInt8(height & 0xFF), gray,
+        ])
         return data
     }
 }
@@ -30,7 +33,9 @@ private struct FakeDecoder: ImageDecoder {
         try options.checkDimensions(width: width, height: height)
         let gray = (options.configuration as? UInt8) ?? bytes[8]
         let out = options.outputDimensions(width: width, height: height)
-        guard var bitmap = Bitmap(width: out.width, height: out.height, format: .gray8) else { throw .corruptData("size") }
+        guard var bitmap = Bitmap(width: out.width, height: out.height, format: .gray8) else {
+            throw .corruptData("size")
+        }
         bitmap.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: gray) }
         return ImageContainer(image: bitmap)
     }
@@ -50,9 +55,13 @@ private final class FakeContext: ImageDecoderContext {
     var isProgressive: Bool { false }
     var isAnimated: Bool { false }
     var hasAlpha: Bool { false }
-    func append(_ data: Data) throws(ImageDecodingError) -> ImageDecoderAppendResult { self.data.append(data); return .didProgress }
+    func append(_ data: Data) throws(ImageDecodingError) -> ImageDecoderAppendResult {
+        self.data.append(data); return .didProgress
+    }
     func finalize() throws(ImageDecodingError) -> ImageDecoderAppendResult { .didCompleteLoading }
-    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? {
+    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode)
+        throws(ImageDecodingError) -> ImageContainer?
+    {
         try decoder.decode(data, options: options)
     }
 }
@@ -68,24 +77,30 @@ struct MemoryCacheDecodeTests {
         cache = MemoryCache(domain: configuration.memoryDomain, configuration: configuration)
     }
 
-    func store(_ data: Data, type: ImageType? = FakeCodec.type, width: Int = 400, height: Int = 300) throws -> MemoryCacheEntry {
+    func store(_ data: Data, type: ImageType? = FakeCodec.type, width: Int = 400, height: Int = 300) throws
+        -> MemoryCacheEntry
+    {
         let identifier = UUID().uuidString
-        let complete = MemoryCacheCompleteImage(data: data, imageType: type, url: MemoryTestValue.url("fake"),
-                                                dimensions: CGSize(width: width, height: height))
+        let complete = MemoryCacheCompleteImage(
+            data: data, imageType: type, url: MemoryTestValue.url("fake"),
+            dimensions: CGSize(width: width, height: height))
         cache.updateEntry(MemoryCacheEntry(identifier: identifier, complete: complete))
         return try #require(cache.entry(withIdentifier: identifier))
     }
 
-    @Test("A hit decodes straight to the request's target sizing", arguments: [
-        (CGSize(width: 100, height: 100), ContentMode.scaleAspectFit, 100, 75),
-        (CGSize(width: 100, height: 100), ContentMode.scaleAspectFill, 133, 100),
-        (CGSize(width: 50, height: 20), ContentMode.scaleToFill, 50, 20),
-        (CGSize.zero, ContentMode.scaleAspectFit, 400, 300),
-        (CGSize(width: 100, height: 100), ContentMode.center, 400, 300),
-    ])
+    @Test(
+        "A hit decodes straight to the request's target sizing",
+        arguments: [
+            (CGSize(width: 100, height: 100), ContentMode.scaleAspectFit, 100, 75),
+            (CGSize(width: 100, height: 100), ContentMode.scaleAspectFill, 133, 100),
+            (CGSize(width: 50, height: 20), ContentMode.scaleToFill, 50, 20),
+            (CGSize.zero, ContentMode.scaleAspectFit, 400, 300),
+            (CGSize(width: 100, height: 100), ContentMode.center, 400, 300),
+        ])
     func decodesAtTarget(target: CGSize, mode: ContentMode, width: Int, height: Int) throws {
         let entry = try store(FakeCodec.encode(width: 400, height: 300, gray: 77))
-        let image = try cache.decodeCompleteImage(of: entry, targetDimensions: target, targetContentMode: mode, catalogue: catalogue)
+        let image = try cache.decodeCompleteImage(
+            of: entry, targetDimensions: target, targetContentMode: mode, catalogue: catalogue)
         #expect(image.image.width == width && image.image.height == height)
         #expect(image.image.pixel(x: 0, y: 0).x == 77)
     }
@@ -93,10 +108,12 @@ struct MemoryCacheDecodeTests {
     @Test("The type hint is optional and the decoder configuration reaches the decoder")
     func typeHintAndConfiguration() throws {
         let entry = try store(FakeCodec.encode(width: 8, height: 8, gray: 5), type: nil)
-        let plain = try cache.decodeCompleteImage(of: entry, targetDimensions: .zero, targetContentMode: .center, catalogue: catalogue)
+        let plain = try cache.decodeCompleteImage(
+            of: entry, targetDimensions: .zero, targetContentMode: .center, catalogue: catalogue)
         #expect(plain.image.pixel(x: 0, y: 0).x == 5)
-        let configured = try cache.decodeCompleteImage(of: entry, targetDimensions: .zero, targetContentMode: .center,
-                                                       decoderConfigMap: [FakeCodec.type: UInt8(200)], catalogue: catalogue)
+        let configured = try cache.decodeCompleteImage(
+            of: entry, targetDimensions: .zero, targetContentMode: .center,
+            decoderConfigMap: [FakeCodec.type: UInt8(200)], catalogue: catalogue)
         #expect(configured.image.pixel(x: 0, y: 0).x == 200)
     }
 
@@ -104,19 +121,26 @@ struct MemoryCacheDecodeTests {
     func failures() throws {
         let garbage = try store(Data([1, 2, 3, 4, 5]))
         #expect(throws: ImageDecodingError.corruptData("not FAKE")) {
-            try cache.decodeCompleteImage(of: garbage, targetDimensions: .zero, targetContentMode: .center, catalogue: catalogue)
+            try cache.decodeCompleteImage(
+                of: garbage, targetDimensions: .zero, targetContentMode: .center, catalogue: catalogue)
         }
         let unknown = try store(Data([1, 2, 3, 4, 5]), type: nil)
         #expect(throws: ImageDecodingError.unrecognizedFormat) {
-            try cache.decodeCompleteImage(of: unknown, targetDimensions: .zero, targetContentMode: .center, catalogue: catalogue)
+            try cache.decodeCompleteImage(
+                of: unknown, targetDimensions: .zero, targetContentMode: .center, catalogue: catalogue)
         }
         let bomb = try store(FakeCodec.encode(width: 60000, height: 60000, gray: 1))
-        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)) {
-            try cache.decodeCompleteImage(of: bomb, targetDimensions: .zero, targetContentMode: .center, catalogue: catalogue)
+        #expect(
+            throws: ImageDecodingError.dimensionsTooLarge(
+                width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
+        ) {
+            try cache.decodeCompleteImage(
+                of: bomb, targetDimensions: .zero, targetContentMode: .center, catalogue: catalogue)
         }
         let partialOnly = MemoryCacheEntry(identifier: "p", partial: MemoryTestValue.partial(10, 10))
         #expect(throws: ImageDecodingError.emptyData) {
-            try cache.decodeCompleteImage(of: partialOnly, targetDimensions: .zero, targetContentMode: .center, catalogue: catalogue)
+            try cache.decodeCompleteImage(
+                of: partialOnly, targetDimensions: .zero, targetContentMode: .center, catalogue: catalogue)
         }
         #expect(cache.count == 3)
     }

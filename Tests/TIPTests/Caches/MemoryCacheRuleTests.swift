@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Memory cache rules")
@@ -41,23 +42,32 @@ struct MemoryCacheRuleTests {
     static let replacementCases: [ReplacementCase] = [false, true].flatMap { existing in
         [false, true].flatMap { new in
             NewSize.allCases.flatMap { size in
-                [false, true].map { ReplacementCase(existingIsPlaceholder: existing, newIsPlaceholder: new, size: size, sameURL: $0) }
+                [false, true].map {
+                    ReplacementCase(existingIsPlaceholder: existing, newIsPlaceholder: new, size: size, sameURL: $0)
+                }
             }
         }
     }
 
-    @Test("Complete variants: real beats placeholder, placeholder never beats real, else larger-or-equal area wins unless dimensions and URL are identical",
-          arguments: replacementCases)
+    @Test(
+        "Complete variants: real beats placeholder, placeholder never beats real, else larger-or-equal area wins unless dimensions and URL are identical",
+        arguments: replacementCases)
     func completeReplacement(row: ReplacementCase) throws {
-        cache.put("id", MemoryTestValue.complete(10, 10, url: "old", bytes: 100, fill: 1, placeholder: row.existingIsPlaceholder))
-        let dims: (Int, Int) = switch row.size {
-        case .smaller: (5, 5)
-        case .equalSameDimensions: (10, 10)
-        case .equalAreaOtherDimensions: (20, 5)
-        case .larger: (20, 20)
-        }
-        let changed = cache.put("id", MemoryTestValue.complete(dims.0, dims.1, url: row.sameURL ? "old" : "new", bytes: 150,
-                                                               fill: 2, placeholder: row.newIsPlaceholder))
+        cache.put(
+            "id",
+            MemoryTestValue.complete(10, 10, url: "old", bytes: 100, fill: 1, placeholder: row.existingIsPlaceholder))
+        let dims: (Int, Int) =
+            switch row.size {
+            case .smaller: (5, 5)
+            case .equalSameDimensions: (10, 10)
+            case .equalAreaOtherDimensions: (20, 5)
+            case .larger: (20, 20)
+            }
+        let changed = cache.put(
+            "id",
+            MemoryTestValue.complete(
+                dims.0, dims.1, url: row.sameURL ? "old" : "new", bytes: 150,
+                fill: 2, placeholder: row.newIsPlaceholder))
         #expect(changed == row.replaces)
         let stored = try #require(cache.peek("id")?.complete)
         #expect(stored.data.first == (row.replaces ? 2 : 1))
@@ -66,8 +76,9 @@ struct MemoryCacheRuleTests {
         #expect(cache.totalBytes == cache.inspectedBytes)
     }
 
-    @Test("After a complete replacement, a partial not larger in area is dropped",
-          arguments: [(5, 5, false), (10, 10, false), (20, 5, false), (11, 10, true), (30, 30, true)])
+    @Test(
+        "After a complete replacement, a partial not larger in area is dropped",
+        arguments: [(5, 5, false), (10, 10, false), (20, 5, false), (11, 10, true), (30, 30, true)])
     func partialDroppedByComplete(width: Int, height: Int, partialSurvives: Bool) throws {
         cache.put("id", partial: MemoryTestValue.partial(width, height, bytes: 40))
         #expect(cache.peek("id")?.partial != nil)
@@ -97,8 +108,9 @@ struct MemoryCacheRuleTests {
         #expect(cache.peek("id")?.partial == nil)
     }
 
-    @Test("Partials: larger-or-equal area wins; smaller loses",
-          arguments: [(5, 5, false), (10, 10, true), (20, 5, true), (20, 20, true)])
+    @Test(
+        "Partials: larger-or-equal area wins; smaller loses",
+        arguments: [(5, 5, false), (10, 10, true), (20, 5, true), (20, 20, true)])
     func partialReplacement(width: Int, height: Int, replaces: Bool) throws {
         cache.put("id", partial: MemoryTestValue.partial(10, 10, bytes: 40, fill: 1))
         #expect(cache.put("id", partial: MemoryTestValue.partial(width, height, bytes: 60, fill: 2)) == replaces)
@@ -118,8 +130,9 @@ struct MemoryCacheRuleTests {
         #expect(domain.totals == (40, 1))
     }
 
-    @Test("A partial is kept only when strictly larger in area than the complete variant beside it",
-          arguments: [(5, 5, false), (10, 10, false), (10, 11, true)])
+    @Test(
+        "A partial is kept only when strictly larger in area than the complete variant beside it",
+        arguments: [(5, 5, false), (10, 10, false), (10, 11, true)])
     func partialAgainstComplete(width: Int, height: Int, kept: Bool) throws {
         // Arriving later…
         cache.put("later", MemoryTestValue.complete(10, 10))
@@ -145,15 +158,18 @@ struct MemoryCacheRuleTests {
 
     @Test("Forced replacement skips the comparisons; forced with no bytes removes the entry")
     func forced() throws {
-        cache.put("id", MemoryTestValue.complete(20, 20, url: "big", bytes: 100), partial: MemoryTestValue.partial(40, 40))
-        #expect(cache.put("id", MemoryTestValue.complete(5, 5, url: "small", bytes: 30, placeholder: true), force: true))
+        cache.put(
+            "id", MemoryTestValue.complete(20, 20, url: "big", bytes: 100), partial: MemoryTestValue.partial(40, 40))
+        #expect(
+            cache.put("id", MemoryTestValue.complete(5, 5, url: "small", bytes: 30, placeholder: true), force: true))
         let entry = try #require(cache.peek("id"))
         #expect(entry.complete?.url == MemoryTestValue.url("small") && entry.complete?.isPlaceholder == true)
         #expect(entry.partial == nil)
         #expect(domain.totals == (30, 1))
         // Identical dimensions and URL: kept unforced, replaced forced.
         #expect(!cache.put("id", MemoryTestValue.complete(5, 5, url: "small", bytes: 31, placeholder: true)))
-        #expect(cache.put("id", MemoryTestValue.complete(5, 5, url: "small", bytes: 31, placeholder: true), force: true))
+        #expect(
+            cache.put("id", MemoryTestValue.complete(5, 5, url: "small", bytes: 31, placeholder: true), force: true))
         #expect(domain.totals == (31, 1))
         #expect(cache.put("id", force: true))
         #expect(cache.peek("id") == nil && domain.totals == (0, 0))
@@ -162,10 +178,15 @@ struct MemoryCacheRuleTests {
     @Test("Over the per-entry cap, a new entry sheds its partial, then its complete variant")
     func capOnNewEntries() throws {
         domain.setLimits(maxBytes: 600, ratio: 6)  // cap: 100 bytes
-        cache.put("shedsPartial", MemoryTestValue.complete(10, 10, bytes: 80), partial: MemoryTestValue.partial(20, 20, bytes: 40))
+        cache.put(
+            "shedsPartial", MemoryTestValue.complete(10, 10, bytes: 80),
+            partial: MemoryTestValue.partial(20, 20, bytes: 40))
         let entry = try #require(cache.peek("shedsPartial"))
         #expect(entry.complete != nil && entry.partial == nil)
-        #expect(!cache.put("shedsAll", MemoryTestValue.complete(10, 10, bytes: 120), partial: MemoryTestValue.partial(20, 20, bytes: 10)))
+        #expect(
+            !cache.put(
+                "shedsAll", MemoryTestValue.complete(10, 10, bytes: 120),
+                partial: MemoryTestValue.partial(20, 20, bytes: 10)))
         #expect(cache.peek("shedsAll") == nil)
         #expect(cache.put("partialOnly", partial: MemoryTestValue.partial(20, 20, bytes: 100)))
         #expect(!cache.put("partialTooBig", partial: MemoryTestValue.partial(20, 20, bytes: 101)))
@@ -175,7 +196,8 @@ struct MemoryCacheRuleTests {
     @Test("Updates stay within the per-entry cap")
     func capOnUpdates() throws {
         domain.setLimits(maxBytes: 600, ratio: 6)  // cap: 100 bytes
-        cache.put("id", MemoryTestValue.complete(10, 10, bytes: 50), partial: MemoryTestValue.partial(30, 30, bytes: 40))
+        cache.put(
+            "id", MemoryTestValue.complete(10, 10, bytes: 50), partial: MemoryTestValue.partial(30, 30, bytes: 40))
         // A larger variant that fits only without the (still larger) partial: the partial goes.
         #expect(cache.put("id", MemoryTestValue.complete(20, 20, bytes: 70)))
         var entry = try #require(cache.peek("id"))
@@ -264,8 +286,9 @@ struct MemoryCacheRuleTests {
 
     @Test("Complete and partial parts expire independently")
     func partsExpireIndependently() throws {
-        cache.put("id", MemoryTestValue.complete(10, 10, bytes: 100, ttl: 100),
-                  partial: MemoryTestValue.partial(20, 20, bytes: 40, ttl: 5))
+        cache.put(
+            "id", MemoryTestValue.complete(10, 10, bytes: 100, ttl: 100),
+            partial: MemoryTestValue.partial(20, 20, bytes: 40, ttl: 5))
         clock.advance(6)
         let entry = try #require(cache.entry(withIdentifier: "id"))
         #expect(entry.complete != nil && entry.partial == nil)
@@ -297,7 +320,8 @@ struct MemoryCacheRuleTests {
 
     @Test("Clearing one identifier or everything subtracts exactly")
     func clearing() {
-        cache.put("a", MemoryTestValue.complete(10, 10, bytes: 100), partial: MemoryTestValue.partial(20, 20, bytes: 40))
+        cache.put(
+            "a", MemoryTestValue.complete(10, 10, bytes: 100), partial: MemoryTestValue.partial(20, 20, bytes: 40))
         cache.put("b", MemoryTestValue.complete(10, 10, bytes: 70))
         #expect(domain.totals == (210, 2))
         cache.clearImage(withIdentifier: "a")

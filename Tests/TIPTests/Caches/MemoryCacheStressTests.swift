@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+
 @testable import TIP
 
 @Suite("Memory cache stress")
@@ -26,17 +27,24 @@ struct MemoryCacheStressTests {
                 let url = "u\(rng.next() % 3)"
                 switch rng.next() % 100 {
                 case 0..<30:
-                    cache.put(identifier, MemoryTestValue.complete(side, side, url: url, bytes: Int(rng.next() % 700) + 1,
-                                                                   placeholder: rng.next() % 5 == 0,
-                                                                   ttl: TimeInterval(rng.next() % 60 + 1),
-                                                                   updateExpiryOnAccess: rng.next() % 3 != 0),
-                              force: rng.next() % 10 == 0)
+                    cache.put(
+                        identifier,
+                        MemoryTestValue.complete(
+                            side, side, url: url, bytes: Int(rng.next() % 700) + 1,
+                            placeholder: rng.next() % 5 == 0,
+                            ttl: TimeInterval(rng.next() % 60 + 1),
+                            updateExpiryOnAccess: rng.next() % 3 != 0),
+                        force: rng.next() % 10 == 0)
                 case 30..<45:
-                    cache.put(identifier, partial: MemoryTestValue.partial(side, side, url: url, bytes: Int(rng.next() % 300) + 1,
-                                                                          ttl: TimeInterval(rng.next() % 60 + 1)))
+                    cache.put(
+                        identifier,
+                        partial: MemoryTestValue.partial(
+                            side, side, url: url, bytes: Int(rng.next() % 300) + 1,
+                            ttl: TimeInterval(rng.next() % 60 + 1)))
                 case 45..<75:
                     if let entry = cache.entry(withIdentifier: identifier, touch: rng.next() % 4 != 0),
-                       entry.byteCount == 0 || entry.identifier != identifier {
+                        entry.byteCount == 0 || entry.identifier != identifier
+                    {
                         failures.withLock { $0.append("bad entry for \(identifier)") }
                     }
                 case 75..<82: cache.touchImage(withIdentifier: identifier)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// Memory-cache test values: variants whose bytes and URLs are easy to tell apart.
@@ -6,32 +7,42 @@ enum MemoryTestValue {
     static func url(_ name: String) -> URL { URL(string: "https://example.com/\(name)")! }
 
     /// A complete variant of `width` x `height` with `bytes` bytes of `fill`.
-    static func complete(_ width: Int, _ height: Int, url: String = "a", bytes: Int = 100, fill: UInt8 = 1,
-                         placeholder: Bool = false, ttl: TimeInterval = MemoryCacheCompleteImage.defaultTimeToLive,
-                         updateExpiryOnAccess: Bool = true) -> MemoryCacheCompleteImage {
-        MemoryCacheCompleteImage(data: Data(repeating: fill, count: bytes), imageType: .jpeg, url: self.url(url),
-                                 dimensions: CGSize(width: width, height: height), isPlaceholder: placeholder,
-                                 timeToLive: ttl, updateExpiryOnAccess: updateExpiryOnAccess)
+    static func complete(
+        _ width: Int, _ height: Int, url: String = "a", bytes: Int = 100, fill: UInt8 = 1,
+        placeholder: Bool = false, ttl: TimeInterval = MemoryCacheCompleteImage.defaultTimeToLive,
+        updateExpiryOnAccess: Bool = true
+    ) -> MemoryCacheCompleteImage {
+        MemoryCacheCompleteImage(
+            data: Data(repeating: fill, count: bytes), imageType: .jpeg, url: self.url(url),
+            dimensions: CGSize(width: width, height: height), isPlaceholder: placeholder,
+            timeToLive: ttl, updateExpiryOnAccess: updateExpiryOnAccess)
     }
 
     /// A partial download of `width` x `height` holding `bytes` of `expected` bytes.
-    static func partial(_ width: Int, _ height: Int, url: String = "a", bytes: Int = 40, expected: Int = 400,
-                        fill: UInt8 = 9, placeholder: Bool = false,
-                        ttl: TimeInterval = MemoryCacheCompleteImage.defaultTimeToLive,
-                        updateExpiryOnAccess: Bool = true) -> MemoryCachePartialImage {
-        MemoryCachePartialImage(data: Data(repeating: fill, count: bytes), url: self.url(url),
-                                dimensions: CGSize(width: width, height: height), expectedLength: expected,
-                                lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", entityTag: "\"v1\"",
-                                isPlaceholder: placeholder, timeToLive: ttl, updateExpiryOnAccess: updateExpiryOnAccess)
+    static func partial(
+        _ width: Int, _ height: Int, url: String = "a", bytes: Int = 40, expected: Int = 400,
+        fill: UInt8 = 9, placeholder: Bool = false,
+        ttl: TimeInterval = MemoryCacheCompleteImage.defaultTimeToLive,
+        updateExpiryOnAccess: Bool = true
+    ) -> MemoryCachePartialImage {
+        MemoryCachePartialImage(
+            data: Data(repeating: fill, count: bytes), url: self.url(url),
+            dimensions: CGSize(width: width, height: height), expectedLength: expected,
+            lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", entityTag: "\"v1\"",
+            isPlaceholder: placeholder, timeToLive: ttl, updateExpiryOnAccess: updateExpiryOnAccess)
     }
 }
 
 extension MemoryCache {
     /// Stores a complete variant under `identifier`.
     @discardableResult
-    func put(_ identifier: String, _ complete: MemoryCacheCompleteImage? = nil, partial: MemoryCachePartialImage? = nil,
-             force: Bool = false) -> Bool {
-        updateEntry(MemoryCacheEntry(identifier: identifier, complete: complete, partial: partial), forciblyReplaceExisting: force)
+    func put(
+        _ identifier: String, _ complete: MemoryCacheCompleteImage? = nil, partial: MemoryCachePartialImage? = nil,
+        force: Bool = false
+    ) -> Bool {
+        updateEntry(
+            MemoryCacheEntry(identifier: identifier, complete: complete, partial: partial),
+            forciblyReplaceExisting: force)
     }
 
     /// The entry without refreshing it.

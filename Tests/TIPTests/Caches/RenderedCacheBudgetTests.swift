@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Rendered cache budget")
@@ -95,8 +96,9 @@ struct RenderedCacheBudgetTests {
         #expect(a.totalBytes + b.totalBytes == domain.totals.bytes)
     }
 
-    @Test("Per-entry cap: maxBytes / ratio; ratio 0 or 1 removes it; negative means 6",
-          arguments: [(6, 6), (3, 3), (0, nil), (1, nil), (-1, 6)] as [(Int, Int?)])
+    @Test(
+        "Per-entry cap: maxBytes / ratio; ratio 0 or 1 removes it; negative means 6",
+        arguments: [(6, 6), (3, 3), (0, nil), (1, nil), (-1, 6)] as [(Int, Int?)])
     func entryCap(ratio: Int, effective: Int?) {
         domain.setLimits(maxBytes: 12 * Self.unit, maxCount: 0, ratio: ratio)
         let a = makeCache()
@@ -118,7 +120,10 @@ struct RenderedCacheBudgetTests {
         a.store(RenderedTestImage.make(16, 16), "x", source: CGSize(width: 32, height: 32))
         #expect(domain.totals == (Self.unit, 1))
         for h in [8, 24, 40, 56] { a.store(RenderedTestImage.make(16, h), "x") }
-        #expect(domain.totals == (RenderedTestImage.bytes(16, 24) + RenderedTestImage.bytes(16, 40) + RenderedTestImage.bytes(16, 56), 1))
+        #expect(
+            domain.totals == (
+                RenderedTestImage.bytes(16, 24) + RenderedTestImage.bytes(16, 40) + RenderedTestImage.bytes(16, 56), 1
+            ))
         #expect(a.totalBytes == a.inspectedBytes)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Rendered cache rules")
@@ -29,8 +30,9 @@ struct RenderedCacheRuleTests {
 
     @Test("Placeholders are refused")
     func placeholders() {
-        cache.store(RenderedTestImage.make(10, 10), identifier: "a", transformerIdentifier: nil,
-                    originalDimensions: CGSize(width: 10, height: 10), isPlaceholder: true)
+        cache.store(
+            RenderedTestImage.make(10, 10), identifier: "a", transformerIdentifier: nil,
+            originalDimensions: CGSize(width: 10, height: 10), isPlaceholder: true)
         #expect(cache.exact("a", CGSize(width: 10, height: 10)) == nil)
         #expect(cache.count == 0 && cache.totalBytes == 0)
     }
@@ -39,12 +41,17 @@ struct RenderedCacheRuleTests {
     func lookupNeedsScalingTarget(mode: ContentMode) {
         let image = RenderedTestImage.make(20, 20)
         cache.store(image, "a")
-        let hit = cache.image(withIdentifier: "a", targetDimensions: CGSize(width: 20, height: 20), targetContentMode: mode,
-                              transformerIdentifier: nil)
+        let hit = cache.image(
+            withIdentifier: "a", targetDimensions: CGSize(width: 20, height: 20), targetContentMode: mode,
+            transformerIdentifier: nil)
         #expect((hit != nil) == mode.doesScale)
-        for target in [CGSize.zero, CGSize(width: 20, height: 0), CGSize(width: 0, height: 20), CGSize(width: -20, height: -20)] {
-            #expect(cache.image(withIdentifier: "a", targetDimensions: target, targetContentMode: mode,
-                                transformerIdentifier: nil) == nil)
+        for target in [
+            CGSize.zero, CGSize(width: 20, height: 0), CGSize(width: 0, height: 20), CGSize(width: -20, height: -20),
+        ] {
+            #expect(
+                cache.image(
+                    withIdentifier: "a", targetDimensions: target, targetContentMode: mode,
+                    transformerIdentifier: nil) == nil)
         }
     }
 
@@ -74,11 +81,14 @@ struct RenderedCacheRuleTests {
     func sizingMatch(index: Int) {
         let row = Self.sizingCases[index]
         // The expectation in the table agrees with TargetSizing itself.
-        #expect(TargetSizing.size(row.stored, matchesTargetSize: row.target, contentMode: row.mode, scale: 1) == row.matches)
+        #expect(
+            TargetSizing.size(row.stored, matchesTargetSize: row.target, contentMode: row.mode, scale: 1) == row.matches
+        )
         let image = RenderedTestImage.make(Int(row.stored.width), Int(row.stored.height))
         cache.store(image, "a")
-        let hit = cache.image(withIdentifier: "a", targetDimensions: row.target, targetContentMode: row.mode,
-                              transformerIdentifier: nil)
+        let hit = cache.image(
+            withIdentifier: "a", targetDimensions: row.target, targetContentMode: row.mode,
+            transformerIdentifier: nil)
         #expect((hit?.image === image) == row.matches)
     }
 
@@ -135,8 +145,9 @@ struct RenderedCacheRuleTests {
         (CGSize(width: 400, height: 200), false),
     ]
 
-    @Test("Equal size and transformer: a clean item with source dimensions >= on both axes survives, else it is replaced",
-          arguments: sourceCases.indices, [false, true])
+    @Test(
+        "Equal size and transformer: a clean item with source dimensions >= on both axes survives, else it is replaced",
+        arguments: sourceCases.indices, [false, true])
     func equalSizeReplacement(index: Int, dirty: Bool) throws {
         let row = Self.sourceCases[index]
         let existing = RenderedTestImage.make(20, 10)
@@ -185,7 +196,10 @@ struct RenderedCacheRuleTests {
         cache.store(RenderedTestImage.make(10, 10), "a")
         cache.store(RenderedTestImage.make(20, 20), "a")
         cache.store(RenderedTestImage.make(30, 30), "b")
-        #expect(configuration.renderedDomain.totals == (RenderedTestImage.bytes(10, 10) + RenderedTestImage.bytes(20, 20) + RenderedTestImage.bytes(30, 30), 2))
+        #expect(
+            configuration.renderedDomain.totals == (
+                RenderedTestImage.bytes(10, 10) + RenderedTestImage.bytes(20, 20) + RenderedTestImage.bytes(30, 30), 2
+            ))
         cache.clearImages(withIdentifier: "a")
         cache.clearImages(withIdentifier: "missing")
         #expect(cache.exact("a", CGSize(width: 10, height: 10)) == nil)
@@ -202,13 +216,16 @@ struct RenderedCacheRuleTests {
     func inspection() {
         let url = URL(string: "https://example.com/a.jpg")!
         let image = RenderedTestImage.make(12, 7)
-        cache.store(image, identifier: "a", transformerIdentifier: nil, originalDimensions: CGSize(width: 120, height: 70),
-                    isPlaceholder: false, url: url)
+        cache.store(
+            image, identifier: "a", transformerIdentifier: nil, originalDimensions: CGSize(width: 120, height: 70),
+            isPlaceholder: false, url: url)
         cache.store(RenderedTestImage.make(5, 5), "b")
         let entries = cache.inspectionEntries()
         #expect(entries.map(\.identifier) == ["b", "a"])
         let a = entries[1]
-        #expect(a.url == url && a.dimensions == CGSize(width: 12, height: 7) && a.bytesUsed == RenderedTestImage.bytes(12, 7))
+        #expect(
+            a.url == url && a.dimensions == CGSize(width: 12, height: 7)
+                && a.bytesUsed == RenderedTestImage.bytes(12, 7))
         #expect(a.progress == 1 && a.image === image && a.timeToLive == nil)
         #expect(entries[0].url == nil)
     }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+
 @testable import TIP
 
 @Suite("Rendered cache stress")
@@ -27,12 +28,15 @@ struct RenderedCacheStressTests {
                 let transformer: String? = rng.next() % 4 == 0 ? "t" : nil
                 switch rng.next() % 100 {
                 case 0..<45:
-                    cache.store(image, identifier, transformer: transformer,
-                                source: CGSize(width: Int(rng.next() % 400) + 1, height: Int(rng.next() % 400) + 1))
+                    cache.store(
+                        image, identifier, transformer: transformer,
+                        source: CGSize(width: Int(rng.next() % 400) + 1, height: Int(rng.next() % 400) + 1))
                 case 45..<80:
-                    if let hit = cache.image(withIdentifier: identifier, targetDimensions: image.dimensions,
-                                             targetContentMode: .scaleToFill, transformerIdentifier: transformer),
-                       hit.image.dimensions != image.dimensions {
+                    if let hit = cache.image(
+                        withIdentifier: identifier, targetDimensions: image.dimensions,
+                        targetContentMode: .scaleToFill, transformerIdentifier: transformer),
+                        hit.image.dimensions != image.dimensions
+                    {
                         failures.withLock { $0.append("hit of the wrong size \(hit.image.dimensions)") }
                     }
                 case 80..<86: cache.dirtyImages(withIdentifier: identifier)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// A private configuration per test (never `GlobalConfiguration.shared`), so cache tests are isolated
@@ -40,14 +41,16 @@ enum RenderedTestImage {
 extension RenderedCache {
     /// Stores a real (non-placeholder) image with the given source dimensions (default: its own).
     func store(_ image: ImageContainer, _ identifier: String, transformer: String? = nil, source: CGSize? = nil) {
-        store(image, identifier: identifier, transformerIdentifier: transformer,
-              originalDimensions: source ?? image.dimensions, isPlaceholder: false)
+        store(
+            image, identifier: identifier, transformerIdentifier: transformer,
+            originalDimensions: source ?? image.dimensions, isPlaceholder: false)
     }
 
     /// Looks `identifier` up with a scale-to-fill lookup at exactly `dimensions`.
     func exact(_ identifier: String, _ dimensions: CGSize, transformer: String? = nil) -> RenderedCacheHit? {
-        image(withIdentifier: identifier, targetDimensions: dimensions, targetContentMode: .scaleToFill,
-              transformerIdentifier: transformer)
+        image(
+            withIdentifier: identifier, targetDimensions: dimensions, targetContentMode: .scaleToFill,
+            transformerIdentifier: transformer)
     }
 
     /// Identifiers most recently used first, as inspection reports them.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("APNG decoding")
@@ -24,7 +25,8 @@ struct APNGDecoderTests {
         #expect(image.isAnimated)
         #expect(!image.isPartial)
         #expect(image.loopCount == loops, "\(path)")
-        #expect(zip(image.frameDurations, durations).allSatisfy { abs($0 - $1) < 1e-9 }, "\(path): \(image.frameDurations)")
+        #expect(
+            zip(image.frameDurations, durations).allSatisfy { abs($0 - $1) < 1e-9 }, "\(path): \(image.frameDurations)")
         let strip = try CodecFixtureFiles.reference(path)
         let height = image.image.height
         for (frame, stripIndex) in zip(image.frames, referenceFrames) {
@@ -39,8 +41,11 @@ struct APNGDecoderTests {
     @Test("frames are resampled to the target sizing")
     func scaled() throws {
         let data = try CodecFixtureFiles.data("apng/dispose-blend.png")
-        let image = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 10, height: 10),
-                                                                            targetContentMode: .scaleAspectFit))
+        let image = try decoder.decode(
+            data,
+            options: ImageDecodingOptions(
+                targetDimensions: CGSize(width: 10, height: 10),
+                targetContentMode: .scaleAspectFit))
         #expect(image.frameCount == 5)
         #expect(image.frames.allSatisfy { $0.width == 10 && $0.height == 6 })
     }
@@ -48,27 +53,42 @@ struct APNGDecoderTests {
     @Test("the default image alone, without the animation")
     func defaultImage() throws {
         let data = try CodecFixtureFiles.data("apng/default-image-excluded.png")
-        let still = try data.withUnsafeBytes { try PNGDecoder.decode($0, options: ImageDecodingOptions(), allowsAnimation: false) }
+        let still = try data.withUnsafeBytes {
+            try PNGDecoder.decode($0, options: ImageDecodingOptions(), allowsAnimation: false)
+        }
         let strip = try CodecFixtureFiles.reference("apng/default-image-excluded.png")
         #expect(!still.isAnimated)
-        #expect(CodecFixtureFiles.difference(still.image, PNGChunkList.band(strip, top: 0, height: still.image.height)) <= 1)
+        #expect(
+            CodecFixtureFiles.difference(still.image, PNGChunkList.band(strip, top: 0, height: still.image.height)) <= 1
+        )
     }
 
     @Test("every way of breaking APNG's rules shows the default image")
     func brokenRulesFallBack() throws {
         let original = try CodecFixtureFiles.data("apng/dispose-blend.png")
-        let still = try original.withUnsafeBytes { try PNGDecoder.decode($0, options: ImageDecodingOptions(), allowsAnimation: false) }
+        let still = try original.withUnsafeBytes {
+            try PNGDecoder.decode($0, options: ImageDecodingOptions(), allowsAnimation: false)
+        }
         var edits: [(String, (inout PNGChunkList) -> Void)] = []
         edits.append(("sequence out of order", { list in list.chunks[list.indices(of: "fcTL")[2]].data[3] = 9 }))
         edits.append(("frame outside the canvas", { list in list.chunks[list.indices(of: "fcTL")[1]].data[15] = 200 }))
-        edits.append(("fcTL CRC damaged", { list in
-            let index = list.indices(of: "fcTL")[1]
-            list.chunks[index].keepsCRC = true
-            list.chunks[index].storedCRC[0] ^= 0xFF
-        }))
-        edits.append(("fdAT before any fcTL after the image data", { list in list.chunks.remove(at: list.indices(of: "fcTL")[1]) }))
+        edits.append(
+            (
+                "fcTL CRC damaged",
+                { list in
+                    let index = list.indices(of: "fcTL")[1]
+                    list.chunks[index].keepsCRC = true
+                    list.chunks[index].storedCRC[0] ^= 0xFF
+                }
+            ))
+        edits.append(
+            (
+                "fdAT before any fcTL after the image data",
+                { list in list.chunks.remove(at: list.indices(of: "fcTL")[1]) }
+            ))
         edits.append(("dispose op out of range", { list in list.chunks[list.indices(of: "fcTL")[1]].data[24] = 7 }))
-        edits.append(("first fcTL smaller than the canvas", { list in list.chunks[list.indices(of: "fcTL")[0]].data[7] = 5 }))
+        edits.append(
+            ("first fcTL smaller than the canvas", { list in list.chunks[list.indices(of: "fcTL")[0]].data[7] = 5 }))
         for (name, edit) in edits {
             var list = PNGChunkList(original)
             edit(&list)
@@ -79,7 +99,8 @@ struct APNGDecoderTests {
             let context = decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
             _ = try context.append(list.data)
             #expect(try context.finalize() == .didCompleteLoading, "\(name)")
-            let rendered = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+            let rendered = try #require(
+                try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
             #expect(rendered.image == still.image && !rendered.isAnimated, "\(name)")
         }
     }
@@ -126,11 +147,16 @@ struct APNGDecoderTests {
             let result = try context.append(data[offset..<offset + 1])
             if context.isAnimated { sawAnimated = true }
             if result == .didLoadFrame { frameEvents += 1 }
-            if firstFrameAt == nil, let first = try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center) {
+            if firstFrameAt == nil,
+                let first = try context.render(
+                    mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center)
+            {
                 firstFrameAt = offset + 1
                 #expect(first.image == whole.image)
                 #expect(first.isPartial)
-                #expect(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center) == nil)
+                #expect(
+                    try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center) == nil
+                )
             }
         }
         #expect(sawAnimated)
@@ -140,13 +166,16 @@ struct APNGDecoderTests {
         #expect(at < data.count / 2)
         #expect(try context.finalize() == .didCompleteLoading)
         #expect(context.frameCount == 5)
-        let final = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let final = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(!final.isPartial)
         #expect(Array(final.frames) == Array(whole.frames))
         #expect(final.frameDurations == whole.frameDurations && final.loopCount == 3)
         // Rendering at a target size resamples the same frames.
-        let small = try #require(try context.render(mode: .completeImage, targetDimensions: CGSize(width: 10, height: 10),
-                                                    targetContentMode: .scaleAspectFit))
+        let small = try #require(
+            try context.render(
+                mode: .completeImage, targetDimensions: CGSize(width: 10, height: 10),
+                targetContentMode: .scaleAspectFit))
         #expect(small.frames.allSatisfy { $0.width == 10 && $0.height == 6 })
     }
 
@@ -154,7 +183,8 @@ struct APNGDecoderTests {
     func budget() throws {
         // A 64x64 canvas at a 4,096-pixel limit allows 2 x 4,096 pixels of frames: one.
         let frames = (0..<6).map { TestImages.solid(width: 64, height: 64, SIMD4(UInt8($0 * 40), 0, 0, 255)) }
-        let animation = try #require(ImageContainer(animatedFrames: frames, frameDurations: Array(repeating: 0.1, count: 6), loopCount: 0))
+        let animation = try #require(
+            ImageContainer(animatedFrames: frames, frameDurations: Array(repeating: 0.1, count: 6), loopCount: 0))
         let data = try PNGEncoder().encode(animation, options: [], quality: 1)
         let limited = try decoder.decode(data, options: ImageDecodingOptions(maximumPixelCount: 64 * 64))
         #expect(limited.frameCount == 1 && limited.isPartial)

@@ -1,16 +1,20 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("APNG encoding")
 struct APNGEncoderTests {
     static func animation(alpha: Bool, gray: Bool = false, count: Int = 4) -> ImageContainer {
         let frames = (0..<count).map { index -> Bitmap in
-            let base = alpha ? TestImages.translucent(width: 23, height: 17, seed: UInt64(index))
+            let base =
+                alpha
+                ? TestImages.translucent(width: 23, height: 17, seed: UInt64(index))
                 : TestImages.photo(width: 23, height: 17, seed: UInt64(index + 1))
             return gray ? base.converted(to: .gray8) : base
         }
-        return ImageContainer(animatedFrames: frames, frameDurations: [0.05, 0.1, 0.25, 2][..<count].map { $0 }, loopCount: 7)!
+        return ImageContainer(
+            animatedFrames: frames, frameDurations: [0.05, 0.1, 0.25, 2][..<count].map { $0 }, loopCount: 7)!
     }
 
     @Test("frames, delays and loop count round-trip", arguments: [false, true])
@@ -30,10 +34,11 @@ struct APNGEncoderTests {
     @Test("gray, interlaced and opaque-forced layouts stay animations")
     func layouts() throws {
         let gray = try PNGEncoder().encode(Self.animation(alpha: false, gray: true), options: [], quality: 1)
-        #expect(PNGChunkList(gray).chunks[0].data[9] == 0)   // colour type 0: gray
-        let interlaced = try PNGEncoder().encode(Self.animation(alpha: true), options: [.progressive, .noAlpha], quality: 1)
+        #expect(PNGChunkList(gray).chunks[0].data[9] == 0)  // colour type 0: gray
+        let interlaced = try PNGEncoder().encode(
+            Self.animation(alpha: true), options: [.progressive, .noAlpha], quality: 1)
         let ihdr = PNGChunkList(interlaced).chunks[0].data
-        #expect(ihdr[9] == 2 && ihdr[12] == 1)              // RGB, Adam7
+        #expect(ihdr[9] == 2 && ihdr[12] == 1)  // RGB, Adam7
         for data in [gray, interlaced] {
             let decoded = try PNGDecoder().decode(data, options: ImageDecodingOptions())
             #expect(decoded.frameCount == 4 && !decoded.isPartial)
@@ -47,8 +52,10 @@ struct APNGEncoderTests {
         #expect(APNGEncoder.delay(100) == (10000, 100))
         #expect(APNGEncoder.delay(1e9) == (65535, 100))
         let frames = [TestImages.photo(width: 8, height: 8), TestImages.photo(width: 5, height: 3)]
-        let image = try #require(ImageContainer(animatedFrames: frames, frameDurations: [0.1, 0.1], loopCount: 1_000_000))
-        let decoded = try PNGDecoder().decode(try PNGEncoder().encode(image, options: [], quality: 1), options: ImageDecodingOptions())
+        let image = try #require(
+            ImageContainer(animatedFrames: frames, frameDurations: [0.1, 0.1], loopCount: 1_000_000))
+        let decoded = try PNGDecoder().decode(
+            try PNGEncoder().encode(image, options: [], quality: 1), options: ImageDecodingOptions())
         #expect(decoded.loopCount == Int(Int16.max))
         #expect(decoded.frames.allSatisfy { $0.width == 8 && $0.height == 8 })
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// A codec for tests: recognises data starting with "FAKE" and decodes it to a 2x2 image.
@@ -32,9 +33,13 @@ private final class FakeContext: ImageDecoderContext {
     var isProgressive: Bool { false }
     var isAnimated: Bool { false }
     var hasAlpha: Bool { false }
-    func append(_ data: Data) throws(ImageDecodingError) -> ImageDecoderAppendResult { self.data.append(data); return .didProgress }
+    func append(_ data: Data) throws(ImageDecodingError) -> ImageDecoderAppendResult {
+        self.data.append(data); return .didProgress
+    }
     func finalize() throws(ImageDecodingError) -> ImageDecoderAppendResult { .didProgress }
-    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? { nil }
+    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode)
+        throws(ImageDecodingError) -> ImageContainer?
+    { nil }
 }
 
 private struct FakeEncoder: ImageEncoder {
@@ -92,12 +97,17 @@ struct CodecCatalogueTests {
     @Test("Decoding picks the matching codec, falls back, and reports typed errors")
     func decoding() throws {
         let catalogue = CodecCatalogue(codecs: [fakeType: FakeCodec()])
-        let result = try catalogue.decodeImage(Data("FAKEDATA".utf8), options: ImageDecodingOptions(targetDimensions: CGSize(width: 8, height: 8), targetContentMode: .scaleAspectFit))
+        let result = try catalogue.decodeImage(
+            Data("FAKEDATA".utf8),
+            options: ImageDecodingOptions(
+                targetDimensions: CGSize(width: 8, height: 8), targetContentMode: .scaleAspectFit))
         #expect(result.type == fakeType && result.container.dimensions == CGSize(width: 8, height: 8))
         #expect(throws: ImageDecodingError.emptyData) { try catalogue.decodeImage(Data()) }
         #expect(throws: ImageDecodingError.unrecognizedFormat) { try catalogue.decodeImage(Data("<html></html>".utf8)) }
         let failing = CodecCatalogue(codecs: [fakeType: FakeCodec(fails: true)])
-        #expect(throws: ImageDecodingError.corruptData("fake failure")) { try failing.decodeImage(Data("FAKEDATA".utf8)) }
+        #expect(throws: ImageDecodingError.corruptData("fake failure")) {
+            try failing.decodeImage(Data("FAKEDATA".utf8))
+        }
     }
 
     @Test("Errors bridge to TIP's domains and codes")
@@ -115,8 +125,13 @@ struct CodecCatalogueTests {
     func recommendedType() {
         let opaque = TestImages.photo(width: 4, height: 4)
         #expect(CodecCatalogue.recommendedImageType(for: ImageContainer(image: opaque)) == .jpeg)
-        #expect(CodecCatalogue.recommendedImageType(for: ImageContainer(image: TestImages.translucent(width: 8, height: 8))) == .png)
-        #expect(CodecCatalogue.recommendedImageType(for: ImageContainer(animatedFrames: [opaque, opaque], frameDurations: [0.1, 0.1], loopCount: 0)!) == .gif)
+        #expect(
+            CodecCatalogue.recommendedImageType(for: ImageContainer(image: TestImages.translucent(width: 8, height: 8)))
+                == .png)
+        #expect(
+            CodecCatalogue.recommendedImageType(
+                for: ImageContainer(animatedFrames: [opaque, opaque], frameDurations: [0.1, 0.1], loopCount: 0)!)
+                == .gif)
     }
 
     @Test("The maximum pixel count is checked with overflow safety")

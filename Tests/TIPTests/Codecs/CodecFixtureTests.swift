@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Every committed fixture decodes to what Pillow (or the fixture's construction) says it shows.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Exact compositing checks on GIFs written field by field with ``GIFTestWriter``.
@@ -13,18 +14,24 @@ struct GIFCompositingTests {
     /// Global palette: 0 red, 1 green, 2 blue, 3 white.
     static let palette: [GIFTestWriter.RGB] = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)]
 
-    func decode(_ writer: GIFTestWriter, options: ImageDecodingOptions = ImageDecodingOptions()) throws -> ImageContainer {
+    func decode(_ writer: GIFTestWriter, options: ImageDecodingOptions = ImageDecodingOptions()) throws
+        -> ImageContainer
+    {
         try GIFCodec().decoder.decode(writer.data, options: options)
     }
 
     /// Asserts every pixel of `bitmap` equals `expected(x, y)`.
-    func expectPixels(_ bitmap: Bitmap, _ expected: (Int, Int) -> SIMD4<UInt8>, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectPixels(
+        _ bitmap: Bitmap, _ expected: (Int, Int) -> SIMD4<UInt8>, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(bitmap.format == .rgba8Premultiplied, sourceLocation: sourceLocation)
         var mismatches = 0
         for y in 0..<bitmap.height {
             for x in 0..<bitmap.width where bitmap.pixel(x: x, y: y) != expected(x, y) {
                 if mismatches < 3 {
-                    Issue.record("pixel (\(x), \(y)) is \(bitmap.pixel(x: x, y: y)), expected \(expected(x, y))", sourceLocation: sourceLocation)
+                    Issue.record(
+                        "pixel (\(x), \(y)) is \(bitmap.pixel(x: x, y: y)), expected \(expected(x, y))",
+                        sourceLocation: sourceLocation)
                 }
                 mismatches += 1
             }
@@ -32,7 +39,9 @@ struct GIFCompositingTests {
         #expect(mismatches == 0, sourceLocation: sourceLocation)
     }
 
-    func inRect(_ x: Int, _ y: Int, _ l: Int, _ t: Int, _ w: Int, _ h: Int) -> Bool { x >= l && x < l + w && y >= t && y < t + h }
+    func inRect(_ x: Int, _ y: Int, _ l: Int, _ t: Int, _ w: Int, _ h: Int) -> Bool {
+        x >= l && x < l + w && y >= t && y < t + h
+    }
 
     @Test func staticFrameIsStaticContainer() throws {
         var gif = GIFTestWriter(width: 3, height: 2, globalPalette: Self.palette)
@@ -174,7 +183,9 @@ struct GIFCompositingTests {
         var gif = GIFTestWriter(width: 4, height: 4, globalPalette: Self.palette)
         gif.frame(width: 4, height: 4, indices: Array(repeating: 0, count: 16))
         // 4x4 at (2, 2): only the top-left 2x2 is on the canvas.
-        gif.frame(left: 2, top: 2, width: 4, height: 4, indices: (0..<16).map { (i: Int) -> UInt8 in UInt8((i % 4 + i / 4) % 3 + 1) })
+        gif.frame(
+            left: 2, top: 2, width: 4, height: 4,
+            indices: (0..<16).map { (i: Int) -> UInt8 in UInt8((i % 4 + i / 4) % 3 + 1) })
         // Entirely outside.
         gif.frame(left: 100, top: 100, width: 3, height: 3, indices: Array(repeating: 2, count: 9))
         // Larger than the canvas on every side is impossible with unsigned offsets; wider than the canvas:
@@ -205,9 +216,13 @@ struct GIFCompositingTests {
 
     @Test(arguments: [1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17])
     func interlacedFramesAreDeinterlaced(height: Int) throws {
-        let colours: [GIFTestWriter.RGB] = (0..<32).map { (i: Int) -> GIFTestWriter.RGB in (UInt8(i * 7), UInt8(255 - i * 5), UInt8(i * 3)) }
+        let colours: [GIFTestWriter.RGB] = (0..<32).map { (i: Int) -> GIFTestWriter.RGB in
+            (UInt8(i * 7), UInt8(255 - i * 5), UInt8(i * 3))
+        }
         var gif = GIFTestWriter(width: 3, height: height, globalPalette: colours)
-        gif.frame(width: 3, height: height, indices: (0..<(3 * height)).map { (i: Int) -> UInt8 in UInt8(i / 3) }, interlaced: true)
+        gif.frame(
+            width: 3, height: height, indices: (0..<(3 * height)).map { (i: Int) -> UInt8 in UInt8(i / 3) },
+            interlaced: true)
         gif.trailer()
         let image = try decode(gif)
         expectPixels(image.image) { _, y in
@@ -219,7 +234,9 @@ struct GIFCompositingTests {
     @Test func interlacedFrameAtAnOffset() throws {
         var gif = GIFTestWriter(width: 4, height: 12, globalPalette: Self.palette)
         gif.frame(width: 4, height: 12, indices: Array(repeating: 3, count: 48))
-        gif.frame(left: 1, top: 2, width: 2, height: 9, indices: (0..<18).map { (i: Int) -> UInt8 in UInt8((i / 2) % 3) }, interlaced: true)
+        gif.frame(
+            left: 1, top: 2, width: 2, height: 9, indices: (0..<18).map { (i: Int) -> UInt8 in UInt8((i / 2) % 3) },
+            interlaced: true)
         gif.trailer()
         let image = try decode(gif)
         expectPixels(image.frames[1]) { x, y in
@@ -250,8 +267,10 @@ struct GIFCompositingTests {
         #expect(try decode(gif).frameDurations == [0.1, 0.1])
     }
 
-    @Test(arguments: [(Optional("NETSCAPE2.0"), 0, 0), (Optional("NETSCAPE2.0"), 5, 5), (Optional("ANIMEXTS1.0"), 0, 0),
-                      (Optional("ANIMEXTS1.0"), 65535, 65535), (Optional("XMPDataXMP"), 7, 1), (nil, 0, 1)])
+    @Test(arguments: [
+        (Optional("NETSCAPE2.0"), 0, 0), (Optional("NETSCAPE2.0"), 5, 5), (Optional("ANIMEXTS1.0"), 0, 0),
+        (Optional("ANIMEXTS1.0"), 65535, 65535), (Optional("XMPDataXMP"), 7, 1), (nil, 0, 1),
+    ])
     func loopCount(blockName: String?, value: Int, expected: Int) throws {
         var gif = GIFTestWriter(width: 1, height: 1, globalPalette: Self.palette)
         if let blockName {
@@ -273,7 +292,8 @@ struct GIFCompositingTests {
         gif.frame(width: 8, height: 4, indices: Array(repeating: 1, count: 32))
         gif.frame(width: 8, height: 4, indices: Array(repeating: 2, count: 32))
         gif.trailer()
-        let options = ImageDecodingOptions(targetDimensions: CGSize(width: 4, height: 4), targetContentMode: .scaleAspectFit)
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 4, height: 4), targetContentMode: .scaleAspectFit)
         let image = try decode(gif, options: options)
         #expect(image.frames.map(\.width) == [4, 4] && image.frames.map(\.height) == [2, 2])
         expectPixels(image.frames[1]) { _, _ in Self.blue }

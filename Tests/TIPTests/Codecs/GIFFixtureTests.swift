@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// The real GIFs in shared/fixtures (skipped with a message when absent).
@@ -21,7 +22,9 @@ struct GIFFixtureTests {
         // Re-encoded, it keeps its frames, timing and loop count.
         let encoded = try #require(try GIFCodec().encoder?.encode(image, options: [], quality: 1))
         let again = try GIFCodec().decoder.decode(encoded, options: ImageDecodingOptions())
-        #expect(again.frameCount == 10 && again.frameDurations == image.frameDurations && again.loopCount == image.loopCount)
+        #expect(
+            again.frameCount == 10 && again.frameDurations == image.frameDurations && again.loopCount == image.loopCount
+        )
         for (a, b) in zip(again.frames, image.frames) {
             let psnr = ImageComparison.psnr(a, b)
             #expect(psnr > 30, "PSNR \(psnr)")
@@ -41,7 +44,8 @@ struct GIFFixtureTests {
             let result = try context.append(data.subdata(in: offset..<end))
             if result >= .didLoadFrame && !firstFrameSeen {
                 firstFrameSeen = true
-                let first = try #require(try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center))
+                let first = try #require(
+                    try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center))
                 #expect(first.frames[0] == whole.frames[0] && first.isPartial)
             }
             offset = end
@@ -49,8 +53,10 @@ struct GIFFixtureTests {
         #expect(try context.finalize() == .didCompleteLoading)
         #expect(context.frameCount == 10 && context.isAnimated)
         let options = (CGSize(width: 240, height: 240), ContentMode.scaleAspectFit)
-        let rendered = try #require(try context.render(mode: .completeImage, targetDimensions: options.0, targetContentMode: options.1))
-        #expect(rendered.dimensions == CGSize(width: 240, height: 160) && rendered.frameCount == 10 && !rendered.isPartial)
+        let rendered = try #require(
+            try context.render(mode: .completeImage, targetDimensions: options.0, targetContentMode: options.1))
+        #expect(
+            rendered.dimensions == CGSize(width: 240, height: 160) && rendered.frameCount == 10 && !rendered.isPartial)
     }
 
     @Test func singleFrameIsStatic() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Every prefix of a small animated GIF through the one-shot decoder and the incremental context.
@@ -15,8 +16,9 @@ struct GIFIncrementalTests {
         gif.frame(width: 6, height: 5, indices: (0..<30).map { (i: Int) -> UInt8 in UInt8(i % 4) })
         gif.comment("between frames")
         gif.control(disposal: 2, delay: 6, transparent: 1)
-        gif.frame(left: 1, top: 1, width: 4, height: 4, indices: (0..<16).map { (i: Int) -> UInt8 in UInt8(i % 2) },
-                  localPalette: [(9, 8, 7), (1, 1, 1)], interlaced: true)
+        gif.frame(
+            left: 1, top: 1, width: 4, height: 4, indices: (0..<16).map { (i: Int) -> UInt8 in UInt8(i % 2) },
+            localPalette: [(9, 8, 7), (1, 1, 1)], interlaced: true)
         gif.control(delay: 8)
         gif.frame(left: 2, top: 0, width: 3, height: 2, indices: [3, 2, 1, 0, 1, 2])
         gif.trailer()
@@ -46,7 +48,8 @@ struct GIFIncrementalTests {
         let gif = Self.animation()
         let full = try GIFCodec().decoder.decode(gif.data, options: ImageDecodingOptions())
         for n in 0...gif.bytes.count {
-            let context = GIFCodec().decoder.makeContext(expectedLength: gif.bytes.count, options: ImageDecodingOptions())
+            let context = GIFCodec().decoder.makeContext(
+                expectedLength: gif.bytes.count, options: ImageDecodingOptions())
             let expected = gif.frameEnds.filter { $0 <= n }.count
             let result = try context.append(Data(gif.bytes[0..<n]))
             #expect(context.frameCount == expected, "prefix \(n)")
@@ -67,7 +70,10 @@ struct GIFIncrementalTests {
                 #expect(throws: ImageDecodingError.truncatedData) { try context.finalize() }
             } else {
                 let final = try context.finalize()
-                #expect(final == (n == gif.bytes.count ? .didCompleteLoading : expected > 0 ? .didLoadFrame : .didLoadHeaders))
+                #expect(
+                    final
+                        == (n == gif.bytes.count ? .didCompleteLoading : expected > 0 ? .didLoadFrame : .didLoadHeaders)
+                )
             }
         }
     }
@@ -86,7 +92,8 @@ struct GIFIncrementalTests {
             case .didProgress: break
             }
             // Each frame renders the moment its last byte is in, resuming the same decode.
-            let rendered = try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center)
+            let rendered = try context.render(
+                mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center)
             #expect((rendered?.frameCount ?? 0) == frameEvents.count)
             if let rendered {
                 for k in 0..<rendered.frameCount { #expect(rendered.frames[k] == full.frames[k]) }
@@ -103,13 +110,18 @@ struct GIFIncrementalTests {
         let gif = Self.animation()
         let context = GIFCodec().decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
         _ = try context.append(Data(gif.bytes[0..<gif.frameEnds[1]]))
-        let a = try #require(try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
-        let b = try #require(try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .scaleAspectFit))
+        let a = try #require(
+            try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
+        let b = try #require(
+            try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .scaleAspectFit))
         #expect(a === b)
-        let scaled = try #require(try context.render(mode: .anyProgress, targetDimensions: CGSize(width: 3, height: 3), targetContentMode: .scaleAspectFit))
+        let scaled = try #require(
+            try context.render(
+                mode: .anyProgress, targetDimensions: CGSize(width: 3, height: 3), targetContentMode: .scaleAspectFit))
         #expect(scaled !== a && scaled.dimensions == CGSize(width: 3, height: 3) && scaled.frameCount == 2)
         _ = try context.append(Data(gif.bytes[gif.frameEnds[1]...]))
-        let whole = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let whole = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(whole.frameCount == 3 && !whole.isPartial)
     }
 
@@ -129,7 +141,8 @@ struct GIFIncrementalTests {
         let context = GIFCodec().decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
         #expect(try context.append(gif.data) == .didLoadFrame)
         #expect(try context.finalize() == .didLoadFrame)
-        let image = try #require(try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
+        let image = try #require(
+            try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
         #expect(image.isPartial && image.frameCount == 1)
         let decoded = try GIFCodec().decoder.decode(gif.data, options: ImageDecodingOptions())
         #expect(decoded.isPartial && decoded.frameCount == 1)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Hostile, damaged and resource-hungry GIFs.
@@ -11,11 +12,17 @@ struct GIFRobustnessTests {
         var gif = GIFTestWriter(width: 60000, height: 60000, globalPalette: Self.palette)
         gif.frame(width: 1, height: 1, indices: [0])
         gif.trailer()
-        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)) {
+        #expect(
+            throws: ImageDecodingError.dimensionsTooLarge(
+                width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
+        ) {
             try GIFCodec().decoder.decode(gif.data, options: ImageDecodingOptions())
         }
         let context = GIFCodec().decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
-        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)) {
+        #expect(
+            throws: ImageDecodingError.dimensionsTooLarge(
+                width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
+        ) {
             try context.append(Data(gif.bytes[0..<13]))
         }
     }
@@ -24,7 +31,9 @@ struct GIFRobustnessTests {
         var gif = GIFTestWriter(width: 0, height: 5, globalPalette: Self.palette)
         gif.frame(width: 1, height: 1, indices: [0])
         gif.trailer()
-        #expect(throws: ImageDecodingError.self) { try GIFCodec().decoder.decode(gif.data, options: ImageDecodingOptions()) }
+        #expect(throws: ImageDecodingError.self) {
+            try GIFCodec().decoder.decode(gif.data, options: ImageDecodingOptions())
+        }
     }
 
     @Test func manyFramesStopAtTheBudget() throws {
@@ -50,13 +59,18 @@ struct GIFRobustnessTests {
     @Test func emptyAndForeignData() {
         let decoder = GIFCodec().decoder
         #expect(throws: ImageDecodingError.emptyData) { try decoder.decode(Data(), options: ImageDecodingOptions()) }
-        #expect(throws: ImageDecodingError.self) { try decoder.decode(Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]), options: ImageDecodingOptions()) }
-        #expect(throws: ImageDecodingError.self) { try decoder.decode(Data("GIF89a".utf8), options: ImageDecodingOptions()) }
+        #expect(throws: ImageDecodingError.self) {
+            try decoder.decode(Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]), options: ImageDecodingOptions())
+        }
+        #expect(throws: ImageDecodingError.self) {
+            try decoder.decode(Data("GIF89a".utf8), options: ImageDecodingOptions())
+        }
     }
 
     @Test func randomBitFlipsNeverCrash() throws {
         let frames = (0..<3).map { TestImages.photo(width: 24, height: 16, seed: UInt64($0 + 1)) }
-        let source = try #require(ImageContainer(animatedFrames: frames, frameDurations: [0.1, 0.2, 0.3], loopCount: 0))
+        let source = try #require(
+            ImageContainer(animatedFrames: frames, frameDurations: [0.1, 0.2, 0.3], loopCount: 0))
         let data = try #require(try GIFCodec().encoder?.encode(source, options: [], quality: 1))
         var rng = SplitMix64(seed: 42)
         var decoded = 0, failed = 0

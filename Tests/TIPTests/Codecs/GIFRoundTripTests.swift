@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Encoder → decoder round trips through giflib.
@@ -90,7 +91,9 @@ struct GIFRoundTripTests {
     }
 
     @Test func grayscaleOptionWritesGray() throws {
-        let decoded = try roundTrip(ImageContainer(image: TestImages.photo(width: 30, height: 20)), options: [.grayscale]).image
+        let decoded = try roundTrip(
+            ImageContainer(image: TestImages.photo(width: 30, height: 20)), options: [.grayscale]
+        ).image
         for y in 0..<20 {
             for x in 0..<30 {
                 let p = decoded.pixel(x: x, y: y)
@@ -108,7 +111,8 @@ struct GIFRoundTripTests {
             TestImages.solid(width: 16, height: 12, [0, 0, 255, 255]),
         ]
         let durations: [TimeInterval] = [0.05, 0.234, 1.0, 0.001]
-        let source = try #require(ImageContainer(animatedFrames: frames, frameDurations: durations, loopCount: loopCount))
+        let source = try #require(
+            ImageContainer(animatedFrames: frames, frameDurations: durations, loopCount: loopCount))
         let decoded = try roundTrip(source)
         #expect(decoded.frameCount == 4 && !decoded.isPartial)
         #expect(decoded.loopCount == loopCount)
@@ -121,16 +125,22 @@ struct GIFRoundTripTests {
     @Test func transparentFramesDoNotShowEarlierFrames() throws {
         var second = TestImages.solid(width: 4, height: 4, [0, 0, 0, 0])
         second.setPixel(x: 1, y: 1, [0, 255, 0, 255])
-        let source = try #require(ImageContainer(animatedFrames: [TestImages.solid(width: 4, height: 4, [255, 0, 0, 255]), second],
-                                                 frameDurations: [0.1, 0.1], loopCount: 0))
+        let source = try #require(
+            ImageContainer(
+                animatedFrames: [TestImages.solid(width: 4, height: 4, [255, 0, 0, 255]), second],
+                frameDurations: [0.1, 0.1], loopCount: 0))
         let decoded = try roundTrip(source)
         #expect(ImageComparison.maxDifference(decoded.frames[1], second) == 0)
     }
 
     @Test func framesOfOtherSizesAreResampled() throws {
-        let source = try #require(ImageContainer(animatedFrames: [TestImages.solid(width: 8, height: 8, [255, 0, 0, 255]),
-                                                                  TestImages.solid(width: 4, height: 4, [0, 0, 255, 255])],
-                                                 frameDurations: [0.1, 0.1], loopCount: 0))
+        let source = try #require(
+            ImageContainer(
+                animatedFrames: [
+                    TestImages.solid(width: 8, height: 8, [255, 0, 0, 255]),
+                    TestImages.solid(width: 4, height: 4, [0, 0, 255, 255]),
+                ],
+                frameDurations: [0.1, 0.1], loopCount: 0))
         let decoded = try roundTrip(source)
         #expect(decoded.frames[1].width == 8 && decoded.frames[1].pixel(x: 7, y: 7) == SIMD4(0, 0, 255, 255))
     }
@@ -142,7 +152,8 @@ struct GIFRoundTripTests {
     }
 
     @Test func catalogueUsesTheCodec() throws {
-        let data = try CodecCatalogue.shared.encodeImage(ImageContainer(image: TestImages.photo(width: 10, height: 10)), type: .gif, quality: 1)
+        let data = try CodecCatalogue.shared.encodeImage(
+            ImageContainer(image: TestImages.photo(width: 10, height: 10)), type: .gif, quality: 1)
         let (image, type) = try CodecCatalogue.shared.decodeImage(data)
         #expect(type == .gif && image.dimensions == CGSize(width: 10, height: 10))
     }

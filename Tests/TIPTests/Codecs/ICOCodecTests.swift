@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("ICO codec")
@@ -12,7 +13,8 @@ struct ICOCodecTests {
         #expect(codec.properties == [.decoding])
         #expect(codec.encoder == nil)
         #expect(throws: PipelineError.self) {
-            try CodecCatalogue.shared.encodeImage(ImageContainer(image: TestImages.photo(width: 4, height: 4)), type: .ico, quality: 1)
+            try CodecCatalogue.shared.encodeImage(
+                ImageContainer(image: TestImages.photo(width: 4, height: 4)), type: .ico, quality: 1)
         }
         for path in Self.files + ["ico/indexed-andmask.ico"] {
             let data = try CodecFixtureFiles.data(path)
@@ -35,7 +37,8 @@ struct ICOCodecTests {
             (CGSize(width: 16, height: 16), .center, 32, 32),
         ]
         for (target, mode, entry, side) in cases {
-            let image = try codec.decoder.decode(data, options: ImageDecodingOptions(targetDimensions: target, targetContentMode: mode))
+            let image = try codec.decoder.decode(
+                data, options: ImageDecodingOptions(targetDimensions: target, targetContentMode: mode))
             #expect(image.image.width == side && image.image.height == side, "\(path) \(target) \(mode)")
             let reference = try CodecFixtureFiles.reference("\(path).\(entry)")
             // The entry's colour (the centre pixel) tells which one was picked.
@@ -51,8 +54,11 @@ struct ICOCodecTests {
     func andMask() throws {
         let data = try CodecFixtureFiles.data("ico/indexed-andmask.ico")
         for size in [16, 32] {
-            let image = try codec.decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: size, height: size),
-                                                                                     targetContentMode: .scaleAspectFit))
+            let image = try codec.decoder.decode(
+                data,
+                options: ImageDecodingOptions(
+                    targetDimensions: CGSize(width: size, height: size),
+                    targetContentMode: .scaleAspectFit))
             let reference = try CodecFixtureFiles.reference("ico/indexed-andmask.ico.\(size)")
             #expect(image.image == reference.converted(to: .rgba8Premultiplied), "\(size)")
             #expect(image.image.pixel(x: 0, y: 0)[3] == 0)
@@ -69,16 +75,27 @@ struct ICOCodecTests {
         }
         #expect(results.contains(.didLoadHeaders) && results.last == .didCompleteLoading)
         #expect(context.dimensions == CGSize(width: 32, height: 32))
-        let small = try #require(try context.render(mode: .completeImage, targetDimensions: CGSize(width: 8, height: 8), targetContentMode: .scaleAspectFit))
-        let large = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
-        #expect(small.image == (try codec.decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 8, height: 8),
-                                                                                             targetContentMode: .scaleAspectFit))).image)
+        let small = try #require(
+            try context.render(
+                mode: .completeImage, targetDimensions: CGSize(width: 8, height: 8), targetContentMode: .scaleAspectFit)
+        )
+        let large = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        #expect(
+            small.image
+                == (try codec.decoder.decode(
+                    data,
+                    options: ImageDecodingOptions(
+                        targetDimensions: CGSize(width: 8, height: 8),
+                        targetContentMode: .scaleAspectFit))).image)
         #expect(large.image.width == 32)
     }
 
     @Test("bad directories and entries: typed errors, cut entries partial, never a crash")
     func badInput() throws {
-        #expect(throws: ImageDecodingError.self) { try codec.decoder.decode(Data([0, 0, 1, 0, 0, 0]), options: ImageDecodingOptions()) }
+        #expect(throws: ImageDecodingError.self) {
+            try codec.decoder.decode(Data([0, 0, 1, 0, 0, 0]), options: ImageDecodingOptions())
+        }
         // An entry pointing past the end of the file.
         var data = [UInt8](try CodecFixtureFiles.data("ico/png-entries.ico"))
         data[6 + 12] = 0xFF
@@ -88,8 +105,9 @@ struct ICOCodecTests {
         let whole = try CodecFixtureFiles.data("ico/bmp-entries.ico")
         let cut = try codec.decoder.decode(whole.prefix(whole.count - 200), options: ImageDecodingOptions())
         #expect(cut.isPartial)
-        try CodecFixtureFiles.decodeDamaged(Self.files + ["ico/indexed-andmask.ico"], with: codec.decoder, seed: 8, step: 3,
-                                            copies: 200, flips: 3)
+        try CodecFixtureFiles.decodeDamaged(
+            Self.files + ["ico/indexed-andmask.ico"], with: codec.decoder, seed: 8, step: 3,
+            copies: 200, flips: 3)
     }
 
     @Test("embedded PNGs declaring sizes whose area overflows are not taken at their word (a fuzz finding)")

@@ -1,6 +1,7 @@
 import CTurboJPEG
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("JPEGCodec")
@@ -55,7 +56,8 @@ struct JPEGCodecTests {
     @Test(arguments: [(1, 1), (17, 9), (64, 48), (641, 479)])
     func roundTrip(width: Int, height: Int) throws {
         for (progressive, gray) in [(false, false), (true, false), (false, true), (true, true)] {
-            let (source, data) = try JPEGTestSupport.jpeg(width: width, height: height, progressive: progressive, gray: gray)
+            let (source, data) = try JPEGTestSupport.jpeg(
+                width: width, height: height, progressive: progressive, gray: gray)
             #expect(JPEGTestSupport.scanCount(data) > (progressive ? 1 : 0))
             let image = try decoder.decode(data, options: .init())
             #expect(!image.isPartial)
@@ -82,7 +84,8 @@ struct JPEGCodecTests {
         let failures = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 32) { i in
             do {
-                let (_, data) = try JPEGTestSupport.jpeg(width: 40 + i, height: 30, progressive: i % 2 == 0, gray: i % 3 == 0)
+                let (_, data) = try JPEGTestSupport.jpeg(
+                    width: 40 + i, height: 30, progressive: i % 2 == 0, gray: i % 3 == 0)
                 let image = try decoder.decode(i % 4 == 0 ? data.prefix(data.count / 2) : data, options: .init())
                 if image.image.width != 40 + i { failures.withLock { $0 += 1 } }
             } catch {
@@ -96,13 +99,16 @@ struct JPEGCodecTests {
         // Adobe-style inverted CMYK samples (255 = no ink): C=255, M=0, Y=255, K=255 is magenta.
         let width = 24, height = 16
         var cmyk = [UInt8](repeating: 0, count: width * height * 4)
-        for i in 0..<(width * height) { cmyk[i * 4] = 255; cmyk[i * 4 + 1] = 0; cmyk[i * 4 + 2] = 255; cmyk[i * 4 + 3] = 255 }
+        for i in 0..<(width * height) {
+            cmyk[i * 4] = 255; cmyk[i * 4 + 1] = 0; cmyk[i * 4 + 2] = 255; cmyk[i * 4 + 3] = 255
+        }
         let handle = try #require(tjInitCompress())
         defer { tjDestroy(handle) }
         var buffer: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
-        let status = tjCompress2(handle, cmyk, Int32(width), 0, Int32(height), Int32(TJPF_CMYK.rawValue), &buffer, &size,
-                                 Int32(TJSAMP_444.rawValue), 95, 0)
+        let status = tjCompress2(
+            handle, cmyk, Int32(width), 0, Int32(height), Int32(TJPF_CMYK.rawValue), &buffer, &size,
+            Int32(TJSAMP_444.rawValue), 95, 0)
         #expect(status == 0)
         let data = Data(bytes: try #require(buffer), count: Int(size))
         tjFree(buffer)
@@ -111,18 +117,21 @@ struct JPEGCodecTests {
         let p = image.pixel(x: 5, y: 5)
         #expect(p[0] > 235 && p[1] < 20 && p[2] > 235, "\(p)")
         let context = try JPEGTestSupport.feed(data, chunkSizes: [100])
-        let incremental = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let incremental = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(incremental.image == image)
     }
 
     @Test func grayscaleOptionAndAlphaFlattening() throws {
         let encoder = JPEGCodec().encoder!
         let color = TestImages.photo(width: 40, height: 30)
-        let gray = try decoder.decode(try encoder.encode(ImageContainer(image: color), options: [.grayscale], quality: 0.9), options: .init())
+        let gray = try decoder.decode(
+            try encoder.encode(ImageContainer(image: color), options: [.grayscale], quality: 0.9), options: .init())
         #expect(gray.image.format == .gray8)
         // Premultiplied translucent pixels flatten onto black.
         let translucent = TestImages.solid(width: 16, height: 16, SIMD4(100, 50, 20, 128))
-        let flat = try decoder.decode(try encoder.encode(ImageContainer(image: translucent), options: [], quality: 0.95), options: .init())
+        let flat = try decoder.decode(
+            try encoder.encode(ImageContainer(image: translucent), options: [], quality: 0.95), options: .init())
         let p = flat.image.pixel(x: 8, y: 8)
         #expect(abs(Int(p[0]) - 100) <= 3 && abs(Int(p[1]) - 50) <= 3 && abs(Int(p[2]) - 20) <= 3 && p[3] == 255)
     }
@@ -130,12 +139,16 @@ struct JPEGCodecTests {
     @Test func decodeToTargetsInAllModes() throws {
         let (_, data) = try JPEGTestSupport.jpeg(width: 641, height: 479)
         let full = try decoder.decode(data, options: .init()).image
-        let targets = [CGSize(width: 100, height: 100), CGSize(width: 320, height: 100), CGSize(width: 50, height: 400), CGSize(width: 700, height: 700)]
+        let targets = [
+            CGSize(width: 100, height: 100), CGSize(width: 320, height: 100), CGSize(width: 50, height: 400),
+            CGSize(width: 700, height: 700),
+        ]
         for target in targets {
             for mode in ContentMode.allCases {
                 let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: mode)
                 let image = try decoder.decode(data, options: options).image
-                let expected = TargetSizing.pixelDimensions(width: 641, height: 479, targetDimensions: target, contentMode: mode)
+                let expected = TargetSizing.pixelDimensions(
+                    width: 641, height: 479, targetDimensions: target, contentMode: mode)
                 #expect(image.width == expected.width && image.height == expected.height, "\(target) \(mode)")
                 let reference = Resampler.resample(full, width: expected.width, height: expected.height)
                 #expect(ImageComparison.psnr(image, reference) > 22, "\(target) \(mode)")
@@ -144,34 +157,49 @@ struct JPEGCodecTests {
     }
 
     @Test func dctScaleChoice() {
-        let s = JPEGScaleSelection(width: 1880, height: 1253, orientation: .up,
-                                   targetDimensions: CGSize(width: 400, height: 400), contentMode: .scaleAspectFit)
+        let s = JPEGScaleSelection(
+            width: 1880, height: 1253, orientation: .up,
+            targetDimensions: CGSize(width: 400, height: 400), contentMode: .scaleAspectFit)
         #expect(s.numerator * 4 == s.denominator)
         #expect(s.scaledWidth == 470 && s.scaledHeight == 314)
         #expect(s.finalWidth == 400 && s.finalHeight == 267)
-        let none = JPEGScaleSelection(width: 1880, height: 1253, orientation: .up, targetDimensions: .zero, contentMode: .scaleAspectFit)
+        let none = JPEGScaleSelection(
+            width: 1880, height: 1253, orientation: .up, targetDimensions: .zero, contentMode: .scaleAspectFit)
         #expect(none.numerator == none.denominator)
         // Rotated: the stored height becomes the display width.
-        let rotated = JPEGScaleSelection(width: 1253, height: 1880, orientation: .right,
-                                         targetDimensions: CGSize(width: 400, height: 400), contentMode: .scaleAspectFit)
+        let rotated = JPEGScaleSelection(
+            width: 1253, height: 1880, orientation: .right,
+            targetDimensions: CGSize(width: 400, height: 400), contentMode: .scaleAspectFit)
         #expect(rotated.scaledWidth == 314 && rotated.scaledHeight == 470)
         #expect(rotated.finalWidth == 400 && rotated.finalHeight == 267)
         // Tiny target: 1/8 is the limit.
-        let tiny = JPEGScaleSelection(width: 1880, height: 1253, orientation: .up, targetDimensions: CGSize(width: 10, height: 10), contentMode: .scaleAspectFill)
+        let tiny = JPEGScaleSelection(
+            width: 1880, height: 1253, orientation: .up, targetDimensions: CGSize(width: 10, height: 10),
+            contentMode: .scaleAspectFill)
         #expect(tiny.numerator * 8 == tiny.denominator)
     }
 
     @Test func errors() throws {
         #expect(throws: ImageDecodingError.emptyData) { try decoder.decode(Data(), options: .init()) }
-        #expect(throws: ImageDecodingError.unrecognizedFormat) { try decoder.decode(Data([0x89, 0x50, 0x4E, 0x47]), options: .init()) }
-        #expect(throws: ImageDecodingError.truncatedData) { try decoder.decode(Data([0xFF, 0xD8, 0xFF]), options: .init()) }
+        #expect(throws: ImageDecodingError.unrecognizedFormat) {
+            try decoder.decode(Data([0x89, 0x50, 0x4E, 0x47]), options: .init())
+        }
+        #expect(throws: ImageDecodingError.truncatedData) {
+            try decoder.decode(Data([0xFF, 0xD8, 0xFF]), options: .init())
+        }
         let (_, data) = try JPEGTestSupport.jpeg(width: 32, height: 32)
         let hostile = JPEGTestSupport.patchingSOF(data, width: 60000, height: 60000)
-        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)) {
+        #expect(
+            throws: ImageDecodingError.dimensionsTooLarge(
+                width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
+        ) {
             try decoder.decode(hostile, options: .init())
         }
         let context = decoder.makeContext(expectedLength: nil, options: .init())
-        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)) {
+        #expect(
+            throws: ImageDecodingError.dimensionsTooLarge(
+                width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
+        ) {
             _ = try context.append(hostile)
         }
         let small = ImageDecodingOptions(maximumPixelCount: 100)
@@ -207,7 +235,10 @@ struct JPEGCodecTests {
                     bytes[index] ^= UInt8(1 << (rng.next() % 8))
                 }
                 let corrupt = Data(bytes)
-                if let image = try? decoder.decode(corrupt, options: .init(targetDimensions: CGSize(width: 20, height: 20), targetContentMode: .scaleAspectFit)) {
+                if let image = try? decoder.decode(
+                    corrupt,
+                    options: .init(targetDimensions: CGSize(width: 20, height: 20), targetContentMode: .scaleAspectFit))
+                {
                     #expect(image.image.width > 0)
                 }
                 if let context = try? JPEGTestSupport.feed(corrupt, chunkSizes: [100, 37, 500]) {
@@ -222,7 +253,10 @@ struct JPEGCodecTests {
         var source = Bitmap(width: 48, height: 32, format: .rgbx8)!
         for y in 0..<32 {
             for x in 0..<48 {
-                let color: SIMD4<UInt8> = y < 16 ? (x < 24 ? [255, 0, 0, 255] : [0, 255, 0, 255]) : (x < 24 ? [0, 0, 255, 255] : [255, 255, 255, 255])
+                let color: SIMD4<UInt8> =
+                    y < 16
+                    ? (x < 24 ? [255, 0, 0, 255] : [0, 255, 0, 255])
+                    : (x < 24 ? [0, 0, 255, 255] : [255, 255, 255, 255])
                 source.setPixel(x: x, y: y, color)
             }
         }
@@ -230,28 +264,36 @@ struct JPEGCodecTests {
         let red: SIMD4<UInt8> = [255, 0, 0, 255], green: SIMD4<UInt8> = [0, 255, 0, 255]
         let blue: SIMD4<UInt8> = [0, 0, 255, 255], white: SIMD4<UInt8> = [255, 255, 255, 255]
         // (top-left, top-right) as displayed for orientations 1...8.
-        let expected: [(SIMD4<UInt8>, SIMD4<UInt8>)] = [(red, green), (green, red), (white, blue), (blue, white),
-                                                        (red, blue), (blue, red), (white, green), (green, white)]
+        let expected: [(SIMD4<UInt8>, SIMD4<UInt8>)] = [
+            (red, green), (green, red), (white, blue), (blue, white),
+            (red, blue), (blue, red), (white, green), (green, white),
+        ]
         func close(_ a: SIMD4<UInt8>, _ b: SIMD4<UInt8>) -> Bool {
             (0..<3).allSatisfy { abs(Int(a[$0]) - Int(b[$0])) <= 40 }
         }
         for orientation in 1...8 {
             for bigEndian in [true, false] {
-                let data = JPEGTestSupport.splice(JPEGTestSupport.exifSegment(orientation: orientation, bigEndian: bigEndian), into: base)
+                let data = JPEGTestSupport.splice(
+                    JPEGTestSupport.exifSegment(orientation: orientation, bigEndian: bigEndian), into: base)
                 let swaps = orientation >= 5
                 for target in [CGSize.zero, CGSize(width: 24, height: 24)] {
                     let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit)
                     let image = try decoder.decode(data, options: options).image
                     let displayW = swaps ? 32 : 48, displayH = swaps ? 48 : 32
-                    let dims = TargetSizing.pixelDimensions(width: displayW, height: displayH, targetDimensions: target, contentMode: .scaleAspectFit)
+                    let dims = TargetSizing.pixelDimensions(
+                        width: displayW, height: displayH, targetDimensions: target, contentMode: .scaleAspectFit)
                     #expect(image.width == dims.width && image.height == dims.height, "orientation \(orientation)")
-                    #expect(close(image.pixel(x: 1, y: 1), expected[orientation - 1].0), "orientation \(orientation) TL")
-                    #expect(close(image.pixel(x: image.width - 2, y: 1), expected[orientation - 1].1), "orientation \(orientation) TR")
+                    #expect(
+                        close(image.pixel(x: 1, y: 1), expected[orientation - 1].0), "orientation \(orientation) TL")
+                    #expect(
+                        close(image.pixel(x: image.width - 2, y: 1), expected[orientation - 1].1),
+                        "orientation \(orientation) TR")
                 }
                 // The incremental context orients too.
                 let context = try JPEGTestSupport.feed(data, chunkSizes: [50])
                 #expect(context.dimensions == CGSize(width: swaps ? 32 : 48, height: swaps ? 48 : 32))
-                let rendered = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+                let rendered = try #require(
+                    try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
                 #expect(rendered.image == (try decoder.decode(data, options: .init())).image)
             }
         }
@@ -265,7 +307,9 @@ struct JPEGCodecTests {
         for length in 0..<tiff.count {
             let cut = Array(tiff.prefix(length))
             // The orientation value ends at byte 32 (header 8, count 2, two 12-byte entries minus padding).
-            #expect(cut.withUnsafeBytes { EXIFOrientationParser.orientation(fromTIFF: $0) } == (length >= 32 ? .right : nil))
+            #expect(
+                cut.withUnsafeBytes { EXIFOrientationParser.orientation(fromTIFF: $0) } == (length >= 32 ? .right : nil)
+            )
         }
         var rng = SplitMix64(seed: 9)
         for _ in 0..<2000 {
@@ -291,8 +335,11 @@ struct JPEGCodecTests {
             #expect(!full.isPartial, "\(name)")
             #expect(full.image.width > 0)
             let target = CGSize(width: 400, height: 400)
-            let thumb = try decoder.decode(data, options: .init(targetDimensions: target, targetContentMode: .scaleAspectFit))
-            let expected = TargetSizing.pixelDimensions(width: full.image.width, height: full.image.height, targetDimensions: target, contentMode: .scaleAspectFit)
+            let thumb = try decoder.decode(
+                data, options: .init(targetDimensions: target, targetContentMode: .scaleAspectFit))
+            let expected = TargetSizing.pixelDimensions(
+                width: full.image.width, height: full.image.height, targetDimensions: target,
+                contentMode: .scaleAspectFit)
             #expect(thumb.image.width == expected.width && thumb.image.height == expected.height, "\(name)")
             let reference = Resampler.resample(full.image, width: expected.width, height: expected.height)
             #expect(ImageComparison.psnr(thumb.image, reference) > 27, "\(name)")  // DCT scaling at 1/4 differs from a Lanczos shrink of the full image by design

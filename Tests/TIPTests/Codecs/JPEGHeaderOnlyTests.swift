@@ -1,16 +1,19 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("JPEG header-only contexts")
 struct JPEGHeaderOnlyTests {
     let decoder = JPEGCodec().decoder
 
-    @Test("a header-only context reports the dimensions and decodes nothing, baseline or progressive",
-          arguments: [false, true])
+    @Test(
+        "a header-only context reports the dimensions and decodes nothing, baseline or progressive",
+        arguments: [false, true])
     func headerOnly(progressive: Bool) throws {
         let (_, data) = try JPEGTestSupport.jpeg(width: 320, height: 200, progressive: progressive)
-        let context = decoder.makeContext(expectedLength: data.count, options: ImageDecodingOptions(readsHeaderOnly: true))
+        let context = decoder.makeContext(
+            expectedLength: data.count, options: ImageDecodingOptions(readsHeaderOnly: true))
         // The whole file at once: the header is all it reads.
         #expect(try context.append(data) == .didLoadHeaders)
         #expect(context.dimensions == CGSize(width: 320, height: 200))

@@ -1,6 +1,7 @@
 import CJPEGIncremental
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("JPEGIncremental")
@@ -22,13 +23,18 @@ struct JPEGIncrementalTests {
             #expect(context.frameCount >= lastFrames)
             if result == .didLoadFrame {
                 #expect(context.frameCount > lastFrames)
-                let image = try #require(try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center))
+                let image = try #require(
+                    try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center))
                 #expect(image.isPartial)
                 #expect(image.image.width == 200 && image.image.height == 150)
                 // Rendering twice with the same target returns the cached render.
-                let again = try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center)
+                let again = try context.render(
+                    mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center)
                 #expect(again === image)
-                let small = try #require(try context.render(mode: .anyProgress, targetDimensions: CGSize(width: 50, height: 50), targetContentMode: .scaleAspectFit))
+                let small = try #require(
+                    try context.render(
+                        mode: .anyProgress, targetDimensions: CGSize(width: 50, height: 50),
+                        targetContentMode: .scaleAspectFit))
                 #expect(small.image.width == 50 && small.image.height == 38)
             }
             lastFrames = context.frameCount
@@ -40,7 +46,8 @@ struct JPEGIncrementalTests {
         #expect(context.isProgressive)
         #expect(context.frameCount == scans)
         #expect(context.dimensions == CGSize(width: 200, height: 150))
-        let final = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let final = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(!final.isPartial)
         #expect(final.image == reference)
     }
@@ -57,7 +64,8 @@ struct JPEGIncrementalTests {
             let start = context.data.count
             _ = try context.append(data.subdata(in: start..<(next + 2)))
             #expect(context.frameCount == index + 1)
-            let image = try #require(try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center))
+            let image = try #require(
+                try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center))
             var prefix = data.prefix(next)
             prefix.append(contentsOf: [0xFF, 0xD9])
             let reference = try decoder.decode(prefix, options: .init()).image
@@ -70,7 +78,9 @@ struct JPEGIncrementalTests {
         let reference = try #require(JPEGTestSupport.turboJPEGDecode(data))
         for split in 0...data.count {
             let context = try JPEGTestSupport.feed(data, chunkSizes: [split])
-            let image = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center), "split \(split)")
+            let image = try #require(
+                try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center),
+                "split \(split)")
             #expect(image.image == reference, "split \(split)")
             #expect(context.frameCount == JPEGTestSupport.scanCount(data))
         }
@@ -91,14 +101,20 @@ struct JPEGIncrementalTests {
                     offset = end
                     if rng.next() % 3 == 0 {
                         let mode = ImageDecoderRenderMode(rawValue: Int(rng.next() % 3))!
-                        if let image = try context.render(mode: mode, targetDimensions: CGSize(width: 40, height: 40), targetContentMode: .scaleAspectFill) {
-                            let expected = TargetSizing.pixelDimensions(width: 161, height: 97, targetDimensions: CGSize(width: 40, height: 40), contentMode: .scaleAspectFill)
+                        if let image = try context.render(
+                            mode: mode, targetDimensions: CGSize(width: 40, height: 40),
+                            targetContentMode: .scaleAspectFill)
+                        {
+                            let expected = TargetSizing.pixelDimensions(
+                                width: 161, height: 97, targetDimensions: CGSize(width: 40, height: 40),
+                                contentMode: .scaleAspectFill)
                             #expect(image.image.width == expected.width && image.image.height == expected.height)
                         }
                     }
                 }
                 #expect(try context.finalize() == .didCompleteLoading)
-                let image = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+                let image = try #require(
+                    try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
                 #expect(image.image == reference)
             }
         }
@@ -110,34 +126,47 @@ struct JPEGIncrementalTests {
         let half = data.count / 2
         #expect(try context.append(data.prefix(half)) == .didLoadHeaders)
         #expect(!context.isProgressive)
-        #expect(try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center) == nil)
+        #expect(
+            try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center) == nil)
         #expect(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center) == nil)
-        let partial = try #require(try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
+        let partial = try #require(
+            try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
         #expect(partial.isPartial)
         // Undecoded rows are mid gray.
         #expect(partial.image.pixel(x: 10, y: 63) == SIMD4(128, 128, 128, 255))
         #expect(try context.append(data.suffix(from: half)) == .didCompleteLoading)
-        let full = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let full = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(!full.isPartial)
         #expect(full.image == (try decoder.decode(data, options: .init())).image)
     }
 
     @Test func scaledContextDecodesAtDCTScale() throws {
         let (_, data) = try JPEGTestSupport.jpeg(width: 641, height: 479, progressive: true)
-        let options = ImageDecodingOptions(targetDimensions: CGSize(width: 150, height: 150), targetContentMode: .scaleAspectFit)
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 150, height: 150), targetContentMode: .scaleAspectFit)
         let context = try JPEGTestSupport.feed(data, chunkSizes: [4096, 4096, 4096])
         let scaledContext = try JPEGTestSupport.feed(data, chunkSizes: [4096, 4096, 4096], options: options)
-        let image = try #require(try scaledContext.render(mode: .completeImage, targetDimensions: CGSize(width: 150, height: 150), targetContentMode: .scaleAspectFit))
+        let image = try #require(
+            try scaledContext.render(
+                mode: .completeImage, targetDimensions: CGSize(width: 150, height: 150),
+                targetContentMode: .scaleAspectFit))
         #expect(image.image.width == 150 && image.image.height == 112)
         let oneShot = try decoder.decode(data, options: options).image
         #expect(ImageComparison.psnr(image.image, oneShot) > 40)
-        let fullRender = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let fullRender = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(fullRender.image.width == 641)
         // At 150 px the context decodes at 1/4 (161 x 120); rendered at that size it is byte-identical
         // to tjDecompress2 at the same scale.
-        let scale = JPEGScaleSelection(width: 641, height: 479, orientation: .up, targetDimensions: CGSize(width: 150, height: 150), contentMode: .scaleAspectFit)
+        let scale = JPEGScaleSelection(
+            width: 641, height: 479, orientation: .up, targetDimensions: CGSize(width: 150, height: 150),
+            contentMode: .scaleAspectFit)
         #expect(scale.scaledWidth == 161 && scale.scaledHeight == 120)
-        let native = try #require(try scaledContext.render(mode: .completeImage, targetDimensions: CGSize(width: 161, height: 120), targetContentMode: .scaleToFill))
+        let native = try #require(
+            try scaledContext.render(
+                mode: .completeImage, targetDimensions: CGSize(width: 161, height: 120), targetContentMode: .scaleToFill
+            ))
         #expect(native.image == JPEGTestSupport.turboJPEGDecode(data, scaledWidth: 161, scaledHeight: 120))
     }
 
@@ -151,7 +180,9 @@ struct JPEGIncrementalTests {
                     _ = try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center)
                     let result = try context.finalize()
                     #expect(result != .didCompleteLoading || length >= data.count - 2)
-                    if let image = try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center) {
+                    if let image = try context.render(
+                        mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center)
+                    {
                         #expect(image.image.width == 24 && image.image.height == 16)
                         #expect(image.isPartial || length >= data.count - 2)
                     }
@@ -192,7 +223,8 @@ struct JPEGIncrementalTests {
             if result >= .didLoadFrame && context.frameCount > frames {
                 frames = context.frameCount
                 if firstFrameOffset == nil { firstFrameOffset = offset }
-                let image = try #require(try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center))
+                let image = try #require(
+                    try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center))
                 #expect(image.image.width == 1880 && image.image.height == 1253)
             }
         }
@@ -200,7 +232,8 @@ struct JPEGIncrementalTests {
         #expect(context.frameCount == 14)
         #expect(frames == 14)
         #expect((firstFrameOffset ?? .max) <= data.count / 10)
-        let final = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let final = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(final.image == reference)
     }
 
@@ -211,9 +244,11 @@ struct JPEGIncrementalTests {
             found = true
             let reference = try #require(JPEGTestSupport.turboJPEGDecode(data))
             let oneShot = try decoder.decode(data, options: .init())
-            let context = try JPEGTestSupport.feed(data, chunkSizes: Array(repeating: 4096, count: data.count / 4096 + 1))
+            let context = try JPEGTestSupport.feed(
+                data, chunkSizes: Array(repeating: 4096, count: data.count / 4096 + 1))
             #expect(context.frameCount == (context.isProgressive ? JPEGTestSupport.scanCount(data) : 0), "\(name)")
-            let final = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+            let final = try #require(
+                try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
             #expect(final.image == oneShot.image, "\(name)")
             if oneShot.image.width == reference.width && oneShot.image.height == reference.height {
                 #expect(final.image == reference, "\(name)")
@@ -222,8 +257,11 @@ struct JPEGIncrementalTests {
             let target = CGSize(width: 120, height: 120)
             let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFill)
             let scaled = try JPEGTestSupport.feed(data, chunkSizes: [8192, 8192], options: options)
-            let thumb = try #require(try scaled.render(mode: .completeImage, targetDimensions: target, targetContentMode: .scaleAspectFill))
-            let expected = TargetSizing.pixelDimensions(width: oneShot.image.width, height: oneShot.image.height, targetDimensions: target, contentMode: .scaleAspectFill)
+            let thumb = try #require(
+                try scaled.render(mode: .completeImage, targetDimensions: target, targetContentMode: .scaleAspectFill))
+            let expected = TargetSizing.pixelDimensions(
+                width: oneShot.image.width, height: oneShot.image.height, targetDimensions: target,
+                contentMode: .scaleAspectFill)
             #expect(thumb.image.width == expected.width && thumb.image.height == expected.height, "\(name)")
             let oneShotThumb = try decoder.decode(data, options: options).image
             #expect(ImageComparison.psnr(thumb.image, oneShotThumb) > 35, "\(name)")
@@ -241,14 +279,17 @@ struct JPEGIncrementalTests {
         let cut = sos[0] + (sos[1] - sos[0]) / 2
         #expect(try context.append(data.prefix(cut)) == .didLoadHeaders)
         #expect(context.frameCount == 0)
-        #expect(try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center) == nil)
-        let partial = try #require(try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
+        #expect(
+            try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center) == nil)
+        let partial = try #require(
+            try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
         #expect(partial.isPartial)
         #expect(partial.image.pixel(x: 64, y: 127) == SIMD4(128, 128, 128, 255))
         // The rest still decodes to the exact image after that early output pass.
         _ = try context.append(data.suffix(from: cut))
         #expect(try context.finalize() == .didCompleteLoading)
-        let final = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let final = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(final.image == JPEGTestSupport.turboJPEGDecode(data))
         #expect(context.frameCount == sos.count)
     }
@@ -260,7 +301,8 @@ struct JPEGIncrementalTests {
         let result = try context.finalize()
         #expect(result == .didLoadFrame)
         #expect(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center) == nil)
-        let image = try #require(try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
+        let image = try #require(
+            try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center))
         #expect(image.isPartial)
         #expect(image.image.width == 120)
         // Same as TurboJPEG on the truncated data.

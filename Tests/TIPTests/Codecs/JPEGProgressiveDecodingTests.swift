@@ -2,6 +2,7 @@ import CJPEGIncremental
 import CTurboJPEG
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Complete progressive JPEGs decode through libjpeg with pooled coefficient memory, leaving out the AC scans
@@ -12,7 +13,11 @@ struct JPEGProgressiveDecodingTests {
     static func files() throws -> [(name: String, data: Data)] {
         var files: [(String, Data)] = []
         for (width, height) in [(203, 151), (64, 48), (9, 7), (130, 260)] {
-            files.append(("420 \(width)x\(height)", try JPEGTestSupport.jpeg(width: width, height: height, progressive: true).data))
+            files.append(
+                (
+                    "420 \(width)x\(height)",
+                    try JPEGTestSupport.jpeg(width: width, height: height, progressive: true).data
+                ))
         }
         files.append(("444", try JPEGTestSupport.jpeg(width: 171, height: 97, progressive: true, quality: 0.97).data))
         files.append(("gray", try JPEGTestSupport.jpeg(width: 150, height: 101, progressive: true, gray: true).data))
@@ -29,9 +34,13 @@ struct JPEGProgressiveDecodingTests {
         return bitmap.withUnsafeBytes { src -> Data? in
             var buffer: UnsafeMutablePointer<UInt8>? = nil
             var size: UInt = 0
-            guard tjCompress2(handle, src.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(bitmap.width), Int32(bitmap.bytesPerRow),
-                              Int32(bitmap.height), Int32(TJPF_RGBX.rawValue), &buffer, &size, Int32(TJSAMP_422.rawValue), 85,
-                              TJFLAG_PROGRESSIVE) == 0, let buffer else { return nil }
+            guard
+                tjCompress2(
+                    handle, src.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(bitmap.width),
+                    Int32(bitmap.bytesPerRow),
+                    Int32(bitmap.height), Int32(TJPF_RGBX.rawValue), &buffer, &size, Int32(TJSAMP_422.rawValue), 85,
+                    TJFLAG_PROGRESSIVE) == 0, let buffer
+            else { return nil }
             defer { tjFree(buffer) }
             return Data(bytes: buffer, count: Int(size))
         }
@@ -45,23 +54,28 @@ struct JPEGProgressiveDecodingTests {
             data.withUnsafeBytes { raw in
                 let handle = tjInitDecompress()
                 var sub: Int32 = 0, cs: Int32 = 0
-                _ = tjDecompressHeader3(handle, raw.bindMemory(to: UInt8.self).baseAddress, UInt(raw.count), &w, &h, &sub, &cs)
+                _ = tjDecompressHeader3(
+                    handle, raw.bindMemory(to: UInt8.self).baseAddress, UInt(raw.count), &w, &h, &sub, &cs)
                 tjDestroy(handle)
             }
             for factor in JPEGScaleSelection.factors {
                 let width = JPEGScaleSelection.scaled(Int(w), factor.num, factor.denom)
                 let height = JPEGScaleSelection.scaled(Int(h), factor.num, factor.denom)
-                let reference = try #require(JPEGTestSupport.turboJPEGDecode(data, scaledWidth: Int32(width), scaledHeight: Int32(height)))
+                let reference = try #require(
+                    JPEGTestSupport.turboJPEGDecode(data, scaledWidth: Int32(width), scaledHeight: Int32(height)))
                 var ours = try #require(Bitmap(width: width, height: height, format: gray ? .gray8 : .rgbx8))
                 let pitch = ours.bytesPerRow
                 let space = Int32(gray ? TIP_JPEG_OUT_GRAY : TIP_JPEG_OUT_RGBX)
                 let skipped = ours.withUnsafeMutableBytes { dst in
                     data.withUnsafeBytes { src in
-                        JPEGDecoder.decodeProgressive(src, numerator: factor.num, denominator: factor.denom, width: width, height: height,
-                                                      outputSpace: space, destination: dst.baseAddress!, pitch: pitch)
+                        JPEGDecoder.decodeProgressive(
+                            src, numerator: factor.num, denominator: factor.denom, width: width, height: height,
+                            outputSpace: space, destination: dst.baseAddress!, pitch: pitch)
                     }
                 }
-                #expect(skipped == (factor.num * 8 == factor.denom), "\(name) at \(factor.num)/\(factor.denom): AC scans left out")
+                #expect(
+                    skipped == (factor.num * 8 == factor.denom),
+                    "\(name) at \(factor.num)/\(factor.denom): AC scans left out")
                 #expect(ours == reference, "\(name) at \(factor.num)/\(factor.denom)")
             }
         }
@@ -76,8 +90,9 @@ struct JPEGProgressiveDecodingTests {
         for (data, width, handled) in [(baseline, 64, false), (progressive, 63, false), (progressive, 64, true)] {
             let result = bitmap.withUnsafeMutableBytes { dst in
                 data.withUnsafeBytes { src in
-                    JPEGDecoder.decodeProgressive(src, numerator: 1, denominator: 1, width: width, height: 48,
-                                                  outputSpace: Int32(TIP_JPEG_OUT_RGBX), destination: dst.baseAddress!, pitch: pitch)
+                    JPEGDecoder.decodeProgressive(
+                        src, numerator: 1, denominator: 1, width: width, height: 48,
+                        outputSpace: Int32(TIP_JPEG_OUT_RGBX), destination: dst.baseAddress!, pitch: pitch)
                 }
             }
             #expect((result != nil) == handled)
@@ -87,7 +102,8 @@ struct JPEGProgressiveDecodingTests {
     @Test("The decoder's own output for a progressive file at a thumbnail size equals the TurboJPEG route")
     func throughTheDecoder() throws {
         let data = try JPEGTestSupport.jpeg(width: 800, height: 600, progressive: true).data
-        let options = ImageDecodingOptions(targetDimensions: CGSize(width: 100, height: 100), targetContentMode: .scaleAspectFit)
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 100, height: 100), targetContentMode: .scaleAspectFit)
         let image = try JPEGCodec().decoder.decode(data, options: options).image
         // 1/8 gives exactly 100x75: no resampling, so the bytes are the scaled decode's.
         let reference = try #require(JPEGTestSupport.turboJPEGDecode(data, scaledWidth: 100, scaledHeight: 75))

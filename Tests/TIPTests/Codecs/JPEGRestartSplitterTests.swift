@@ -1,6 +1,7 @@
 import CTurboJPEG
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("JPEG restart splitting")
@@ -10,13 +11,17 @@ struct JPEGRestartSplitterTests {
         let handle = tjInitDecompress()
         defer { tjDestroy(handle) }
         var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
-        let header = data.withUnsafeBytes { tjDecompressHeader3(handle, $0.bindMemory(to: UInt8.self).baseAddress, UInt(data.count), &w, &h, &sub, &cs) }
+        let header = data.withUnsafeBytes {
+            tjDecompressHeader3(handle, $0.bindMemory(to: UInt8.self).baseAddress, UInt(data.count), &w, &h, &sub, &cs)
+        }
         guard header == 0, w > 0, h > 0 else { return nil }
         let sw = (Int(w) + Int(denom) - 1) / Int(denom), sh = (Int(h) + Int(denom) - 1) / Int(denom)
         var pixels = [UInt8](repeating: 0, count: sw * sh * 4)
         let status = data.withUnsafeBytes { src in
             pixels.withUnsafeMutableBufferPointer { dst in
-                tjDecompress2(handle, src.bindMemory(to: UInt8.self).baseAddress, UInt(data.count), dst.baseAddress, Int32(sw), 0, Int32(sh), Int32(TJPF_RGBX.rawValue), 0)
+                tjDecompress2(
+                    handle, src.bindMemory(to: UInt8.self).baseAddress, UInt(data.count), dst.baseAddress, Int32(sw), 0,
+                    Int32(sh), Int32(TJPF_RGBX.rawValue), 0)
             }
         }
         guard status == 0 else { return nil }
@@ -74,7 +79,9 @@ struct JPEGRestartSplitterTests {
         }
     }
 
-    @Test("The codec's parallel decode equals one sequential TurboJPEG decode; damaged data falls back", arguments: [1, 2, 4, 8] as [Int32])
+    @Test(
+        "The codec's parallel decode equals one sequential TurboJPEG decode; damaged data falls back",
+        arguments: [1, 2, 4, 8] as [Int32])
     func codecUsesParallelBands(denom: Int32) throws {
         guard let data = Fixtures.data("carnival.jpg") else {
             print(Fixtures.skipMessage)
@@ -82,12 +89,16 @@ struct JPEGRestartSplitterTests {
         }
         let whole = try #require(decode(data, denom: denom))
         // A target that makes the codec pick exactly 1/denom, with no resampling afterwards.
-        let options = ImageDecodingOptions(targetDimensions: CGSize(width: whole.width, height: whole.height), targetContentMode: .scaleToFill)
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: whole.width, height: whole.height), targetContentMode: .scaleToFill)
         let image = try JPEGCodec().decoder.decode(data, options: options).image
         #expect(image.width == whole.width && image.height == whole.height)
         var pixels: [UInt8] = []
         image.withUnsafeBytes { raw in
-            for y in 0..<image.height { pixels += UnsafeRawBufferPointer(rebasing: raw[(y * image.bytesPerRow)..<(y * image.bytesPerRow + image.width * 4)]) }
+            for y in 0..<image.height {
+                pixels += UnsafeRawBufferPointer(
+                    rebasing: raw[(y * image.bytesPerRow)..<(y * image.bytesPerRow + image.width * 4)])
+            }
         }
         #expect(pixels == whole.pixels)
         // Truncated: the bands report a warning, the sequential path returns a partial image.

@@ -1,5 +1,6 @@
 import CTurboJPEG
 import Foundation
+
 @testable import TIP
 
 /// Builders shared by the JPEG tests: encoded test photos, EXIF segments, SOF patching.
@@ -7,10 +8,13 @@ enum JPEGTestSupport {
     static let codec = JPEGCodec()
 
     /// A generated photo encoded with our encoder.
-    static func jpeg(width: Int, height: Int, progressive: Bool = false, gray: Bool = false,
-                     quality: Float = 0.83, seed: UInt64 = 1) throws -> (source: Bitmap, data: Data) {
+    static func jpeg(
+        width: Int, height: Int, progressive: Bool = false, gray: Bool = false,
+        quality: Float = 0.83, seed: UInt64 = 1
+    ) throws -> (source: Bitmap, data: Data) {
         let source = TestImages.photo(width: width, height: height, format: gray ? .gray8 : .rgbx8, seed: seed)
-        let data = try codec.encoder!.encode(ImageContainer(image: source), options: progressive ? [.progressive] : [], quality: quality)
+        let data = try codec.encoder!.encode(
+            ImageContainer(image: source), options: progressive ? [.progressive] : [], quality: quality)
         return (source, data)
     }
 
@@ -22,14 +26,18 @@ enum JPEGTestSupport {
         return data.withUnsafeBytes { raw -> Bitmap? in
             let src = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
             var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
-            guard tjDecompressHeader3(handle, src, UInt(raw.count), &w, &h, &sub, &cs) == 0, w > 0, h > 0 else { return nil }
+            guard tjDecompressHeader3(handle, src, UInt(raw.count), &w, &h, &sub, &cs) == 0, w > 0, h > 0 else {
+                return nil
+            }
             if scaledWidth > 0 { w = scaledWidth; h = scaledHeight }
             let gray = cs == Int32(TJCS_GRAY.rawValue)
             guard var bitmap = Bitmap(width: Int(w), height: Int(h), format: gray ? .gray8 : .rgbx8) else { return nil }
             let pitch = bitmap.bytesPerRow
             let status = bitmap.withUnsafeMutableBytes { dst in
-                tjDecompress2(handle, src, UInt(raw.count), dst.baseAddress!.assumingMemoryBound(to: UInt8.self), w, Int32(pitch), h,
-                              Int32(gray ? TJPF_GRAY.rawValue : TJPF_RGBX.rawValue), 0)
+                tjDecompress2(
+                    handle, src, UInt(raw.count), dst.baseAddress!.assumingMemoryBound(to: UInt8.self), w, Int32(pitch),
+                    h,
+                    Int32(gray ? TJPF_GRAY.rawValue : TJPF_RGBX.rawValue), 0)
             }
             return status == 0 || tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue) ? bitmap : nil
         }
@@ -37,7 +45,9 @@ enum JPEGTestSupport {
 
     /// An APP1 EXIF segment (marker included) carrying `orientation`.
     static func exifSegment(orientation: Int, bigEndian: Bool) -> [UInt8] {
-        func u16(_ v: Int) -> [UInt8] { bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func u16(_ v: Int) -> [UInt8] {
+            bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)]
+        }
         func u32(_ v: Int) -> [UInt8] { bigEndian ? u16(v >> 16) + u16(v & 0xFFFF) : u16(v & 0xFFFF) + u16(v >> 16) }
         var tiff: [UInt8] = bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]
         tiff += u16(42) + u32(8)
@@ -86,7 +96,9 @@ enum JPEGTestSupport {
 
     /// Feeds `data` to a new context in chunks of the given sizes (the last chunk takes the rest),
     /// finalizes, and returns the context.
-    static func feed(_ data: Data, chunkSizes: [Int], options: ImageDecodingOptions = ImageDecodingOptions()) throws -> any ImageDecoderContext {
+    static func feed(_ data: Data, chunkSizes: [Int], options: ImageDecodingOptions = ImageDecodingOptions()) throws
+        -> any ImageDecoderContext
+    {
         let context = codec.decoder.makeContext(expectedLength: data.count, options: options)
         var offset = 0
         for size in chunkSizes where offset < data.count {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("PNG encoding")
@@ -73,11 +74,14 @@ struct PNGEncoderTests {
     func animation() throws {
         let first = TestImages.solid(width: 4, height: 4, SIMD4(255, 0, 0, 255), format: .rgbx8)
         let second = TestImages.solid(width: 4, height: 4, SIMD4(0, 0, 255, 255), format: .rgbx8)
-        let container = try #require(ImageContainer(animatedFrames: [first, second], frameDurations: [0.1, 0.1], loopCount: 0))
+        let container = try #require(
+            ImageContainer(animatedFrames: [first, second], frameDurations: [0.1, 0.1], loopCount: 0))
         let png = try encoder.encode(container, options: [], quality: 1)
         let decoded = try decoder.decode(png, options: ImageDecodingOptions())
         #expect(decoded.frameCount == 2 && decoded.image == first.converted(to: .rgba8Premultiplied))
-        let still = try png.withUnsafeBytes { try PNGDecoder.decode($0, options: ImageDecodingOptions(), allowsAnimation: false) }
+        let still = try png.withUnsafeBytes {
+            try PNGDecoder.decode($0, options: ImageDecodingOptions(), allowsAnimation: false)
+        }
         #expect(still.image == first)
     }
 
@@ -85,7 +89,8 @@ struct PNGEncoderTests {
     func codec() throws {
         let codec = PNGCodec()
         #expect(codec.properties == [.decoding, .encoding, .animation, .progressive])
-        let png = try CodecCatalogue(codecs: [.png: codec]).encodeImage(ImageContainer(image: TestImages.photo(width: 8, height: 8)), type: .png, quality: 1)
+        let png = try CodecCatalogue(codecs: [.png: codec]).encodeImage(
+            ImageContainer(image: TestImages.photo(width: 8, height: 8)), type: .png, quality: 1)
         #expect(PNGDecoder().detect(png, isComplete: true) == .match)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// The one-shot libdeflate path must give exactly what libpng's reader gives, and refuse what it
@@ -13,7 +14,8 @@ struct PNGFastPathTests {
 
         var description: String {
             switch self {
-            case .image(let bitmap, let isPartial): return "image \(bitmap.width)x\(bitmap.height) \(bitmap.format)\(isPartial ? " partial" : "")"
+            case .image(let bitmap, let isPartial):
+                return "image \(bitmap.width)x\(bitmap.height) \(bitmap.format)\(isPartial ? " partial" : "")"
             case .failure(let message): return "error \(message)"
             }
         }
@@ -34,9 +36,12 @@ struct PNGFastPathTests {
     static func fastPathTakes(_ data: Data) -> Bool {
         data.withUnsafeBytes { bytes in
             var scanner = PNGChunkScanner()
-            guard (try? scanner.scan(bytes)) != nil, let header = scanner.header, let end = scanner.endOffset else { return false }
+            guard (try? scanner.scan(bytes)) != nil, let header = scanner.header, let end = scanner.endOffset else {
+                return false
+            }
             let format = header.outputFormat(hasTransparencyChunk: scanner.hasTransparencyChunk)
-            return PNGFastDecoder.decode(UnsafeRawBufferPointer(rebasing: bytes[0..<end]), header: header, format: format) != nil
+            return PNGFastDecoder.decode(
+                UnsafeRawBufferPointer(rebasing: bytes[0..<end]), header: header, format: format) != nil
         }
     }
 
@@ -52,7 +57,8 @@ struct PNGFastPathTests {
                 let png = writer.encoded()
                 let slow = PNGFastPathTests.outcome(png, fastPath: false)
                 let fast = PNGFastPathTests.outcome(png, fastPath: true)
-                #expect(fast == slow, "\(flavour.testDescription) filters \(filters) width \(width): \(fast) vs \(slow)")
+                #expect(
+                    fast == slow, "\(flavour.testDescription) filters \(filters) width \(width): \(fast) vs \(slow)")
                 #expect(PNGFastPathTests.fastPathTakes(png) == eligible, "\(flavour.testDescription) width \(width)")
                 if case .image(let bitmap, let isPartial) = fast {
                     #expect(!isPartial)
@@ -69,7 +75,9 @@ struct PNGFastPathTests {
         // RGBA: each row sweeps one alpha value over colour values 0...255, with Paeth and Sub rows.
         var samples: [UInt16] = []
         for alpha in 0..<256 {
-            for value in 0..<256 { samples += [UInt16(value), UInt16(255 - value), UInt16(value * 7 % 256), UInt16(alpha)] }
+            for value in 0..<256 {
+                samples += [UInt16(value), UInt16(255 - value), UInt16(value * 7 % 256), UInt16(alpha)]
+            }
         }
         var writer = PNGTestWriter(width: 256, height: 256, colorType: 6, bitDepth: 8, samples: samples)
         writer.filters = [4, 1, 0, 3, 2]
@@ -81,17 +89,25 @@ struct PNGFastPathTests {
     @Test("images from the project's encoder (zlib-compressed, libpng's filters) decode identically")
     func encoderOutput() throws {
         for (width, height) in [(1, 1), (17, 5), (120, 80), (333, 7)] {
-            let images = [TestImages.photo(width: width, height: height), TestImages.translucent(width: width, height: height)]
+            let images = [
+                TestImages.photo(width: width, height: height), TestImages.translucent(width: width, height: height),
+            ]
             for image in images {
                 let png = try PNGEncoder().encode(ImageContainer(image: image), options: [], quality: 1)
                 #expect(PNGFastPathTests.fastPathTakes(png))
-                #expect(PNGFastPathTests.outcome(png, fastPath: true) == PNGFastPathTests.outcome(png, fastPath: false), "\(width)x\(height)")
+                #expect(
+                    PNGFastPathTests.outcome(png, fastPath: true) == PNGFastPathTests.outcome(png, fastPath: false),
+                    "\(width)x\(height)")
             }
         }
     }
 
-    @Test("fixtures decode identically through both paths",
-          arguments: ["allAlpha.png", "someAlpha.png", "noAlpha.png", "carnival.png", "carnival_less_color.png", "twitterfied.png"])
+    @Test(
+        "fixtures decode identically through both paths",
+        arguments: [
+            "allAlpha.png", "someAlpha.png", "noAlpha.png", "carnival.png", "carnival_less_color.png",
+            "twitterfied.png",
+        ])
     func fixtures(_ name: String) {
         guard let data = Fixtures.data(name) else { print(Fixtures.skipMessage); return }
         #expect(PNGFastPathTests.fastPathTakes(data))
@@ -102,7 +118,8 @@ struct PNGFastPathTests {
 
     /// A filtered, stored-block RGBA sample split over several IDAT chunks.
     static func sample() -> PNGTestWriter {
-        var writer = PNGFlavour(colorType: 6, bitDepth: 8, withTransparency: false, interlaced: false).writer(width: 23, height: 19)
+        var writer = PNGFlavour(colorType: 6, bitDepth: 8, withTransparency: false, interlaced: false).writer(
+            width: 23, height: 19)
         writer.filters = [0, 1, 2, 3, 4]
         writer.idatChunkSize = 300
         writer.extraChunks = [("tEXt", Array("Comment\0fast path".utf8))]
@@ -135,7 +152,8 @@ struct PNGFastPathTests {
 
     @Test("image data that ends before the last row gives a partial image through both paths")
     func shortImageData() throws {
-        let writer = PNGTestWriter(width: 5, height: 3, colorType: 6, bitDepth: 8, samples: [UInt16](repeating: 200, count: 60))
+        let writer = PNGTestWriter(
+            width: 5, height: 3, colorType: 6, bitDepth: 8, samples: [UInt16](repeating: 200, count: 60))
         let taller = PNGTestWriter.replacingDimensions(of: writer.encoded(), width: 5, height: 4)
         for fastPath in [true, false] {
             guard case .image(let bitmap, let isPartial) = PNGFastPathTests.outcome(taller, fastPath: fastPath) else {
@@ -170,19 +188,24 @@ struct PNGFastPathTests {
         var lateTransparency = base
         lateTransparency.trailingChunks = [("tRNS", [0, 1])]
         variants.append(("tRNS after IDAT", lateTransparency))
-        var grayKey = PNGFlavour(colorType: 0, bitDepth: 8, withTransparency: true, interlaced: false).writer(width: 9, height: 4)
+        var grayKey = PNGFlavour(colorType: 0, bitDepth: 8, withTransparency: true, interlaced: false).writer(
+            width: 9, height: 4)
         grayKey.transparency = [1, 0]
         variants.append(("gray tRNS above 255", grayKey))
-        var longPaletteAlpha = PNGFlavour(colorType: 3, bitDepth: 8, withTransparency: true, interlaced: false).writer(width: 9, height: 4)
+        var longPaletteAlpha = PNGFlavour(colorType: 3, bitDepth: 8, withTransparency: true, interlaced: false).writer(
+            width: 9, height: 4)
         longPaletteAlpha.transparency = [UInt8](repeating: 9, count: 10)
         variants.append(("tRNS longer than PLTE", longPaletteAlpha))
-        var outOfPalette = PNGFlavour(colorType: 3, bitDepth: 8, withTransparency: false, interlaced: false).writer(width: 9, height: 4)
+        var outOfPalette = PNGFlavour(colorType: 3, bitDepth: 8, withTransparency: false, interlaced: false).writer(
+            width: 9, height: 4)
         outOfPalette.samples[5] = 200
         variants.append(("index past the palette", outOfPalette))
-        var grayPalette = PNGFlavour(colorType: 0, bitDepth: 8, withTransparency: false, interlaced: false).writer(width: 9, height: 4)
+        var grayPalette = PNGFlavour(colorType: 0, bitDepth: 8, withTransparency: false, interlaced: false).writer(
+            width: 9, height: 4)
         grayPalette.extraChunks = [("PLTE", [1, 2, 3])]
         variants.append(("PLTE in a gray image", grayPalette))
-        var suggested = PNGFlavour(colorType: 2, bitDepth: 8, withTransparency: false, interlaced: false).writer(width: 9, height: 4)
+        var suggested = PNGFlavour(colorType: 2, bitDepth: 8, withTransparency: false, interlaced: false).writer(
+            width: 9, height: 4)
         suggested.extraChunks = [("PLTE", [1, 2, 3, 4, 5, 6])]
         variants.append(("suggested palette in an RGB image", suggested))
         for (label, writer) in variants {
@@ -200,7 +223,8 @@ struct PNGFastPathTests {
         stream[iend - 5] ^= 0x40  // last byte of the Adler-32 in the last IDAT
         let badAdler = PNGTestWriter.fixingCRCs(of: Data(stream))
         #expect(!PNGFastPathTests.fastPathTakes(badAdler))
-        #expect(PNGFastPathTests.outcome(badAdler, fastPath: true) == PNGFastPathTests.outcome(badAdler, fastPath: false))
+        #expect(
+            PNGFastPathTests.outcome(badAdler, fastPath: true) == PNGFastPathTests.outcome(badAdler, fastPath: false))
         var small = [UInt8](plain.encoded())
         let firstIDAT = 8 + 25 + 8
         #expect(small[firstIDAT] == 0x78)
@@ -208,6 +232,8 @@ struct PNGFastPathTests {
         small[firstIDAT + 1] = 0x01 + UInt8((31 - (0x2801 % 31)) % 31)  // fix FCHECK
         let smallWindow = PNGTestWriter.fixingCRCs(of: Data(small))
         #expect(!PNGFastPathTests.fastPathTakes(smallWindow))
-        #expect(PNGFastPathTests.outcome(smallWindow, fastPath: true) == PNGFastPathTests.outcome(smallWindow, fastPath: false))
+        #expect(
+            PNGFastPathTests.outcome(smallWindow, fastPath: true)
+                == PNGFastPathTests.outcome(smallWindow, fastPath: false))
     }
 }

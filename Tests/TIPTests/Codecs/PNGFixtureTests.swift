@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("PNG fixtures")
@@ -22,7 +23,9 @@ struct PNGFixtureTests {
         }
     }
 
-    @Test("large fixtures decode whole, through the context and round-trip", arguments: ["carnival.png", "carnival_less_color.png", "twitterfied.png"])
+    @Test(
+        "large fixtures decode whole, through the context and round-trip",
+        arguments: ["carnival.png", "carnival_less_color.png", "twitterfied.png"])
     func large(_ name: String) throws {
         guard let data = Fixtures.data(name) else { print(Fixtures.skipMessage); return }
         let image = try decoder.decode(data, options: ImageDecodingOptions())
@@ -37,13 +40,17 @@ struct PNGFixtureTests {
             offset = end
         }
         #expect(last == .didCompleteLoading)
-        let streamed = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let streamed = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(streamed.image == image.image)
         let png = try PNGEncoder().encode(image, options: [], quality: 1)
         let decoded = try decoder.decode(png, options: ImageDecodingOptions()).image
         #expect(decoded.format == (image.image.containsTransparency() ? .rgba8Premultiplied : .rgbx8))
         #expect(ImageComparison.maxDifference(decoded, image.image) == 0)
-        let thumbnail = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit))
+        let thumbnail = try decoder.decode(
+            data,
+            options: ImageDecodingOptions(
+                targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit))
         #expect(thumbnail.image.width == 400 || thumbnail.image.height == 400)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("PNG robustness")
@@ -7,7 +8,8 @@ struct PNGRobustnessTests {
     let decoder = PNGDecoder()
 
     static func sample(interlaced: Bool) throws -> Data {
-        var writer = PNGFlavour(colorType: 6, bitDepth: 8, withTransparency: false, interlaced: interlaced).writer(width: 24, height: 20)
+        var writer = PNGFlavour(colorType: 6, bitDepth: 8, withTransparency: false, interlaced: interlaced).writer(
+            width: 24, height: 20)
         writer.idatChunkSize = 300
         return writer.encoded()
     }
@@ -32,14 +34,17 @@ struct PNGRobustnessTests {
 
     @Test("partial rows are the decoded rows, the rest transparent")
     func partialRows() throws {
-        let writer = PNGFlavour(colorType: 6, bitDepth: 8, withTransparency: false, interlaced: false).writer(width: 24, height: 20)
+        let writer = PNGFlavour(colorType: 6, bitDepth: 8, withTransparency: false, interlaced: false).writer(
+            width: 24, height: 20)
         let png = writer.encoded()
         let image = try decoder.decode(png.prefix(png.count / 2), options: ImageDecodingOptions())
         #expect(image.isPartial)
         let bitmap = image.image
         #expect(bitmap.pixel(x: 3, y: 0) == writer.expectedPixel(x: 3, y: 0))
         #expect(bitmap.pixel(x: 3, y: 19) == SIMD4(0, 0, 0, 0))
-        let opaque = PNGFlavour(colorType: 2, bitDepth: 8, withTransparency: false, interlaced: false).writer(width: 24, height: 20).encoded()
+        let opaque = PNGFlavour(colorType: 2, bitDepth: 8, withTransparency: false, interlaced: false).writer(
+            width: 24, height: 20
+        ).encoded()
         let flat = try decoder.decode(opaque.prefix(opaque.count / 2), options: ImageDecodingOptions())
         #expect(flat.image.format == .rgbx8)
         #expect(flat.image.pixel(x: 3, y: 19) == SIMD4(0, 0, 0, 255))
@@ -81,14 +86,19 @@ struct PNGRobustnessTests {
     func hostileHeaders() throws {
         let png = try Self.sample(interlaced: false)
         let huge = PNGTestWriter.replacingDimensions(of: png, width: 60000, height: 60000)
-        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)) {
+        #expect(
+            throws: ImageDecodingError.dimensionsTooLarge(
+                width: 60000, height: 60000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
+        ) {
             try decoder.decode(huge, options: ImageDecodingOptions())
         }
         let context = decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
         #expect(throws: ImageDecodingError.self) { try context.append(huge.prefix(40)) }
         // A tiny file claiming 30000x30000 against a small budget.
         let bomb = PNGTestWriter.replacingDimensions(of: png, width: 30000, height: 30000)
-        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 30000, height: 30000, maximumPixelCount: 4_000_000)) {
+        #expect(
+            throws: ImageDecodingError.dimensionsTooLarge(width: 30000, height: 30000, maximumPixelCount: 4_000_000)
+        ) {
             try decoder.decode(bomb, options: ImageDecodingOptions(maximumPixelCount: 4_000_000))
         }
         let zero = PNGTestWriter.replacingDimensions(of: png, width: 0, height: 10)
@@ -112,11 +122,17 @@ struct PNGRobustnessTests {
     @Test("empty, foreign and garbage data are clean errors")
     func garbage() {
         #expect(throws: ImageDecodingError.emptyData) { try decoder.decode(Data(), options: ImageDecodingOptions()) }
-        #expect(throws: ImageDecodingError.self) { try decoder.decode(Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3]), options: ImageDecodingOptions()) }
-        #expect(throws: ImageDecodingError.self) { try decoder.decode(Data(PNGChunkScanner.signature), options: ImageDecodingOptions()) }
+        #expect(throws: ImageDecodingError.self) {
+            try decoder.decode(Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3]), options: ImageDecodingOptions())
+        }
+        #expect(throws: ImageDecodingError.self) {
+            try decoder.decode(Data(PNGChunkScanner.signature), options: ImageDecodingOptions())
+        }
         var rng = SplitMix64(seed: 5)
         for _ in 0..<50 {
-            let junk = Data(PNGChunkScanner.signature + (0..<Int(rng.next() % 200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+            let junk = Data(
+                PNGChunkScanner.signature
+                    + (0..<Int(rng.next() % 200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
             _ = try? decoder.decode(junk, options: ImageDecodingOptions())
         }
     }

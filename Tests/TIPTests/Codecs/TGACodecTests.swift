@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("TGA codec")
@@ -19,7 +20,10 @@ struct TGACodecTests {
         }
         #expect(codec.decoder.detect(Data(count: 10), isComplete: false) == .needMoreData)
         // Text, zeros and other formats are not TGA.
-        for bytes in [Data("<html><body>Not found</body></html>".utf8), Data(count: 64), try CodecFixtureFiles.data("bmp/rgb24.bmp")] {
+        for bytes in [
+            Data("<html><body>Not found</body></html>".utf8), Data(count: 64),
+            try CodecFixtureFiles.data("bmp/rgb24.bmp"),
+        ] {
             #expect(codec.decoder.detect(bytes, isComplete: true) == .noMatch)
         }
         // Random headers rarely pass: every field must be in range.
@@ -38,9 +42,11 @@ struct TGACodecTests {
         let tga = TGACodec(compression: compression)
         #expect(tga.compression == compression)
         let encoder = try #require(tga.encoder)
-        for source in [TestImages.photo(width: 29, height: 17), TestImages.translucent(width: 29, height: 17),
-                       TestImages.photo(width: 29, height: 17).converted(to: .gray8),
-                       TestImages.solid(width: 300, height: 2, SIMD4(9, 8, 7, 255), format: .rgbx8)] {
+        for source in [
+            TestImages.photo(width: 29, height: 17), TestImages.translucent(width: 29, height: 17),
+            TestImages.photo(width: 29, height: 17).converted(to: .gray8),
+            TestImages.solid(width: 300, height: 2, SIMD4(9, 8, 7, 255), format: .rgbx8),
+        ] {
             let data = try encoder.encode(ImageContainer(image: source), options: [], quality: 1)
             #expect(Array(data.suffix(18)) == TGAHeader.footerSignature)
             #expect(data[2] & 8 == (compression == .runLength ? 8 : 0))
@@ -49,8 +55,9 @@ struct TGACodecTests {
             #expect(ImageComparison.maxDifference(decoded, source) <= (source.format == .rgba8Premultiplied ? 1 : 0))
         }
         // Runs make flat images small.
-        let flat = try encoder.encode(ImageContainer(image: TestImages.solid(width: 300, height: 2, SIMD4(9, 8, 7, 255), format: .rgbx8)),
-                                      options: [], quality: 1)
+        let flat = try encoder.encode(
+            ImageContainer(image: TestImages.solid(width: 300, height: 2, SIMD4(9, 8, 7, 255), format: .rgbx8)),
+            options: [], quality: 1)
         #expect(compression == .none ? flat.count > 1800 : flat.count < 100)
     }
 
@@ -64,8 +71,11 @@ struct TGACodecTests {
             let keptRow = path.contains("topleft") ? 0 : 12
             #expect(cut.image.pixel(x: 10, y: keptRow) == whole.pixel(x: 10, y: keptRow), "\(path)")
         }
-        #expect(throws: ImageDecodingError.truncatedData) { try codec.decoder.decode(try CodecFixtureFiles.data("tga/rgb24.tga").prefix(20),
-                                                                                       options: ImageDecodingOptions()) }
+        #expect(throws: ImageDecodingError.truncatedData) {
+            try codec.decoder.decode(
+                try CodecFixtureFiles.data("tga/rgb24.tga").prefix(20),
+                options: ImageDecodingOptions())
+        }
     }
 
     @Test("the extension area can say the alpha is not to be used; all-zero alpha is ignored")
@@ -84,9 +94,12 @@ struct TGACodecTests {
         let opaque = try codec.decoder.decode(Data(data), options: ImageDecodingOptions()).image
         #expect(opaque.format == .rgbx8)
         // 32-bit pixels whose alpha bytes are all zero are opaque.
-        var zeros = [UInt8](try codec.encoder!.encode(ImageContainer(image: TestImages.translucent(width: 4, height: 2)), options: [], quality: 1))
+        var zeros = [UInt8](
+            try codec.encoder!.encode(
+                ImageContainer(image: TestImages.translucent(width: 4, height: 2)), options: [], quality: 1))
         for i in 0..<8 { zeros[18 + i * 4 + 3] = 0 }
-        #expect(try codec.decoder.decode(Data(zeros), options: ImageDecodingOptions()).image.pixel(x: 0, y: 0)[3] == 255)
+        #expect(
+            try codec.decoder.decode(Data(zeros), options: ImageDecodingOptions()).image.pixel(x: 0, y: 0)[3] == 255)
     }
 
     @Test("every prefix and random damage of every TGA fixture: an image or a typed error")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("TIFF codec")
@@ -20,22 +21,33 @@ struct TIFFCodecTests {
         #expect(codec.decoder.detect(Data("MZ\0*".utf8), isComplete: false) == .noMatch)
     }
 
-    @Test("round trip: RGB and gray exactly, alpha within one step, LZW with differencing", arguments: [PixelFormat.rgbx8, .gray8, .rgba8Premultiplied])
+    @Test(
+        "round trip: RGB and gray exactly, alpha within one step, LZW with differencing",
+        arguments: [PixelFormat.rgbx8, .gray8, .rgba8Premultiplied])
     func roundTrip(_ format: PixelFormat) throws {
-        let source = format == .rgba8Premultiplied ? TestImages.translucent(width: 37, height: 29)
+        let source =
+            format == .rgba8Premultiplied
+            ? TestImages.translucent(width: 37, height: 29)
             : TestImages.photo(width: 37, height: 29).converted(to: format)
         let data = try codec.encoder!.encode(ImageContainer(image: source), options: [], quality: 0.5)
-        let tags = try #require(data.withUnsafeBytes { TIFFDirectory($0).flatMap { directory in
-            directory.entries().map { entries in Dictionary(entries.map { ($0.tag, directory.values(of: $0)?.first ?? -1) }) { a, _ in a } }
-        } })
-        #expect(tags[259] == 5 && tags[317] == 2)   // LZW, horizontal predictor
+        let tags = try #require(
+            data.withUnsafeBytes {
+                TIFFDirectory($0).flatMap { directory in
+                    directory.entries().map { entries in
+                        Dictionary(entries.map { ($0.tag, directory.values(of: $0)?.first ?? -1) }) { a, _ in a }
+                    }
+                }
+            })
+        #expect(tags[259] == 5 && tags[317] == 2)  // LZW, horizontal predictor
         #expect(tags[277] == (format == .gray8 ? 1 : format == .rgbx8 ? 3 : 4))
         let decoded = try codec.decoder.decode(data, options: ImageDecodingOptions()).image
         #expect(decoded.width == 37 && decoded.height == 29)
         #expect(ImageComparison.maxDifference(decoded, source) <= (format == .rgba8Premultiplied ? 1 : 0))
         // Grayscale and noAlpha options.
         let gray = try codec.encoder!.encode(ImageContainer(image: source), options: [.grayscale], quality: 1)
-        #expect(try codec.decoder.decode(gray, options: ImageDecodingOptions()).image.converted(to: .gray8) == source.converted(to: .gray8))
+        #expect(
+            try codec.decoder.decode(gray, options: ImageDecodingOptions()).image.converted(to: .gray8)
+                == source.converted(to: .gray8))
     }
 
     @Test("large images decode in bands on several cores, exactly as one sequential decode", arguments: [false, true])
@@ -47,9 +59,10 @@ struct TIFFCodecTests {
         #expect(ImageComparison.maxDifference(decoded.image, source) <= (alpha ? 1 : 0))
         // A damaged strip in the second half: the bands fail, the sequential decode keeps the rows above it.
         var damaged = [UInt8](data)
-        let offsets = try #require(data.withUnsafeBytes { raw in
-            TIFFDirectory(raw).flatMap { directory in directory.entry(273).flatMap { directory.values(of: $0) } }
-        })
+        let offsets = try #require(
+            data.withUnsafeBytes { raw in
+                TIFFDirectory(raw).flatMap { directory in directory.entry(273).flatMap { directory.values(of: $0) } }
+            })
         let strip = offsets[offsets.count * 3 / 4]
         for i in 0..<64 { damaged[strip + i] = 0xFF }
         let partial = try codec.decoder.decode(Data(damaged), options: ImageDecodingOptions())
@@ -62,8 +75,11 @@ struct TIFFCodecTests {
         let data = try CodecFixtureFiles.data("tiff/orientation6.tif")
         let own = try codec.decoder.decode(data, options: ImageDecodingOptions())
         #expect(own.image.width == 13 && own.image.height == 21)
-        let fitted = try codec.decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 10, height: 10),
-                                                                                  targetContentMode: .scaleAspectFit))
+        let fitted = try codec.decoder.decode(
+            data,
+            options: ImageDecodingOptions(
+                targetDimensions: CGSize(width: 10, height: 10),
+                targetContentMode: .scaleAspectFit))
         #expect(fitted.image.width == 6 && fitted.image.height == 10)
         let context = codec.decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
         _ = try context.append(data)
@@ -76,7 +92,10 @@ struct TIFFCodecTests {
         // ImageWidth (the first entry, SHORT) -> 65535, and ImageLength -> 65535: 4.3 gigapixels.
         data[14 + 2 + 8] = 0xFF; data[14 + 2 + 9] = 0xFF
         data[14 + 2 + 12 + 8] = 0xFF; data[14 + 2 + 12 + 9] = 0xFF
-        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 65535, height: 65535, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)) {
+        #expect(
+            throws: ImageDecodingError.dimensionsTooLarge(
+                width: 65535, height: 65535, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
+        ) {
             try codec.decoder.decode(Data(data), options: ImageDecodingOptions())
         }
         let context = codec.decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
@@ -88,18 +107,28 @@ struct TIFFCodecTests {
         // Pillow writes the directory first: a cut file keeps the strips it holds.
         let uncompressed = try CodecFixtureFiles.data("tiff/rgb16-bigendian.tif")
         let whole = try codec.decoder.decode(uncompressed, options: ImageDecodingOptions()).image
-        let cut = try codec.decoder.decode(uncompressed.prefix(uncompressed.count - 200), options: ImageDecodingOptions())
+        let cut = try codec.decoder.decode(
+            uncompressed.prefix(uncompressed.count - 200), options: ImageDecodingOptions())
         #expect(cut.isPartial)
         #expect(cut.image.pixel(x: 3, y: 0) == whole.pixel(x: 3, y: 0))
         #expect(cut.image.pixel(x: 3, y: 12) == SIMD4(0, 0, 0, 255))
         // libtiff writes the directory last: a cut file has no header.
-        let encoded = try codec.encoder!.encode(ImageContainer(image: TestImages.photo(width: 40, height: 30)), options: [], quality: 1)
-        #expect(throws: ImageDecodingError.truncatedData) { try codec.decoder.decode(encoded.prefix(encoded.count / 2), options: ImageDecodingOptions()) }
-        #expect(throws: ImageDecodingError.self) { try codec.decoder.decode(Data("II*\0garbage".utf8), options: ImageDecodingOptions()) }
-        #expect(throws: ImageDecodingError.self) { try codec.decoder.decode(Data("MM\0*\0\0\0\u{8}".utf8), options: ImageDecodingOptions()) }
+        let encoded = try codec.encoder!.encode(
+            ImageContainer(image: TestImages.photo(width: 40, height: 30)), options: [], quality: 1)
+        #expect(throws: ImageDecodingError.truncatedData) {
+            try codec.decoder.decode(encoded.prefix(encoded.count / 2), options: ImageDecodingOptions())
+        }
+        #expect(throws: ImageDecodingError.self) {
+            try codec.decoder.decode(Data("II*\0garbage".utf8), options: ImageDecodingOptions())
+        }
+        #expect(throws: ImageDecodingError.self) {
+            try codec.decoder.decode(Data("MM\0*\0\0\0\u{8}".utf8), options: ImageDecodingOptions())
+        }
         // Every prefix and a thousand random byte flips of several files, on four threads: never a crash,
         // and each decode's errors stay its own (per-handle handlers, no global state).
-        let files = try ["tiff/rgb8-lzw-strips.tif", "tiff/rgba8-tiled.tif", "tiff/jpeg-ycbcr.tif", "tiff/palette8.tif"].map(CodecFixtureFiles.data)
+        let files = try [
+            "tiff/rgb8-lzw-strips.tif", "tiff/rgba8-tiled.tif", "tiff/jpeg-ycbcr.tif", "tiff/palette8.tif",
+        ].map(CodecFixtureFiles.data)
         let references = try files.map { try codec.decoder.decode($0, options: ImageDecodingOptions()).image }
         let mismatches = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
@@ -108,13 +137,17 @@ struct TIFFCodecTests {
             for step in 0..<250 {
                 var bytes = [UInt8](file)
                 if step % 2 == 0 {
-                    for _ in 0..<3 { bytes[Int(rng.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: rng.next()) }
+                    for _ in 0..<3 {
+                        bytes[Int(rng.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: rng.next())
+                    }
                 } else {
                     bytes = Array(bytes.prefix(Int(rng.next() % UInt64(bytes.count))))
                 }
                 _ = try? codec.decoder.decode(Data(bytes), options: ImageDecodingOptions(maximumPixelCount: 1 << 20))
                 // A clean decode in between still gives the exact image.
-                if step % 50 == 0, (try? codec.decoder.decode(file, options: ImageDecodingOptions()).image) != references[worker] {
+                if step % 50 == 0,
+                    (try? codec.decoder.decode(file, options: ImageDecodingOptions()).image) != references[worker]
+                {
                     mismatches.withLock { $0 += 1 }
                 }
             }
@@ -122,7 +155,9 @@ struct TIFFCodecTests {
         #expect(mismatches.withLock { $0 } == 0)
     }
 
-    @Test("the context reads the header as soon as the directory and its tables are in", arguments: ["tiff/rgb16-bigendian.tif", "tiff/rgb8-lzw-strips.tif"])
+    @Test(
+        "the context reads the header as soon as the directory and its tables are in",
+        arguments: ["tiff/rgb16-bigendian.tif", "tiff/rgb8-lzw-strips.tif"])
     func incremental(_ path: String) throws {
         let data = try CodecFixtureFiles.data(path)
         let reference = try codec.decoder.decode(data, options: ImageDecodingOptions())
@@ -134,14 +169,16 @@ struct TIFFCodecTests {
             let result = try context.append(data[offset..<min(offset + 16, data.count)])
             if result == .didLoadHeaders { sawHeader = true }
             if offset + 16 < data.count {
-                #expect(try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center) == nil)
+                #expect(
+                    try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center) == nil)
             } else {
                 #expect(result == .didCompleteLoading)
             }
         }
         #expect(sawHeader || context.dimensions != .zero)
         #expect(try context.finalize() == .didCompleteLoading)
-        let image = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let image = try #require(
+            try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(image.image == reference.image)
     }
 }

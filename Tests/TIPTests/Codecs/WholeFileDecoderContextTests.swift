@@ -1,12 +1,15 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// TIFF, BMP, TGA and ICO contexts: bytes in any chunking give the one-shot image.
 @Suite("Whole-file decoder contexts")
 struct WholeFileDecoderContextTests {
-    static let files = ["tiff/rgb16-bigendian.tif", "tiff/rgba8-tiled.tif", "bmp/rle4.bmp", "bmp/bgra32-v4.bmp",
-                        "tga/rgba32-rle-topleft.tga", "tga/palette8.tga", "ico/png-entries.ico"]
+    static let files = [
+        "tiff/rgb16-bigendian.tif", "tiff/rgba8-tiled.tif", "bmp/rle4.bmp", "bmp/bgra32-v4.bmp",
+        "tga/rgba32-rle-topleft.tga", "tga/palette8.tga", "ico/png-entries.ico",
+    ]
 
     @Test("every split point gives the header early, nothing before the end, then the one-shot image", arguments: files)
     func splits(_ path: String) throws {
@@ -20,13 +23,16 @@ struct WholeFileDecoderContextTests {
             let context = decoder.makeContext(expectedLength: expected, options: ImageDecodingOptions())
             // Until the pixel data is whole (a TGA footer may follow it), nothing renders.
             if try context.append(data.prefix(split)) != .didCompleteLoading {
-                #expect(try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center) == nil, "\(path) at \(split)")
+                #expect(
+                    try context.render(mode: .anyProgress, targetDimensions: .zero, targetContentMode: .center) == nil,
+                    "\(path) at \(split)")
             }
             _ = try context.append(data.suffix(from: split))
             #expect(context.dimensions == reference.dimensions, "\(path)")
             #expect(try context.finalize() == .didCompleteLoading, "\(path) at \(split)")
             #expect(context.frameCount == 1 && !context.isAnimated)
-            let image = try #require(try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+            let image = try #require(
+                try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
             #expect(image.image == reference.image, "\(path) at \(split)")
         }
     }

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 /// Linux programs rarely run a main loop: the default callback queue is the library's own, `async` fetches never
 /// wait for the callback queue, and a callback queue that nothing services is reported once.
@@ -40,14 +41,19 @@ struct CallbackQueueTests {
         let hit = try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: url))
         #expect(hit.imageSource == .memoryCache)
 
-        let oneLine = Task { try await env.pipeline.image(for: SteppedPipelineEnvironment.url("one-line.jpg"),
-                                                          targetDimensions: CGSize(width: 32, height: 32)) }
+        let oneLine = Task {
+            try await env.pipeline.image(
+                for: SteppedPipelineEnvironment.url("one-line.jpg"),
+                targetDimensions: CGSize(width: 32, height: 32))
+        }
         try await env.provider.next(timeout: .seconds(300)).serve(jpeg)
         #expect(try await oneLine.value.dimensions == CGSize(width: 32, height: 24))
 
         let events = Task {
             var finals = 0
-            for try await event in env.pipeline.fetchEvents(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("events.jpg"))) {
+            for try await event in env.pipeline.fetchEvents(
+                for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("events.jpg")))
+            {
                 if case .final = event { finals += 1 }
             }
             return finals
@@ -97,8 +103,9 @@ struct CallbackQueueTests {
         #expect(logger.messages(containing: "serviced-callbacks").isEmpty)
     }
 
-    @Test("a plain main.swift blocking on a semaphore gets its callback with the default configuration",
-          arguments: ["completion", "delegate", "async-task"])
+    @Test(
+        "a plain main.swift blocking on a semaphore gets its callback with the default configuration",
+        arguments: ["completion", "delegate", "async-task"])
     func plainProgram(mode: String) async throws {
         guard let harness = TestExecutables.url(named: "TIPCallbackHarness") else {
             Issue.record("TIPCallbackHarness not found next to the test bundle: run `swift build` first")
@@ -108,13 +115,15 @@ struct CallbackQueueTests {
         try await server.start()
         defer { server.stop() }
         let bitmap = try #require(Bitmap(width: 64, height: 48, format: .rgbx8))
-        server.setImage(try CodecCatalogue.shared.encodeImage(ImageContainer(image: bitmap), type: .jpeg, quality: 0.8),
-                        at: "/\(mode).jpg")
+        server.setImage(
+            try CodecCatalogue.shared.encodeImage(ImageContainer(image: bitmap), type: .jpeg, quality: 0.8),
+            at: "/\(mode).jpg")
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-callback-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         // The harness waits 10 s for its callback; the outer limit only covers a slow start on a loaded machine.
-        let run = try await TestExecutables.run(harness, [mode, server.url(for: "/\(mode).jpg").absoluteString],
-                                                environment: ["XDG_CACHE_HOME": root.path], timeout: 60)
+        let run = try await TestExecutables.run(
+            harness, [mode, server.url(for: "/\(mode).jpg").absoluteString],
+            environment: ["XDG_CACHE_HOME": root.path], timeout: 60)
         #expect(run.status == 0, "stdout: \(run.stdout) stderr: \(run.stderr)")
         #expect(run.stdout.hasPrefix("ok 32x24"), "\(run.stdout)")
     }

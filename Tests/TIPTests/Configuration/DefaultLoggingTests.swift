@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+
 @testable import TIP
 
 /// A swift-log handler that keeps what it is given.
@@ -58,6 +59,8 @@ struct DefaultLoggingTests {
         }
         let run = try await TestExecutables.run(harness, ["log-bootstrap"], timeout: 60)
         #expect(run.status == 0, "stderr: \(run.stderr)")
-        #expect(run.stdout.contains("TIP") && run.stdout.contains("is not a valid image pipeline identifier"), "stdout: \(run.stdout)")
+        #expect(
+            run.stdout.contains("TIP") && run.stdout.contains("is not a valid image pipeline identifier"),
+            "stdout: \(run.stdout)")
     }
 }

@@ -2,14 +2,16 @@ import CoreMetrics
 import Foundation
 import MetricsTestKit
 import Testing
+
 @testable import TIP
 
 /// TIP's swift-metrics, through swift-metrics' own test backend.
 @Suite("Metrics")
 struct PipelineMetricsTests {
     private func fetch(_ env: SteppedPipelineEnvironment, _ name: String, size: CGFloat) async -> ImageFetchOperation {
-        let request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url(name), identifier: nil,
-                                               targetDimensions: CGSize(width: size, height: size), targetContentMode: .scaleAspectFit)
+        let request = GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url(name), identifier: nil,
+            targetDimensions: CGSize(width: size, height: size), targetContentMode: .scaleAspectFit)
         let operation = env.pipeline.operation(with: request) { _, _ in }
         env.pipeline.fetchImage(with: operation)
         return operation
@@ -26,7 +28,7 @@ struct PipelineMetricsTests {
         let network = await fetch(env, "m.jpg", size: 100)
         try await env.provider.next().serve(jpeg)
         #expect(await eventually { network.isFinished })
-        let memory = await fetch(env, "m.jpg", size: 120)        // another size: the memory cache decodes it
+        let memory = await fetch(env, "m.jpg", size: 120)  // another size: the memory cache decodes it
         #expect(await eventually { memory.isFinished })
         env.pipeline.clearMemoryCaches()
         let disk = await fetch(env, "m.jpg", size: 140)
@@ -37,7 +39,8 @@ struct PipelineMetricsTests {
 
         let pipeline = ("pipeline", env.pipeline.identifier)
         func fetches(_ source: String, _ result: String) -> Int64 {
-            (try? metrics.expectCounter("tip_fetches_total", [pipeline, ("source", source), ("result", result)]).totalValue) ?? 0
+            (try? metrics.expectCounter("tip_fetches_total", [pipeline, ("source", source), ("result", result)])
+                .totalValue) ?? 0
         }
         #expect(fetches("network", "success") == 1)
         #expect(fetches("memory", "success") == 1)
@@ -45,7 +48,8 @@ struct PipelineMetricsTests {
         #expect(fetches("none", "failure") == 1)
         #expect(try metrics.expectCounter("tip_downloaded_bytes_total").totalValue == Int64(jpeg.count))
         func lookups(_ cache: String, _ result: String) -> Int64 {
-            (try? metrics.expectCounter("tip_cache_lookups_total", [("cache", cache), ("result", result)]).totalValue) ?? 0
+            (try? metrics.expectCounter("tip_cache_lookups_total", [("cache", cache), ("result", result)]).totalValue)
+                ?? 0
         }
         #expect(lookups("memory", "hit") == 1)
         #expect(lookups("disk", "hit") == 1)

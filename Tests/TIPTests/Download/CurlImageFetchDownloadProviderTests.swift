@@ -1,10 +1,12 @@
 import Foundation
+import TIPImageServer
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
-import TIPImageServer
 
 /// What only the libcurl provider does (the contract both providers share is in
 /// URLSessionImageFetchDownloadProviderTests): connection reuse, flow control, header caps, header bytes,
@@ -15,7 +17,8 @@ struct CurlImageFetchDownloadProviderTests {
 
     @Test("priority maps TIP's -8...8 onto HTTP/2 stream weights 1...256, normal being HTTP/2's default 16")
     func streamWeights() {
-        let weights = [Operation.QueuePriority.veryLow, .low, .normal, .high, .veryHigh].map(CurlImageFetchDownload.streamWeight)
+        let weights = [Operation.QueuePriority.veryLow, .low, .normal, .high, .veryHigh].map(
+            CurlImageFetchDownload.streamWeight)
         #expect(weights == [1, 4, 16, 64, 256])
     }
 
@@ -40,8 +43,12 @@ struct CurlImageFetchDownloadProviderTests {
             metrics.append(try #require(download.downloadMetrics as? CurlImageFetchDownloadMetrics))
         }
         #expect(metrics.map(\.reusedConnection) == [false, true, true])
-        #expect(metrics.allSatisfy { $0.httpVersion == "HTTP/1.1" && $0.statusCode == 200 && $0.byteCount == body.count })
-        #expect(metrics.allSatisfy { ($0.totalTime ?? -1) >= ($0.firstByteTime ?? 0) && $0.requestStart != nil && $0.end != nil })
+        #expect(
+            metrics.allSatisfy { $0.httpVersion == "HTTP/1.1" && $0.statusCode == 200 && $0.byteCount == body.count })
+        #expect(
+            metrics.allSatisfy {
+                ($0.totalTime ?? -1) >= ($0.firstByteTime ?? 0) && $0.requestStart != nil && $0.end != nil
+            })
         #expect(server.allRequests.count == 3)
     }
 
@@ -51,12 +58,16 @@ struct CurlImageFetchDownloadProviderTests {
         let server = try LoopbackHTTPServer { _ in .init(status: 200, body: payload) }
         defer { server.stop() }
         let last = Locked(0), largest = Locked(0)
-        let result = Shared.download(server, "big", provider: CurlImageFetchDownloadProvider(), onData: { _, total in
-            let chunk = last.withLock { last in defer { last = total }; return total - last }
-            largest.withLock { $0 = max($0, chunk) }
-            // Holding the download queue makes libcurl's buffers fill: the transfer must pause, not run ahead.
-            Thread.sleep(forTimeInterval: 0.002)
-        })
+        let result = Shared.download(
+            server, "big", provider: CurlImageFetchDownloadProvider(),
+            onData: { _, total in
+                let chunk = last.withLock { last in
+                    defer { last = total }; return total - last
+                }
+                largest.withLock { $0 = max($0, chunk) }
+                // Holding the download queue makes libcurl's buffers fill: the transfer must pause, not run ahead.
+                Thread.sleep(forTimeInterval: 0.002)
+            })
         let (client, _) = try #require(result)
         #expect(client.error == nil)
         #expect(client.body == Data(payload))
@@ -64,7 +75,9 @@ struct CurlImageFetchDownloadProviderTests {
         #expect(largest.withLock { $0 } <= bound, "no delivery may hold more than two buffers")
     }
 
-    @Test("the header cap counts status lines, fields and blank lines: at the cap the download succeeds, one below it fails")
+    @Test(
+        "the header cap counts status lines, fields and blank lines: at the cap the download succeeds, one below it fails"
+    )
     func headerCaps() throws {
         let server = try LoopbackHTTPServer(handler: Shared.serve)
         defer { server.stop() }
@@ -82,23 +95,30 @@ struct CurlImageFetchDownloadProviderTests {
         #expect((tooLong.error as? URLError)?.localizedDescription.contains("40 bytes") == true)
     }
 
-    @Test("a Latin-1 header value keeps its byte as U+00E9; a trailer field is not taken as a header; repeated fields join")
+    @Test(
+        "a Latin-1 header value keeps its byte as U+00E9; a trailer field is not taken as a header; repeated fields join"
+    )
     func headerBytes() throws {
         let payload = Array("not an image, but every byte counts".utf8)
         let server = try LoopbackHTTPServer { _ in
-            .init(status: 0, script: { send in
-                var head = Array("HTTP/1.1 200 OK\r\nContent-Disposition: inline; filename=\"caf".utf8) + [0xE9]
-                head += Array(".jpg\"\r\nX-Repeated: a\r\nX-Repeated: b\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".utf8)
-                head += Array("\(String(payload.count, radix: 16))\r\n".utf8) + payload
-                head += Array("\r\n0\r\nX-Checksum: trailer\r\n\r\n".utf8)
-                _ = send(head[...])
-            })
+            .init(
+                status: 0,
+                script: { send in
+                    var head = Array("HTTP/1.1 200 OK\r\nContent-Disposition: inline; filename=\"caf".utf8) + [0xE9]
+                    head += Array(
+                        ".jpg\"\r\nX-Repeated: a\r\nX-Repeated: b\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                            .utf8)
+                    head += Array("\(String(payload.count, radix: 16))\r\n".utf8) + payload
+                    head += Array("\r\n0\r\nX-Checksum: trailer\r\n\r\n".utf8)
+                    _ = send(head[...])
+                })
         }
         defer { server.stop() }
         let client = try #require(Shared.download(server, "latin1", provider: CurlImageFetchDownloadProvider())).0
         #expect(client.error == nil)
         #expect(client.body == Data(payload))
-        #expect(client.response?.value(forHTTPHeaderField: "Content-Disposition") == "inline; filename=\"caf\u{E9}.jpg\"")
+        #expect(
+            client.response?.value(forHTTPHeaderField: "Content-Disposition") == "inline; filename=\"caf\u{E9}.jpg\"")
         #expect(client.response?.value(forHTTPHeaderField: "X-Repeated") == "a, b")
         #expect(client.response?.value(forHTTPHeaderField: "X-Checksum") == nil)
     }
@@ -110,7 +130,9 @@ struct CurlImageFetchDownloadProviderTests {
             return .init(status: 302, headers: [("Location", "/hop\(hop + 1)")])
         }
         defer { server.stop() }
-        let client = try #require(Shared.download(server, "hop0", provider: CurlImageFetchDownloadProvider(maxRedirectCount: 3))).0
+        let client = try #require(
+            Shared.download(server, "hop0", provider: CurlImageFetchDownloadProvider(maxRedirectCount: 3))
+        ).0
         #expect((client.error as? URLError)?.code == .httpTooManyRedirects)
         #expect(server.requests.withLock { $0.count } == 4)
     }
@@ -131,7 +153,9 @@ struct CurlImageFetchDownloadProviderTests {
         }
     }
 
-    @Test("priority changes while downloads run, and cancels from other threads at random moments: each download completes once")
+    @Test(
+        "priority changes while downloads run, and cancels from other threads at random moments: each download completes once"
+    )
     func prioritiesAndCancelStorm() throws {
         let server = try LoopbackHTTPServer(handler: Shared.serve)
         defer { server.stop() }
@@ -159,7 +183,9 @@ struct CurlImageFetchDownloadProviderTests {
         }
     }
 
-    @Test("a started download completes even when nobody keeps a reference to it", arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "a started download completes even when nobody keeps a reference to it",
+        arguments: ShippedDownloadProvider.allCases)
     func unreferencedDownload(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Shared.serve)
         defer { server.stop() }

@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
 
 /// Complete downloads whose decoder cannot read every pixel (cut short and closed with an end marker, a bad
 /// checksum) fail and are never cached as complete; bytes after an image's end marker are ignored, as browsers do.
@@ -27,7 +29,8 @@ struct DamagedImageTests {
                 let gif = try DamagedImageTests.encoded(.gif)
                 return gif.prefix(gif.count * 2 / 3) + Data([0x3B])
             case .jpegCutWithEOI, .progressiveJPEGCutWithEOI:
-                let jpeg = try DownloaderTestEnvironment.jpeg(width: 320, height: 240, progressive: self == .progressiveJPEGCutWithEOI, seed: 41)
+                let jpeg = try DownloaderTestEnvironment.jpeg(
+                    width: 320, height: 240, progressive: self == .progressiveJPEGCutWithEOI, seed: 41)
                 return jpeg.prefix(jpeg.count / 2) + Data([0xFF, 0xD9])
             }
         }
@@ -42,8 +45,9 @@ struct DamagedImageTests {
 
     static func png() throws -> Data { try encoded(.png) }
 
-    @Test("a damaged complete body fails the fetch with couldNotDecodeImage and caches nothing complete",
-          arguments: Damage.allCases)
+    @Test(
+        "a damaged complete body fails the fetch with couldNotDecodeImage and caches nothing complete",
+        arguments: Damage.allCases)
     func damagedBody(damage: Damage) async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
@@ -58,21 +62,31 @@ struct DamagedImageTests {
             try await env.provider.next().serve(data, entityTag: "\"d\"")
             #expect(await eventually { operation.isFinished })
             #expect(operation.finalResult == nil, "\(damage): delivered as a success")
-            #expect((failure.withLock { $0 } as? ImageFetchError)?.code == .couldNotDecodeImage,
-                    "\(damage): \(String(describing: failure.withLock { $0 }))")
-            #expect(env.pipeline.diskCache.entry(withIdentifier: url.absoluteString)?.complete == nil, "\(damage) attempt \(attempt)")
-            #expect(env.pipeline.memoryCache.entry(withIdentifier: url.absoluteString, touch: false)?.complete == nil,
-                    "\(damage) attempt \(attempt)")
+            #expect(
+                (failure.withLock { $0 } as? ImageFetchError)?.code == .couldNotDecodeImage,
+                "\(damage): \(String(describing: failure.withLock { $0 }))")
+            #expect(
+                env.pipeline.diskCache.entry(withIdentifier: url.absoluteString)?.complete == nil,
+                "\(damage) attempt \(attempt)")
+            #expect(
+                env.pipeline.memoryCache.entry(withIdentifier: url.absoluteString, touch: false)?.complete == nil,
+                "\(damage) attempt \(attempt)")
             #expect(env.provider.count == attempt, "the damaged body was served from a cache")
         }
     }
 
-    @Test("bytes after the end marker are ignored: JPEG + 8 KB, PNG + 100 bytes, GIF + a newline are delivered and cached")
+    @Test(
+        "bytes after the end marker are ignored: JPEG + 8 KB, PNG + 100 bytes, GIF + a newline are delivered and cached"
+    )
     func trailingData() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         let bodies: [(String, Data)] = [
-            ("trailing.jpg", try DownloaderTestEnvironment.jpeg(width: 160, height: 120, seed: 43) + Data(repeating: 0x11, count: 8192)),
+            (
+                "trailing.jpg",
+                try DownloaderTestEnvironment.jpeg(width: 160, height: 120, seed: 43)
+                    + Data(repeating: 0x11, count: 8192)
+            ),
             ("trailing.png", try Self.png() + Data(repeating: 0x22, count: 100)),
             ("trailing.gif", try Self.encoded(.gif) + Data("\n".utf8)),
         ]
@@ -86,9 +100,13 @@ struct DamagedImageTests {
             try await env.provider.next().serve(data, entityTag: "\"t\"")
             #expect(await eventually { operation.isFinished })
             let image = operation.finalResult?.imageContainer
-            #expect(image?.dimensions == CGSize(width: 160, height: 120), "\(name): \(String(describing: failure.withLock { $0 }))")
+            #expect(
+                image?.dimensions == CGSize(width: 160, height: 120),
+                "\(name): \(String(describing: failure.withLock { $0 }))")
             #expect(image?.isPartial == false, "\(name)")
-            #expect(await eventually { env.pipeline.diskCache.entry(withIdentifier: url.absoluteString)?.complete != nil }, "\(name)")
+            #expect(
+                await eventually { env.pipeline.diskCache.entry(withIdentifier: url.absoluteString)?.complete != nil },
+                "\(name)")
         }
     }
 

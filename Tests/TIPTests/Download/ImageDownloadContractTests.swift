@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
 
 private enum Call: CaseIterable {
     case start, hydrate, authorize, response, data, completeOK, completeErr, retry
@@ -112,11 +114,16 @@ struct ImageDownloadContractTests {
 
     @Test("the happy path with a retry forwards everything and never cancels")
     func happyPath() {
-        let calls: [Call] = [.start, .hydrate, .authorize, .response, .retry, .hydrate, .authorize, .response,
-                             .data, .data, .completeOK]
+        let calls: [Call] = [
+            .start, .hydrate, .authorize, .response, .retry, .hydrate, .authorize, .response,
+            .data, .data, .completeOK,
+        ]
         let (events, cancels) = Self.run(calls)
-        #expect(events == ["start", "hydrate", "authorize", "response", "retry", "hydrate", "authorize",
-                           "response", "data", "data", "completeOK"])
+        #expect(
+            events == [
+                "start", "hydrate", "authorize", "response", "retry", "hydrate", "authorize",
+                "response", "data", "data", "completeOK",
+            ])
         #expect(cancels == 0)
     }
 
@@ -139,8 +146,9 @@ struct ImageDownloadContractTests {
         let http = ImageFetchError.httpTransaction(status: 404) as NSError
         #expect(http.code == 2)
         #expect(http.userInfo["httpStatusCode"] as? Int == 404)
-        let modified = ImageFetchError.illegalModification(
-            originalURL: URL(string: "http://a/1")!, modifiedURL: URL(string: "http://b/1")) as NSError
+        let modified =
+            ImageFetchError.illegalModification(
+                originalURL: URL(string: "http://a/1")!, modifiedURL: URL(string: "http://b/1")) as NSError
         #expect(modified.code == 4)
         #expect(modified.userInfo["modifiedURL"] as? String == "http://b/1")
         #expect((ImageFetchError.cancelled("x") as NSError).code == -1)

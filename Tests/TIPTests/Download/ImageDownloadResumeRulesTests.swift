@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
 
 /// The HTTP resume rules over every combination of status, what was asked, the range the server sent and its
 /// validators, against a reference stated the way RFC 9110 and TIP put them.
@@ -16,10 +18,17 @@ struct ImageDownloadResumeRulesTests {
         var resume: ImageDownloadResume? {
             switch self {
             case .whole: nil
-            case .entityTag: ImageDownloadResume(byteCount: 100, expectedLength: nil, lastModified: nil, entityTag: "\"a\"")
-            case .lastModified: ImageDownloadResume(byteCount: 100, expectedLength: nil, lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", entityTag: nil)
-            case .both: ImageDownloadResume(byteCount: 100, expectedLength: nil, lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", entityTag: "\"a\"")
-            case .entityTagWithLength: ImageDownloadResume(byteCount: 100, expectedLength: 400, lastModified: nil, entityTag: "\"a\"")
+            case .entityTag:
+                ImageDownloadResume(byteCount: 100, expectedLength: nil, lastModified: nil, entityTag: "\"a\"")
+            case .lastModified:
+                ImageDownloadResume(
+                    byteCount: 100, expectedLength: nil, lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", entityTag: nil)
+            case .both:
+                ImageDownloadResume(
+                    byteCount: 100, expectedLength: nil, lastModified: "Mon, 01 Jan 2024 00:00:00 GMT",
+                    entityTag: "\"a\"")
+            case .entityTagWithLength:
+                ImageDownloadResume(byteCount: 100, expectedLength: 400, lastModified: nil, entityTag: "\"a\"")
             }
         }
     }
@@ -55,7 +64,9 @@ struct ImageDownloadResumeRulesTests {
     /// The rules as stated: a 206 continues the partial only when its range starts where the partial ends and runs
     /// to the end of the same file (same total, same validators); a 200 replaces it; a 416 or an unusable 206 means
     /// starting over once without a range; anything else fails. A request of the whole image takes any 2xx but 206.
-    static func reference(status: Int, asked: Asked, range: Range, validators: Validators, restarted: Bool) -> ImageDownloadResponseRules.Decision {
+    static func reference(status: Int, asked: Asked, range: Range, validators: Validators, restarted: Bool)
+        -> ImageDownloadResponseRules.Decision
+    {
         guard asked != .whole else {
             return (200..<300).contains(status) && status != 206 ? .accept(expectedLength: nil) : .fail(status: status)
         }
@@ -79,11 +90,12 @@ struct ImageDownloadResumeRulesTests {
             case .otherDate: validatorsFit = sentTag  // a date only counts when no tag was sent
             }
             guard rangeFits && validatorsFit else { return retry }
-            let total: Int? = switch range {
-            case .rest: 400
-            case .otherTotal: 500
-            default: asked == .entityTagWithLength ? 400 : nil
-            }
+            let total: Int? =
+                switch range {
+                case .rest: 400
+                case .otherTotal: 500
+                default: asked == .entityTagWithLength ? 400 : nil
+                }
             return .append(expectedLength: total)
         default:
             return .fail(status: status)
@@ -102,12 +114,19 @@ struct ImageDownloadResumeRulesTests {
                             var headers = validators.headers
                             if let value = range.header { headers["Content-Range"] = value }
                             let url = URL(string: "http://images.test/a.jpg")!
-                            let response = try #require(HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers))
-                            let rules = ImageDownloadResponseRules(resume: asked.resume, didRestartWithoutRange: restarted)
+                            let response = try #require(
+                                HTTPURLResponse(
+                                    url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers))
+                            let rules = ImageDownloadResponseRules(
+                                resume: asked.resume, didRestartWithoutRange: restarted)
                             let decision = rules.decide(status: status, headers: ResponseHeaders(response))
-                            let expected = Self.reference(status: status, asked: asked, range: range, validators: validators, restarted: restarted)
+                            let expected = Self.reference(
+                                status: status, asked: asked, range: range, validators: validators, restarted: restarted
+                            )
                             if decision != expected {
-                                mismatches.append("\(status) \(asked) \(range) \(validators) restarted:\(restarted): \(decision), expected \(expected)")
+                                mismatches.append(
+                                    "\(status) \(asked) \(range) \(validators) restarted:\(restarted): \(decision), expected \(expected)"
+                                )
                             }
                             checked += 1
                         }
@@ -122,8 +141,12 @@ struct ImageDownloadResumeRulesTests {
     @Test("a plain 200 takes its Content-Length as the expected length")
     func expectedLength() throws {
         let url = URL(string: "http://images.test/a.jpg")!
-        let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "1234"]))
-        #expect(ImageDownloadResponseRules().decide(status: 200, headers: ResponseHeaders(response)) == .accept(expectedLength: 1234))
+        let response = try #require(
+            HTTPURLResponse(
+                url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "1234"]))
+        #expect(
+            ImageDownloadResponseRules().decide(status: 200, headers: ResponseHeaders(response))
+                == .accept(expectedLength: 1234))
         let rules = ImageDownloadResponseRules(resume: Asked.entityTag.resume)
         #expect(rules.decide(status: 200, headers: ResponseHeaders(response)) == .restart(expectedLength: 1234))
     }
@@ -136,10 +159,13 @@ struct ImageDownloadResumeRulesTests {
         #expect(ImageDownloadResume(byteCount: 10, expectedLength: 20, lastModified: nil, entityTag: nil) == nil)
         #expect(ImageDownloadResume(byteCount: 0, expectedLength: 20, lastModified: nil, entityTag: "\"a\"") == nil)
         // A bad entity tag falls back on a good date.
-        let resume = ImageDownloadResume(byteCount: 10, expectedLength: 20, lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", entityTag: "\"a\u{1}\"")
+        let resume = ImageDownloadResume(
+            byteCount: 10, expectedLength: 20, lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", entityTag: "\"a\u{1}\"")
         #expect(resume?.validator == "Mon, 01 Jan 2024 00:00:00 GMT")
         #expect(resume?.range == "bytes=10-")
         // A recorded length not above the bytes held (unknown length, recorded as size + 1 or less) is dropped.
-        #expect(ImageDownloadResume(byteCount: 10, expectedLength: 10, lastModified: nil, entityTag: "\"a\"")?.expectedLength == nil)
+        #expect(
+            ImageDownloadResume(byteCount: 10, expectedLength: 10, lastModified: nil, entityTag: "\"a\"")?
+                .expectedLength == nil)
     }
 }

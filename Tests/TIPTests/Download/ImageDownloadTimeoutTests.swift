@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
 
 /// The downloader's own time limits: an overall duration and a minimum rate, whatever the provider does.
 @Suite("Downloads: time limits")
@@ -20,7 +22,9 @@ struct ImageDownloadTimeoutTests {
         #expect(limits.nextCheck == start + .seconds(4))
         limits.received(150)
         // A check that runs late asks for no more than rate x interval.
-        #expect(limits.check(at: start + .seconds(4.5)) == .tooSlow(received: 150, interval: 2.5, minimumBytesPerSecond: 100))
+        #expect(
+            limits.check(at: start + .seconds(4.5))
+                == .tooSlow(received: 150, interval: 2.5, minimumBytesPerSecond: 100))
         limits.received(1_000)
         #expect(limits.check(at: start + .seconds(4.5)) == .withinLimits)
         #expect(limits.check(at: start + .seconds(10)) == .tooLong(limit: 10))
@@ -34,7 +38,9 @@ struct ImageDownloadTimeoutTests {
         #expect(none.nextCheck == nil)
     }
 
-    @Test("a download that stalls after its header fails with a typed timeout, keeps its partial, and the next fetch resumes")
+    @Test(
+        "a download that stalls after its header fails with a typed timeout, keeps its partial, and the next fetch resumes"
+    )
     func stalledDownloadKeepsItsPartial() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
@@ -47,10 +53,13 @@ struct ImageDownloadTimeoutTests {
         #expect(cut > 2 * 1_000, "the first interval's bytes meet the minimum")
         let url = SteppedPipelineEnvironment.url("stalled.jpg")
         let failure = Locked<(any Error)?>(nil)
-        let first = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url)) { _, error in failure.withLock { $0 = error } }
+        let first = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url)) { _, error in
+            failure.withLock { $0 = error }
+        }
         env.pipeline.fetchImage(with: first)
         let stalled = try await env.provider.next()
-        stalled.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"s\""))
+        stalled.respond(
+            status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"s\""))
         stalled.send(jpeg.prefix(cut))
         #expect(await eventually { first.progress > 0 })
         // The first interval got half the image: within the limits, the next interval starts.
@@ -70,7 +79,9 @@ struct ImageDownloadTimeoutTests {
         env.pipeline.fetchImage(with: second)
         let resumed = try await env.provider.next()
         #expect(resumed.sentRequest?.value(forHTTPHeaderField: "Range") == "bytes=\(cut)-")
-        resumed.respond(status: 206, headers: SteppedPipelineEnvironment.rangeHeaders(from: cut, length: jpeg.count, entityTag: "\"s\""))
+        resumed.respond(
+            status: 206,
+            headers: SteppedPipelineEnvironment.rangeHeaders(from: cut, length: jpeg.count, entityTag: "\"s\""))
         resumed.send(jpeg.suffix(from: cut))
         resumed.finish()
         #expect(await eventually { second.isFinished })
@@ -87,7 +98,9 @@ struct ImageDownloadTimeoutTests {
         env.configuration.minimumImageDownloadBytesPerSecond = 0
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 640, height: 480, seed: 32)
         let failure = Locked<(any Error)?>(nil)
-        let fetch = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("long.jpg"))) { _, error in
+        let fetch = env.pipeline.operation(
+            with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("long.jpg"))
+        ) { _, error in
             failure.withLock { $0 = error }
         }
         env.pipeline.fetchImage(with: fetch)
@@ -117,7 +130,9 @@ struct ImageDownloadTimeoutTests {
         env.configuration.imageDownloadRateInterval = 30
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 160, height: 120, seed: 33)
         let operations = (0..<12).map { index in
-            let slow = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("slow-\(index).jpg"))) { _, _ in }
+            let slow = env.pipeline.operation(
+                with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("slow-\(index).jpg"))
+            ) { _, _ in }
             env.pipeline.fetchImage(with: slow)
             return slow
         }

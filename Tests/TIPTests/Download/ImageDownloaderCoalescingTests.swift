@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 @Suite("Downloader: coalescing, limits and priorities")
 struct ImageDownloaderCoalescingTests {
@@ -34,7 +35,9 @@ struct ImageDownloaderCoalescingTests {
         }
         // The download committed the bytes to the memory cache once, for all of them.
         #expect(members.allSatisfy { (try? $0.result?.get())?.wasCommitted == true })
-        #expect(env.pipeline.memoryCache.entry(withIdentifier: env.request("a.jpg").identifier, touch: false)?.complete?.data == image)
+        #expect(
+            env.pipeline.memoryCache.entry(withIdentifier: env.request("a.jpg").identifier, touch: false)?.complete?
+                .data == image)
         #expect(env.provider.count == 1)
     }
 
@@ -157,13 +160,16 @@ struct ImageDownloaderCoalescingTests {
         #expect(env.provider.count == 5)
     }
 
-    @Test("at most maxConcurrentImagePipelineDownloadCount run; the others wait in arrival order whatever their priority")
+    @Test(
+        "at most maxConcurrentImagePipelineDownloadCount run; the others wait in arrival order whatever their priority")
     func fifoUnderTheLimit() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         env.configuration.maxConcurrentImagePipelineDownloadCount = 0
         let names = (0..<4).map { "fifo\($0).jpg" }
-        let images = try (0..<4).map { try DownloaderTestEnvironment.jpeg(width: 200, height: 150, seed: UInt64($0 + 1)) }
+        let images = try (0..<4).map {
+            try DownloaderTestEnvironment.jpeg(width: 200, height: 150, seed: UInt64($0 + 1))
+        }
         let priorities: [ImageFetchPriority] = [.veryLow, .low, .high, .veryHigh]
         var members: [DownloadTestMember] = []
         for (name, priority) in zip(names, priorities) {
@@ -197,8 +203,11 @@ struct ImageDownloaderCoalescingTests {
         for served in 0..<10 {
             // Two run (one at the very end); the others wait for a slot.
             let running = min(2, 10 - served)
-            #expect(await eventually { env.provider.count == served + running && env.provider.all.filter { !$0.isOver }.count == running },
-                    "\(served) served: \(env.provider.count) made")
+            #expect(
+                await eventually {
+                    env.provider.count == served + running && env.provider.all.filter { !$0.isOver }.count == running
+                },
+                "\(served) served: \(env.provider.count) made")
             #expect(env.downloader.counts == (running, 10 - served - running))
             // The newest ends first, so the oldest holds its slot throughout.
             let newest = try #require(env.provider.all.last { !$0.isOver })
@@ -257,8 +266,9 @@ struct ImageDownloaderCoalescingTests {
         let stubs = StubbingImageFetchDownloadProvider()
         env.configuration.imageFetchDownloadProvider = stubs
         let image = try DownloaderTestEnvironment.jpeg(width: 1600, height: 1200)
-        stubs.addDownloadStub(forRequestURL: env.server.url(for: "/busy.jpg"), responseData: image,
-                              responseMIMEType: "image/jpeg", shouldSupportResuming: false, suggestedBitrate: 0)
+        stubs.addDownloadStub(
+            forRequestURL: env.server.url(for: "/busy.jpg"), responseData: image,
+            responseMIMEType: "image/jpeg", shouldSupportResuming: false, suggestedBitrate: 0)
         let busy = DownloadTestMember(env.request("/busy.jpg"))
         let free = DownloadTestMember(env.request("/busy.jpg"))
         busy.imageDownloadQueue.suspend()  // busy until the download is over
@@ -272,7 +282,9 @@ struct ImageDownloaderCoalescingTests {
         #expect(await busy.success()?.data == image)
         #expect(busy.receivedByteCount == image.count)
         let chunks = (image.count + StubbedImageFetchDownload.chunkSize - 1) / StubbedImageFetchDownload.chunkSize
-        let updates = { (member: DownloadTestMember) in member.events.filter { if case .update = $0 { true } else { false } }.count }
+        let updates = { (member: DownloadTestMember) in
+            member.events.filter { if case .update = $0 { true } else { false } }.count
+        }
         #expect(updates(free) >= 1)
         #expect(updates(busy) == 1)  // suspended throughout: everything merged into one
         #expect(updates(free) <= chunks)

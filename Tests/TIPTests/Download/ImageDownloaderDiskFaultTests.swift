@@ -1,13 +1,17 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 @Suite("Downloader: full disk")
 struct ImageDownloaderDiskFaultTests {
-    @Test("on a full disk the partial lives in memory, the resume still completes the exact image, and no wrong file is left")
+    @Test(
+        "on a full disk the partial lives in memory, the resume still completes the exact image, and no wrong file is left"
+    )
     func fullDisk() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-full-\(UUID().uuidString)", isDirectory: true)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-full-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         guard mount("tmpfs", root.path, "tmpfs", 0, "size=64k,mode=0700") == 0 else {
@@ -31,7 +35,10 @@ struct ImageDownloaderDiskFaultTests {
         configuration.downloader.add(first)
         #expect(await first.failure() != nil)
         // The disk could not hold the partial; the memory cache does.
-        #expect(await eventually { pipeline.memoryCache.entry(withIdentifier: url.absoluteString, touch: false)?.partial != nil })
+        #expect(
+            await eventually {
+                pipeline.memoryCache.entry(withIdentifier: url.absoluteString, touch: false)?.partial != nil
+            })
         #expect(pipeline.diskCache.entry(withIdentifier: url.absoluteString)?.partial == nil)
 
         server.setFault(nil, for: "/big.jpg")
@@ -44,7 +51,8 @@ struct ImageDownloaderDiskFaultTests {
         #expect(pipeline.diskCache.entry(withIdentifier: url.absoluteString)?.complete == nil)
         #expect(problems.all.contains(.diskCacheWriteFailed))
         // Nothing but the pipeline's directory structure is left on the tiny disk.
-        let leftovers = try FileManager.default.contentsOfDirectory(at: pipeline.directory, includingPropertiesForKeys: nil)
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            at: pipeline.directory, includingPropertiesForKeys: nil)
         #expect(leftovers.isEmpty, "left: \(leftovers.map(\.lastPathComponent))")
         await server.stop()
     }

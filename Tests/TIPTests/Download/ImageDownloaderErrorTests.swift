@@ -1,14 +1,18 @@
 import Foundation
+import TIPImageServer
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
-import TIPImageServer
 
 @Suite("Downloader: network errors")
 struct ImageDownloaderErrorTests {
-    @Test("failing HTTP statuses become HTTPTransactionError with the status; nothing is cached", arguments: [404, 500, 503])
+    @Test(
+        "failing HTTP statuses become HTTPTransactionError with the status; nothing is cached",
+        arguments: [404, 500, 503])
     func failingStatus(status: Int) async throws {
         let env = try await DownloaderTestEnvironment()
         env.server.setFault(.status(status, body: Data("nope".utf8)), for: "/bad.jpg")
@@ -115,8 +119,12 @@ struct ImageDownloaderErrorTests {
         let image = try DownloaderTestEnvironment.jpeg(width: 300, height: 200)
         env.configuration.imageFetchDownloadProvider = ScriptedDownloadProvider([
             .start, .hydrate, .authorize,
-            .response(status: 200, headers: ["Content-Length": "\(image.count)", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT",
-                                             "Authorization": "Bearer echoed-by-a-bad-server"]),
+            .response(
+                status: 200,
+                headers: [
+                    "Content-Length": "\(image.count)", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT",
+                    "Authorization": "Bearer echoed-by-a-bad-server",
+                ]),
             .data(image.prefix(1000)), .data(image.dropFirst(1000)), .complete(URLError(.networkConnectionLost)),
         ])
         let result = try #require(await env.start(env.request("/late-error.jpg")).success())
@@ -157,7 +165,8 @@ struct ImageDownloaderErrorTests {
         let env = try await DownloaderTestEnvironment()
         let image = try DownloaderTestEnvironment.jpeg(width: 300, height: 200)
         env.server.setImage(image, at: "/target.jpg")
-        env.server.setFault(.redirect(status: 302, location: env.server.url(for: "/target.jpg").absoluteString), for: "/moved.jpg")
+        env.server.setFault(
+            .redirect(status: 302, location: env.server.url(for: "/target.jpg").absoluteString), for: "/moved.jpg")
         env.server.setFault(.redirect(status: 302, location: "file:///etc/passwd"), for: "/evil.jpg")
         #expect(await env.start(env.request("/moved.jpg")).success()?.data == image)
         let error = await env.start(env.request("/evil.jpg")).failure()
@@ -175,8 +184,13 @@ struct ImageDownloaderErrorTests {
             ([.start, .authorize], .downloadNeverAttemptedToHydrateRequest),
             ([.start, .hydrate, .response(status: 200, headers: [:])], .downloadNeverAttemptedToAuthorizeRequest),
             ([.start, .hydrate, .authorize, .data(image)], .downloadNeverReceivedResponse),
-            ([.start, .hydrate, .authorize, .response(status: 200, headers: [:]), .response(status: 200, headers: [:])],
-             .downloadReceivedResponseMoreThanOnce),
+            (
+                [
+                    .start, .hydrate, .authorize, .response(status: 200, headers: [:]),
+                    .response(status: 200, headers: [:]),
+                ],
+                .downloadReceivedResponseMoreThanOnce
+            ),
         ]
         for (index, (steps, code)) in cases.enumerated() {
             env.configuration.imageFetchDownloadProvider = ScriptedDownloadProvider(steps)
@@ -198,9 +212,12 @@ struct ImageDownloaderErrorTests {
         #expect(ResponseHeaders.parseContentRange("items 0-9/10") == nil)
         #expect(ResponseHeaders.parseContentRange("bytes */100") == nil)
         let url = URL(string: "http://127.0.0.1/x")!
-        let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [
-            "Content-Length": "42", "ETag": "W/\"weak\"", "Accept-Ranges": "none", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT",
-        ])!
+        let response = HTTPURLResponse(
+            url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+            headerFields: [
+                "Content-Length": "42", "ETag": "W/\"weak\"", "Accept-Ranges": "none",
+                "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT",
+            ])!
         let headers = ResponseHeaders(response)
         #expect(headers.contentLength == 42)
         #expect(headers.entityTag == nil)  // weak tags cannot validate a range

@@ -1,10 +1,12 @@
 import Foundation
+import TIPImageServer
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
-import TIPImageServer
 
 private struct HydrationFailure: Error, Equatable {}
 
@@ -124,7 +126,8 @@ struct ImageDownloaderHydrationTests {
         #expect(!logger.allMessages.contains { $0.contains("very-secret") })
         // Every file in the pipeline's directory, with its extended attributes.
         let needle = Data("very-secret".utf8)
-        let files = try FileManager.default.contentsOfDirectory(at: env.pipeline.directory, includingPropertiesForKeys: nil)
+        let files = try FileManager.default.contentsOfDirectory(
+            at: env.pipeline.directory, includingPropertiesForKeys: nil)
         #expect(!files.isEmpty)
         for file in files {
             #expect(try Data(contentsOf: file).range(of: needle) == nil)

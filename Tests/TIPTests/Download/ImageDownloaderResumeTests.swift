@@ -1,12 +1,15 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 @Suite("Downloader: resumable downloads")
 struct ImageDownloaderResumeTests {
     /// Downloads `path` once with the connection dropped after `dropAfter` bytes; returns the failing member.
-    private func leavePartial(_ env: DownloaderTestEnvironment, _ path: String, dropAfter: Int) async throws -> DownloadTestMember {
+    private func leavePartial(_ env: DownloaderTestEnvironment, _ path: String, dropAfter: Int) async throws
+        -> DownloadTestMember
+    {
         env.server.setFault(.dropConnection(afterBodyBytes: dropAfter), for: path)
         let member = env.start(env.request(path))
         #expect(await member.failure() != nil)
@@ -14,7 +17,9 @@ struct ImageDownloaderResumeTests {
         return member
     }
 
-    @Test("a dropped download leaves a partial on disk and in memory; the next one resumes with Range and If-Range, byte-identical")
+    @Test(
+        "a dropped download leaves a partial on disk and in memory; the next one resumes with Range and If-Range, byte-identical"
+    )
     func resumesAfterDrop() async throws {
         let env = try await DownloaderTestEnvironment()
         let image = try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true)
@@ -28,7 +33,8 @@ struct ImageDownloaderResumeTests {
         #expect(partial.metadata.expectedLength == Int64(image.count))
         #expect(partial.metadata.lastModified != nil)
         #expect(partial.metadata.width == 1200 && partial.metadata.height == 900)
-        let memoryPartial = try #require(env.pipeline.memoryCache.entry(withIdentifier: identifier, touch: false)?.partial)
+        let memoryPartial = try #require(
+            env.pipeline.memoryCache.entry(withIdentifier: identifier, touch: false)?.partial)
         #expect(memoryPartial.data == image.prefix(memoryPartial.data.count))
 
         env.server.resetLog()
@@ -146,9 +152,11 @@ struct ImageDownloaderResumeTests {
         env.server.setImage(image, at: path)
         // A cached partial longer than the image now is: its range cannot be satisfied.
         let stale = image + Data(repeating: 0x55, count: 4096)
-        let entry = MemoryCacheEntry(identifier: url.absoluteString, partial: MemoryCachePartialImage(
-            data: stale, url: url, dimensions: CGSize(width: 400, height: 300), expectedLength: stale.count + 10,
-            lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", imageType: .jpeg))
+        let entry = MemoryCacheEntry(
+            identifier: url.absoluteString,
+            partial: MemoryCachePartialImage(
+                data: stale, url: url, dimensions: CGSize(width: 400, height: 300), expectedLength: stale.count + 10,
+                lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", imageType: .jpeg))
         #expect(env.pipeline.memoryCache.updateEntry(entry))
         let member = env.start(env.request(path))
         let result = try #require(await member.success())
@@ -205,7 +213,8 @@ struct ImageDownloaderResumeTests {
         #expect(await download.waitUntilCancelled())
         let cancelled = SteppedPipelineEnvironment.url("cancel.jpg").absoluteString
         #expect(env.diskEntry(cancelled)?.partial?.byteCount == Int64(40 * 1024))  // on disk before the member heard
-        #expect(env.pipeline.memoryCache.entry(withIdentifier: cancelled, touch: false)?.partial?.data.count == 40 * 1024)
+        #expect(
+            env.pipeline.memoryCache.entry(withIdentifier: cancelled, touch: false)?.partial?.data.count == 40 * 1024)
 
         // A placeholder's partial is never kept.
         var placeholder = env.request("placeholder.jpg")
@@ -223,7 +232,9 @@ struct ImageDownloaderResumeTests {
             .response(status: 200, headers: ["Content-Length": "\(image.count)", "Accept-Ranges": "bytes"]),
             .data(image.prefix(image.count / 2)), .complete(URLError(.networkConnectionLost)),
         ])
-        #expect((await env.start(env.request("novalidator.jpg")).failure() as? ImageFetchError)?.underlyingError is URLError)
+        #expect(
+            (await env.start(env.request("novalidator.jpg")).failure() as? ImageFetchError)?.underlyingError is URLError
+        )
         // The caches decided before the members heard of the failures.
         for name in ["placeholder.jpg", "novalidator.jpg"] {
             let identifier = SteppedPipelineEnvironment.url(name).absoluteString

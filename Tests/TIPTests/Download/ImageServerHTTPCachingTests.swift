@@ -1,10 +1,12 @@
 import Foundation
+import TIPImageServer
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import TIPImageServer
-@testable import TIP
 
 /// HTTP caching over a real connection: the embedded image server with caching headers of the test's choice,
 /// fetched with the shipped download providers (libcurl, the default, and URLSession), on the test's clock.
@@ -34,14 +36,16 @@ struct ImageServerHTTPCachingTests {
         }
 
         func fetch(_ path: String) async throws -> ImageFetchResult {
-            let request = GenericImageFetchRequest(imageURL: server.url(for: path), identifier: nil,
-                                                   targetDimensions: CGSize(width: 80, height: 80), targetContentMode: .scaleAspectFit)
+            let request = GenericImageFetchRequest(
+                imageURL: server.url(for: path), identifier: nil,
+                targetDimensions: CGSize(width: 80, height: 80), targetContentMode: .scaleAspectFit)
             return try await pipeline.fetchImage(for: request)
         }
     }
 
-    @Test("max-age and ETag: a 304 after expiry, a 200 once the image changed, each cached image renewed or replaced",
-          arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "max-age and ETag: a 304 after expiry, a 200 once the image changed, each cached image renewed or replaced",
+        arguments: ShippedDownloadProvider.allCases)
     func revalidation(_ provider: ShippedDownloadProvider) async throws {
         let f = try await Fixture(provider: provider)
         defer { f.tearDown() }
@@ -49,7 +53,9 @@ struct ImageServerHTTPCachingTests {
         f.server.setImage(jpeg, at: "/a.jpg")
         f.server.setResponseHeaders([("Cache-Control", "public, max-age=30")], for: "/a.jpg")
         let identifier = f.server.url(for: "/a.jpg").absoluteString
-        func storedTag() -> String? { f.pipeline.diskCache.entry(withIdentifier: identifier)?.complete?.metadata.entityTag }
+        func storedTag() -> String? {
+            f.pipeline.diskCache.entry(withIdentifier: identifier)?.complete?.metadata.entityTag
+        }
 
         #expect(try await f.fetch("/a.jpg").imageSource == .network)
         let firstTag = try #require(storedTag())
@@ -88,8 +94,9 @@ struct ImageServerHTTPCachingTests {
         defer { f.tearDown() }
         f.server.setImage(try DownloaderTestEnvironment.jpeg(width: 160, height: 120, seed: 33), at: "/e.jpg")
         // The server's clock is a year ahead of the client's: only Expires − Date (120 s) counts.
-        f.server.setResponseHeaders([("Date", "Thu, 14 Nov 2024 22:13:20 GMT"), ("Expires", "Thu, 14 Nov 2024 22:15:20 GMT")],
-                                    for: "/e.jpg")
+        f.server.setResponseHeaders(
+            [("Date", "Thu, 14 Nov 2024 22:13:20 GMT"), ("Expires", "Thu, 14 Nov 2024 22:15:20 GMT")],
+            for: "/e.jpg")
         _ = try await f.fetch("/e.jpg")
         f.clock.advance(119)
         f.pipeline.clearMemoryCaches()

@@ -1,8 +1,10 @@
 import Foundation
+
+@testable import TIP
+
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import TIP
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 for download tests: one thread per connection, `Connection: close`.
 final class LoopbackHTTPServer: @unchecked Sendable {

@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
 
 /// Where two byte strings first differ ("offset N", or the lengths), nil when equal. Compared this way
 /// because `#expect(data == other)` on failure makes Swift Testing diff two ~340 KB collections, which
@@ -26,8 +28,9 @@ private func mismatch<A: DataProtocol, B: DataProtocol>(_ actual: A, _ expected:
 /// The suite skips when nginx is not installed (scripts/bootstrap installs it).
 /// Serialized: with both providers there are eight cases, each with its own nginx; one at a time keeps them
 /// inside their time limits on a loaded machine.
-@Suite("Resume against nginx", .serialized,
-       .enabled(if: NginxTestServer.isAvailable, "nginx is not installed: run scripts/bootstrap (apt-get install nginx)"))
+@Suite(
+    "Resume against nginx", .serialized,
+    .enabled(if: NginxTestServer.isAvailable, "nginx is not installed: run scripts/bootstrap (apt-get install nginx)"))
 struct NginxResumeTests {
     enum Location: String, CustomTestStringConvertible, Sendable {
         /// `etag off`: Last-Modified is the only validator.
@@ -48,7 +51,7 @@ struct NginxResumeTests {
     /// and the replacement.
     static let images: (original: Data, replacement: Data)? = {
         guard let original = try? JPEGTestSupport.jpeg(width: 1000, height: 750, quality: 0.9, seed: 11).data,
-              let replacement = try? JPEGTestSupport.jpeg(width: 1000, height: 750, quality: 0.9, seed: 12).data
+            let replacement = try? JPEGTestSupport.jpeg(width: 1000, height: 750, quality: 0.9, seed: 12).data
         else { return nil }
         return (original, replacement)
     }()
@@ -69,8 +72,10 @@ struct NginxResumeTests {
         }
     }
 
-    private func makeFixture(_ location: Location, _ kind: ShippedDownloadProvider, pipelineIdentifier: String,
-                             image: Data, name: String = #function) throws -> Fixture {
+    private func makeFixture(
+        _ location: Location, _ kind: ShippedDownloadProvider, pipelineIdentifier: String,
+        image: Data, name: String = #function
+    ) throws -> Fixture {
         let (configuration, root) = try makeTestConfiguration(name)
         configuration.imageFetchDownloadProvider = kind.make()
         // A's whole download crawls past 96 KiB, so its leave at 64 KiB lands mid-body however late it runs.
@@ -93,23 +98,31 @@ struct NginxResumeTests {
     private func leavePartial(_ fixture: Fixture, image: Data) async throws -> DiskCacheEntry.Part {
         let downloader = fixture.configuration.downloader
         let left = Locked(false)
-        let a = DownloadTestMember(ImageDownloadRequest(url: fixture.url, pipeline: fixture.pipeline)) { member, update in
-            guard update.totalByteCount >= Self.cancelAfter, left.withLock({ done in defer { done = true }; return !done }) else { return }
+        let a = DownloadTestMember(ImageDownloadRequest(url: fixture.url, pipeline: fixture.pipeline)) {
+            member, update in
+            guard update.totalByteCount >= Self.cancelAfter,
+                left.withLock({ done in
+                    defer { done = true }; return !done
+                })
+            else { return }
             downloader.remove(member, reason: "test: leave a partial behind")
         }
         downloader.add(a)
         let error = try #require(await a.failure(), "A should be cancelled, not finish")
         #expect((error as? ImageFetchError)?.code == .cancelled)
-        #expect(a.receivedByteCount >= Self.cancelAfter && a.receivedByteCount < image.count,
-                "the cancel should land mid-body (limit_rate)")
+        #expect(
+            a.receivedByteCount >= Self.cancelAfter && a.receivedByteCount < image.count,
+            "the cancel should land mid-body (limit_rate)")
 
         let pipeline = fixture.pipeline, identifier = fixture.identifier
         let appeared = await eventually(timeout: .seconds(5)) {
             pipeline.diskCache.entry(withIdentifier: identifier, includeComplete: false)?.partial != nil
         }
         #expect(appeared, "the cancelled download should leave a partial in the disk cache")
-        let partial = try #require(pipeline.diskCache.entry(withIdentifier: identifier, includeComplete: false)?.partial)
-        #expect(pipeline.diskCache.entry(withIdentifier: identifier, includePartial: false) == nil, "no complete file yet")
+        let partial = try #require(
+            pipeline.diskCache.entry(withIdentifier: identifier, includeComplete: false)?.partial)
+        #expect(
+            pipeline.diskCache.entry(withIdentifier: identifier, includePartial: false) == nil, "no complete file yet")
         #expect(partial.metadata.url == fixture.url)
         #expect(partial.metadata.expectedLength == Int64(image.count))
         #expect(partial.byteCount >= Int64(Self.cancelAfter) && partial.byteCount < Int64(image.count))
@@ -125,7 +138,8 @@ struct NginxResumeTests {
         #expect(entry.partial == nil, "the partial must be gone once the image is complete")
         #expect(!FileManager.default.fileExists(atPath: formerPartial.fileURL.path), "the partial's file is deleted")
         let complete = try #require(entry.complete)
-        #expect(mismatch(try Data(contentsOf: complete.fileURL), expected) == nil, "the complete file in the disk cache")
+        #expect(
+            mismatch(try Data(contentsOf: complete.fileURL), expected) == nil, "the complete file in the disk cache")
     }
 
     /// The access-log line of the resume request (the one that carried `Range`), once nginx wrote it.
@@ -151,7 +165,9 @@ struct NginxResumeTests {
         let (data, response) = try await URLSession.shared.data(from: server.eTagURL("a.txt"))
         let http = try #require(response as? HTTPURLResponse)
         #expect(http.statusCode == 200 && data == body)
-        #expect(http.value(forHTTPHeaderField: "ETag") == NginxTestServer.entityTag(modified: Self.modified, length: body.count))
+        #expect(
+            http.value(forHTTPHeaderField: "ETag")
+                == NginxTestServer.entityTag(modified: Self.modified, length: body.count))
         #expect(http.value(forHTTPHeaderField: "Last-Modified") == NginxTestServer.httpDate(Self.modified))
         #expect(http.value(forHTTPHeaderField: "Accept-Ranges") == "bytes")
 
@@ -192,8 +208,9 @@ struct NginxResumeTests {
         #expect(end - started >= .seconds(2), "a whole response must crawl past crawlAfter")
     }
 
-    @Test("Resume with Last-Modified only: 206 for Range + If-Range: <date>, from the disk partial",
-          .timeLimit(.minutes(1)), arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "Resume with Last-Modified only: 206 for Range + If-Range: <date>, from the disk partial",
+        .timeLimit(.minutes(1)), arguments: ShippedDownloadProvider.allCases)
     func resumeWithLastModified(_ kind: ShippedDownloadProvider) async throws {
         let image = try #require(Self.images?.original)
         let fixture = try makeFixture(.lastModified, kind, pipelineIdentifier: "nginx-resume-lm-\(kind)", image: image)
@@ -226,8 +243,9 @@ struct NginxResumeTests {
         try expectDiskHolds(image, fixture, formerPartial: partial)
     }
 
-    @Test("Resume with ETag: 206 for Range + If-Range: <entity tag>", .timeLimit(.minutes(1)),
-          arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "Resume with ETag: 206 for Range + If-Range: <entity tag>", .timeLimit(.minutes(1)),
+        arguments: ShippedDownloadProvider.allCases)
     func resumeWithETag(_ kind: ShippedDownloadProvider) async throws {
         let image = try #require(Self.images?.original)
         let fixture = try makeFixture(.entityTag, kind, pipelineIdentifier: "nginx-resume-etag-\(kind)", image: image)
@@ -258,18 +276,21 @@ struct NginxResumeTests {
         try expectDiskHolds(image, fixture, formerPartial: partial)
     }
 
-    @Test("The file changed after the partial was left: nginx answers 200, B starts over with only the new bytes",
-          .timeLimit(.minutes(1)), arguments: [Location.lastModified, .entityTag], ShippedDownloadProvider.allCases)
+    @Test(
+        "The file changed after the partial was left: nginx answers 200, B starts over with only the new bytes",
+        .timeLimit(.minutes(1)), arguments: [Location.lastModified, .entityTag], ShippedDownloadProvider.allCases)
     func validatorChanged(location: Location, _ kind: ShippedDownloadProvider) async throws {
         let images = try #require(Self.images)
         let (original, replacement) = images
         #expect(mismatch(original, replacement) != nil)
-        let fixture = try makeFixture(location, kind, pipelineIdentifier: "nginx-changed-\(location.rawValue)-\(kind)",
-                                      image: original)
+        let fixture = try makeFixture(
+            location, kind, pipelineIdentifier: "nginx-changed-\(location.rawValue)-\(kind)",
+            image: original)
         defer { fixture.tearDown() }
 
         let partial = try await leavePartial(fixture, image: original)
-        let staleValidator = location == .entityTag
+        let staleValidator =
+            location == .entityTag
             ? NginxTestServer.entityTag(modified: Self.modified, length: original.count)
             : NginxTestServer.httpDate(Self.modified)
         #expect((partial.metadata.entityTag ?? partial.metadata.lastModified) == staleValidator)
@@ -296,7 +317,9 @@ struct NginxResumeTests {
         try expectDiskHolds(replacement, fixture, formerPartial: partial)
         let complete = try #require(fixture.pipeline.diskCache.entry(withIdentifier: fixture.identifier)?.complete)
         if location == .entityTag {
-            #expect(complete.metadata.entityTag == NginxTestServer.entityTag(modified: Self.rewritten, length: replacement.count))
+            #expect(
+                complete.metadata.entityTag
+                    == NginxTestServer.entityTag(modified: Self.rewritten, length: replacement.count))
         }
         #expect(complete.metadata.lastModified == NginxTestServer.httpDate(Self.rewritten))
     }

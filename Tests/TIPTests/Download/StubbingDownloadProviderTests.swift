@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 @Suite("Stubbing download provider")
 struct StubbingDownloadProviderTests {
@@ -11,7 +12,9 @@ struct StubbingDownloadProviderTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let stubs = StubbingImageFetchDownloadProvider()
         let url = URL(string: "http://stub.invalid/a.jpg")!
-        stubs.addDownloadStub(forRequestURL: url, responseData: Data([1]), responseMIMEType: nil, shouldSupportResuming: false, suggestedBitrate: 0)
+        stubs.addDownloadStub(
+            forRequestURL: url, responseData: Data([1]), responseMIMEType: nil, shouldSupportResuming: false,
+            suggestedBitrate: 0)
         #expect(!stubs.downloadStubbingEnabled)
         configuration.imageFetchDownloadProvider = stubs
         #expect(stubs.downloadStubbingEnabled)
@@ -28,8 +31,12 @@ struct StubbingDownloadProviderTests {
         env.configuration.imageFetchDownloadProvider = stubs
         let image = try DownloaderTestEnvironment.jpeg(width: 500, height: 400)
         let url = env.server.url(for: "/stubbed.jpg")
-        stubs.addDownloadStub(forRequestURL: url, responseData: image, responseMIMEType: "image/jpeg", shouldSupportResuming: false, suggestedBitrate: 0)
-        stubs.addDownloadStub(forRequestURL: env.server.url(for: "/empty.jpg"), responseData: nil, responseMIMEType: nil, shouldSupportResuming: false, suggestedBitrate: 0)
+        stubs.addDownloadStub(
+            forRequestURL: url, responseData: image, responseMIMEType: "image/jpeg", shouldSupportResuming: false,
+            suggestedBitrate: 0)
+        stubs.addDownloadStub(
+            forRequestURL: env.server.url(for: "/empty.jpg"), responseData: nil, responseMIMEType: nil,
+            shouldSupportResuming: false, suggestedBitrate: 0)
         let result = try #require(await env.start(env.request("/stubbed.jpg")).success())
         #expect(result.data == image)
         #expect(result.response?.value(forHTTPHeaderField: "Content-Type") == "image/jpeg")
@@ -56,13 +63,15 @@ struct StubbingDownloadProviderTests {
         env.configuration.imageFetchDownloadProvider = stubs
         let image = try DownloaderTestEnvironment.jpeg(width: 900, height: 700)
         let url = env.server.url(for: "/resumable.jpg")
-        stubs.addDownloadStub(forRequestURL: url, responseData: image, responseMIMEType: "image/jpeg",
-                              shouldSupportResuming: true, suggestedBitrate: 8 * UInt64(image.count) * 4)  // ~0.25 s
+        stubs.addDownloadStub(
+            forRequestURL: url, responseData: image, responseMIMEType: "image/jpeg",
+            shouldSupportResuming: true, suggestedBitrate: 8 * UInt64(image.count) * 4)  // ~0.25 s
         let prefix = image.prefix(image.count / 2)
         let partial = MemoryCachePartialImage(
             data: Data(prefix), url: url, dimensions: CGSize(width: 900, height: 700), expectedLength: image.count,
             lastModified: StubbingImageFetchDownloadProvider.stubLastModified, imageType: .jpeg)
-        #expect(env.pipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: url.absoluteString, partial: partial)))
+        #expect(
+            env.pipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: url.absoluteString, partial: partial)))
         let clock = ContinuousClock()
         let start = clock.now
         let result = try #require(await env.start(env.request("/resumable.jpg")).success())

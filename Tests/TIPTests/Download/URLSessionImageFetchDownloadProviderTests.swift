@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
 
 /// A context whose client plays TIP: hydration applies `hydrate`, authorization sets `authorizationValue`.
 final class TestDownloadContext: ImageFetchDownloadContext, @unchecked Sendable {
@@ -17,9 +19,11 @@ final class TestDownloadContext: ImageFetchDownloadContext, @unchecked Sendable 
     private var hydrated: URLRequest?
     private var authorized: String?
 
-    init(url: URL, hydrate: @escaping @Sendable (inout URLRequest) -> Void = { _ in },
-         authorization: String? = nil,
-         onData: @escaping @Sendable (any ImageFetchDownload, Int) -> Void = { _, _ in }) {
+    init(
+        url: URL, hydrate: @escaping @Sendable (inout URLRequest) -> Void = { _ in },
+        authorization: String? = nil,
+        onData: @escaping @Sendable (any ImageFetchDownload, Int) -> Void = { _, _ in }
+    ) {
         originalRequest = URLRequest(url: url)
         let recorder = TestDownloadClient(onData: onData)
         self.recorder = recorder
@@ -117,16 +121,20 @@ struct URLSessionImageFetchDownloadProviderTests {
         download.start()
         guard context.recorder.done.wait(timeout: .now() + 20) == .success else { return nil }
         // Let any stray late event arrive before reading the recorder.
-        return context.downloadQueue.sync { Thread.sleep(forTimeInterval: 0.05); return (context.recorder, download) }
+        return context.downloadQueue.sync {
+            Thread.sleep(forTimeInterval: 0.05); return (context.recorder, download)
+        }
     }
 
     static func serve(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
         switch request.path {
         case "/image":
             if let range = request.headers["range"], range.hasPrefix("bytes="),
-               let start = Int(range.dropFirst(6).prefix { $0 != "-" }), start < payload.count {
-                return .init(status: 206, headers: [("Content-Range", "bytes \(start)-\(payload.count - 1)/\(payload.count)")],
-                             body: Array(payload[start...]))
+                let start = Int(range.dropFirst(6).prefix { $0 != "-" }), start < payload.count
+            {
+                return .init(
+                    status: 206, headers: [("Content-Range", "bytes \(start)-\(payload.count - 1)/\(payload.count)")],
+                    body: Array(payload[start...]))
             }
             return .init(status: 200, headers: [("Accept-Ranges", "bytes")], body: payload)
         case "/slow":
@@ -140,7 +148,9 @@ struct URLSessionImageFetchDownloadProviderTests {
         }
     }
 
-    @Test("a 200 download streams every byte, with the Authorization header set", arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "a 200 download streams every byte, with the Authorization header set",
+        arguments: ShippedDownloadProvider.allCases)
     func fullDownload(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
@@ -166,15 +176,19 @@ struct URLSessionImageFetchDownloadProviderTests {
         #expect(result.1.context == nil)
     }
 
-    @Test("Range and If-Range from hydration are sent and a 206 delivers the tail", arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "Range and If-Range from hydration are sent and a 206 delivers the tail",
+        arguments: ShippedDownloadProvider.allCases)
     func rangeRequest(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
         let provider = kind.make()
-        let outcome = Self.download(server, "image", provider: provider, hydrate: { request in
-            request.setValue("bytes=150000-", forHTTPHeaderField: "Range")
-            request.setValue("Wed, 21 Oct 2015 07:28:00 GMT", forHTTPHeaderField: "If-Range")
-        })
+        let outcome = Self.download(
+            server, "image", provider: provider,
+            hydrate: { request in
+                request.setValue("bytes=150000-", forHTTPHeaderField: "Range")
+                request.setValue("Wed, 21 Oct 2015 07:28:00 GMT", forHTTPHeaderField: "If-Range")
+            })
         let result = try #require(outcome)
         #expect(result.0.error == nil)
         #expect(result.0.response?.statusCode == 206)
@@ -200,9 +214,11 @@ struct URLSessionImageFetchDownloadProviderTests {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
         let provider = kind.make()
-        let outcome = Self.download(server, "slow", provider: provider, onData: { download, _ in
-            download.cancel(description: "test cancel")
-        })
+        let outcome = Self.download(
+            server, "slow", provider: provider,
+            onData: { download, _ in
+                download.cancel(description: "test cancel")
+            })
         let result = try #require(outcome)
         let error = try #require(result.0.error as? ImageFetchError)
         #expect(error.code == .cancelled)
@@ -262,7 +278,9 @@ struct URLSessionImageFetchDownloadProviderTests {
         }
     }
 
-    @Test("concurrent downloads through one provider each get their own bytes", arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "concurrent downloads through one provider each get their own bytes",
+        arguments: ShippedDownloadProvider.allCases)
     func concurrentDownloads(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
@@ -286,7 +304,9 @@ struct URLSessionImageFetchDownloadProviderTests {
         }
     }
 
-    @Test("a cancel racing with start or the load always ends in exactly one completion", arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "a cancel racing with start or the load always ends in exactly one completion",
+        arguments: ShippedDownloadProvider.allCases)
     func cancelRaces(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
@@ -320,7 +340,9 @@ struct URLSessionImageFetchDownloadProviderTests {
         }
     }
 
-    @Test("a hydration failure ends the download with that error and loads nothing", arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "a hydration failure ends the download with that error and loads nothing",
+        arguments: ShippedDownloadProvider.allCases)
     func hydrationFailure(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
@@ -341,9 +363,11 @@ struct URLSessionImageFetchDownloadProviderTests {
     func discardWhileRunning(_ kind: ShippedDownloadProvider) throws {
         let server = try LoopbackHTTPServer(handler: Self.serve)
         defer { server.stop() }
-        let context = TestDownloadContext(url: server.baseURL.appendingPathComponent("slow"), onData: { download, _ in
-            download.discardContext()
-        })
+        let context = TestDownloadContext(
+            url: server.baseURL.appendingPathComponent("slow"),
+            onData: { download, _ in
+                download.discardContext()
+            })
         let download = kind.make().imageFetchDownload(with: context)
         download.start()
         #expect(context.recorder.done.wait(timeout: .now() + 1) == .timedOut)

@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
 
 /// Bodies the catalogue cannot read never become complete cache entries; entries that fail to decode when read
 /// are removed and reported.
@@ -15,7 +17,8 @@ struct UndecodableBodyTests {
         func make() throws -> (data: Data, type: String) {
             switch self {
             case .html:
-                let page = "<!DOCTYPE html><html><head><title>Not here</title></head><body>"
+                let page =
+                    "<!DOCTYPE html><html><head><title>Not here</title></head><body>"
                     + String(repeating: "<p>Nothing to see.</p>", count: 100) + "</body></html>"
                 return (Data(page.utf8), "text/html")
             case .text:
@@ -24,7 +27,10 @@ struct UndecodableBodyTests {
                 // A real JPEG whose frame header claims 20000x20000 (400 megapixels).
                 var jpeg = try DownloaderTestEnvironment.jpeg(width: 64, height: 48, seed: 5)
                 let bytes = [UInt8](jpeg)
-                guard let sof = (2..<bytes.count - 9).first(where: { bytes[$0] == 0xFF && (bytes[$0 + 1] == 0xC0 || bytes[$0 + 1] == 0xC2) })
+                guard
+                    let sof = (2..<bytes.count - 9).first(where: {
+                        bytes[$0] == 0xFF && (bytes[$0 + 1] == 0xC0 || bytes[$0 + 1] == 0xC2)
+                    })
                 else { throw POSIXError(.EINVAL) }
                 let huge: [UInt8] = [0x4E, 0x20, 0x4E, 0x20]  // height, width: 20000
                 jpeg.replaceSubrange((sof + 5)..<(sof + 9), with: huge)
@@ -49,8 +55,12 @@ struct UndecodableBodyTests {
             }
             env.pipeline.fetchImage(with: operation)
             let download = try await env.provider.next()
-            download.respond(status: 200, headers: ["Content-Length": "\(data.count)", "Content-Type": type,
-                                                    "ETag": "\"b\"", "Accept-Ranges": "bytes"])
+            download.respond(
+                status: 200,
+                headers: [
+                    "Content-Length": "\(data.count)", "Content-Type": type,
+                    "ETag": "\"b\"", "Accept-Ranges": "bytes",
+                ])
             download.send(data)
             download.finish()
             #expect(await eventually { operation.isFinished })
@@ -58,7 +68,9 @@ struct UndecodableBodyTests {
             #expect(failure.withLock { $0 } != nil)
             // Nothing cached: the next fetch downloads again.
             #expect(env.pipeline.diskCache.entry(withIdentifier: url.absoluteString) == nil, "attempt \(attempt)")
-            #expect(env.pipeline.memoryCache.entry(withIdentifier: url.absoluteString, touch: false) == nil, "attempt \(attempt)")
+            #expect(
+                env.pipeline.memoryCache.entry(withIdentifier: url.absoluteString, touch: false) == nil,
+                "attempt \(attempt)")
             #expect(env.provider.count == attempt)
         }
     }
@@ -72,7 +84,8 @@ struct UndecodableBodyTests {
         let identifier = url.absoluteString
 
         func fetch(target: CGSize) async throws -> ImageFetchOperation {
-            let request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: target, targetContentMode: .scaleAspectFit)
+            let request = GenericImageFetchRequest(
+                imageURL: url, identifier: nil, targetDimensions: target, targetContentMode: .scaleAspectFit)
             let operation = env.pipeline.operation(with: request) { _, _ in }
             env.pipeline.fetchImage(with: operation)
             return operation

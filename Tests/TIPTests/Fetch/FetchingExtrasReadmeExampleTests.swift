@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 /// The README's samples for processing in fetches, prefetching and data-only fetches, kept compiling and running
 /// (each on an isolated configuration; the README lines themselves use only the public API).
@@ -20,10 +21,11 @@ struct FetchingExtrasReadmeExampleTests {
         let url = server.url(for: "/avatar.jpg")
 
         // Processing in fetches
-        var request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: CGSize(width: 96, height: 96),
-                                               targetContentMode: .scaleAspectFill)
+        var request = GenericImageFetchRequest(
+            imageURL: url, identifier: nil, targetDimensions: CGSize(width: 96, height: 96),
+            targetContentMode: .scaleAspectFill)
         request.processors = [.cropToFill(), .circle()]
-        request.options = [.storeProcessedImageToDiskCache]       // optional: keep the 96x96 avatar on disk too
+        request.options = [.storeProcessedImageToDiskCache]  // optional: keep the 96x96 avatar on disk too
         let avatar = try await pipeline.fetchImage(for: request)  // avatar.imageWasProcessed == true
         #expect(avatar.imageWasProcessed && avatar.imageContainer.dimensions == CGSize(width: 96, height: 96))
 
@@ -38,7 +40,7 @@ struct FetchingExtrasReadmeExampleTests {
 
         // Data-only fetches
         let bytes = try await pipeline.fetchImageData(for: GenericImageFetchRequest(imageURL: url))
-        print(bytes.imageType ?? "unknown", bytes.data.count, bytes.imageSource)   // public.jpeg 48213 network
+        print(bytes.imageType ?? "unknown", bytes.data.count, bytes.imageSource)  // public.jpeg 48213 network
         #expect(bytes.imageType == .jpeg && bytes.imageSource == .memoryCache)
         #expect(server.requestCount(for: "/avatar.jpg") == 1 && server.requestCount(for: "/row.jpg") == 1)
     }

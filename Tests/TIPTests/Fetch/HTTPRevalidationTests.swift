@@ -1,11 +1,13 @@
 import CoreMetrics
 import Foundation
+import MetricsTestKit
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MetricsTestKit
-import Testing
-@testable import TIP
 
 /// HTTP caching through whole fetches: freshness from the response, revalidation with `304`, `no-store`, and
 /// how revalidation meets coalescing and resumption. The downloads are stepped by hand and the configuration's
@@ -30,11 +32,14 @@ struct HTTPRevalidationTests {
         var pipeline: ImagePipeline { env.pipeline }
         var provider: SteppedDownloadProvider { env.provider }
 
-        static func request(_ name: String, size: CGFloat = 100, sources: ImageFetchLoadingSources = .all,
-                            ttl: TimeInterval? = nil) -> GenericImageFetchRequest {
-            var request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url(name), identifier: nil,
-                                                   targetDimensions: CGSize(width: size, height: size),
-                                                   targetContentMode: .scaleAspectFit)
+        static func request(
+            _ name: String, size: CGFloat = 100, sources: ImageFetchLoadingSources = .all,
+            ttl: TimeInterval? = nil
+        ) -> GenericImageFetchRequest {
+            var request = GenericImageFetchRequest(
+                imageURL: SteppedPipelineEnvironment.url(name), identifier: nil,
+                targetDimensions: CGSize(width: size, height: size),
+                targetContentMode: .scaleAspectFit)
             request.loadingSources = sources
             if let ttl { request.timeToLive = ttl }
             return request
@@ -43,7 +48,8 @@ struct HTTPRevalidationTests {
         /// Starts a fetch on the callback queue, where a rendered-cache hit is answered at once (a dirty one as a
         /// dirty preview). Keep the delegate: the operation holds it weakly.
         func startOnCallbackQueue(_ request: GenericImageFetchRequest) async
-            -> (operation: ImageFetchOperation, delegate: RecordingFetchDelegate) {
+            -> (operation: ImageFetchOperation, delegate: RecordingFetchDelegate)
+        {
             let delegate = RecordingFetchDelegate()
             let operation = pipeline.operation(with: request, delegate: delegate)
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -58,15 +64,18 @@ struct HTTPRevalidationTests {
         /// Starts a fetch; its outcome is read from the operation once it finished. Keep the delegate: the
         /// operation holds it weakly.
         func start(_ request: GenericImageFetchRequest, delegate: RecordingFetchDelegate = RecordingFetchDelegate())
-            -> (operation: ImageFetchOperation, delegate: RecordingFetchDelegate) {
+            -> (operation: ImageFetchOperation, delegate: RecordingFetchDelegate)
+        {
             let operation = pipeline.operation(with: request, delegate: delegate)
             pipeline.fetchImage(with: operation)
             return (operation, delegate)
         }
 
         /// Runs a fetch to its end; `answer` answers the download it makes, if any.
-        func fetch(_ request: GenericImageFetchRequest,
-                   answer: ((SteppedDownload) -> Void)? = nil) async throws -> (result: ImageFetchResult?, operation: ImageFetchOperation) {
+        func fetch(
+            _ request: GenericImageFetchRequest,
+            answer: ((SteppedDownload) -> Void)? = nil
+        ) async throws -> (result: ImageFetchResult?, operation: ImageFetchOperation) {
             let (operation, delegate) = start(request)
             if let answer { answer(try await provider.next()) }
             #expect(await eventually { operation.isFinished })
@@ -74,8 +83,10 @@ struct HTTPRevalidationTests {
         }
 
         /// Answers a download with `data` and the given extra headers (a resumable 200 with ETag `tag`).
-        func serve(_ download: SteppedDownload, _ data: Data? = nil, tag: String = "\"v1\"", lastModified: String? = nil,
-                   headers extra: [String: String]) {
+        func serve(
+            _ download: SteppedDownload, _ data: Data? = nil, tag: String = "\"v1\"", lastModified: String? = nil,
+            headers extra: [String: String]
+        ) {
             let body = data ?? jpeg
             var headers = SteppedPipelineEnvironment.resumableHeaders(length: body.count, entityTag: tag)
             if let lastModified { headers["Last-Modified"] = lastModified }
@@ -99,11 +110,15 @@ struct HTTPRevalidationTests {
         }
     }
 
-    @Test("max-age: fresh hits send nothing; once stale, If-None-Match goes out and a 304 serves the cached bytes, renewed")
+    @Test(
+        "max-age: fresh hits send nothing; once stale, If-None-Match goes out and a 304 serves the cached bytes, renewed"
+    )
     func maxAgeThenNotModified() async throws {
         let f = try Fixture()
         defer { f.tearDown() }
-        let first = try await f.fetch(Fixture.request("a.jpg")) { f.serve($0, headers: ["Cache-Control": "max-age=60"]) }
+        let first = try await f.fetch(Fixture.request("a.jpg")) {
+            f.serve($0, headers: ["Cache-Control": "max-age=60"])
+        }
         #expect(first.result?.imageSource == .network)
         #expect(first.result?.imageWasRevalidated == false)
         let stored = try #require(f.diskMetadata("a.jpg"))
@@ -111,14 +126,14 @@ struct HTTPRevalidationTests {
         #expect(stored.entityTag == "\"v1\"")
 
         f.clock.advance(59)
-        let fresh = try await f.fetch(Fixture.request("a.jpg"))   // the rendered cache answers, no download
+        let fresh = try await f.fetch(Fixture.request("a.jpg"))  // the rendered cache answers, no download
         #expect(fresh.result?.imageSource == .memoryCache)
         f.pipeline.clearMemoryCaches()
         let fromDisk = try await f.fetch(Fixture.request("a.jpg", size: 90))
         #expect(fromDisk.result?.imageSource == .diskCache)
         #expect(f.provider.count == 1)
 
-        f.clock.advance(2)   // 61 s: stale in every cache
+        f.clock.advance(2)  // 61 s: stale in every cache
         let revalidated = try await f.fetch(Fixture.request("a.jpg")) { download in
             #expect(download.header("If-None-Match") == "\"v1\"")
             #expect(download.header("Range") == nil)
@@ -132,11 +147,16 @@ struct HTTPRevalidationTests {
         #expect(network.networkImageSizeInBytes == f.jpeg.count)
         #expect(network.networkRequest?.value(forHTTPHeaderField: "If-None-Match") == "\"v1\"")
         #expect(f.diskMetadata("a.jpg")?.freshness?.freshUntil == f.clock.date + 60)
-        #expect(f.counter("tip_fetches_total", [("pipeline", f.pipeline.identifier), ("source", "disk_revalidated"),
-                                                ("result", "success")]) == 1)
+        #expect(
+            f.counter(
+                "tip_fetches_total",
+                [
+                    ("pipeline", f.pipeline.identifier), ("source", "disk_revalidated"),
+                    ("result", "success"),
+                ]) == 1)
         #expect(f.counter("tip_revalidations_total", [("result", "not_modified")]) == 1)
 
-        f.clock.advance(30)   // renewed: fresh again, in memory, on disk and rendered
+        f.clock.advance(30)  // renewed: fresh again, in memory, on disk and rendered
         let renewed = try await f.fetch(Fixture.request("a.jpg"))
         #expect(renewed.result?.imageSource == .memoryCache && renewed.result?.imageWasRevalidated == false)
         #expect(f.provider.count == 2)
@@ -153,8 +173,10 @@ struct HTTPRevalidationTests {
         let result = try await f.fetch(Fixture.request("m.jpg", size: 80)) { f.notModified($0) }.result
         #expect(result?.imageSource == .memoryCache && result?.imageWasRevalidated == true)
         // The 304 had no caching headers: the stored 10 s lifetime is renewed.
-        let complete = try #require(f.pipeline.memoryCache.entry(withIdentifier: SteppedPipelineEnvironment.url("m.jpg").absoluteString,
-                                                                 touch: false)?.complete)
+        let complete = try #require(
+            f.pipeline.memoryCache.entry(
+                withIdentifier: SteppedPipelineEnvironment.url("m.jpg").absoluteString,
+                touch: false)?.complete)
         #expect(complete.freshness?.freshUntil == f.clock.date + 10)
     }
 
@@ -164,8 +186,12 @@ struct HTTPRevalidationTests {
         defer { f.tearDown() }
         let date = "Tue, 14 Nov 2023 22:20:00 GMT"
         _ = try await f.fetch(Fixture.request("lm.jpg")) { download in
-            download.respond(status: 200, headers: ["Content-Length": "\(f.jpeg.count)", "Last-Modified": date,
-                                                    "Cache-Control": "max-age=5", "Content-Type": "image/jpeg"])
+            download.respond(
+                status: 200,
+                headers: [
+                    "Content-Length": "\(f.jpeg.count)", "Last-Modified": date,
+                    "Cache-Control": "max-age=5", "Content-Type": "image/jpeg",
+                ])
             download.send(f.jpeg)
             download.finish()
         }
@@ -197,8 +223,10 @@ struct HTTPRevalidationTests {
         // The memory cache has the new bytes too: a fresh fetch at another size decodes them without a download.
         let next = try await f.fetch(Fixture.request("r.jpg", size: 64))
         #expect(next.result?.imageSource == .memoryCache && f.provider.count == 2)
-        #expect(f.pipeline.memoryCache.entry(withIdentifier: SteppedPipelineEnvironment.url("r.jpg").absoluteString,
-                                             touch: false)?.complete?.data == newer)
+        #expect(
+            f.pipeline.memoryCache.entry(
+                withIdentifier: SteppedPipelineEnvironment.url("r.jpg").absoluteString,
+                touch: false)?.complete?.data == newer)
     }
 
     @Test("no-store: delivered, never written to disk nor kept in memory; the next fetch downloads again")
@@ -224,8 +252,10 @@ struct HTTPRevalidationTests {
         defer { f.tearDown() }
         let (operation, delegate) = f.start(Fixture.request("nsp.jpg"))
         let download = try await f.provider.next()
-        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: f.jpeg.count, entityTag: "\"p\"")
-            .merging(["Cache-Control": "no-store"]) { _, new in new })
+        download.respond(
+            status: 200,
+            headers: SteppedPipelineEnvironment.resumableHeaders(length: f.jpeg.count, entityTag: "\"p\"")
+                .merging(["Cache-Control": "no-store"]) { _, new in new })
         download.send(f.jpeg.prefix(f.jpeg.count / 2))
         download.finish(URLError(.networkConnectionLost))
         #expect(await eventually { operation.isFinished })
@@ -261,8 +291,12 @@ struct HTTPRevalidationTests {
         let f = try Fixture()
         defer { f.tearDown() }
         _ = try await f.fetch(Fixture.request("ncv.jpg")) { download in
-            download.respond(status: 200, headers: ["Content-Length": "\(f.jpeg.count)", "Cache-Control": "no-cache",
-                                                    "Content-Type": "image/jpeg"])
+            download.respond(
+                status: 200,
+                headers: [
+                    "Content-Length": "\(f.jpeg.count)", "Cache-Control": "no-cache",
+                    "Content-Type": "image/jpeg",
+                ])
             download.send(f.jpeg)
             download.finish()
         }
@@ -275,14 +309,16 @@ struct HTTPRevalidationTests {
         let f = try Fixture()
         defer { f.tearDown() }
         _ = try await f.fetch(Fixture.request("t.jpg", ttl: 100)) { f.serve($0, headers: [:]) }
-        #expect(f.diskMetadata("t.jpg")?.freshness == CacheFreshness(freshUntil: f.clock.date + 100, serverLifetime: nil))
+        #expect(
+            f.diskMetadata("t.jpg")?.freshness == CacheFreshness(freshUntil: f.clock.date + 100, serverLifetime: nil))
         f.clock.advance(60)
         f.pipeline.clearMemoryCaches()
-        #expect(try await f.fetch(Fixture.request("t.jpg", ttl: 100)).result?.imageSource == .diskCache)   // slides the TTL
-        f.clock.advance(41)   // 101 s after the download, 41 s after the last read: kept, but stale
+        #expect(try await f.fetch(Fixture.request("t.jpg", ttl: 100)).result?.imageSource == .diskCache)  // slides the TTL
+        f.clock.advance(41)  // 101 s after the download, 41 s after the last read: kept, but stale
         let result = try await f.fetch(Fixture.request("t.jpg", ttl: 100)) { f.notModified($0) }.result
         #expect(result?.imageWasRevalidated == true)
-        #expect(f.diskMetadata("t.jpg")?.freshness == CacheFreshness(freshUntil: f.clock.date + 100, serverLifetime: nil))
+        #expect(
+            f.diskMetadata("t.jpg")?.freshness == CacheFreshness(freshUntil: f.clock.date + 100, serverLifetime: nil))
     }
 
     @Test("a stale image without a validator is downloaded again")
@@ -290,8 +326,12 @@ struct HTTPRevalidationTests {
         let f = try Fixture()
         defer { f.tearDown() }
         _ = try await f.fetch(Fixture.request("nv.jpg")) { download in
-            download.respond(status: 200, headers: ["Content-Length": "\(f.jpeg.count)", "Cache-Control": "max-age=5",
-                                                    "Content-Type": "image/jpeg"])
+            download.respond(
+                status: 200,
+                headers: [
+                    "Content-Length": "\(f.jpeg.count)", "Cache-Control": "max-age=5",
+                    "Content-Type": "image/jpeg",
+                ])
             download.send(f.jpeg)
             download.finish()
         }
@@ -312,12 +352,14 @@ struct HTTPRevalidationTests {
         _ = try await f.fetch(Fixture.request("e.jpg")) {
             f.serve($0, headers: ["Date": "Tue, 14 Nov 2023 23:20:00 GMT", "Expires": "Tue, 14 Nov 2023 23:30:00 GMT"])
         }
-        #expect(f.diskMetadata("e.jpg")?.freshness == CacheFreshness(freshUntil: f.clock.date + 100, serverLifetime: 100))
+        #expect(
+            f.diskMetadata("e.jpg")?.freshness == CacheFreshness(freshUntil: f.clock.date + 100, serverLifetime: 100))
         f.env.configuration.maximumHTTPFreshnessLifetime = GlobalConfiguration.defaultMaximumHTTPFreshnessLifetime
         _ = try await f.fetch(Fixture.request("e2.jpg")) {
             f.serve($0, headers: ["Date": "Tue, 14 Nov 2023 23:20:00 GMT", "Expires": "Tue, 14 Nov 2023 23:30:00 GMT"])
         }
-        #expect(f.diskMetadata("e2.jpg")?.freshness == CacheFreshness(freshUntil: f.clock.date + 600, serverLifetime: 600))
+        #expect(
+            f.diskMetadata("e2.jpg")?.freshness == CacheFreshness(freshUntil: f.clock.date + 600, serverLifetime: 600))
         f.clock.advance(101)
         let result = try await f.fetch(Fixture.request("e.jpg")) { f.notModified($0) }.result
         #expect(result?.imageWasRevalidated == true)
@@ -328,7 +370,9 @@ struct HTTPRevalidationTests {
         let f = try Fixture()
         defer { f.tearDown() }
         f.env.configuration.followsHTTPCachingHeaders = false
-        _ = try await f.fetch(Fixture.request("off.jpg")) { f.serve($0, headers: ["Cache-Control": "no-store, max-age=0"]) }
+        _ = try await f.fetch(Fixture.request("off.jpg")) {
+            f.serve($0, headers: ["Cache-Control": "no-store, max-age=0"])
+        }
         #expect(f.diskMetadata("off.jpg")?.freshness == nil)
         f.clock.advance(3_600)
         f.pipeline.clearMemoryCaches()
@@ -420,8 +464,10 @@ struct HTTPRevalidationTests {
         let (operation, delegate) = f.start(Fixture.request("rs.jpg"))
         let download = try await f.provider.next()
         #expect(download.header("If-None-Match") == "\"v1\"")
-        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: newer.count, entityTag: "\"v2\"")
-            .merging(["Cache-Control": "max-age=10"]) { _, new in new })
+        download.respond(
+            status: 200,
+            headers: SteppedPipelineEnvironment.resumableHeaders(length: newer.count, entityTag: "\"v2\"")
+                .merging(["Cache-Control": "max-age=10"]) { _, new in new })
         let half = newer.count / 2
         download.send(newer.prefix(half))
         download.finish(URLError(.networkConnectionLost))
@@ -435,8 +481,10 @@ struct HTTPRevalidationTests {
             #expect(download.header("Range") == "bytes=\(half)-")
             #expect(download.header("If-Range") == "\"v2\"")
             #expect(download.header("If-None-Match") == nil)
-            download.respond(status: 206, headers: SteppedPipelineEnvironment.rangeHeaders(from: half, length: newer.count, entityTag: "\"v2\"")
-                .merging(["Cache-Control": "max-age=10"]) { _, new in new })
+            download.respond(
+                status: 206,
+                headers: SteppedPipelineEnvironment.rangeHeaders(from: half, length: newer.count, entityTag: "\"v2\"")
+                    .merging(["Cache-Control": "max-age=10"]) { _, new in new })
             download.send(newer.suffix(from: half))
             download.finish()
         }
@@ -453,14 +501,17 @@ struct HTTPRevalidationTests {
         let url = SteppedPipelineEnvironment.url("both.jpg")
         let identifier = url.absoluteString
         let small = try DownloaderTestEnvironment.jpeg(width: 160, height: 120, seed: 3)
-        let large = f.jpeg   // 320x240: a partial beats a complete image only when larger
+        let large = f.jpeg  // 320x240: a partial beats a complete image only when larger
         let now = f.clock.date
-        f.pipeline.memoryCache.updateEntry(MemoryCacheEntry(
-            identifier: identifier,
-            complete: MemoryCacheCompleteImage(data: small, imageType: .jpeg, url: url, dimensions: CGSize(width: 160, height: 120),
-                                               freshness: CacheFreshness(freshUntil: now - 1, serverLifetime: 10), entityTag: "\"old\""),
-            partial: MemoryCachePartialImage(data: large.prefix(large.count / 2), url: url, dimensions: CGSize(width: 320, height: 240),
-                                             expectedLength: large.count, entityTag: "\"new\"", imageType: .jpeg)))
+        f.pipeline.memoryCache.updateEntry(
+            MemoryCacheEntry(
+                identifier: identifier,
+                complete: MemoryCacheCompleteImage(
+                    data: small, imageType: .jpeg, url: url, dimensions: CGSize(width: 160, height: 120),
+                    freshness: CacheFreshness(freshUntil: now - 1, serverLifetime: 10), entityTag: "\"old\""),
+                partial: MemoryCachePartialImage(
+                    data: large.prefix(large.count / 2), url: url, dimensions: CGSize(width: 320, height: 240),
+                    expectedLength: large.count, entityTag: "\"new\"", imageType: .jpeg)))
         // The server still has the old version: the 304 answers, the partial stays for later.
         let confirmed = try await f.fetch(Fixture.request("both.jpg", size: 40)) { download in
             #expect(download.header("If-None-Match") == "\"old\"")
@@ -475,8 +526,11 @@ struct HTTPRevalidationTests {
         f.clock.advance(11)
         let completed = try await f.fetch(Fixture.request("both.jpg", size: 40)) { download in
             #expect(download.header("If-None-Match") == "\"old\"")
-            download.respond(status: 206, headers: SteppedPipelineEnvironment.rangeHeaders(from: large.count / 2, length: large.count,
-                                                                                            entityTag: "\"new\""))
+            download.respond(
+                status: 206,
+                headers: SteppedPipelineEnvironment.rangeHeaders(
+                    from: large.count / 2, length: large.count,
+                    entityTag: "\"new\""))
             download.send(large.suffix(from: large.count / 2))
             download.finish()
         }

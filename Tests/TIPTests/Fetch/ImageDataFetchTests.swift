@@ -2,23 +2,29 @@ import CoreMetrics
 import Foundation
 import MetricsTestKit
 import Testing
+
 @testable import TIP
 
 @Suite("Data-only fetch")
 struct ImageDataFetchTests {
     private static func decodeCount(_ metrics: TestMetrics) -> Int {
         ImageType.allKnown.reduce(0) { count, type in
-            count + ((try? metrics.expectTimer("tip_decode_duration_seconds", [("type", type.rawValue)]).values.count) ?? 0)
+            count
+                + ((try? metrics.expectTimer("tip_decode_duration_seconds", [("type", type.rawValue)]).values.count)
+                    ?? 0)
         }
     }
 
-    @Test("the downloaded bytes and their type, then the memory cache's, then (a new pipeline) the disk's: nothing decoded")
+    @Test(
+        "the downloaded bytes and their type, then the memory cache's, then (a new pipeline) the disk's: nothing decoded"
+    )
     func bytesWithoutDecoding() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         let metrics = TestMetrics()
         env.configuration.metricsFactory = metrics
-        let png = try CodecCatalogue.shared.encodeImage(ImageContainer(image: TestImages.photo(width: 120, height: 90)), type: .png, quality: 1)
+        let png = try CodecCatalogue.shared.encodeImage(
+            ImageContainer(image: TestImages.photo(width: 120, height: 90)), type: .png, quality: 1)
         let request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("d.png"))
         async let network = env.pipeline.fetchImageData(for: request)
         // A long limit: the child task must get a thread of a loaded pool before its download exists.
@@ -38,7 +44,8 @@ struct ImageDataFetchTests {
         #expect(env.provider.count == 1)
     }
 
-    @Test("the completion API calls back on the callback queue; cachesOnly misses with couldNotLoadImage; cancel ends it")
+    @Test(
+        "the completion API calls back on the callback queue; cachesOnly misses with couldNotLoadImage; cancel ends it")
     func completionAndErrors() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
@@ -61,8 +68,10 @@ struct ImageDataFetchTests {
         #expect(env.provider.count == 0)
 
         let cancelled = Locked<Result<ImageDataFetchResult, any Error>?>(nil)
-        let fetch = env.pipeline.fetchImageData(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("c.jpg")),
-                                                priority: .low) { outcome in cancelled.withLock { $0 = outcome } }
+        let fetch = env.pipeline.fetchImageData(
+            with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("c.jpg")),
+            priority: .low
+        ) { outcome in cancelled.withLock { $0 = outcome } }
         let download = try await env.provider.next()
         fetch.cancel()
         #expect(await download.waitUntilCancelled())
@@ -101,8 +110,11 @@ struct ImageDataFetchTests {
     func taskCancellation() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
-        let task = Task { try await env.pipeline.fetchImageData(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("t.jpg"))) }
-        let download = try await env.provider.next(timeout: .seconds(300))   // the task must start first, on a loaded pool
+        let task = Task {
+            try await env.pipeline.fetchImageData(
+                for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("t.jpg")))
+        }
+        let download = try await env.provider.next(timeout: .seconds(300))  // the task must start first, on a loaded pool
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(await download.waitUntilCancelled())

@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
 
 @Suite("Fetch: a cancelled fetch leaves its partial before its last callback")
 struct ImageFetchCancelResumeTests {
@@ -29,7 +31,8 @@ struct ImageFetchCancelResumeTests {
             }
             pipeline.fetchImage(with: first)
             let download = try await env.provider.next()
-            download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: tag))
+            download.respond(
+                status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: tag))
             download.send(jpeg.prefix(cut))
             // The header and the bytes reached the fetch: a resumable partial exists from now on.
             #expect(await eventually { first.networkImageOriginalDimensions != .zero && first.progress > 0.4 })
@@ -37,13 +40,18 @@ struct ImageFetchCancelResumeTests {
 
             let resumed = try await env.provider.next()
             let sent = try #require(resumed.sentRequest)
-            let isRange = sent.value(forHTTPHeaderField: "Range") == "bytes=\(cut)-"
+            let isRange =
+                sent.value(forHTTPHeaderField: "Range") == "bytes=\(cut)-"
                 && sent.value(forHTTPHeaderField: "If-Range") == tag
             if isRange {
-                resumed.respond(status: 206, headers: SteppedPipelineEnvironment.rangeHeaders(from: cut, length: jpeg.count, entityTag: tag))
+                resumed.respond(
+                    status: 206,
+                    headers: SteppedPipelineEnvironment.rangeHeaders(from: cut, length: jpeg.count, entityTag: tag))
                 resumed.send(jpeg.suffix(from: cut))
             } else {
-                resumed.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: tag))
+                resumed.respond(
+                    status: 200,
+                    headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: tag))
                 resumed.send(jpeg)
             }
             resumed.finish()
@@ -52,6 +60,8 @@ struct ImageFetchCancelResumeTests {
             let source = second.withLock { $0 }?.finalResult?.imageSource
             if !isRange || source != .networkResumed { failedRounds.append(round) }
         }
-        #expect(failedRounds.isEmpty, "rounds that downloaded from byte 0 or did not report networkResumed: \(failedRounds)")
+        #expect(
+            failedRounds.isEmpty, "rounds that downloaded from byte 0 or did not report networkResumed: \(failedRounds)"
+        )
     }
 }

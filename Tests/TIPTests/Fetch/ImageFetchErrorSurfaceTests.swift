@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
 
 /// One error type at the surface, with messages that say what to do: transport errors wrapped with the error kept,
 /// `CancellationError` for cancelled tasks, no doubled text, the missing product named, the `Content-Type` that
@@ -11,7 +13,9 @@ import Testing
 @Suite("Fetch errors at the surface")
 struct ImageFetchErrorSurfaceTests {
     /// Runs a completion-API fetch of `url` and returns its error once the test has answered `answer`.
-    private func failure(_ env: SteppedPipelineEnvironment, _ url: URL, answer: (SteppedDownload) -> Void) async throws -> (any Error)? {
+    private func failure(_ env: SteppedPipelineEnvironment, _ url: URL, answer: (SteppedDownload) -> Void) async throws
+        -> (any Error)?
+    {
         let failure = Locked<(any Error)?>(nil)
         let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url)) { _, error in
             failure.withLock { $0 = error }
@@ -44,11 +48,16 @@ struct ImageFetchErrorSurfaceTests {
         }
     }
 
-    @Test("cancelling the task of fetchImage(for:) throws CancellationError; the completion API keeps TIP's cancelled (-1)")
+    @Test(
+        "cancelling the task of fetchImage(for:) throws CancellationError; the completion API keeps TIP's cancelled (-1)"
+    )
     func cancellation() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
-        let task = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("a.jpg"))) }
+        let task = Task {
+            try await env.pipeline.fetchImage(
+                for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("a.jpg")))
+        }
         // A long limit: the task needs a turn of the (2-thread) concurrency pool before its download exists.
         let download = try await env.provider.next(timeout: .seconds(300))
         task.cancel()
@@ -58,13 +67,16 @@ struct ImageFetchErrorSurfaceTests {
         // Already cancelled before it starts: no download at all.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("b.jpg")))
+            return try await env.pipeline.fetchImage(
+                for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("b.jpg")))
         }
         await #expect(throws: CancellationError.self) { try await early.value }
 
         // The completion API: TIP's code and a message said once.
         let failure = Locked<(any Error)?>(nil)
-        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("c.jpg"))) { _, error in
+        let operation = env.pipeline.operation(
+            with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("c.jpg"))
+        ) { _, error in
             failure.withLock { $0 = error }
         }
         env.pipeline.fetchImage(with: operation)
@@ -74,7 +86,9 @@ struct ImageFetchErrorSurfaceTests {
         let error = try #require(failure.withLock { $0 } as? ImageFetchError)
         #expect(error.code == .cancelled && (error as NSError).code == -1)
         #expect(error.message == "The fetch was cancelled; fetch again if the image is still needed.")
-        #expect(ImageFetchError.cancelled("every fetch left the download").message.contains("(every fetch left the download)"))
+        #expect(
+            ImageFetchError.cancelled("every fetch left the download").message.contains(
+                "(every fetch left the download)"))
     }
 
     @Test("a body that is not an image names the Content-Type that arrived")
@@ -82,11 +96,14 @@ struct ImageFetchErrorSurfaceTests {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         let page = Data("<!DOCTYPE html><html><body>Sign in</body></html>".utf8)
-        let error = try #require(try await failure(env, SteppedPipelineEnvironment.url("login.jpg")) {
-            $0.serve(page, type: "text/html; charset=utf-8")
-        } as? ImageFetchError)
+        let error = try #require(
+            try await failure(env, SteppedPipelineEnvironment.url("login.jpg")) {
+                $0.serve(page, type: "text/html; charset=utf-8")
+            } as? ImageFetchError)
         #expect(error.code == .couldNotDecodeImage)
-        #expect(error.message.contains("not an image") && error.message.contains("Content-Type text/html; charset=utf-8"), "\(error.message)")
+        #expect(
+            error.message.contains("not an image") && error.message.contains("Content-Type text/html; charset=utf-8"),
+            "\(error.message)")
     }
 
     @Test("a known type without its codec names what adds it (TIPWebP for WebP, a registration for others)")
@@ -97,17 +114,22 @@ struct ImageFetchErrorSurfaceTests {
         #expect(throws: ImageDecodingError.missingCodec(.webp)) { try catalogue.decodeImage(webp) }
         #expect(ImageDecodingError.missingCodec(.webp).description.contains("add the TIPWebP product"))
         #expect(ImageDecodingError.missingCodec(.webp).description.contains("TIPWebP.register()"))
-        #expect(throws: ImageDecodingError.unrecognizedFormat) { try catalogue.decodeImage(Data("not an image at all".utf8)) }
+        #expect(throws: ImageDecodingError.unrecognizedFormat) {
+            try catalogue.decodeImage(Data("not an image at all".utf8))
+        }
 
         // Fetch level: the words for a known type without a codec. Every type the magic numbers know has a codec in
         // this test process (the plug-ins' own suites register them on the shared catalogue), so the message is
         // asked for directly, for a type without one (PICT).
         let url = SteppedPipelineEnvironment.url("old.pict")
         let downloaded = ImageDownloadResult(
-            data: Data(repeating: 0, count: 64), url: url, imageType: nil, dimensions: .zero, isAnimated: false, source: .network,
-            response: HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "image/x-pict"]),
+            data: Data(repeating: 0, count: 64), url: url, imageType: nil, dimensions: .zero, isAnimated: false,
+            source: .network,
+            response: HTTPURLResponse(
+                url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "image/x-pict"]),
             wasCommitted: false, wasStoredOnDisk: false, sentRequest: nil, providerMetrics: nil, networkLoadDuration: 0)
-        let message = ImageFetchOperation.undecodableMessage(ImageDecodingError.missingCodec(.pict), downloaded: downloaded)
+        let message = ImageFetchOperation.undecodableMessage(
+            ImageDecodingError.missingCodec(.pict), downloaded: downloaded)
         #expect(message.contains("com.apple.pict") && message.contains("Content-Type image/x-pict"), "\(message)")
         #expect(message.contains("CodecCatalogue.shared.setCodec"), "\(message)")
 
@@ -115,11 +137,14 @@ struct ImageFetchErrorSurfaceTests {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         let bmp = Data("BM".utf8) + Data(repeating: 0, count: 60)
-        let error = try #require(try await failure(env, SteppedPipelineEnvironment.url("old.bmp")) {
-            $0.serve(bmp, type: "image/bmp")
-        } as? ImageFetchError)
+        let error = try #require(
+            try await failure(env, SteppedPipelineEnvironment.url("old.bmp")) {
+                $0.serve(bmp, type: "image/bmp")
+            } as? ImageFetchError)
         #expect(error.code == .couldNotDecodeImage)
-        #expect(error.message.contains("DIB header") && error.message.contains("Content-Type image/bmp"), "\(error.message)")
+        #expect(
+            error.message.contains("DIB header") && error.message.contains("Content-Type image/bmp"), "\(error.message)"
+        )
     }
 
     @Test("encoding to a type without an encoder: PipelineError encodingUnsupported with the type in its user info")

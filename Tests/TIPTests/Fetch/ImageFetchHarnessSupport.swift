@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
 
 /// One image of the fetch harness matrix (TIP's own fetch tests run the same steps per format).
 struct HarnessImage: Sendable, CustomTestStringConvertible {
@@ -28,25 +30,32 @@ struct HarnessImage: Sendable, CustomTestStringConvertible {
     static func make(_ kind: Kind) throws -> HarnessImage {
         switch kind {
         case .png:
-            let image = ImageContainer(image: TestImages.photo(width: 400, height: 300, format: .rgba8Premultiplied, seed: 11))
+            let image = ImageContainer(
+                image: TestImages.photo(width: 400, height: 300, format: .rgba8Premultiplied, seed: 11))
             let data = try CodecCatalogue.shared.encodeImage(image, type: .png, quality: 1)
-            return HarnessImage(kind: kind, data: data, type: .png, mimeType: "image/png",
-                                original: CGSize(width: 400, height: 300), frameDurations: [])
+            return HarnessImage(
+                kind: kind, data: data, type: .png, mimeType: "image/png",
+                original: CGSize(width: 400, height: 300), frameDurations: [])
         case .jpeg:
-            return HarnessImage(kind: kind, data: try DownloaderTestEnvironment.jpeg(width: 800, height: 600, seed: 12),
-                                type: .jpeg, mimeType: "image/jpeg", original: CGSize(width: 800, height: 600), frameDurations: [])
+            return HarnessImage(
+                kind: kind, data: try DownloaderTestEnvironment.jpeg(width: 800, height: 600, seed: 12),
+                type: .jpeg, mimeType: "image/jpeg", original: CGSize(width: 800, height: 600), frameDurations: [])
         case .progressiveJPEG, .progressiveJPEGScansOff:
-            return HarnessImage(kind: kind, data: try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true, seed: 13),
-                                type: .jpeg, mimeType: "image/jpeg", original: CGSize(width: 1200, height: 900), frameDurations: [])
+            return HarnessImage(
+                kind: kind,
+                data: try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true, seed: 13),
+                type: .jpeg, mimeType: "image/jpeg", original: CGSize(width: 1200, height: 900), frameDurations: [])
         case .gif:
             let durations: [TimeInterval] = [0.1, 0.2, 0.3, 0.5]
             let frames = durations.indices.map {
                 TestImages.photo(width: 320, height: 240, format: .rgba8Premultiplied, seed: UInt64(20 + $0))
             }
-            let animation = try #require(ImageContainer(animatedFrames: frames, frameDurations: durations, loopCount: 0))
+            let animation = try #require(
+                ImageContainer(animatedFrames: frames, frameDurations: durations, loopCount: 0))
             let data = try CodecCatalogue.shared.encodeImage(animation, type: .gif, quality: 1)
-            return HarnessImage(kind: kind, data: data, type: .gif, mimeType: "image/gif",
-                                original: CGSize(width: 320, height: 240), frameDurations: durations)
+            return HarnessImage(
+                kind: kind, data: data, type: .gif, mimeType: "image/gif",
+                original: CGSize(width: 320, height: 240), frameDurations: durations)
         }
     }
 
@@ -69,7 +78,9 @@ struct HarnessImage: Sendable, CustomTestStringConvertible {
 
 extension ImagePipeline {
     /// Runs one fetch of `request` to its end with a harness delegate.
-    func harnessFetch(_ request: any ImageFetchRequest, wantsScans: Bool) async -> (ImageFetchOperation, HarnessFetchDelegate) {
+    func harnessFetch(_ request: any ImageFetchRequest, wantsScans: Bool) async -> (
+        ImageFetchOperation, HarnessFetchDelegate
+    ) {
         let delegate = HarnessFetchDelegate(wantsScans: wantsScans)
         let operation = operation(with: request, delegate: delegate)
         fetchImage(with: operation)
@@ -82,9 +93,12 @@ extension ImagePipeline {
 extension SteppedPipelineEnvironment {
     /// Runs one fetch of `request` to its end with a harness delegate (or `delegate`); `answer` steps its download
     /// (given the download, the operation and the delegate).
-    func harnessFetch(_ request: any ImageFetchRequest, wantsScans: Bool, delegate: HarnessFetchDelegate? = nil,
-                      answer: (SteppedDownload, ImageFetchOperation, HarnessFetchDelegate) async throws -> Void)
-        async throws -> (ImageFetchOperation, HarnessFetchDelegate) {
+    func harnessFetch(
+        _ request: any ImageFetchRequest, wantsScans: Bool, delegate: HarnessFetchDelegate? = nil,
+        answer: (SteppedDownload, ImageFetchOperation, HarnessFetchDelegate) async throws -> Void
+    )
+        async throws -> (ImageFetchOperation, HarnessFetchDelegate)
+    {
         let delegate = delegate ?? HarnessFetchDelegate(wantsScans: wantsScans)
         let operation = pipeline.operation(with: request, delegate: delegate)
         pipeline.fetchImage(with: operation)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// TIP's fetch harness, per format, through every tier of a real pipeline: downloads the test steps by hand (so
@@ -8,7 +9,9 @@ import Testing
 @Suite("Fetch harness: every format through every tier")
 struct ImageFetchHarnessTests {
     /// A pipeline whose downloads come from a counting stub provider.
-    private func environment(_ name: String = #function) async throws -> (DownloaderTestEnvironment, CountingStubProvider) {
+    private func environment(_ name: String = #function) async throws -> (
+        DownloaderTestEnvironment, CountingStubProvider
+    ) {
         let env = try await DownloaderTestEnvironment(name)
         let provider = CountingStubProvider()
         env.configuration.imageFetchDownloadProvider = provider
@@ -16,12 +19,14 @@ struct ImageFetchHarnessTests {
     }
 
     private func request(_ url: URL) -> GenericImageFetchRequest {
-        GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: HarnessImage.target,
-                                 targetContentMode: .scaleAspectFit)
+        GenericImageFetchRequest(
+            imageURL: url, identifier: nil, targetDimensions: HarnessImage.target,
+            targetContentMode: .scaleAspectFit)
     }
 
-    @Test("network, then memory, then rendered, then disk: sources, metrics, sizes and frame durations",
-          arguments: HarnessImage.Kind.allCases)
+    @Test(
+        "network, then memory, then rendered, then disk: sources, metrics, sizes and frame durations",
+        arguments: HarnessImage.Kind.allCases)
     func everyTier(_ kind: HarnessImage.Kind) async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
@@ -30,9 +35,13 @@ struct ImageFetchHarnessTests {
         let request = request(url)
 
         // Network: half the body, then (once the half was taken in, and any scan or first frame shown) the rest.
-        let (network, networkDelegate) = try await env.harnessFetch(request, wantsScans: image.wantsScans) { download, operation, delegate in
-            download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: image.data.count, entityTag: "\"t\"",
-                                                                                                type: image.mimeType))
+        let (network, networkDelegate) = try await env.harnessFetch(request, wantsScans: image.wantsScans) {
+            download, operation, delegate in
+            download.respond(
+                status: 200,
+                headers: SteppedPipelineEnvironment.resumableHeaders(
+                    length: image.data.count, entityTag: "\"t\"",
+                    type: image.mimeType))
             let half = image.data.count / 2
             download.send(image.data.prefix(half), chunkSize: 4 * 1024)
             let shown: HarnessFetchDelegate.Event? = image.wantsScans ? .scan : (kind == .gif ? .firstFrame : nil)
@@ -46,12 +55,16 @@ struct ImageFetchHarnessTests {
             download.finish()
         }
         networkDelegate.checkContract()
-        let networkResult = try #require(networkDelegate.final.withLock { $0 },
-            "\(kind): \(network.state) \(network.progress) \(networkDelegate.progress.withLock { $0 }) \(image.data.count)")
+        let networkResult = try #require(
+            networkDelegate.final.withLock { $0 },
+            "\(kind): \(network.state) \(network.progress) \(networkDelegate.progress.withLock { $0 }) \(image.data.count)"
+        )
         #expect(networkResult.imageSource == .network)
         #expect(networkResult.imageOriginalDimensions == image.original)
         image.check(networkResult.imageContainer, "network")
-        #expect(networkResult.imageContainer.frames[0] == (try image.directDecode().frames[0]), "\(kind): same pixels as a direct decode")
+        #expect(
+            networkResult.imageContainer.frames[0] == (try image.directDecode().frames[0]),
+            "\(kind): same pixels as a direct decode")
         let events = networkDelegate.events.withLock { $0 }
         #expect(events.first == .start)
         #expect(events.contains(.scan) == image.wantsScans, "\(kind): \(events)")
@@ -79,7 +92,8 @@ struct ImageFetchHarnessTests {
         memoryDelegate.checkContract()
         #expect(memoryDelegate.events.withLock { $0 } == [.start, .final(.memoryCache)])
         image.check(try #require(memory.finalResult).imageContainer, "memory")
-        #expect(memory.finalResult?.imageOriginalDimensions == image.original, "the variant's own size, not the target's")
+        #expect(
+            memory.finalResult?.imageOriginalDimensions == image.original, "the variant's own size, not the target's")
         #expect(memory.metrics?.metricInfo(for: .memoryCache)?.result == .hitFinal)
         #expect(memory.metrics?.metricInfo(for: .network) == nil)
 
@@ -110,8 +124,9 @@ struct ImageFetchHarnessTests {
         #expect(env.provider.count == 1)
     }
 
-    @Test("cancelled after 20%, the next fetch resumes: networkResumed, progress never backwards, same image",
-          arguments: HarnessImage.Kind.allCases)
+    @Test(
+        "cancelled after 20%, the next fetch resumes: networkResumed, progress never backwards, same image",
+        arguments: HarnessImage.Kind.allCases)
     func cancelThenResume(_ kind: HarnessImage.Kind) async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
@@ -126,7 +141,9 @@ struct ImageFetchHarnessTests {
         let first = env.pipeline.operation(with: request, delegate: delegate)
         env.pipeline.fetchImage(with: first)
         let download = try await env.provider.next()
-        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: count, entityTag: tag, type: image.mimeType))
+        download.respond(
+            status: 200,
+            headers: SteppedPipelineEnvironment.resumableHeaders(length: count, entityTag: tag, type: image.mimeType))
         download.send(image.data.prefix(count * 3 / 10), chunkSize: 4 * 1024)
         #expect(await eventually { first.isFinished })
         #expect(first.state == .cancelled, "\(count) bytes, progress \(delegate.progress.withLock { $0 })")
@@ -137,11 +154,15 @@ struct ImageFetchHarnessTests {
         let kept = try #require(env.diskEntry(url.absoluteString)?.partial?.byteCount)
         #expect(kept >= Int64(Double(count) * 0.2) && kept <= Int64(count * 3 / 10))
 
-        let (second, secondDelegate) = try await env.harnessFetch(request, wantsScans: image.wantsScans) { resumed, _, _ in
+        let (second, secondDelegate) = try await env.harnessFetch(request, wantsScans: image.wantsScans) {
+            resumed, _, _ in
             #expect(resumed.header("Range") == "bytes=\(kept)-")
             #expect(resumed.header("If-Range") == tag)
-            resumed.respond(status: 206, headers: SteppedPipelineEnvironment.rangeHeaders(from: Int(kept), length: count, entityTag: tag,
-                                                                                         type: image.mimeType))
+            resumed.respond(
+                status: 206,
+                headers: SteppedPipelineEnvironment.rangeHeaders(
+                    from: Int(kept), length: count, entityTag: tag,
+                    type: image.mimeType))
             resumed.send(image.data.suffix(from: Int(kept)), chunkSize: 4 * 1024)
             resumed.finish()
         }
@@ -149,7 +170,9 @@ struct ImageFetchHarnessTests {
         let result = try #require(second.finalResult, "\(kind)")
         #expect(result.imageSource == .networkResumed)
         image.check(result.imageContainer, "resumed")
-        #expect(result.imageContainer.frames[0] == (try image.directDecode().frames[0]), "\(kind): same pixels as a direct decode")
+        #expect(
+            result.imageContainer.frames[0] == (try image.directDecode().frames[0]),
+            "\(kind): same pixels as a direct decode")
         let progress = secondDelegate.progress.withLock { $0 }
         #expect((progress.first ?? 0) >= 0.2, "\(progress)")
         #expect(second.metrics?.metricInfo(for: .networkResumed)?.result == .hitFinal)
@@ -171,10 +194,11 @@ struct ImageFetchHarnessTests {
         provider.stub(image, at: url)
         // A partial left by an earlier download (as a cancelled one leaves it): the first 40% on disk.
         let partial = image.data.prefix(image.data.count * 4 / 10)
-        let metadata = DiskCacheMetadata(identifier: url.absoluteString, url: url, lastAccess: Date(), timeToLive: 3_600,
-                                         width: 800, height: 600, isAnimated: false, isPlaceholder: false,
-                                         lastModified: StubbingImageFetchDownloadProvider.stubLastModified, entityTag: nil,
-                                         expectedLength: Int64(image.data.count), imageType: ImageType.jpeg.rawValue)
+        let metadata = DiskCacheMetadata(
+            identifier: url.absoluteString, url: url, lastAccess: Date(), timeToLive: 3_600,
+            width: 800, height: 600, isAnimated: false, isPlaceholder: false,
+            lastModified: StubbingImageFetchDownloadProvider.stubLastModified, entityTag: nil,
+            expectedLength: Int64(image.data.count), imageType: ImageType.jpeg.rawValue)
         let file = try env.pipeline.diskCache.openTemporaryFile(forIdentifier: url.absoluteString)
         try file.append(partial)
         #expect(file.finalize(metadata: metadata, complete: false))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// The operation's own API: dependencies on any `Operation`, queue timing, context, priorities before the
@@ -45,8 +46,9 @@ struct ImageFetchOperationAPITests {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         let image = try HarnessImage.make(.jpeg)
-        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("priority.jpg")),
-                                               delegate: nil)
+        let operation = env.pipeline.operation(
+            with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("priority.jpg")),
+            delegate: nil)
         operation.priority = .veryHigh
         #expect(operation.queuePriority == .veryHigh)
         operation.priority = ImageFetchPriority(rawValue: -5)

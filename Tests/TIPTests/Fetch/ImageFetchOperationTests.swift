@@ -1,12 +1,15 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 @Suite("Fetch operation: sources")
 struct ImageFetchOperationTests {
-    func run(_ env: DownloaderTestEnvironment, _ request: any ImageFetchRequest,
-             delegate: RecordingFetchDelegate = RecordingFetchDelegate()) async -> (ImageFetchOperation, RecordingFetchDelegate) {
+    func run(
+        _ env: DownloaderTestEnvironment, _ request: any ImageFetchRequest,
+        delegate: RecordingFetchDelegate = RecordingFetchDelegate()
+    ) async -> (ImageFetchOperation, RecordingFetchDelegate) {
         let operation = env.pipeline.operation(with: request, delegate: delegate)
         env.pipeline.fetchImage(with: operation)
         _ = await eventually { operation.isFinished }
@@ -18,8 +21,9 @@ struct ImageFetchOperationTests {
         let env = try await DownloaderTestEnvironment()
         let image = try DownloaderTestEnvironment.jpeg(width: 800, height: 600)
         env.server.setImage(image, at: "/photo.jpg")
-        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/photo.jpg"), identifier: nil,
-                                               targetDimensions: CGSize(width: 200, height: 200), targetContentMode: .scaleAspectFit)
+        let request = GenericImageFetchRequest(
+            imageURL: env.server.url(for: "/photo.jpg"), identifier: nil,
+            targetDimensions: CGSize(width: 200, height: 200), targetContentMode: .scaleAspectFit)
 
         let (first, firstDelegate) = await run(env, request)
         #expect(first.state == .succeeded)
@@ -77,14 +81,18 @@ struct ImageFetchOperationTests {
         env.pipeline.fetchImage(with: operation)
         // A third of the image, then nothing: only the cancellation ends it.
         let download = try await env.provider.next()
-        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: image.count, entityTag: "\"c\""))
+        download.respond(
+            status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: image.count, entityTag: "\"c\""))
         download.send(image.prefix(image.count / 3))
         #expect(await eventually { operation.progress > 0.3 })  // one chunk: all of the third arrived
         operation.cancel()
         #expect(await eventually { operation.isFinished })
         #expect(operation.state == .cancelled)
         #expect(await download.waitUntilCancelled())
-        #expect(await eventually { env.diskEntry(request.imageURL.absoluteString)?.partial?.byteCount == Int64(image.count / 3) })
+        #expect(
+            await eventually {
+                env.diskEntry(request.imageURL.absoluteString)?.partial?.byteCount == Int64(image.count / 3)
+            })
     }
 
     @Test("a delegate that goes away cancels the fetch; a discarded one lets it run headless")
@@ -93,8 +101,9 @@ struct ImageFetchOperationTests {
         defer { env.tearDown() }
         let image = try DownloaderTestEnvironment.jpeg(width: 1000, height: 800)
         var delegate: RecordingFetchDelegate? = RecordingFetchDelegate()
-        let operation = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("gone.jpg")),
-                                               delegate: delegate)
+        let operation = env.pipeline.operation(
+            with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("gone.jpg")),
+            delegate: delegate)
         env.pipeline.fetchImage(with: operation)
         // The download sends half the image and then nothing: only the delegate's departure ends it.
         let download = try await env.provider.next()
@@ -107,8 +116,9 @@ struct ImageFetchOperationTests {
         #expect(await download.waitUntilOver())
 
         var kept: RecordingFetchDelegate? = RecordingFetchDelegate()
-        let headless = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("headless.jpg")),
-                                              delegate: kept)
+        let headless = env.pipeline.operation(
+            with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("headless.jpg")),
+            delegate: kept)
         headless.discardDelegate()
         kept = nil
         env.pipeline.fetchImage(with: headless)
@@ -126,8 +136,9 @@ struct ImageFetchOperationTests {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         let image = try DownloaderTestEnvironment.jpeg(width: 640, height: 480)
-        let request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("block.jpg"), identifier: nil,
-                                               targetDimensions: CGSize(width: 64, height: 64), targetContentMode: .scaleAspectFill)
+        let request = GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url("block.jpg"), identifier: nil,
+            targetDimensions: CGSize(width: 64, height: 64), targetContentMode: .scaleAspectFill)
         let calls = Locked<[ImageLoadSource?]>([])
         let operation = env.pipeline.operation(with: request) { result, error in
             calls.withLock { $0.append(error == nil ? result?.imageSource : nil) }
@@ -142,7 +153,10 @@ struct ImageFetchOperationTests {
         #expect(result.imageContainer.dimensions == CGSize(width: 85, height: 64))  // aspect fill covers the target, uncropped (TIP)
 
         // A download that is never answered: only the task's cancellation ends it.
-        let task = Task { try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("stall.jpg"))) }
+        let task = Task {
+            try await env.pipeline.fetchImage(
+                for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("stall.jpg")))
+        }
         let download = try await env.provider.next()
         task.cancel()
         do {
@@ -155,13 +169,16 @@ struct ImageFetchOperationTests {
         #expect(env.provider.count == 2)
     }
 
-    @Test("on the callback queue, a clean rendered-cache match completes inside fetchImage; a dirty one is a dirty preview")
+    @Test(
+        "on the callback queue, a clean rendered-cache match completes inside fetchImage; a dirty one is a dirty preview"
+    )
     func synchronousRenderedHit() async throws {
         let env = try await DownloaderTestEnvironment()
         let image = try DownloaderTestEnvironment.jpeg(width: 640, height: 480)
         env.server.setImage(image, at: "/sync.jpg")
-        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/sync.jpg"), identifier: nil,
-                                               targetDimensions: CGSize(width: 160, height: 160), targetContentMode: .scaleAspectFit)
+        let request = GenericImageFetchRequest(
+            imageURL: env.server.url(for: "/sync.jpg"), identifier: nil,
+            targetDimensions: CGSize(width: 160, height: 160), targetContentMode: .scaleAspectFit)
         let (first, _) = await run(env, request)
         #expect(first.finalResult?.imageSource == .network)
 
@@ -201,13 +218,17 @@ struct ImageFetchOperationTests {
         let image = try DownloaderTestEnvironment.jpeg(width: 320, height: 240)
         env.server.setImage(image, at: "/shared.jpg")
         let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/shared.jpg"))
-        let other = try #require(ImagePipeline(identifier: "other-" + UUID().uuidString.prefix(6).lowercased(), configuration: env.configuration))
+        let other = try #require(
+            ImagePipeline(
+                identifier: "other-" + UUID().uuidString.prefix(6).lowercased(), configuration: env.configuration))
         other.diskCache.waitUntilManifestLoaded()
         let seeding = RecordingFetchDelegate()
         let seed = other.operation(with: request, delegate: seeding)
         other.fetchImage(with: seed)
         #expect(await eventually { seed.isFinished })
-        #expect(await eventually { other.diskCache.entry(withIdentifier: request.imageURL.absoluteString)?.complete != nil })
+        #expect(
+            await eventually { other.diskCache.entry(withIdentifier: request.imageURL.absoluteString)?.complete != nil }
+        )
 
         let (operation, _) = await run(env, request)
         #expect(operation.finalResult?.imageSource == .diskCache)
@@ -228,8 +249,9 @@ struct ImageFetchOperationTests {
         let empty = DictionaryAdditionalCache([:])
         let legacy = DictionaryAdditionalCache([legacyURL: legacyImage])
         env.pipeline.additionalCaches = [empty, legacy]
-        let request = GenericImageFetchRequest(imageURL: legacyURL, identifier: nil,
-                                               targetDimensions: CGSize(width: 160, height: 160), targetContentMode: .scaleAspectFit)
+        let request = GenericImageFetchRequest(
+            imageURL: legacyURL, identifier: nil,
+            targetDimensions: CGSize(width: 160, height: 160), targetContentMode: .scaleAspectFit)
         let (hit, _) = await run(env, request)
         #expect(hit.finalResult?.imageSource == .additionalCache)
         #expect(hit.finalResult?.imageContainer.dimensions == CGSize(width: 160, height: 120))
@@ -248,8 +270,9 @@ struct ImageFetchOperationTests {
         let env = try await DownloaderTestEnvironment()
         let image = try DownloaderTestEnvironment.jpeg(width: 640, height: 480)
         env.server.setImage(image, at: "/t.jpg")
-        var request = GenericImageFetchRequest(imageURL: env.server.url(for: "/t.jpg"), identifier: nil,
-                                               targetDimensions: CGSize(width: 160, height: 160), targetContentMode: .scaleAspectFit)
+        var request = GenericImageFetchRequest(
+            imageURL: env.server.url(for: "/t.jpg"), identifier: nil,
+            targetDimensions: CGSize(width: 160, height: 160), targetContentMode: .scaleAspectFit)
         let named = GreenTransformer(transformerIdentifier: "green")
         request.transformer = named
         let (first, _) = await run(env, request)
@@ -258,7 +281,8 @@ struct ImageFetchOperationTests {
         #expect(result.imageContainer.dimensions == CGSize(width: 160, height: 120))
         #expect(result.imageContainer.image.pixel(x: 80, y: 60) == SIMD4(0, 255, 0, 255))
         // The raw bytes were cached, not the transformed image.
-        let cached = try #require(env.pipeline.memoryCache.entry(withIdentifier: request.imageURL.absoluteString)?.complete)
+        let cached = try #require(
+            env.pipeline.memoryCache.entry(withIdentifier: request.imageURL.absoluteString)?.complete)
         #expect(cached.data == image)
 
         // Same transformer identifier: a synchronous rendered hit, transformed.
@@ -284,20 +308,24 @@ struct ImageFetchOperationTests {
         let large = try DownloaderTestEnvironment.jpeg(width: 800, height: 600, seed: 5)
         env.server.setImage(large, at: "/large.jpg")
         let identifier = "shared-identifier"
-        let variant = MemoryCacheCompleteImage(data: small, imageType: .jpeg, url: env.server.url(for: "/small.jpg"),
-                                               dimensions: CGSize(width: 100, height: 75))
+        let variant = MemoryCacheCompleteImage(
+            data: small, imageType: .jpeg, url: env.server.url(for: "/small.jpg"),
+            dimensions: CGSize(width: 100, height: 75))
         #expect(env.pipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: identifier, complete: variant)))
-        let request = GenericImageFetchRequest(imageURL: env.server.url(for: "/large.jpg"), identifier: identifier,
-                                               targetDimensions: CGSize(width: 400, height: 300), targetContentMode: .scaleAspectFit)
+        let request = GenericImageFetchRequest(
+            imageURL: env.server.url(for: "/large.jpg"), identifier: identifier,
+            targetDimensions: CGSize(width: 400, height: 300), targetContentMode: .scaleAspectFit)
 
-        let (stopped, stopDelegate) = await run(env, request, delegate: RecordingFetchDelegate(previewAnswer: .stopLoading))
+        let (stopped, stopDelegate) = await run(
+            env, request, delegate: RecordingFetchDelegate(previewAnswer: .stopLoading))
         #expect(stopped.state == .failed)
         #expect((stopped.error as? ImageFetchError)?.code == .cancelledAfterLoadingPreview)
         #expect(stopDelegate.events.withLock { $0 }.contains(.preview(.memoryCache)))
         #expect(stopped.previewResult?.imageContainer.dimensions == CGSize(width: 400, height: 300))
         #expect(env.server.requestCount(for: "/large.jpg") == 0)
 
-        let (continued, continueDelegate) = await run(env, request, delegate: RecordingFetchDelegate(previewAnswer: .continueLoading))
+        let (continued, continueDelegate) = await run(
+            env, request, delegate: RecordingFetchDelegate(previewAnswer: .continueLoading))
         #expect(continued.finalResult?.imageSource == .network)
         #expect(continued.finalResult?.imageURL == request.imageURL)
         let events = continueDelegate.events.withLock { $0 }

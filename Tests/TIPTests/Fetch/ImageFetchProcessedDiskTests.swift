@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import MetricsTestKit
 import Testing
+
 @testable import TIP
 
 @Suite("Fetch: processed images stored on disk")
@@ -9,8 +10,9 @@ struct ImageFetchProcessedDiskTests {
     private static let url = SteppedPipelineEnvironment.url("avatar.jpg")
 
     private static func request() -> GenericImageFetchRequest {
-        var request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: CGSize(width: 96, height: 96),
-                                               targetContentMode: .scaleAspectFill)
+        var request = GenericImageFetchRequest(
+            imageURL: url, identifier: nil, targetDimensions: CGSize(width: 96, height: 96),
+            targetContentMode: .scaleAspectFill)
         request.processors = [.cropToFill(), .circle()]
         request.options = [.storeProcessedImageToDiskCache]
         return request
@@ -20,14 +22,16 @@ struct ImageFetchProcessedDiskTests {
         (try? metrics.expectTimer("tip_decode_duration_seconds", [("type", type.rawValue)]).values.count) ?? 0
     }
 
-    @Test("a warm start with a fresh pipeline on the same root returns the processed image without decoding the original")
+    @Test(
+        "a warm start with a fresh pipeline on the same root returns the processed image without decoding the original")
     func warmStart() async throws {
         let (configuration, root) = try makeTestConfiguration()
         defer { try? FileManager.default.removeItem(at: root) }
         let provider = SteppedDownloadProvider()
         configuration.imageFetchDownloadProvider = provider
         let request = Self.request()
-        let processedIdentifier = try #require(ImageFetchProcessing(request: request).processedIdentifier(of: Self.url.absoluteString))
+        let processedIdentifier = try #require(
+            ImageFetchProcessing(request: request).processedIdentifier(of: Self.url.absoluteString))
         let made: ImageFetchResult
         do {
             let cold = try #require(ImagePipeline(identifier: "processed-disk", configuration: configuration))
@@ -59,9 +63,9 @@ struct ImageFetchProcessedDiskTests {
         #expect(result.imageWasProcessed)
         #expect(result.imageContainer.processorIdentifiers == made.imageContainer.processorIdentifiers)
         #expect(result.imageContainer.dimensions == CGSize(width: 96, height: 96))
-        #expect(result.imageContainer.image.pixel(x: 0, y: 0).w == 0)       // the circle's corner, kept by PNG
-        #expect(Self.decodes(metrics, .jpeg) == 0)                           // the original was never decoded
-        #expect(Self.decodes(metrics, .png) == 1)                            // the stored thumbnail was
+        #expect(result.imageContainer.image.pixel(x: 0, y: 0).w == 0)  // the circle's corner, kept by PNG
+        #expect(Self.decodes(metrics, .jpeg) == 0)  // the original was never decoded
+        #expect(Self.decodes(metrics, .png) == 1)  // the stored thumbnail was
         #expect(warmProvider.count == 0)
 
         // Without processors the original is still there; clearing the identifier removes the processed image too.
@@ -88,9 +92,10 @@ struct ImageFetchProcessedDiskTests {
         #expect(env.diskEntry(processedIdentifier) == nil)
 
         // A processed image stored for another URL under this identifier is not handed out.
-        env.pipeline.caches.storeProcessedImage(ImageContainer(image: TestImages.solid(width: 96, height: 96, SIMD4(0, 0, 255, 255))),
-                                                identifier: processedIdentifier, url: SteppedPipelineEnvironment.url("old.jpg"),
-                                                timeToLive: 60, updatesExpiryOnAccess: true)
+        env.pipeline.caches.storeProcessedImage(
+            ImageContainer(image: TestImages.solid(width: 96, height: 96, SIMD4(0, 0, 255, 255))),
+            identifier: processedIdentifier, url: SteppedPipelineEnvironment.url("old.jpg"),
+            timeToLive: 60, updatesExpiryOnAccess: true)
         env.pipeline.clearMemoryCaches()
         var stored = Self.request()
         stored.loadingSources = [.diskCache]

@@ -1,12 +1,14 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Fetch: one decode and one processing for concurrent fetches of one image")
 struct ImageFetchProcessingCoalescingTests {
     private func request(_ counter: CountingProcessor) -> GenericImageFetchRequest {
-        var request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("shared.jpg"), identifier: nil,
-                                               targetDimensions: CGSize(width: 120, height: 120), targetContentMode: .scaleAspectFill)
+        var request = GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url("shared.jpg"), identifier: nil,
+            targetDimensions: CGSize(width: 120, height: 120), targetContentMode: .scaleAspectFill)
         request.processors = [.cropToFill(), counter]
         return request
     }
@@ -31,7 +33,10 @@ struct ImageFetchProcessingCoalescingTests {
         #expect(await eventually { operations.allSatisfy(\.isFinished) })
         let delivered = results.withLock { $0 }
         #expect(delivered.count == 20)
-        #expect(delivered.allSatisfy { $0.imageWasProcessed && $0.imageContainer.dimensions == CGSize(width: 120, height: 120) })
+        #expect(
+            delivered.allSatisfy {
+                $0.imageWasProcessed && $0.imageContainer.dimensions == CGSize(width: 120, height: 120)
+            })
         // Every fetch got the one image made.
         #expect(Set(delivered.map { ObjectIdentifier($0.imageContainer) }).count == 1)
         #expect(counter.finalCalls == 1)
@@ -50,7 +55,9 @@ struct ImageFetchProcessingCoalescingTests {
         let second = CountingProcessor(identifier: "test.second")
         var other = request(second)
         other.targetDimensions = CGSize(width: 60, height: 60)
-        let operations = [request(first), request(first), other, other].map { env.pipeline.operation(with: $0) { _, _ in } }
+        let operations = [request(first), request(first), other, other].map {
+            env.pipeline.operation(with: $0) { _, _ in }
+        }
         for operation in operations { env.pipeline.fetchImage(with: operation) }
         try await env.provider.next().serve(DownloaderTestEnvironment.jpeg(width: 400, height: 300, seed: 22))
         #expect(await eventually { operations.allSatisfy(\.isFinished) })

@@ -1,21 +1,27 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Fetch: processors")
 struct ImageFetchProcessorsTests {
     private static let target = CGSize(width: 100, height: 100)
 
-    private func request(_ name: String, processors: [any ImageProcessor], transformer: (any ImageFetchTransformer)? = nil)
-        -> GenericImageFetchRequest {
-        var request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url(name), identifier: nil,
-                                               targetDimensions: Self.target, targetContentMode: .scaleAspectFill)
+    private func request(
+        _ name: String, processors: [any ImageProcessor], transformer: (any ImageFetchTransformer)? = nil
+    )
+        -> GenericImageFetchRequest
+    {
+        var request = GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url(name), identifier: nil,
+            targetDimensions: Self.target, targetContentMode: .scaleAspectFill)
         request.processors = processors
         request.transformer = transformer
         return request
     }
 
-    @Test("processors run in order after decoding at the target; the result is rendered-cached under their identity only")
+    @Test(
+        "processors run in order after decoding at the target; the result is rendered-cached under their identity only")
     func processedAndCached() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
@@ -24,7 +30,7 @@ struct ImageFetchProcessorsTests {
         let processed = request("p.jpg", processors: [.cropToFill(), counter])
         let first = try await env.fetch(processed, serving: jpeg)
         let result = try #require(first.result)
-        #expect(result.imageContainer.dimensions == Self.target)   // 133x100 decoded, cropped to 100x100
+        #expect(result.imageContainer.dimensions == Self.target)  // 133x100 decoded, cropped to 100x100
         #expect(result.imageWasProcessed)
         #expect(result.imageContainer.processorIdentifiers == ["tip.crop(target,centre)", "test.count"])
         #expect(result.imageContainer.image.pixel(x: 0, y: 0) == SIMD4(255, 0, 0, 255))
@@ -77,9 +83,12 @@ struct ImageFetchProcessorsTests {
 
         let step = ImageFetchTransformerProcessor(green)
         #expect(step.identifier == "tip.transformer(green)" && step.isCacheable)
-        #expect(ImageFetchTransformerProcessor(GreenTransformer(transformerIdentifier: nil)).identifier == "tip.transformer")
+        #expect(
+            ImageFetchTransformerProcessor(GreenTransformer(transformerIdentifier: nil)).identifier == "tip.transformer"
+        )
         #expect(throws: ImageProcessingError.self) {
-            try step.process(TestImages.solid(width: 4, height: 4, SIMD4(1, 2, 3, 255)), context: ImageProcessingContext())
+            try step.process(
+                TestImages.solid(width: 4, height: 4, SIMD4(1, 2, 3, 255)), context: ImageProcessingContext())
         }
     }
 
@@ -93,7 +102,7 @@ struct ImageFetchProcessorsTests {
         _ = try await env.fetch(request, serving: jpeg)
         #expect(await env.isSynchronousHit(request) == false)
         let before = counter.finalCalls
-        _ = await env.fetchCached(request)      // decoded from memory and processed again
+        _ = await env.fetchCached(request)  // decoded from memory and processed again
         #expect(counter.finalCalls == before + 1)
     }
 
@@ -101,8 +110,11 @@ struct ImageFetchProcessorsTests {
     func animationFrames() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
-        let frames = (0..<4).map { TestImages.photo(width: 80, height: 60, format: .rgba8Premultiplied, seed: UInt64($0 + 1)) }
-        let animation = try #require(ImageContainer(animatedFrames: frames, frameDurations: Array(repeating: 0.1, count: 4), loopCount: 0))
+        let frames = (0..<4).map {
+            TestImages.photo(width: 80, height: 60, format: .rgba8Premultiplied, seed: UInt64($0 + 1))
+        }
+        let animation = try #require(
+            ImageContainer(animatedFrames: frames, frameDurations: Array(repeating: 0.1, count: 4), loopCount: 0))
         let gif = try CodecCatalogue.shared.encodeImage(animation, type: .gif, quality: 1)
         let counter = CountingProcessor()
         var request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("a.gif"))
@@ -113,7 +125,9 @@ struct ImageFetchProcessorsTests {
         #expect(result.imageContainer.frames.allSatisfy { $0.pixel(x: 0, y: 0) == SIMD4(255, 0, 0, 255) })
     }
 
-    @Test("a processor failing on the final image fails the fetch with couldNotProcessImage, and caches nothing processed")
+    @Test(
+        "a processor failing on the final image fails the fetch with couldNotProcessImage, and caches nothing processed"
+    )
     func failure() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
@@ -129,22 +143,27 @@ struct ImageFetchProcessorsTests {
         #expect(await env.fetchCached(request("f.jpg", processors: [])).result?.imageSource == .memoryCache)
     }
 
-    @Test("with processors, progressive scans are processed too (stage progressiveScan); a scan they fail on is not shown")
+    @Test(
+        "with processors, progressive scans are processed too (stage progressiveScan); a scan they fail on is not shown"
+    )
     func progressiveScans() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true)
         for failsOnScans in [false, true] {
             let counter = CountingProcessor { stage in failsOnScans && stage != .final }
-            var request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("scan-\(failsOnScans).jpg"), identifier: nil,
-                                                   targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFill)
+            var request = GenericImageFetchRequest(
+                imageURL: SteppedPipelineEnvironment.url("scan-\(failsOnScans).jpg"), identifier: nil,
+                targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFill)
             request.processors = [.cropToFill(), counter]
             request.progressiveLoadingPolicies = [.jpeg: GreedyProgressiveLoadingPolicy()]
             let delegate = ProcessedScanDelegate()
             let operation = env.pipeline.operation(with: request, delegate: delegate)
             env.pipeline.fetchImage(with: operation)
             let download = try await env.provider.next()
-            download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"s\""))
+            download.respond(
+                status: 200,
+                headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"s\""))
             download.send(jpeg.prefix(jpeg.count / 2), chunkSize: 8 * 1024)
             // Half the bytes are in: scans were rendered (and processed) by now.
             #expect(await eventually { counter.calls.withLock { $0 }.contains { $0 != .final } })
@@ -157,7 +176,10 @@ struct ImageFetchProcessorsTests {
                 #expect(scans.isEmpty)
             } else {
                 #expect(!scans.isEmpty)
-                #expect(scans.allSatisfy { $0.imageWasProcessed && $0.imageContainer.dimensions == CGSize(width: 300, height: 300) })
+                #expect(
+                    scans.allSatisfy {
+                        $0.imageWasProcessed && $0.imageContainer.dimensions == CGSize(width: 300, height: 300)
+                    })
             }
         }
     }
@@ -170,10 +192,13 @@ struct ImageFetchProcessorsTests {
         var store = GenericImageStoreRequest(imageURL: SteppedPipelineEnvironment.url("thumb.jpg"))
         store.imageIdentifier = "shared-id"
         store.imageData = thumbnail
-        await withCheckedContinuation { continuation in env.pipeline.storeImage(with: store) { _, _ in continuation.resume() } }
+        await withCheckedContinuation { continuation in
+            env.pipeline.storeImage(with: store) { _, _ in continuation.resume() }
+        }
         let counter = CountingProcessor()
-        var request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("full.jpg"), identifier: "shared-id",
-                                               targetDimensions: Self.target, targetContentMode: .scaleAspectFill)
+        var request = GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url("full.jpg"), identifier: "shared-id",
+            targetDimensions: Self.target, targetContentMode: .scaleAspectFill)
         request.processors = [.cropToFill(), counter]
         let delegate = RecordingFetchDelegate(previewAnswer: .stopLoading)
         let operation = env.pipeline.operation(with: request, delegate: delegate)
@@ -190,9 +215,13 @@ struct ImageFetchProcessorsTests {
 private final class ProcessedScanDelegate: ImageFetchDelegate {
     let scans = Locked<[ImageFetchResult]>([])
     var handlesProgressiveLoading: Bool { true }
-    func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
-                             url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool { true }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
+        url: URL, imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool { true }
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float
+    ) {
         scans.withLock { $0.append(result) }
     }
 }

@@ -1,34 +1,41 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
 
 @Suite("Fetch: progressive scans however the bytes are chunked")
 struct ImageFetchProgressiveChunkingTests {
     static let target = CGSize(width: 300, height: 300)
 
     private func request(_ name: String) -> GenericImageFetchRequest {
-        GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url(name), identifier: nil,
-                                 targetDimensions: Self.target, targetContentMode: .scaleAspectFit)
+        GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url(name), identifier: nil,
+            targetDimensions: Self.target, targetContentMode: .scaleAspectFit)
     }
 
     /// Fetches `name` with `delegate`, the body arriving in chunks of `chunkSize` bytes (0: one chunk).
-    private func fetch(_ env: SteppedPipelineEnvironment, _ name: String, _ jpeg: Data, chunkSize: Int,
-                       delegate: ProgressiveRecordingDelegate) async throws -> ImageFetchOperation {
+    private func fetch(
+        _ env: SteppedPipelineEnvironment, _ name: String, _ jpeg: Data, chunkSize: Int,
+        delegate: ProgressiveRecordingDelegate
+    ) async throws -> ImageFetchOperation {
         let operation = env.pipeline.operation(with: request(name), delegate: delegate)
         env.pipeline.fetchImage(with: operation)
         let download = try await env.provider.next()
-        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"p\""))
+        download.respond(
+            status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"p\""))
         download.send(jpeg, chunkSize: chunkSize > 0 ? chunkSize : jpeg.count)
         download.finish()
         #expect(await eventually { operation.isFinished })
         return operation
     }
 
-    @Test("a delegate that opted in gets a scan for a network load, whatever the chunking; none without opting in",
-          arguments: [0, 256 * 1024, 64 * 1024, 7 * 1024, 1024])
+    @Test(
+        "a delegate that opted in gets a scan for a network load, whatever the chunking; none without opting in",
+        arguments: [0, 256 * 1024, 64 * 1024, 7 * 1024, 1024])
     func chunkings(chunkSize: Int) async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
@@ -57,19 +64,27 @@ struct ImageFetchProgressiveChunkingTests {
         let leaving = env.pipeline.operation(with: request("resume.jpg"), delegate: leavingDelegate)
         env.pipeline.fetchImage(with: leaving)
         let download = try await env.provider.next()
-        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"r\""))
+        download.respond(
+            status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"r\""))
         download.send(jpeg.prefix(cut))
         #expect(await eventually { leaving.networkImageOriginalDimensions != .zero && leaving.progress > 0.3 })
         leaving.cancel()
         #expect(await eventually { leaving.isFinished })
-        #expect(await eventually { env.pipeline.memoryCache.entry(withIdentifier: SteppedPipelineEnvironment.url("resume.jpg").absoluteString, touch: false)?.partial != nil })
+        #expect(
+            await eventually {
+                env.pipeline.memoryCache.entry(
+                    withIdentifier: SteppedPipelineEnvironment.url("resume.jpg").absoluteString, touch: false)?.partial
+                    != nil
+            })
 
         let delegate = ProgressiveRecordingDelegate(optIn: true)
         let operation = env.pipeline.operation(with: request("resume.jpg"), delegate: delegate)
         env.pipeline.fetchImage(with: operation)
         let resumed = try await env.provider.next()
         #expect(resumed.sentRequest?.value(forHTTPHeaderField: "Range") == "bytes=\(cut)-")
-        resumed.respond(status: 206, headers: SteppedPipelineEnvironment.rangeHeaders(from: cut, length: jpeg.count, entityTag: "\"r\""))
+        resumed.respond(
+            status: 206,
+            headers: SteppedPipelineEnvironment.rangeHeaders(from: cut, length: jpeg.count, entityTag: "\"r\""))
         resumed.send(jpeg.suffix(from: cut))
         resumed.finish()
         #expect(await eventually { operation.isFinished })
@@ -87,7 +102,12 @@ struct ImageFetchProgressiveChunkingTests {
         _ = try await fetch(env, "cached.jpg", jpeg, chunkSize: 16 * 1024, delegate: firstDelegate)
         // A different target size misses the rendered cache and decodes from the memory cache, then the disk.
         for clearMemory in [false, true] {
-            if clearMemory { env.pipeline.clearMemoryCaches() } else { env.pipeline.clearRenderedMemoryCacheImage(withIdentifier: SteppedPipelineEnvironment.url("cached.jpg").absoluteString) }
+            if clearMemory {
+                env.pipeline.clearMemoryCaches()
+            } else {
+                env.pipeline.clearRenderedMemoryCacheImage(
+                    withIdentifier: SteppedPipelineEnvironment.url("cached.jpg").absoluteString)
+            }
             let delegate = ProgressiveRecordingDelegate(optIn: true)
             let operation = env.pipeline.operation(with: request("cached.jpg"), delegate: delegate)
             env.pipeline.fetchImage(with: operation)

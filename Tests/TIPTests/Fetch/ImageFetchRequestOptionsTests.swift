@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Nuke's request options in TIP's terms: loading sources for reads, options for writes.
@@ -7,9 +8,12 @@ import Testing
 struct ImageFetchRequestOptionsTests {
     private static let size = CGSize(width: 80, height: 80)
 
-    private func request(_ name: String, sources: ImageFetchLoadingSources = .all, options: ImageFetchOptions = []) -> GenericImageFetchRequest {
-        var request = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url(name), identifier: nil,
-                                               targetDimensions: Self.size, targetContentMode: .scaleAspectFit)
+    private func request(_ name: String, sources: ImageFetchLoadingSources = .all, options: ImageFetchOptions = [])
+        -> GenericImageFetchRequest
+    {
+        var request = GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url(name), identifier: nil,
+            targetDimensions: Self.size, targetContentMode: .scaleAspectFit)
         request.loadingSources = sources
         request.options = options
         return request
@@ -23,7 +27,8 @@ struct ImageFetchRequestOptionsTests {
         #expect((outcome.error as? ImageFetchError)?.code == .couldNotLoadImage)
         #expect(env.provider.count == 0)
         // A hit is served.
-        _ = try await env.fetch(request("there.jpg"), serving: DownloaderTestEnvironment.jpeg(width: 160, height: 120, seed: 1))
+        _ = try await env.fetch(
+            request("there.jpg"), serving: DownloaderTestEnvironment.jpeg(width: 160, height: 120, seed: 1))
         #expect(await env.fetchCached(request("there.jpg", sources: .cachesOnly)).result?.imageSource == .memoryCache)
     }
 
@@ -45,11 +50,15 @@ struct ImageFetchRequestOptionsTests {
         defer { env.tearDown() }
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 160, height: 120, seed: 3)
         _ = try await env.fetch(request("s.jpg"), serving: jpeg)
-        #expect(env.pipeline.memoryCache.entry(withIdentifier: SteppedPipelineEnvironment.url("s.jpg").absoluteString, touch: false) != nil)
-        let noMemory = await env.fetchCached(request("s.jpg", sources: ImageFetchLoadingSources.all.subtracting(.memoryCache)))
+        #expect(
+            env.pipeline.memoryCache.entry(
+                withIdentifier: SteppedPipelineEnvironment.url("s.jpg").absoluteString, touch: false) != nil)
+        let noMemory = await env.fetchCached(
+            request("s.jpg", sources: ImageFetchLoadingSources.all.subtracting(.memoryCache)))
         #expect(noMemory.result?.imageSource == .diskCache)
-        let noCaches = try await env.fetch(request("s.jpg", sources: ImageFetchLoadingSources.all.subtracting([.memoryCache, .diskCache])),
-                                           serving: jpeg)
+        let noCaches = try await env.fetch(
+            request("s.jpg", sources: ImageFetchLoadingSources.all.subtracting([.memoryCache, .diskCache])),
+            serving: jpeg)
         #expect(noCaches.result?.imageSource == .network)
     }
 
@@ -64,7 +73,9 @@ struct ImageFetchRequestOptionsTests {
         #expect(env.diskEntry(memoryID)?.complete != nil)
         // A disk hit is not copied into memory either.
         env.pipeline.clearRenderedMemoryCacheImage(withIdentifier: memoryID)
-        #expect(await env.fetchCached(request("no-memory.jpg", options: .skipStoringToMemoryCache)).result?.imageSource == .diskCache)
+        #expect(
+            await env.fetchCached(request("no-memory.jpg", options: .skipStoringToMemoryCache)).result?.imageSource
+                == .diskCache)
         #expect(env.pipeline.memoryCache.entry(withIdentifier: memoryID, touch: false) == nil)
 
         let diskID = SteppedPipelineEnvironment.url("no-disk.jpg").absoluteString

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// A request that implements only the URL, to check the protocol's defaults.
@@ -53,8 +54,9 @@ struct ImageFetchRequestTests {
     @Test("the generic request copies any request, and maps onto a download request")
     func genericAndDownloadMapping() {
         let hydrator = ImageRequestHydrator { _, _, done in done(nil, nil) }
-        var source = GenericImageFetchRequest(imageURL: url, identifier: "id-1",
-                                              targetDimensions: CGSize(width: 40, height: 30), targetContentMode: .scaleAspectFit)
+        var source = GenericImageFetchRequest(
+            imageURL: url, identifier: "id-1",
+            targetDimensions: CGSize(width: 40, height: 30), targetContentMode: .scaleAspectFit)
         source.options = [.treatAsPlaceholder, .doNotResetExpiryOnAccess]
         source.loadingSources = [.memoryCache, .networkResumed]
         source.timeToLive = 120

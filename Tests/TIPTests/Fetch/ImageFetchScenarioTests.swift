@@ -1,15 +1,19 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 /// End-to-end fetch scenarios: single-chunk bodies, shared downloads and servers that ignore `Range` (downloads
 /// the test steps by hand), renamed identifiers (the embedded server) and errors after the last byte (a script).
 @Suite("Fetch scenarios")
 struct ImageFetchScenarioTests {
-    private func request(_ url: URL, identifier: String? = nil, sources: ImageFetchLoadingSources = .all) -> GenericImageFetchRequest {
-        var request = GenericImageFetchRequest(imageURL: url, identifier: identifier, targetDimensions: HarnessImage.target,
-                                               targetContentMode: .scaleAspectFit)
+    private func request(_ url: URL, identifier: String? = nil, sources: ImageFetchLoadingSources = .all)
+        -> GenericImageFetchRequest
+    {
+        var request = GenericImageFetchRequest(
+            imageURL: url, identifier: identifier, targetDimensions: HarnessImage.target,
+            targetContentMode: .scaleAspectFit)
         request.loadingSources = sources
         return request
     }
@@ -20,7 +24,9 @@ struct ImageFetchScenarioTests {
         defer { env.tearDown() }
         let image = try HarnessImage.make(.progressiveJPEG)
         for (name, optIn) in [("one-in.jpg", true), ("one-out.jpg", false)] {
-            let (operation, delegate) = try await env.harnessFetch(request(SteppedPipelineEnvironment.url(name)), wantsScans: optIn) { download, _, _ in
+            let (operation, delegate) = try await env.harnessFetch(
+                request(SteppedPipelineEnvironment.url(name)), wantsScans: optIn
+            ) { download, _, _ in
                 download.serve(image.data, type: image.mimeType)  // the whole body in one chunk
             }
             delegate.checkContract()  // the delegate also checks every scan has 0 < progress < 1
@@ -45,8 +51,11 @@ struct ImageFetchScenarioTests {
         env.pipeline.fetchImage(with: second)
         let download = try await env.provider.next()
         // Both joined: each heard the download start (progress 0).
-        #expect(await eventually { !leaving.progress.withLock { $0 }.isEmpty && !staying.progress.withLock { $0 }.isEmpty })
-        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: image.data.count, entityTag: "\"s\""))
+        #expect(
+            await eventually { !leaving.progress.withLock { $0 }.isEmpty && !staying.progress.withLock { $0 }.isEmpty })
+        download.respond(
+            status: 200,
+            headers: SteppedPipelineEnvironment.resumableHeaders(length: image.data.count, entityTag: "\"s\""))
         let fifth = image.data.count / 5
         download.send(image.data.prefix(fifth), chunkSize: 8 * 1024)
         #expect(await eventually { first.isFinished })
@@ -73,7 +82,8 @@ struct ImageFetchScenarioTests {
         let first = env.pipeline.operation(with: request(url), delegate: cancelling)
         env.pipeline.fetchImage(with: first)
         let download = try await env.provider.next()
-        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: image.data.count, entityTag: tag))
+        download.respond(
+            status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: image.data.count, entityTag: tag))
         download.send(image.data.prefix(image.data.count / 2), chunkSize: 8 * 1024)  // and nothing more
         #expect(await eventually { first.isFinished })
         #expect(first.state == .cancelled)
@@ -117,10 +127,12 @@ struct ImageFetchScenarioTests {
         #expect(renamed.withLock { $0.error } == nil)
 
         let cachesOnly: ImageFetchLoadingSources = [.memoryCache, .diskCache]
-        let (after, _) = await env.pipeline.harnessFetch(request(url, identifier: "after", sources: cachesOnly), wantsScans: false)
+        let (after, _) = await env.pipeline.harnessFetch(
+            request(url, identifier: "after", sources: cachesOnly), wantsScans: false)
         #expect(after.finalResult?.imageSource == .diskCache)
         image.check(try #require(after.finalResult).imageContainer, "renamed")
-        let (before, beforeDelegate) = await env.pipeline.harnessFetch(request(url, identifier: "before", sources: cachesOnly), wantsScans: false)
+        let (before, beforeDelegate) = await env.pipeline.harnessFetch(
+            request(url, identifier: "before", sources: cachesOnly), wantsScans: false)
         #expect(before.state == .failed)
         #expect(beforeDelegate.events.withLock { $0 }.last == .failure(ImageFetchError.Code.couldNotLoadImage.rawValue))
         #expect(env.server.requestCount(for: "/renamed.png") == 1)
@@ -135,8 +147,11 @@ struct ImageFetchScenarioTests {
         let image = try HarnessImage.make(.gif)
         env.configuration.imageFetchDownloadProvider = ScriptedDownloadProvider([
             .start, .hydrate, .authorize,
-            .response(status: 200, headers: ["Content-Length": "\(image.data.count)", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"]),
-            .data(image.data.prefix(1000)), .data(image.data.dropFirst(1000)), .complete(URLError(.networkConnectionLost)),
+            .response(
+                status: 200,
+                headers: ["Content-Length": "\(image.data.count)", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"]),
+            .data(image.data.prefix(1000)), .data(image.data.dropFirst(1000)),
+            .complete(URLError(.networkConnectionLost)),
         ])
         let url = URL(string: "https://scripted.tip.invalid/late-error.gif")!
         let (operation, delegate) = await env.pipeline.harnessFetch(request(url), wantsScans: false)

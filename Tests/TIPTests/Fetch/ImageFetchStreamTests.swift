@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 @Suite("Fetch events and listing")
 struct ImageFetchStreamTests {
@@ -12,7 +13,8 @@ struct ImageFetchStreamTests {
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 1000, height: 750, progressive: true)
         // The stream starts its fetch when it is made; the events wait in its buffer. Every step runs in this task,
         // so no step waits for another task the concurrency pool has yet to run.
-        let events = env.pipeline.fetchEvents(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("s.jpg")))
+        let events = env.pipeline.fetchEvents(
+            for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("s.jpg")))
         try await env.provider.next().serve(jpeg, entityTag: "\"s\"", chunkSize: 8 * 1024)
         var progressCount = 0
         var scans = 0
@@ -33,10 +35,13 @@ struct ImageFetchStreamTests {
         // Some bytes, then nothing: only the consumer stopping ends the download.
         var stopped: SteppedDownload?
         do {
-            let events = env.pipeline.fetchEvents(for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("stop.jpg")))
+            let events = env.pipeline.fetchEvents(
+                for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("stop.jpg")))
             let download = try await env.provider.next()
             stopped = download
-            download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"t\""))
+            download.respond(
+                status: 200,
+                headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"t\""))
             download.send(jpeg.prefix(20_000))
             for try await event in events {
                 if case .progress(let value) = event, value > 0 { break }
@@ -49,7 +54,8 @@ struct ImageFetchStreamTests {
     func listing() async throws {
         let env = try await DownloaderTestEnvironment()
         env.configuration.maxConcurrentImagePipelineDownloadCount = 0  // the fetch waits for a download slot
-        let fetch = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/wait.jpg")), delegate: nil)
+        let fetch = env.pipeline.operation(
+            with: GenericImageFetchRequest(imageURL: env.server.url(for: "/wait.jpg")), delegate: nil)
         env.pipeline.fetchImage(with: fetch)
         #expect(await eventually { env.downloader.counts.waiting == 1 })
         let listed = Locked<[ImageFetchOperation]>([])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Fetch operation: stress")
@@ -13,11 +14,13 @@ struct ImageFetchStressTests {
         // Twenty distinct small images, half of them paced so cancellations land mid-download.
         var urls: [URL] = []
         for index in 0..<20 {
-            let data = try DownloaderTestEnvironment.jpeg(width: 96 + index * 8, height: 72 + index * 6, progressive: index % 3 == 0,
-                                                          seed: UInt64(index + 1))
+            let data = try DownloaderTestEnvironment.jpeg(
+                width: 96 + index * 8, height: 72 + index * 6, progressive: index % 3 == 0,
+                seed: UInt64(index + 1))
             let url = URL(string: "https://stub.tip.invalid/stress/\(index).jpg")!
-            provider.stubs.addDownloadStub(forRequestURL: url, responseData: data, responseMIMEType: "image/jpeg",
-                                           shouldSupportResuming: true, suggestedBitrate: index.isMultiple(of: 2) ? 0 : 400_000)
+            provider.stubs.addDownloadStub(
+                forRequestURL: url, responseData: data, responseMIMEType: "image/jpeg",
+                shouldSupportResuming: true, suggestedBitrate: index.isMultiple(of: 2) ? 0 : 400_000)
             urls.append(url)
         }
         let priorities: [ImageFetchPriority] = [.veryLow, .low, .normal, .high, .veryHigh]
@@ -25,8 +28,9 @@ struct ImageFetchStressTests {
         for index in 0..<1_000 {
             let url = urls[Int(random.next() % UInt64(urls.count))]
             let side = Double(40 + Int(random.next() % 4) * 20)
-            var request = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: CGSize(width: side, height: side),
-                                                   targetContentMode: .scaleAspectFit)
+            var request = GenericImageFetchRequest(
+                imageURL: url, identifier: nil, targetDimensions: CGSize(width: side, height: side),
+                targetContentMode: .scaleAspectFit)
             if index % 50 == 0 { env.pipeline.clearMemoryCaches() }
             request.loadingSources = index % 7 == 0 ? [.memoryCache, .diskCache, .network] : .all
             let delegate = ContractCheckingDelegate(configuration: env.configuration)
@@ -39,7 +43,10 @@ struct ImageFetchStressTests {
             env.pipeline.fetchImage(with: operation)
             switch random.next() % 10 {
             case 0: operation.cancel()
-            case 1: DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(random.next() % 40))) { operation.cancel() }
+            case 1:
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(random.next() % 40))) {
+                    operation.cancel()
+                }
             case 2, 3: DispatchQueue.global().async { operation.priority = priorities[index % 5] }
             default: break
             }

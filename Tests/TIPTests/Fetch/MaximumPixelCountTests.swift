@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// The pixel limit fetches apply: GlobalConfiguration.maximumPixelCount, or the request's own.
@@ -13,8 +14,9 @@ struct MaximumPixelCountTests {
         #expect(configuration.maximumPixelCount == 5_000)
         configuration.maximumPixelCount = 0
         #expect(configuration.maximumPixelCount == ImageDecodingOptions.defaultMaximumPixelCount)
-        #expect(ImageDecodingError.dimensionsTooLarge(width: 2, height: 2, maximumPixelCount: 1).description
-            .contains("GlobalConfiguration.maximumPixelCount"))
+        #expect(
+            ImageDecodingError.dimensionsTooLarge(width: 2, height: 2, maximumPixelCount: 1).description
+                .contains("GlobalConfiguration.maximumPixelCount"))
     }
 
     @Test("an image over the configured limit fails naming the setting, and is not cached; the request may raise it")
@@ -25,9 +27,12 @@ struct MaximumPixelCountTests {
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 64, height: 48)
         let url = SteppedPipelineEnvironment.url("big.jpg")
 
-        let error = try #require(try await env.fetch(GenericImageFetchRequest(imageURL: url), serving: jpeg).error as? ImageFetchError)
+        let error = try #require(
+            try await env.fetch(GenericImageFetchRequest(imageURL: url), serving: jpeg).error as? ImageFetchError)
         #expect(error.code == .couldNotDecodeImage)
-        #expect(error.message.contains("64x48") && error.message.contains("GlobalConfiguration.shared.maximumPixelCount"), "\(error.message)")
+        #expect(
+            error.message.contains("64x48") && error.message.contains("GlobalConfiguration.shared.maximumPixelCount"),
+            "\(error.message)")
         #expect(env.pipeline.diskCache.entry(withIdentifier: url.absoluteString) == nil)
         #expect(env.pipeline.memoryCache.entry(withIdentifier: url.absoluteString, touch: false) == nil)
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Partial image")
@@ -31,15 +32,20 @@ struct PartialImageTests {
         #expect(partial.failure == nil)
         #expect(partial.progress <= 0.999 || partial.state == .complete)
 
-        let first = partial.render(mode: .fullFrameProgress, targetDimensions: CGSize(width: 100, height: 100), targetContentMode: .scaleAspectFit)
-        let again = partial.render(mode: .fullFrameProgress, targetDimensions: CGSize(width: 100, height: 100), targetContentMode: .scaleAspectFit)
+        let first = partial.render(
+            mode: .fullFrameProgress, targetDimensions: CGSize(width: 100, height: 100),
+            targetContentMode: .scaleAspectFit)
+        let again = partial.render(
+            mode: .fullFrameProgress, targetDimensions: CGSize(width: 100, height: 100),
+            targetContentMode: .scaleAspectFit)
         #expect(first != nil && first === again)  // reused while nothing new arrived
         #expect(first?.dimensions == CGSize(width: 100, height: 75))
 
         #expect(partial.finalize() == .didCompleteLoading)
         #expect(partial.state == .complete)
         #expect(partial.progress == 1)
-        let final = try #require(partial.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
+        let final = try #require(
+            partial.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center))
         #expect(final.dimensions == CGSize(width: 640, height: 480))
         #expect(!final.isPartial)
         #expect(partial.data == jpeg)

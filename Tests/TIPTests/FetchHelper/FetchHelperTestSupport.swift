@@ -1,6 +1,7 @@
 import Foundation
-@testable import TIP
 import TIPImageServer
+
+@testable import TIP
 
 /// A display target whose facts the test sets, recording every image it is given (lock-guarded: the helper sets
 /// images on the callback queue while the test reads them).
@@ -63,9 +64,13 @@ final class FakeFetchDataSource: ImageFetchHelperDataSource {
     func imageFetchRequest(for helper: ImageFetchHelper) -> (any ImageFetchRequest)? { answers.withLock { $0.request } }
     func imageURL(for helper: ImageFetchHelper) -> URL? { answers.withLock { $0.url } }
     func imagePipeline(for helper: ImageFetchHelper) -> ImagePipeline? { answers.withLock { $0.pipeline } }
-    func shouldRefetchOnTargetSizingChange(for helper: ImageFetchHelper) -> Bool { answers.withLock { $0.refetchOnSizingChange } }
+    func shouldRefetchOnTargetSizingChange(for helper: ImageFetchHelper) -> Bool {
+        answers.withLock { $0.refetchOnSizingChange }
+    }
     func fetchOperationPriority(for helper: ImageFetchHelper) -> ImageFetchPriority { answers.withLock { $0.priority } }
-    func additionalDebugInfoStrings(for helper: ImageFetchHelper) -> [String] { answers.withLock { $0.extraDebugLines } }
+    func additionalDebugInfoStrings(for helper: ImageFetchHelper) -> [String] {
+        answers.withLock { $0.extraDebugLines }
+    }
 }
 
 /// A helper delegate recording events; previews and progressive scans are opt-in.
@@ -91,25 +96,36 @@ final class RecordingHelperDelegate: ImageFetchHelperDelegate {
         self.loadsProgressively = loadsProgressively
     }
 
-    func fetchHelper(_ helper: ImageFetchHelper, shouldUpdateImageWithPreviewImageResult result: ImageFetchResult) -> Bool {
+    func fetchHelper(_ helper: ImageFetchHelper, shouldUpdateImageWithPreviewImageResult result: ImageFetchResult)
+        -> Bool
+    {
         showsPreviews
     }
-    func fetchHelper(_ helper: ImageFetchHelper, shouldLoadProgressivelyWithIdentifier identifier: String, url: URL,
-                     imageType: ImageType, originalDimensions: CGSize) -> Bool {
+    func fetchHelper(
+        _ helper: ImageFetchHelper, shouldLoadProgressivelyWithIdentifier identifier: String, url: URL,
+        imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool {
         loadsProgressively
     }
     func fetchHelperDidStartLoading(_ helper: ImageFetchHelper) { record("start") }
     func fetchHelperDidStartLoadingFromNetwork(_ helper: ImageFetchHelper) { record("network") }
-    func fetchHelper(_ helper: ImageFetchHelper, didUpdateDisplayedImageContainer container: ImageContainer,
-                     fromSourceDimensions sourceDimensions: CGSize, isFinal: Bool) {
+    func fetchHelper(
+        _ helper: ImageFetchHelper, didUpdateDisplayedImageContainer container: ImageContainer,
+        fromSourceDimensions sourceDimensions: CGSize, isFinal: Bool
+    ) {
         shown.withLock {
-            $0.append(Shown(dimensions: container.dimensions, isFinal: isFinal, isPreview: helper.fetchedImageIsPreview,
-                            isScaled: helper.fetchedImageIsScaledPreviewAsFinal, isProgressive: helper.fetchedImageIsProgressiveFrame,
-                            isPlaceholder: helper.fetchedImageTreatedAsPlaceholder))
+            $0.append(
+                Shown(
+                    dimensions: container.dimensions, isFinal: isFinal, isPreview: helper.fetchedImageIsPreview,
+                    isScaled: helper.fetchedImageIsScaledPreviewAsFinal,
+                    isProgressive: helper.fetchedImageIsProgressiveFrame,
+                    isPlaceholder: helper.fetchedImageTreatedAsPlaceholder))
         }
         record(isFinal ? "final-image" : "image")
     }
-    func fetchHelper(_ helper: ImageFetchHelper, didLoadFinalImageFrom source: ImageLoadSource) { record("loaded:\(source)") }
+    func fetchHelper(_ helper: ImageFetchHelper, didLoadFinalImageFrom source: ImageLoadSource) {
+        record("loaded:\(source)")
+    }
     func fetchHelper(_ helper: ImageFetchHelper, didFailToLoadFinalImage error: any Error) {
         errors.withLock { $0.append(error) }
         record("failed")
@@ -131,8 +147,11 @@ final class FetchHelperTestBed: Sendable {
     /// The downloads of a stepped bed (unused otherwise).
     let downloads = SteppedDownloadProvider()
 
-    init(pixelSize: CGSize = CGSize(width: 200, height: 200), visible: Bool = true, delegate: RecordingHelperDelegate = RecordingHelperDelegate(),
-         stepped: Bool = false, _ name: String = #function) async throws {
+    init(
+        pixelSize: CGSize = CGSize(width: 200, height: 200), visible: Bool = true,
+        delegate: RecordingHelperDelegate = RecordingHelperDelegate(),
+        stepped: Bool = false, _ name: String = #function
+    ) async throws {
         env = try await DownloaderTestEnvironment(name)
         if stepped { env.configuration.imageFetchDownloadProvider = downloads }
         target = FakeFetchTarget(pixelSize: pixelSize, isVisible: visible)
@@ -151,9 +170,12 @@ final class FetchHelperTestBed: Sendable {
 
     /// Serves a generated JPEG at `path` and points the data source's URL at it.
     @discardableResult
-    func serve(_ path: String, width: Int = 800, height: Int = 600, progressive: Bool = false, seed: UInt64 = 1,
-               use: Bool = true) throws -> URL {
-        let data = try DownloaderTestEnvironment.jpeg(width: width, height: height, progressive: progressive, seed: seed)
+    func serve(
+        _ path: String, width: Int = 800, height: Int = 600, progressive: Bool = false, seed: UInt64 = 1,
+        use: Bool = true
+    ) throws -> URL {
+        let data = try DownloaderTestEnvironment.jpeg(
+            width: width, height: height, progressive: progressive, seed: seed)
         server.setImage(data, at: path)
         let url = server.url(for: path)
         if use { dataSource.answers.withLock { $0.url = url } }
@@ -162,9 +184,12 @@ final class FetchHelperTestBed: Sendable {
 
     /// For a stepped bed: a generated JPEG for the test to answer `name`'s download with, and its URL, which the
     /// data source's URL points at unless `use` is false.
-    func stepped(_ name: String, width: Int = 800, height: Int = 600, progressive: Bool = false, seed: UInt64 = 1,
-                 use: Bool = true) throws -> (url: URL, data: Data) {
-        let data = try DownloaderTestEnvironment.jpeg(width: width, height: height, progressive: progressive, seed: seed)
+    func stepped(
+        _ name: String, width: Int = 800, height: Int = 600, progressive: Bool = false, seed: UInt64 = 1,
+        use: Bool = true
+    ) throws -> (url: URL, data: Data) {
+        let data = try DownloaderTestEnvironment.jpeg(
+            width: width, height: height, progressive: progressive, seed: seed)
         let url = SteppedPipelineEnvironment.url(name)
         if use { dataSource.answers.withLock { $0.url = url } }
         return (url, data)
@@ -198,4 +223,3 @@ final class FetchHelperTestBed: Sendable {
         await env.tearDown()
     }
 }
-

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 @Suite("ImageFetchHelper: disappearance behaviours")
 struct ImageFetchHelperDisappearanceTests {
@@ -41,7 +42,9 @@ struct ImageFetchHelperDisappearanceTests {
         await bed.tearDown()
     }
 
-    @Test("lowerImageFetchPriority drops the fetch to -6 while hidden and restores the data source's priority on appearance")
+    @Test(
+        "lowerImageFetchPriority drops the fetch to -6 while hidden and restores the data source's priority on appearance"
+    )
     func lowerPriority() async throws {
         let bed = try await FetchHelperTestBed(stepped: true)
         let (_, jpeg) = try bed.stepped("slow.jpg", width: 320, height: 240)
@@ -124,7 +127,9 @@ struct ImageFetchHelperDisappearanceTests {
         await bed.tearDown()
     }
 
-    @Test("with background treated as disappearance, the image unloads 0.2 s after backgrounding and comes back in the foreground")
+    @Test(
+        "with background treated as disappearance, the image unloads 0.2 s after backgrounding and comes back in the foreground"
+    )
     func background() async throws {
         let bed = try await FetchHelperTestBed()
         try bed.serve("/photo.jpg")

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 // Serialized: `notifyAllFetchHelpersToRetryFailedLoads` reaches every failed helper in the process.
 @Suite("ImageFetchHelper: failures, retries, reloads after other fetches", .serialized)
@@ -42,8 +43,9 @@ struct ImageFetchHelperFailureTests {
 
         bed.server.setFault(nil, for: path)
         try bed.serve(path)
-        let other = GenericImageFetchRequest(imageURL: url, identifier: nil, targetDimensions: CGSize(width: 64, height: 64),
-                                             targetContentMode: .scaleAspectFit)
+        let other = GenericImageFetchRequest(
+            imageURL: url, identifier: nil, targetDimensions: CGSize(width: 64, height: 64),
+            targetContentMode: .scaleAspectFit)
         _ = try await bed.pipeline.fetchImage(for: other)
         #expect(await eventually { bed.helper.fetchedImageIsFullLoad })
         #expect(bed.target.shownDimensions == CGSize(width: 200, height: 150))

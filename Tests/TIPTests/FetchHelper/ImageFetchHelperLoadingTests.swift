@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 @Suite("ImageFetchHelper: appearing, resizing, request changes")
 struct ImageFetchHelperLoadingTests {
@@ -32,7 +33,8 @@ struct ImageFetchHelperLoadingTests {
         #expect(bed.helper.didLoadAny && !bed.helper.fetchedImageTreatedAsPlaceholder)
         #expect(bed.helper.fetchedImageURL == bed.server.url(for: "/photo.jpg"))
         let request = try #require(bed.helper.fetchRequest)
-        #expect(request.targetDimensions == CGSize(width: 200, height: 200) && request.targetContentMode == .scaleAspectFit)
+        #expect(
+            request.targetDimensions == CGSize(width: 200, height: 200) && request.targetContentMode == .scaleAspectFit)
         let events = bed.delegate.eventList
         #expect(events.first == "start")
         #expect(events.contains("network"))
@@ -62,7 +64,9 @@ struct ImageFetchHelperLoadingTests {
         await bed.tearDown()
     }
 
-    @Test("a resize refetches at the new size only when the data source opts in; the final image becomes a preview meanwhile")
+    @Test(
+        "a resize refetches at the new size only when the data source opts in; the final image becomes a preview meanwhile"
+    )
     func resizeRefetches() async throws {
         let bed = try await FetchHelperTestBed()
         try bed.serve("/photo.jpg")
@@ -81,12 +85,17 @@ struct ImageFetchHelperLoadingTests {
         // Looked at in the same block as the change: the refetch (a memory hit) cannot land in between.
         let during = bed.onQueue {
             bed.helper.triggerTargetLayoutChanged()
-            return (bed.helper.fetchedImageIsPreview, bed.helper.fetchedImageIsFullLoad, bed.helper.isLoading,
-                    bed.target.shownDimensions)
+            return (
+                bed.helper.fetchedImageIsPreview, bed.helper.fetchedImageIsFullLoad, bed.helper.isLoading,
+                bed.target.shownDimensions
+            )
         }
         // The old image stays, downgraded, while the new size loads.
         #expect(during == (true, false, true, CGSize(width: 200, height: 150)))
-        #expect(await eventually { bed.helper.fetchedImageIsFullLoad && bed.target.shownDimensions == CGSize(width: 100, height: 75) })
+        #expect(
+            await eventually {
+                bed.helper.fetchedImageIsFullLoad && bed.target.shownDimensions == CGSize(width: 100, height: 75)
+            })
         #expect(bed.helper.fetchRequest?.targetDimensions == CGSize(width: 100, height: 100))
         #expect(bed.helper.fetchSource == .memoryCache)
         #expect(bed.server.requestCount(for: "/photo.jpg") == 1)
@@ -148,14 +157,16 @@ struct ImageFetchHelperLoadingTests {
         #expect(await oldDownload.waitUntilCancelled())
 
         // A late callback of the old fetch changes nothing.
-        let stale = ImageFetchResult(imageContainer: ImageContainer(image: TestImages.photo(width: 32, height: 24)), imageSource: .network,
-                                     imageURL: oldURL, imageOriginalDimensions: CGSize(width: 32, height: 24),
-                                     imageIsTreatedAsPlaceholder: false, imageWasTransformed: false, imageIdentifier: oldURL.absoluteString)
+        let stale = ImageFetchResult(
+            imageContainer: ImageContainer(image: TestImages.photo(width: 32, height: 24)), imageSource: .network,
+            imageURL: oldURL, imageOriginalDimensions: CGSize(width: 32, height: 24),
+            imageIsTreatedAsPlaceholder: false, imageWasTransformed: false, imageIdentifier: oldURL.absoluteString)
         let shownBefore = bed.delegate.shown.withLock { $0.count }
         bed.onQueue {
             bed.helper.operationDelegate.imageFetchOperation(old, didLoadFinalImage: stale)
             bed.helper.operationDelegate.imageFetchOperation(old, didUpdateProgressiveImage: stale, progress: 0.5)
-            bed.helper.operationDelegate.imageFetchOperation(old, didFailToLoadFinalImage: ImageFetchError(.unknown, "late"))
+            bed.helper.operationDelegate.imageFetchOperation(
+                old, didFailToLoadFinalImage: ImageFetchError(.unknown, "late"))
         }
         #expect(bed.target.shownDimensions == CGSize(width: 200, height: 200))
         #expect(bed.helper.fetchError == nil)

@@ -1,30 +1,36 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 @Suite("ImageFetchHelper: previews, progressive scans, static images")
 struct ImageFetchHelperPreviewTests {
     /// A helper for `/large.jpg` under `identifier` on a new target of `side` x `side`.
-    func helper(_ bed: FetchHelperTestBed, identifier: String, side: CGFloat, mode: ContentMode = .scaleAspectFill,
-                delegate: RecordingHelperDelegate) -> (ImageFetchHelper, FakeFetchTarget, FakeFetchDataSource) {
+    func helper(
+        _ bed: FetchHelperTestBed, identifier: String, side: CGFloat, mode: ContentMode = .scaleAspectFill,
+        delegate: RecordingHelperDelegate
+    ) -> (ImageFetchHelper, FakeFetchTarget, FakeFetchDataSource) {
         let target = FakeFetchTarget(pixelSize: CGSize(width: side, height: side), contentMode: mode)
         let source = FakeFetchDataSource(pipeline: bed.pipeline)
         source.answers.withLock {
-            $0.request = GenericImageFetchRequest(imageURL: bed.server.url(for: "/large.jpg"), identifier: identifier,
-                                                  targetDimensions: target.pixelSize, targetContentMode: mode)
+            $0.request = GenericImageFetchRequest(
+                imageURL: bed.server.url(for: "/large.jpg"), identifier: identifier,
+                targetDimensions: target.pixelSize, targetContentMode: mode)
         }
         let helper = ImageFetchHelper(delegate: delegate, dataSource: source, configuration: bed.env.configuration)
         return (helper, target, source)
     }
 
-    @Test("a cached variant is shown only when the delegate opts in; the default decider stops when it covers the target")
+    @Test(
+        "a cached variant is shown only when the delegate opts in; the default decider stops when it covers the target")
     func previews() async throws {
         let bed = try await FetchHelperTestBed()
         let small = try bed.serve("/small.jpg", width: 200, height: 150, use: false)
         try bed.serve("/large.jpg", width: 500, height: 400, seed: 3, use: false)
         for identifier in ["p-stop", "p-go", "p-quiet"] {
-            let request = GenericImageFetchRequest(imageURL: small, identifier: identifier, targetDimensions: .zero, targetContentMode: .center)
+            let request = GenericImageFetchRequest(
+                imageURL: small, identifier: identifier, targetDimensions: .zero, targetContentMode: .center)
             _ = try await bed.pipeline.fetchImage(for: request)
         }
 
@@ -45,7 +51,8 @@ struct ImageFetchHelperPreviewTests {
 
         // The preview does not cover a 400 x 400 aspect-fit target: shown as a preview, then the final image.
         let goDelegate = RecordingHelperDelegate(showsPreviews: true)
-        let (go, goTarget, goSource) = helper(bed, identifier: "p-go", side: 400, mode: .scaleAspectFit, delegate: goDelegate)
+        let (go, goTarget, goSource) = helper(
+            bed, identifier: "p-go", side: 400, mode: .scaleAspectFit, delegate: goDelegate)
         bed.onQueue { go.target = goTarget }
         #expect(await eventually { go.fetchedImageIsFullLoad })
         let goShown = goDelegate.shown.withLock { $0 }
@@ -69,12 +76,14 @@ struct ImageFetchHelperPreviewTests {
     @Test("progressive scans are shown, flagged as placeholders, when the delegate opts in; never otherwise")
     func progressiveScans() async throws {
         let delegate = RecordingHelperDelegate(loadsProgressively: true)
-        let bed = try await FetchHelperTestBed(pixelSize: CGSize(width: 240, height: 240), delegate: delegate, stepped: true)
+        let bed = try await FetchHelperTestBed(
+            pixelSize: CGSize(width: 240, height: 240), delegate: delegate, stepped: true)
         let (_, jpeg) = try bed.stepped("progressive.jpg", width: 480, height: 360, progressive: true)
         bed.attach()
         // Half the image in twentieths; the rest only once a scan is shown.
         let download = try await bed.downloads.next()
-        download.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"p\""))
+        download.respond(
+            status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"p\""))
         let half = jpeg.count / 2
         download.send(jpeg.prefix(half), chunkSize: max(1024, jpeg.count / 20))
         #expect(await eventually { delegate.shown.withLock { $0 }.contains(where: \.isProgressive) })
@@ -84,18 +93,25 @@ struct ImageFetchHelperPreviewTests {
         let shown = delegate.shown.withLock { $0 }
         let scans = shown.filter(\.isProgressive)
         #expect(!scans.isEmpty)
-        #expect(scans.allSatisfy { $0.isPlaceholder && !$0.isFinal && $0.dimensions == CGSize(width: 240, height: 180) })
-        #expect(shown.last == .init(dimensions: CGSize(width: 240, height: 180), isFinal: true, isPreview: false, isScaled: false,
-                                    isProgressive: false, isPlaceholder: false))
+        #expect(
+            scans.allSatisfy { $0.isPlaceholder && !$0.isFinal && $0.dimensions == CGSize(width: 240, height: 180) })
+        #expect(
+            shown.last
+                == .init(
+                    dimensions: CGSize(width: 240, height: 180), isFinal: true, isPreview: false, isScaled: false,
+                    isProgressive: false, isPlaceholder: false))
 
         let quietDelegate = RecordingHelperDelegate(loadsProgressively: false)
         let target = FakeFetchTarget(pixelSize: CGSize(width: 240, height: 240))
-        let (quietURL, quietJPEG) = try bed.stepped("quiet.jpg", width: 480, height: 360, progressive: true, seed: 4, use: false)
+        let (quietURL, quietJPEG) = try bed.stepped(
+            "quiet.jpg", width: 480, height: 360, progressive: true, seed: 4, use: false)
         let source = FakeFetchDataSource(pipeline: bed.pipeline, url: quietURL)
         let quiet = ImageFetchHelper(delegate: quietDelegate, dataSource: source, configuration: bed.env.configuration)
         bed.onQueue { quiet.target = target }
         let quietDownload = try await bed.downloads.next()
-        quietDownload.respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: quietJPEG.count, entityTag: "\"q\""))
+        quietDownload.respond(
+            status: 200,
+            headers: SteppedPipelineEnvironment.resumableHeaders(length: quietJPEG.count, entityTag: "\"q\""))
         quietDownload.send(quietJPEG.prefix(quietJPEG.count / 2), chunkSize: max(1024, quietJPEG.count / 20))
         #expect(await eventually { quiet.fetchProgress >= 0.45 })  // half through: a scan would have been shown
         quietDownload.send(quietJPEG.suffix(from: quietJPEG.count / 2), chunkSize: max(1024, quietJPEG.count / 20))

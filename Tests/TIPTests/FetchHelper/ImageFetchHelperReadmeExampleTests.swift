@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 /// The README's fetch-helper example (the lead's README section), with the test's own configuration.
 final class ReadmeTile: ImageFetchable, ImageFetchHelperDataSource, @unchecked Sendable {
@@ -32,17 +33,17 @@ struct ImageFetchHelperReadmeExampleTests {
         // From the README (on the callback queue):
         queue.sync {
             helper.disappearanceBehavior = .lowerImageFetchPriority
-            helper.target = tile                                  // visible: appears, fetches at 300x300
+            helper.target = tile  // visible: appears, fetches at 300x300
         }
         #expect(await eventually { helper.fetchedImageIsFullLoad })
         #expect(queue.sync { tile.fetchedImageContainer?.dimensions } == CGSize(width: 450, height: 300))
         queue.sync {
             tile.pixelSize = CGSize(width: 600, height: 600)
-            helper.triggerTargetLayoutChanged()                   // refetches at 600x600
+            helper.triggerTargetLayoutChanged()  // refetches at 600x600
         }
         #expect(await eventually { helper.fetchedImageIsFullLoad })
         #expect(queue.sync { tile.fetchedImageContainer?.dimensions } == CGSize(width: 900, height: 600))
-        let lines = queue.sync { helper.debugInfoStrings() }      // ["100%", "Mem done"]
+        let lines = queue.sync { helper.debugInfoStrings() }  // ["100%", "Mem done"]
         #expect(lines == ["100%", "Mem done"])
         queue.sync { helper.cancelFetchRequest() }
         await env.tearDown()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Fuzzer finding (FuzzJPEG, out-of-memory): a 730-byte progressive JPEG claiming 3 x 55810 pixels
@@ -27,7 +28,10 @@ struct FuzzRegressionOutputSizeTests {
         let options = FuzzReplay.options(for: Self.sliverJPEG.count)
         #expect(options.targetContentMode == .scaleAspectFill)
         // 3 x 55810 is 167,430 pixels, but filling 200 x 100 with it needs 200 x 3,720,667.
-        try #require(throws: ImageDecodingError.dimensionsTooLarge(width: 3, height: 55810, maximumPixelCount: FuzzReplay.maximumPixelCount)) {
+        try #require(
+            throws: ImageDecodingError.dimensionsTooLarge(
+                width: 3, height: 55810, maximumPixelCount: FuzzReplay.maximumPixelCount)
+        ) {
             try options.checkDimensions(width: 3, height: 55810)
         }
         // Either orientation: EXIF may swap the sides after the header check.
@@ -45,7 +49,10 @@ struct FuzzRegressionOutputSizeTests {
         try #require(throws: ImageDecodingError.self) {
             try FuzzReplay.options(for: data.count).checkDimensions(width: 3, height: 55810)
         }
-        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 3, height: 55810, maximumPixelCount: FuzzReplay.maximumPixelCount)) {
+        #expect(
+            throws: ImageDecodingError.dimensionsTooLarge(
+                width: 3, height: 55810, maximumPixelCount: FuzzReplay.maximumPixelCount)
+        ) {
             try FuzzReplay.oneShot(decoder, data)
         }
     }
@@ -68,7 +75,8 @@ struct FuzzRegressionOutputSizeTests {
             _ = try? context.append(encoded)
             _ = try? context.finalize()
             #expect(throws: ImageDecodingError.self, "\(codec)") {
-                _ = try context.render(mode: .completeImage, targetDimensions: fill.targetDimensions, targetContentMode: .scaleAspectFill)
+                _ = try context.render(
+                    mode: .completeImage, targetDimensions: fill.targetDimensions, targetContentMode: .scaleAspectFill)
             }
             // The image's own size still renders.
             let own = try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// Replays a fuzzer input the way the `Fuzz/` targets do (same options, same chunking), so each
@@ -20,7 +21,8 @@ enum FuzzReplay {
     /// The fuzzers' decoding options for an input of `size` bytes.
     static func options(for size: Int) -> ImageDecodingOptions {
         let (dimensions, mode) = sizing(for: size)
-        return ImageDecodingOptions(targetDimensions: dimensions, targetContentMode: mode, maximumPixelCount: maximumPixelCount)
+        return ImageDecodingOptions(
+            targetDimensions: dimensions, targetContentMode: mode, maximumPixelCount: maximumPixelCount)
     }
 
     /// Decodes `data` in one shot with the fuzzers' options.
@@ -30,7 +32,9 @@ enum FuzzReplay {
 
     /// Bytes from a base64 reproducer (line breaks allowed).
     static func bytes(_ base64: String) -> Data {
-        guard let data = Data(base64Encoded: base64, options: .ignoreUnknownCharacters) else { preconditionFailure("bad base64 reproducer") }
+        guard let data = Data(base64Encoded: base64, options: .ignoreUnknownCharacters) else {
+            preconditionFailure("bad base64 reproducer")
+        }
         return data
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 /// Found by LeakSanitizer on the stress executable: every download attempt stays alive after its fetch.
 @Suite("Hardening: download attempts are released")

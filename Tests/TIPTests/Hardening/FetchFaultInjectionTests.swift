@@ -1,10 +1,12 @@
 import Foundation
+import TIPImageServer
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
-import TIPImageServer
 
 /// One injected server fault and whether the fetch may still succeed.
 struct FetchFaultCase: Sendable, CustomTestStringConvertible {
@@ -35,16 +37,20 @@ struct FetchFaultInjectionTests {
             FetchFaultCase(name: "Content-Length larger than the body", fault: .wrongContentLength(delta: 500)),
             FetchFaultCase(name: "Content-Length smaller than the body", fault: .wrongContentLength(delta: -700)),
             FetchFaultCase(name: "redirect to file://", fault: .redirect(status: 302, location: "file:///etc/passwd")),
-            FetchFaultCase(name: "redirect 301 to file://", fault: .redirect(status: 301, location: "file:///etc/hostname")),
+            FetchFaultCase(
+                name: "redirect 301 to file://", fault: .redirect(status: 301, location: "file:///etc/hostname")),
         ]
         for status in [301, 302, 304, 403, 404, 416, 429, 500, 503] {
-            cases.append(FetchFaultCase(name: "status \(status)", fault: .status(status, body: Data("no image".utf8)), status: status))
+            cases.append(
+                FetchFaultCase(
+                    name: "status \(status)", fault: .status(status, body: Data("no image".utf8)), status: status))
         }
         return cases
     }()
 
-    @Test("each fault ends with the exact image or a typed error; the caches hold nothing wrong; a clean retry gets the image",
-          arguments: cases, ShippedDownloadProvider.allCases)
+    @Test(
+        "each fault ends with the exact image or a typed error; the caches hold nothing wrong; a clean retry gets the image",
+        arguments: cases, ShippedDownloadProvider.allCases)
     func fault(_ testCase: FetchFaultCase, _ kind: ShippedDownloadProvider) async throws {
         let env = try await HardeningEnvironment(provider: kind)
         let original = Self.image
@@ -56,9 +62,12 @@ struct FetchFaultInjectionTests {
             // Every failing status is the origin's HTTP error, redirects without a Location included (never a
             // complaint about the download provider).
             let error = outcome.fetchError
-            #expect(error?.code == .httpTransactionError && error?.httpStatusCode == status, "\(String(describing: error))")
+            #expect(
+                error?.code == .httpTransactionError && error?.httpStatusCode == status, "\(String(describing: error))")
             #expect(error.map { !"\($0)".contains("contract") } ?? true)
-            if (300..<400).contains(status) && status != 304 { #expect(error.map { "\($0)".contains("Location") } ?? false) }
+            if (300..<400).contains(status) && status != 304 {
+                #expect(error.map { "\($0)".contains("Location") } ?? false)
+            }
         }
         await env.expectCachesHoldNothingWrong("/f.jpg", original: original)
 
@@ -72,7 +81,9 @@ struct FetchFaultInjectionTests {
         await env.tearDown()
     }
 
-    @Test("a connection closed before any header: a typed error, nothing cached", arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "a connection closed before any header: a typed error, nothing cached",
+        arguments: ShippedDownloadProvider.allCases)
     func droppedBeforeHeaders(_ kind: ShippedDownloadProvider) async throws {
         let env = try await HardeningEnvironment(provider: kind)
         let silent = try SilentClosingServer()
@@ -81,11 +92,15 @@ struct FetchFaultInjectionTests {
         let outcome = await env.fetch(request)
         Self.expectExactImageOrTypedError(outcome, original: Self.image, mayDeliver: false)
         #expect(env.pipeline.diskCache.entry(withIdentifier: silent.url(for: "/x.jpg").absoluteString) == nil)
-        #expect(env.pipeline.memoryCache.entry(withIdentifier: silent.url(for: "/x.jpg").absoluteString, touch: false) == nil)
+        #expect(
+            env.pipeline.memoryCache.entry(withIdentifier: silent.url(for: "/x.jpg").absoluteString, touch: false)
+                == nil)
         await env.tearDown()
     }
 
-    @Test("a body over maxImageDownloadByteCount: DownloadTooLarge, nothing cached; with room, the image", arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "a body over maxImageDownloadByteCount: DownloadTooLarge, nothing cached; with room, the image",
+        arguments: ShippedDownloadProvider.allCases)
     func tooLarge(_ kind: ShippedDownloadProvider) async throws {
         let env = try await HardeningEnvironment(provider: kind)
         let original = Self.image
@@ -101,7 +116,9 @@ struct FetchFaultInjectionTests {
         await env.tearDown()
     }
 
-    @Test("a partial, then a server that ignores Range: the whole image, byte-exact, no mixed bytes", arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "a partial, then a server that ignores Range: the whole image, byte-exact, no mixed bytes",
+        arguments: ShippedDownloadProvider.allCases)
     func rangeIgnored(_ kind: ShippedDownloadProvider) async throws {
         let env = try await HardeningEnvironment(provider: kind)
         let original = Self.image
@@ -112,13 +129,16 @@ struct FetchFaultInjectionTests {
         let outcome = await env.fetch(env.request("/r.jpg"))
         Self.expectExactImageOrTypedError(outcome, original: original, mayDeliver: true)
         #expect(outcome.result?.imageSource == .network)
-        #expect(env.server.requests(for: "/r.jpg").last?.header("Range") != nil,
-                "the second request should have asked for a range")
+        #expect(
+            env.server.requests(for: "/r.jpg").last?.header("Range") != nil,
+            "the second request should have asked for a range")
         #expect(await env.expectCachesHoldNothingWrong("/r.jpg", original: original))
         await env.tearDown()
     }
 
-    @Test("a partial, then the image replaced (new validators): only the new image is ever delivered or cached", arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "a partial, then the image replaced (new validators): only the new image is ever delivered or cached",
+        arguments: ShippedDownloadProvider.allCases)
     func validatorChanged(_ kind: ShippedDownloadProvider) async throws {
         let env = try await HardeningEnvironment(provider: kind)
         let old = Self.image
@@ -144,7 +164,9 @@ struct FetchFaultInjectionTests {
         await env.tearDown()
     }
 
-    @Test("a server that stalls mid-body or never sends a header times out; the partial resumes to the exact image", arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "a server that stalls mid-body or never sends a header times out; the partial resumes to the exact image",
+        arguments: ShippedDownloadProvider.allCases)
     func slowServerTimesOut(_ kind: ShippedDownloadProvider) async throws {
         let env = try await HardeningEnvironment(provider: kind, requestTimeout: 1)
         let original = Self.image
@@ -160,7 +182,9 @@ struct FetchFaultInjectionTests {
         let outcome = await env.fetch(env.request("/slow.jpg"))
         #expect(clock.now - start < .seconds(15) + pace * 5, "a plain fetch took \(pace)")
         Self.expectExactImageOrTypedError(outcome, original: original, mayDeliver: false)
-        #expect(((outcome.error as? ImageFetchError)?.underlyingError as? URLError)?.code == .timedOut, "\(String(describing: outcome.error))")
+        #expect(
+            ((outcome.error as? ImageFetchError)?.underlyingError as? URLError)?.code == .timedOut,
+            "\(String(describing: outcome.error))")
         await env.expectCachesHoldNothingWrong("/slow.jpg", original: original)
         env.server.setFault(nil, for: "/slow.jpg")
         let retry = await env.fetch(env.request("/slow.jpg"))
@@ -170,18 +194,24 @@ struct FetchFaultInjectionTests {
         env.server.setImage(original, at: "/silent.jpg")
         env.server.setThrottle(.init(latency: .seconds(60)), for: "/silent.jpg")
         let silent = await env.fetch(env.request("/silent.jpg"))
-        #expect(((silent.error as? ImageFetchError)?.underlyingError as? URLError)?.code == .timedOut, "\(String(describing: silent.error))")
+        #expect(
+            ((silent.error as? ImageFetchError)?.underlyingError as? URLError)?.code == .timedOut,
+            "\(String(describing: silent.error))")
         #expect(await !env.expectCachesHoldNothingWrong("/silent.jpg", original: original))
         await env.tearDown()
     }
 
-    @Test("an http redirect is followed to the exact image; the original URL is what is cached", arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "an http redirect is followed to the exact image; the original URL is what is cached",
+        arguments: ShippedDownloadProvider.allCases)
     func httpRedirect(_ kind: ShippedDownloadProvider) async throws {
         let env = try await HardeningEnvironment(provider: kind)
         let original = Self.image
         env.server.setImage(original, at: "/target.jpg")
         for status in [301, 302, 307, 308] {
-            env.server.setFault(.redirect(status: status, location: env.server.url(for: "/target.jpg").absoluteString), for: "/moved\(status).jpg")
+            env.server.setFault(
+                .redirect(status: status, location: env.server.url(for: "/target.jpg").absoluteString),
+                for: "/moved\(status).jpg")
             let outcome = await env.fetch(env.request("/moved\(status).jpg"))
             Self.expectExactImageOrTypedError(outcome, original: original, mayDeliver: true)
             #expect(outcome.result != nil, "redirect \(status): \(String(describing: outcome.error))")
@@ -198,17 +228,24 @@ struct FetchFaultInjectionTests {
         let outcome = await env.fetch(env.request(path))
         #expect(outcome.result == nil)
         let identifier = env.identifier(path)
-        #expect(await eventually(timeout: .seconds(5)) { env.pipeline.diskCache.entry(withIdentifier: identifier)?.partial != nil },
-                "no partial was left for \(path)")
+        #expect(
+            await eventually(timeout: .seconds(5)) {
+                env.pipeline.diskCache.entry(withIdentifier: identifier)?.partial != nil
+            },
+            "no partial was left for \(path)")
         env.server.setFault(nil, for: path)
     }
 
     /// Exactly one completion, with the exact image (pixels equal to decoding `original`) or a typed error.
-    static func expectExactImageOrTypedError(_ outcome: HardeningOutcome, original: Data, mayDeliver: Bool,
-                                             sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectExactImageOrTypedError(
+        _ outcome: HardeningOutcome, original: Data, mayDeliver: Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(outcome.completions == 1, "completions: \(outcome.completions)", sourceLocation: sourceLocation)
         if let result = outcome.result {
-            #expect(mayDeliver, "an image arrived although the fault should have prevented it", sourceLocation: sourceLocation)
+            #expect(
+                mayDeliver, "an image arrived although the fault should have prevented it",
+                sourceLocation: sourceLocation)
             guard let expected = try? CodecCatalogue.shared.decodeImage(original).container.image else {
                 Issue.record("the original does not decode", sourceLocation: sourceLocation)
                 return
@@ -222,8 +259,9 @@ struct FetchFaultInjectionTests {
         } else {
             let error = outcome.error
             // One error type at the surface: transport errors arrive wrapped (their URLError underneath).
-            #expect(error is ImageFetchError,
-                    "untyped error: \(String(describing: error)) (\(type(of: error)))", sourceLocation: sourceLocation)
+            #expect(
+                error is ImageFetchError,
+                "untyped error: \(String(describing: error)) (\(type(of: error)))", sourceLocation: sourceLocation)
         }
     }
 }

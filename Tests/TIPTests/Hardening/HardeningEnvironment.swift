@@ -1,10 +1,12 @@
 import Foundation
+import TIPImageServer
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
-import TIPImageServer
 
 /// How one end-to-end fetch ended: exactly one of `result` and `error`, and how many completions arrived.
 struct HardeningOutcome: @unchecked Sendable {  // immutable after the fetch; `any Error` is not Sendable-checked
@@ -25,8 +27,10 @@ final class HardeningEnvironment: Sendable {
     let problems = RecordingProblemObserver()
 
     /// `provider` (default: the configuration's default) with `requestTimeout` (default 60 s) downloads.
-    init(_ name: String = #function, provider: ShippedDownloadProvider? = nil, requestTimeout: TimeInterval? = nil,
-         prepare: (GlobalConfiguration, URL) throws -> Void = { _, _ in }) async throws {
+    init(
+        _ name: String = #function, provider: ShippedDownloadProvider? = nil, requestTimeout: TimeInterval? = nil,
+        prepare: (GlobalConfiguration, URL) throws -> Void = { _, _ in }
+    ) async throws {
         let (configuration, root) = try makeTestConfiguration(name)
         self.configuration = configuration
         self.root = root
@@ -68,8 +72,10 @@ final class HardeningEnvironment: Sendable {
     }
 
     /// Runs `request` in `pipeline`; see `fetch(_:timeout:)`.
-    static func fetch(_ request: any ImageFetchRequest, in pipeline: ImagePipeline,
-                      timeout: Duration = .seconds(300)) async -> HardeningOutcome {
+    static func fetch(
+        _ request: any ImageFetchRequest, in pipeline: ImagePipeline,
+        timeout: Duration = .seconds(300)
+    ) async -> HardeningOutcome {
         let box = Locked(HardeningOutcome(result: nil, error: nil, completions: 0))
         let operation = pipeline.operation(with: request) { result, error in
             box.withLock {
@@ -87,22 +93,28 @@ final class HardeningEnvironment: Sendable {
     /// `original` (the disk file's SHA-1 and the decoded pixels), memory and disk separately; a partial on
     /// disk is a prefix of `original`. Returns whether a complete image was cached.
     @discardableResult
-    func expectCachesHoldNothingWrong(_ path: String, original: Data,
-                                      sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+    func expectCachesHoldNothingWrong(
+        _ path: String, original: Data,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> Bool {
         let identifier = identifier(path)
         let disk = pipeline.diskCache.entry(withIdentifier: identifier)
         if let complete = disk?.complete {
             let bytes = pipeline.diskCache.completeData(of: complete)
-            #expect(bytes.map { SHA1.hexDigest(of: $0) } == SHA1.hexDigest(of: original),
-                    "the disk cache holds a wrong complete image for \(path)", sourceLocation: sourceLocation)
+            #expect(
+                bytes.map { SHA1.hexDigest(of: $0) } == SHA1.hexDigest(of: original),
+                "the disk cache holds a wrong complete image for \(path)", sourceLocation: sourceLocation)
         }
         if let partial = disk?.partial, let bytes = pipeline.diskCache.data(of: partial) {
-            #expect(bytes.count <= original.count && original.prefix(bytes.count) == bytes,
-                    "the disk partial for \(path) is not a prefix of the image", sourceLocation: sourceLocation)
+            #expect(
+                bytes.count <= original.count && original.prefix(bytes.count) == bytes,
+                "the disk partial for \(path) is not a prefix of the image", sourceLocation: sourceLocation)
         }
         if let memory = pipeline.memoryCache.entry(withIdentifier: identifier, touch: false) {
             if let complete = memory.complete {
-                #expect(complete.data == original, "the memory cache holds wrong bytes for \(path)", sourceLocation: sourceLocation)
+                #expect(
+                    complete.data == original, "the memory cache holds wrong bytes for \(path)",
+                    sourceLocation: sourceLocation)
             }
             if let partial = memory.partial {
                 #expect(partial.byteCount <= Int64(original.count), sourceLocation: sourceLocation)
@@ -116,13 +128,16 @@ final class HardeningEnvironment: Sendable {
             #expect(outcome.completions == 1, "completions: \(outcome.completions)", sourceLocation: sourceLocation)
             guard let image = outcome.result?.imageContainer.image else { continue }
             cached = true
-            #expect(outcome.result?.imageSource != .network && outcome.result?.imageSource != .networkResumed,
-                    sourceLocation: sourceLocation)
+            #expect(
+                outcome.result?.imageSource != .network && outcome.result?.imageSource != .networkResumed,
+                sourceLocation: sourceLocation)
             if let expected {
-                #expect(image.width == expected.width && image.height == expected.height, sourceLocation: sourceLocation)
+                #expect(
+                    image.width == expected.width && image.height == expected.height, sourceLocation: sourceLocation)
                 if image.width == expected.width && image.height == expected.height {
-                    #expect(ImageComparison.maxDifference(image, expected) == 0,
-                            "the cached image for \(path) decodes to other pixels", sourceLocation: sourceLocation)
+                    #expect(
+                        ImageComparison.maxDifference(image, expected) == 0,
+                        "the cached image for \(path) decodes to other pixels", sourceLocation: sourceLocation)
                 }
             }
         }

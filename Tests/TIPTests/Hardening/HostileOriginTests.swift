@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
 
 /// Origins that misbehave on the wire, end to end through `ImagePipeline` and each shipped provider, served by a
 /// hand-made loopback server that writes exactly the bytes of each case (`LoopbackHTTPServer` scripts).
@@ -22,8 +24,10 @@ struct HostileOriginTests {
     static let kernelBuffers = 16 * 1024 * 1024
 
     /// A pipeline whose downloads go through `kind`, counted; `limit` is `maxImageDownloadByteCount`.
-    private static func environment(_ kind: ShippedDownloadProvider, limit: Int64? = nil,
-                                    name: String = #function) async throws -> (HardeningEnvironment, DeliveredByteCountingProvider) {
+    private static func environment(
+        _ kind: ShippedDownloadProvider, limit: Int64? = nil,
+        name: String = #function
+    ) async throws -> (HardeningEnvironment, DeliveredByteCountingProvider) {
         let counting = DeliveredByteCountingProvider(kind.make())
         let env = try await HardeningEnvironment(name) { configuration, _ in
             configuration.imageFetchDownloadProvider = counting
@@ -33,7 +37,9 @@ struct HostileOriginTests {
     }
 
     /// A server answering every request with `script`, and the URL of `path` on it.
-    private static func server(_ script: @escaping @Sendable (_ send: (ArraySlice<UInt8>) -> Bool) -> Void) throws -> LoopbackHTTPServer {
+    private static func server(_ script: @escaping @Sendable (_ send: (ArraySlice<UInt8>) -> Bool) -> Void) throws
+        -> LoopbackHTTPServer
+    {
         try LoopbackHTTPServer { _ in LoopbackHTTPServer.Response(status: 0, script: script) }
     }
 
@@ -41,7 +47,9 @@ struct HostileOriginTests {
 
     /// The image in chunked framing: `count` chunks, then the last chunk with a trailer field.
     static func chunkedWithTrailer(_ body: Data, chunkSize: Int = 4_000) -> [UInt8] {
-        var out = Array("HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\nConnection: close\r\n\r\n".utf8)
+        var out = Array(
+            "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\nConnection: close\r\n\r\n"
+                .utf8)
         var offset = 0
         while offset < body.count {
             let chunk = body[body.startIndex + offset..<body.startIndex + min(body.count, offset + chunkSize)]
@@ -52,53 +60,65 @@ struct HostileOriginTests {
         return out
     }
 
-    @Test("a chunked response with a trailer: the exact image (libcurl only: FoundationNetworking aborts the process on it)")
+    @Test(
+        "a chunked response with a trailer: the exact image (libcurl only: FoundationNetworking aborts the process on it)"
+    )
     func chunkedTrailer() async throws {
         let (env, _) = try await Self.environment(.curl)
         let response = Self.chunkedWithTrailer(Self.image)
         let server = try Self.server { send in _ = send(response[...]) }
         defer { server.stop() }
-        let outcome = await env.fetch(GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("t.jpg")), timeout: .seconds(60))
+        let outcome = await env.fetch(
+            GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("t.jpg")), timeout: .seconds(60))
         FetchFaultInjectionTests.expectExactImageOrTypedError(outcome, original: Self.image, mayDeliver: true)
         #expect(outcome.result != nil, "\(String(describing: outcome.error))")
         await env.tearDown()
     }
 
-    @Test("interim 1xx responses before the 200 are skipped: the exact image",
-          arguments: [100, 102, 103], ShippedDownloadProvider.allCases)
+    @Test(
+        "interim 1xx responses before the 200 are skipped: the exact image",
+        arguments: [100, 102, 103], ShippedDownloadProvider.allCases)
     func interimResponses(_ status: Int, _ kind: ShippedDownloadProvider) async throws {
         let (env, _) = try await Self.environment(kind)
-        let interim = switch status {
-        case 100: "HTTP/1.1 100 Continue\r\n\r\n"
-        case 102: "HTTP/1.1 102 Processing\r\n\r\n"
-        default: "HTTP/1.1 103 Early Hints\r\nLink: </i.jpg>; rel=preload; as=image\r\n\r\n"
-        }
+        let interim =
+            switch status {
+            case 100: "HTTP/1.1 100 Continue\r\n\r\n"
+            case 102: "HTTP/1.1 102 Processing\r\n\r\n"
+            default: "HTTP/1.1 103 Early Hints\r\nLink: </i.jpg>; rel=preload; as=image\r\n\r\n"
+            }
         let image = Self.image
         let server = try Self.server { send in
             _ = send(Self.bytes(interim))
-            _ = send(Self.bytes("HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(image.count)\r\nConnection: close\r\n\r\n"))
+            _ = send(
+                Self.bytes(
+                    "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(image.count)\r\nConnection: close\r\n\r\n"
+                ))
             _ = send(ArraySlice(image))
         }
         defer { server.stop() }
-        let outcome = await env.fetch(GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("i.jpg")), timeout: .seconds(60))
+        let outcome = await env.fetch(
+            GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("i.jpg")), timeout: .seconds(60))
         FetchFaultInjectionTests.expectExactImageOrTypedError(outcome, original: image, mayDeliver: true)
         #expect(outcome.result != nil, "\(String(describing: outcome.error))")
         await env.tearDown()
     }
 
-    @Test("a Latin-1 byte in a header: libcurl delivers the exact image; URLSession fails with a typed error (FoundationNetworking refuses the line)",
-          arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "a Latin-1 byte in a header: libcurl delivers the exact image; URLSession fails with a typed error (FoundationNetworking refuses the line)",
+        arguments: ShippedDownloadProvider.allCases)
     func latin1Header(_ kind: ShippedDownloadProvider) async throws {
         let (env, _) = try await Self.environment(kind)
         let image = Self.image
         let server = try Self.server { send in
-            var head = Array("HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Disposition: inline; filename=\"caf".utf8)
+            var head = Array(
+                "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Disposition: inline; filename=\"caf".utf8)
             head += [0xE9] + Array(".jpg\"\r\nContent-Length: \(image.count)\r\nConnection: close\r\n\r\n".utf8)
             _ = send(ArraySlice(head))
             _ = send(ArraySlice(image))
         }
         defer { server.stop() }
-        let outcome = await env.fetch(GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("l.jpg")), timeout: .seconds(60))
+        let outcome = await env.fetch(
+            GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("l.jpg")), timeout: .seconds(60))
         FetchFaultInjectionTests.expectExactImageOrTypedError(outcome, original: image, mayDeliver: true)
         if kind == .curl {
             #expect(outcome.result != nil, "\(String(describing: outcome.error))")
@@ -107,18 +127,23 @@ struct HostileOriginTests {
         await env.tearDown()
     }
 
-    @Test("images are asked for as identity; a gzip bomb sent anyway stays bounded: a typed error, at most the limit taken",
-          arguments: ShippedDownloadProvider.allCases)
+    @Test(
+        "images are asked for as identity; a gzip bomb sent anyway stays bounded: a typed error, at most the limit taken",
+        arguments: ShippedDownloadProvider.allCases)
     func compressedBomb(_ kind: ShippedDownloadProvider) async throws {
         let limit = 4 * 1024 * 1024
         let (env, counting) = try await Self.environment(kind, limit: Int64(limit))
         let bomb = GzipBomb.make(compressedByteCount: 1024 * 1024)
         let server = try Self.server { send in
-            _ = send(Self.bytes("HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Encoding: gzip\r\nContent-Length: \(bomb.count)\r\nConnection: close\r\n\r\n"))
+            _ = send(
+                Self.bytes(
+                    "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Encoding: gzip\r\nContent-Length: \(bomb.count)\r\nConnection: close\r\n\r\n"
+                ))
             _ = send(ArraySlice(bomb))
         }
         defer { server.stop() }
-        let outcome = await env.fetch(GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("z.jpg")), timeout: .seconds(60))
+        let outcome = await env.fetch(
+            GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("z.jpg")), timeout: .seconds(60))
         #expect(server.requests.withLock { $0.first?.headers["accept-encoding"] } == "identity")
         #expect(outcome.result == nil)
         FetchFaultInjectionTests.expectExactImageOrTypedError(outcome, original: Self.image, mayDeliver: false)
@@ -142,8 +167,9 @@ struct HostileOriginTests {
         var testDescription: String { rawValue }
     }
 
-    @Test("a fast endless body stops at the limit (or at a Content-Length over it): DownloadTooLarge, at most two buffers past that point taken (and, with libcurl, read)",
-          arguments: Announcement.allCases, ShippedDownloadProvider.allCases)
+    @Test(
+        "a fast endless body stops at the limit (or at a Content-Length over it): DownloadTooLarge, at most two buffers past that point taken (and, with libcurl, read)",
+        arguments: Announcement.allCases, ShippedDownloadProvider.allCases)
     func endlessBody(_ announcement: Announcement, _ kind: ShippedDownloadProvider) async throws {
         let limit = 1024 * 1024
         let (env, counting) = try await Self.environment(kind, limit: Int64(limit))
@@ -155,7 +181,8 @@ struct HostileOriginTests {
             while send(block) { sent.withLock { $0 += block.count } }
         }
         defer { server.stop() }
-        let outcome = await env.fetch(GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("s.jpg")), timeout: .seconds(60))
+        let outcome = await env.fetch(
+            GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("s.jpg")), timeout: .seconds(60))
         #expect(outcome.fetchError?.code == .downloadTooLarge, "\(String(describing: outcome.error))")
         // Where the client stopped the download: at the limit, or at the header.
         let stop = announcement == .announced ? 0 : limit
@@ -170,8 +197,9 @@ struct HostileOriginTests {
         await env.tearDown()
     }
 
-    @Test("a header flood (endless, or 10,000 fields) fails at the provider's header cap with a typed error (libcurl only: FoundationNetworking has no cap)",
-          arguments: [nil, 10_000] as [Int?])
+    @Test(
+        "a header flood (endless, or 10,000 fields) fails at the provider's header cap with a typed error (libcurl only: FoundationNetworking has no cap)",
+        arguments: [nil, 10_000] as [Int?])
     func headerFlood(_ fieldCount: Int?) async throws {
         let (env, counting) = try await Self.environment(.curl)
         let server = try Self.server { send in
@@ -184,7 +212,8 @@ struct HostileOriginTests {
             _ = send(Self.bytes("Content-Length: 4\r\n\r\nJPEG"))
         }
         defer { server.stop() }
-        let outcome = await env.fetch(GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("h.jpg")), timeout: .seconds(60))
+        let outcome = await env.fetch(
+            GenericImageFetchRequest(imageURL: server.baseURL.appendingPathComponent("h.jpg")), timeout: .seconds(60))
         let wrapped = try #require(outcome.error as? ImageFetchError, "\(String(describing: outcome.error))")
         #expect(wrapped.code == .couldNotDownloadImage)
         #expect(wrapped.message.contains("response header"), "libcurl's message is in the text: \(wrapped.message)")

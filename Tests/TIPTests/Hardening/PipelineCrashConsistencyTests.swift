@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 /// Crash consistency of a whole pipeline: the harness (`TIPCacheCrashHarness --download`) fetches from a
 /// throttled TIPImageServer, cancels mid-download, stores, renames and clears in one cache directory and is
@@ -12,21 +13,24 @@ import TIPImageServer
 struct PipelineCrashConsistencyTests {
     static let imageCount = 6
 
-    @Test("SIGKILL at random moments (2 x 100 kills): a fresh pipeline serves only exact images and resumes partials",
-          .timeLimit(.minutes(10)), arguments: [UInt64(1), 2])
+    @Test(
+        "SIGKILL at random moments (2 x 100 kills): a fresh pipeline serves only exact images and resumes partials",
+        .timeLimit(.minutes(10)), arguments: [UInt64(1), 2])
     func killedPipelines(seed: UInt64) async throws {
         guard let harness = DiskCacheCrashTests.harness else {
             print("skipped: TIPCacheCrashHarness not found next to the test bundle (run `swift build` first)")
             return
         }
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-crash-\(UUID().uuidString)", isDirectory: true)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-crash-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let server = TIPImageServer()
         try await server.start()
         var images: [Data] = []
         for index in 0..<Self.imageCount {
-            let image = try HardeningEnvironment.jpeg(width: 360 + 40 * index, height: 300, seed: seed * 100 + UInt64(index))
+            let image = try HardeningEnvironment.jpeg(
+                width: 360 + 40 * index, height: 300, seed: seed * 100 + UInt64(index))
             server.setImage(image, at: "/img\(index).jpg")
             images.append(image)
         }
@@ -39,7 +43,9 @@ struct PipelineCrashConsistencyTests {
         for kill in 1...kills {
             let process = Process()
             process.executableURL = harness
-            process.arguments = ["--download", root.path, base, String(Self.imageCount), String(random.next() % 1_000_000)]
+            process.arguments = [
+                "--download", root.path, base, String(Self.imageCount), String(random.next() % 1_000_000),
+            ]
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             defer { if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) } }
@@ -47,7 +53,9 @@ struct PipelineCrashConsistencyTests {
             try await Task.sleep(for: .microseconds(Int64(wait)))
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "the harness exited by itself: \(process.terminationStatus)")
+            #expect(
+                process.terminationReason == .uncaughtSignal,
+                "the harness exited by itself: \(process.terminationStatus)")
             if kill % 25 == 0 {
                 let counts = try await verify(root: root, base: base, images: images)
                 checked.complete += counts.complete
@@ -55,7 +63,9 @@ struct PipelineCrashConsistencyTests {
                 checked.resumed += counts.resumed
             }
         }
-        print("pipeline crash consistency (seed \(seed)): \(kills) kills, \(checked.complete) complete and \(checked.partial) partial entries checked, \(checked.resumed) resumes")
+        print(
+            "pipeline crash consistency (seed \(seed)): \(kills) kills, \(checked.complete) complete and \(checked.partial) partial entries checked, \(checked.resumed) resumes"
+        )
         #expect(checked.complete > 0)
         await server.stop()
     }
@@ -70,7 +80,9 @@ struct PipelineCrashConsistencyTests {
 
     /// Opens a fresh pipeline on `root`, checks every disk entry against the originals, the totals against
     /// the files, then fetches every image (resuming partials) and expects exact images.
-    private func verify(root: URL, base: String, images: [Data]) async throws -> (complete: Int, partial: Int, resumed: Int) {
+    private func verify(root: URL, base: String, images: [Data]) async throws -> (
+        complete: Int, partial: Int, resumed: Int
+    ) {
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
         configuration.callbackQueue = DispatchQueue(label: "crash-verify.callbacks")
         var counts = (complete: 0, partial: 0, resumed: 0)
@@ -87,12 +99,16 @@ struct PipelineCrashConsistencyTests {
                 let original = images[index]
                 if let complete = entry.complete {
                     let data = pipeline.diskCache.completeData(of: complete)
-                    #expect(data.map { SHA1.hexDigest(of: $0) } == SHA1.hexDigest(of: original), "wrong complete bytes for \(entry.identifier)")
+                    #expect(
+                        data.map { SHA1.hexDigest(of: $0) } == SHA1.hexDigest(of: original),
+                        "wrong complete bytes for \(entry.identifier)")
                     counts.complete += 1
                 }
                 if let partial = entry.partial {
                     let data = try #require(pipeline.diskCache.data(of: partial))
-                    #expect(data.count <= original.count && original.prefix(data.count) == data, "wrong partial bytes for \(entry.identifier)")
+                    #expect(
+                        data.count <= original.count && original.prefix(data.count) == data,
+                        "wrong partial bytes for \(entry.identifier)")
                     if entry.complete == nil, entry.identifier.hasPrefix(base) { partials.insert(index) }
                     counts.partial += 1
                 }
@@ -100,7 +116,9 @@ struct PipelineCrashConsistencyTests {
             let names = try FileManager.default.contentsOfDirectory(atPath: pipeline.directory.path)
             #expect(!names.contains { $0.hasPrefix(DiskCacheFiles.temporaryPrefix) }, "stray temporary files")
             #expect(pipeline.diskCache.totalBytes == PipelineDiskFaultTests.dataFileBytes(pipeline))
-            #expect(names.filter { !$0.contains("#") }.count == entries.reduce(0) { $0 + ($1.complete == nil ? 0 : 1) + ($1.partial == nil ? 0 : 1) })
+            #expect(
+                names.filter { !$0.contains("#") }.count
+                    == entries.reduce(0) { $0 + ($1.complete == nil ? 0 : 1) + ($1.partial == nil ? 0 : 1) })
             // Every image, through the pipeline: exact, and a partial resumes.
             for (index, original) in images.enumerated() {
                 var request = GenericImageFetchRequest(imageURL: URL(string: "\(base)/img\(index).jpg") ?? root)
@@ -109,11 +127,16 @@ struct PipelineCrashConsistencyTests {
                 FetchFaultInjectionTests.expectExactImageOrTypedError(outcome, original: original, mayDeliver: true)
                 #expect(outcome.result != nil, "img\(index): \(String(describing: outcome.error))")
                 if partials.contains(index) {
-                    #expect(outcome.result?.imageSource == .networkResumed, "img\(index) was not resumed: \(String(describing: outcome.result?.imageSource))")
+                    #expect(
+                        outcome.result?.imageSource == .networkResumed,
+                        "img\(index) was not resumed: \(String(describing: outcome.result?.imageSource))")
                     if outcome.result?.imageSource == .networkResumed { counts.resumed += 1 }
                 }
                 let identifier = "\(base)/img\(index).jpg"
-                #expect(await eventually(timeout: .seconds(5)) { pipeline.diskCache.entry(withIdentifier: identifier)?.complete != nil })
+                #expect(
+                    await eventually(timeout: .seconds(5)) {
+                        pipeline.diskCache.entry(withIdentifier: identifier)?.complete != nil
+                    })
             }
             // Half the images leave the disk again, so the next children download (and get killed mid-body).
             for index in images.indices where index % 2 == counts.complete % 2 {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TIP
 import TIPImageServer
+import Testing
+
+@testable import TIP
 
 /// Disk faults under a running pipeline, end to end: a tiny tmpfs that fills up, a cache directory removed
 /// or remounted read-only mid-run. Fetches still deliver exact images from the network, memory caches keep
@@ -18,7 +19,8 @@ struct PipelineDiskFaultTests {
     static func dataFileBytes(_ pipeline: ImagePipeline) -> Int64 {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: pipeline.directory.path)) ?? []
         return names.filter { !$0.contains("#") }.reduce(0) { sum, name in
-            let attributes = try? FileManager.default.attributesOfItem(atPath: pipeline.directory.appendingPathComponent(name).path)
+            let attributes = try? FileManager.default.attributesOfItem(
+                atPath: pipeline.directory.appendingPathComponent(name).path)
             return sum + ((attributes?[.size] as? NSNumber)?.int64Value ?? 0)
         }
     }
@@ -33,7 +35,9 @@ struct PipelineDiskFaultTests {
         }
     }
 
-    @Test("a tiny tmpfs fills up: every fetch still delivers the exact image, memory serves it, the disk holds nothing wrong")
+    @Test(
+        "a tiny tmpfs fills up: every fetch still delivers the exact image, memory serves it, the disk holds nothing wrong"
+    )
     func fullDisk() async throws {
         let mountPoint = Locked<URL?>(nil)
         let env = try await HardeningEnvironment { _, root in
@@ -56,7 +60,8 @@ struct PipelineDiskFaultTests {
         }
         #expect(env.pipeline.diskCache.totalBytes == Self.dataFileBytes(env.pipeline))
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: env.pipeline.directory.path)) ?? []
-        #expect(!leftovers.contains { $0.hasPrefix(DiskCacheFiles.temporaryPrefix) }, "temporary files left: \(leftovers)")
+        #expect(
+            !leftovers.contains { $0.hasPrefix(DiskCacheFiles.temporaryPrefix) }, "temporary files left: \(leftovers)")
         // Memory caches still work with the disk full.
         env.pipeline.clearMemoryCaches()
         let again = await env.fetch(env.request("/full5.jpg"))
@@ -86,8 +91,9 @@ struct PipelineDiskFaultTests {
             await env.expectCachesHoldNothingWrong("/a\(index).jpg", original: image)
         }
         let problems = env.problems.all
-        #expect(problems.contains(.diskCacheDirectoryRecreated) || problems.contains(.diskCacheWriteFailed),
-                "no problem reported: \(problems)")
+        #expect(
+            problems.contains(.diskCacheDirectoryRecreated) || problems.contains(.diskCacheWriteFailed),
+            "no problem reported: \(problems)")
         #expect(env.pipeline.diskCache.totalBytes == Self.dataFileBytes(env.pipeline))
         await env.tearDown()
     }
@@ -107,7 +113,10 @@ struct PipelineDiskFaultTests {
         defer { HardeningEnvironment.unmount(mounted) }
         let images = try Self.images(4)
         await Self.fetchAll(env, Array(images.prefix(2)), prefix: "ro")
-        #expect(await eventually(timeout: .seconds(5)) { env.pipeline.diskCache.entry(withIdentifier: env.identifier("/ro1.jpg"))?.complete != nil })
+        #expect(
+            await eventually(timeout: .seconds(5)) {
+                env.pipeline.diskCache.entry(withIdentifier: env.identifier("/ro1.jpg"))?.complete != nil
+            })
         guard mount("tmpfs", mounted.path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), "size=8m") == 0 else {
             Issue.record("remounting read-only failed: errno \(errno)")
             HardeningEnvironment.unmount(mounted)

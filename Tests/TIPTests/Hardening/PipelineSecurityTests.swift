@@ -1,10 +1,12 @@
 import Foundation
+import TIPImageServer
+import Testing
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import TIP
-import TIPImageServer
 
 /// Records problems with their user info (for the secret-leak checks).
 private final class HardeningProblemTexts: ProblemObserver {
@@ -29,7 +31,8 @@ struct PipelineSecurityTests {
         var paths: [String] = []
         while let path = enumerator.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(
+                atPath: root.appendingPathComponent(path).path, isDirectory: &isDirectory)
             paths.append(isDirectory.boolValue ? path + "/" : path)
         }
         return paths.sorted()
@@ -39,8 +42,10 @@ struct PipelineSecurityTests {
     func hostileIdentifiers() async throws {
         let env = try await HardeningEnvironment()
         env.server.setImage(Self.image, at: "/ok.jpg")
-        let identifiers = ["../../escape", "/etc/passwd", "a/../../../b", "nul\u{0}byte", String(repeating: "y", count: 8_192),
-                           ".", "..", "~root", "\u{FFFF}\u{1}\u{7F}\u{10FFFF}", "#tip-tmp-9", "a%2F..%2F..%2Fz", "C:\\windows\\x"]
+        let identifiers = [
+            "../../escape", "/etc/passwd", "a/../../../b", "nul\u{0}byte", String(repeating: "y", count: 8_192),
+            ".", "..", "~root", "\u{FFFF}\u{1}\u{7F}\u{10FFFF}", "#tip-tmp-9", "a%2F..%2F..%2Fz", "C:\\windows\\x",
+        ]
         for identifier in identifiers {
             var request = env.request("/ok.jpg")
             request.imageIdentifier = identifier
@@ -61,8 +66,10 @@ struct PipelineSecurityTests {
         env.pipeline.changeIdentifierForImage(withIdentifier: "../../escape", toIdentifier: "../../../../tmp/moved")
         env.pipeline.clearImage(withIdentifier: "/etc/passwd")
         // Hostile URLs (the server may or may not find them; the point is where bytes land).
-        for path in ["/..%2F..%2F..%2Fetc%2Fpasswd", "/%00.jpg", "/" + String(repeating: "z", count: 4_000) + ".jpg",
-                     "/a.jpg?x=../../y&z=%2F..%2F", "/%2e%2e/%2e%2e/q.jpg"] {
+        for path in [
+            "/..%2F..%2F..%2Fetc%2Fpasswd", "/%00.jpg", "/" + String(repeating: "z", count: 4_000) + ".jpg",
+            "/a.jpg?x=../../y&z=%2F..%2F", "/%2e%2e/%2e%2e/q.jpg",
+        ] {
             env.server.setImage(Self.image, at: path)
             guard let url = URL(string: env.server.baseURL.absoluteString.dropLast() + path) else { continue }
             let outcome = await env.fetch(GenericImageFetchRequest(imageURL: url))
@@ -73,7 +80,9 @@ struct PipelineSecurityTests {
         let pipelines = env.root.appendingPathComponent(ImagePipeline.directoryName)
         #expect(try FileManager.default.contentsOfDirectory(atPath: pipelines.path) == [env.pipeline.identifier])
         let inside = Self.tree(env.pipeline.directory)
-        #expect(inside.allSatisfy { !$0.contains("/") }, "subdirectories or escaped paths: \(inside.filter { $0.contains("/") })")
+        #expect(
+            inside.allSatisfy { !$0.contains("/") },
+            "subdirectories or escaped paths: \(inside.filter { $0.contains("/") })")
         #expect(inside.count >= identifiers.count - 1)
         #expect(!FileManager.default.fileExists(atPath: "/tmp/moved"))
         #expect(env.pipeline.diskCache.totalBytes == PipelineDiskFaultTests.dataFileBytes(env.pipeline))
@@ -88,12 +97,17 @@ struct PipelineSecurityTests {
         #expect(await env.fetch(env.request("/p.jpg")).result != nil)
         env.server.setFault(.dropConnection(afterBodyBytes: Self.image.count / 2), for: "/partial.jpg")
         _ = await env.fetch(env.request("/partial.jpg"))
-        #expect(await eventually(timeout: .seconds(5)) { env.pipeline.diskCache.entry(withIdentifier: env.identifier("/partial.jpg"))?.partial != nil })
+        #expect(
+            await eventually(timeout: .seconds(5)) {
+                env.pipeline.diskCache.entry(withIdentifier: env.identifier("/partial.jpg"))?.partial != nil
+            })
         func mode(_ path: String) -> mode_t {
             var info = stat()
             return lstat(path, &info) == 0 ? info.st_mode & 0o7777 : 0o7777
         }
-        #expect(mode(env.pipeline.directory.path) == 0o700, "pipeline directory \(String(mode(env.pipeline.directory.path), radix: 8))")
+        #expect(
+            mode(env.pipeline.directory.path) == 0o700,
+            "pipeline directory \(String(mode(env.pipeline.directory.path), radix: 8))")
         let parent = env.pipeline.directory.deletingLastPathComponent().path
         #expect(mode(parent) & 0o077 == 0, "\(ImagePipeline.directoryName) is \(String(mode(parent), radix: 8))")
         let files = try FileManager.default.contentsOfDirectory(atPath: env.pipeline.directory.path)
@@ -105,8 +119,9 @@ struct PipelineSecurityTests {
         await env.tearDown()
     }
 
-    @Test("decompression bombs (JPEG, PNG, GIF headers far over the pixel limit) fail fast from the header",
-          arguments: ["jpeg", "png", "gif"])
+    @Test(
+        "decompression bombs (JPEG, PNG, GIF headers far over the pixel limit) fail fast from the header",
+        arguments: ["jpeg", "png", "gif"])
     func decompressionBomb(kind: String) async throws {
         let env = try await HardeningEnvironment()
         let bomb: Data
@@ -114,7 +129,9 @@ struct PipelineSecurityTests {
         case "jpeg":
             bomb = JPEGTestSupport.patchingSOF(Self.image, width: 65_000, height: 65_000)
         case "png":
-            let small = PNGTestWriter(width: 4, height: 4, colorType: 2, bitDepth: 8, samples: Array(repeating: 7, count: 48)).encoded()
+            let small = PNGTestWriter(
+                width: 4, height: 4, colorType: 2, bitDepth: 8, samples: Array(repeating: 7, count: 48)
+            ).encoded()
             bomb = PNGTestWriter.replacingDimensions(of: small, width: 1_000_000, height: 1_000_000)
         default:
             var gif = GIFTestWriter(width: 65_535, height: 65_535, globalPalette: [(0, 0, 0), (255, 255, 255)])
@@ -135,8 +152,9 @@ struct PipelineSecurityTests {
         #expect(outcome.completions == 1)
         #expect(outcome.result == nil)
         #expect(outcome.fetchError?.code == .couldNotDecodeImage, "\(String(describing: outcome.error))")
-        #expect(outcome.fetchError.map { "\($0)".contains("exceeds the limit") } == true,
-                "not refused from the header: \(String(describing: outcome.error))")
+        #expect(
+            outcome.fetchError.map { "\($0)".contains("exceeds the limit") } == true,
+            "not refused from the header: \(String(describing: outcome.error))")
         #expect(elapsed < .seconds(5) + pace * 3, "took \(elapsed); a plain fetch took \(pace)")
         #expect(env.problems.all.contains(.imageDownloadedCouldNotBeDecoded))
         // Nothing decodable is cached under the bomb's identifier.
@@ -171,20 +189,30 @@ struct PipelineSecurityTests {
         }
         #expect(env.server.requests(for: "/s.jpg").first?.header("Authorization") == secret, "the secret was not sent")
         #expect(errors.count == 3)
-        #expect(await eventually(timeout: .seconds(5)) { env.pipeline.diskCache.entry(withIdentifier: env.identifier("/partial.jpg"))?.partial != nil })
-        let inspection = await withCheckedContinuation { continuation in env.pipeline.inspect { continuation.resume(returning: $0) } }
+        #expect(
+            await eventually(timeout: .seconds(5)) {
+                env.pipeline.diskCache.entry(withIdentifier: env.identifier("/partial.jpg"))?.partial != nil
+            })
+        let inspection = await withCheckedContinuation { continuation in
+            env.pipeline.inspect { continuation.resume(returning: $0) }
+        }
         let inspectionText = String(reflecting: inspection)
         #expect(!inspection.completeDiskEntries.isEmpty)
         for text in [inspectionText] + errors + logger.allMessages + problems.texts.withLock({ $0 }) {
             #expect(!text.contains(needle), "the secret leaked: \(text.prefix(300))")
         }
-        let files = try FileManager.default.contentsOfDirectory(at: env.pipeline.directory, includingPropertiesForKeys: nil)
+        let files = try FileManager.default.contentsOfDirectory(
+            at: env.pipeline.directory, includingPropertiesForKeys: nil)
         #expect(files.count >= 2)
         for file in files {
-            #expect(try Data(contentsOf: file).range(of: Data(needle.utf8)) == nil, "\(file.lastPathComponent) holds the secret")
+            #expect(
+                try Data(contentsOf: file).range(of: Data(needle.utf8)) == nil,
+                "\(file.lastPathComponent) holds the secret")
             let attributes = ExtendedAttributes(path: file.path)
             for key in attributes.keys() {
-                #expect(Data(attributes.bytes(key) ?? []).range(of: Data(needle.utf8)) == nil, "xattr \(key) holds the secret")
+                #expect(
+                    Data(attributes.bytes(key) ?? []).range(of: Data(needle.utf8)) == nil,
+                    "xattr \(key) holds the secret")
             }
         }
         await env.tearDown()
@@ -200,14 +228,17 @@ struct PipelineSecurityTests {
         env.server.setImage(Self.image, at: "/future.jpg")
         #expect(await env.fetch(env.request("/victim.jpg")).result != nil)
         // Replace the victim's cache file by a link to a different image outside the directory.
-        let file = try #require(env.pipeline.diskCache.entry(withIdentifier: env.identifier("/victim.jpg"))?.complete?.fileURL)
+        let file = try #require(
+            env.pipeline.diskCache.entry(withIdentifier: env.identifier("/victim.jpg"))?.complete?.fileURL)
         try FileManager.default.removeItem(at: file)
         try FileManager.default.createSymbolicLink(at: file, withDestinationURL: outside)
         env.pipeline.clearMemoryCaches()
         let viaLink = await env.fetch(env.request("/victim.jpg", sources: .diskCache))
         #expect(viaLink.result == nil, "the disk cache followed a planted symlink")
         let copied = Locked<(String?, Bool)>((nil, false))
-        env.pipeline.copyDiskCacheFile(withIdentifier: env.identifier("/victim.jpg")) { path, _ in copied.withLock { $0 = (path, true) } }
+        env.pipeline.copyDiskCacheFile(withIdentifier: env.identifier("/victim.jpg")) { path, _ in
+            copied.withLock { $0 = (path, true) }
+        }
         #expect(await eventually(timeout: .seconds(5)) { copied.withLock { $0.1 } })
         #expect(copied.withLock { $0.0 } == nil, "copyDiskCacheFile copied through a symlink")
         // A fetch from the network over the link replaces the link, not the outside file.
@@ -217,7 +248,8 @@ struct PipelineSecurityTests {
         await env.expectCachesHoldNothingWrong("/victim.jpg", original: Self.image)
         // A link planted under the name the next image will use.
         let futureName = SafeIdentifier.fileName(for: env.identifier("/future.jpg"))
-        try FileManager.default.createSymbolicLink(at: env.pipeline.directory.appendingPathComponent(futureName), withDestinationURL: outside)
+        try FileManager.default.createSymbolicLink(
+            at: env.pipeline.directory.appendingPathComponent(futureName), withDestinationURL: outside)
         #expect(await env.fetch(env.request("/future.jpg")).result != nil)
         #expect(try Data(contentsOf: outside) == outsideImage)
         await env.expectCachesHoldNothingWrong("/future.jpg", original: Self.image)
@@ -231,14 +263,16 @@ struct PipelineSecurityTests {
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
         let pipelines = root.appendingPathComponent(ImagePipeline.directoryName, isDirectory: true)
         try FileManager.default.createDirectory(at: pipelines, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: pipelines.appendingPathComponent("linked"), withDestinationURL: outside)
+        try FileManager.default.createSymbolicLink(
+            at: pipelines.appendingPathComponent("linked"), withDestinationURL: outside)
         let server = TIPImageServer()
         try await server.start()
         server.setImage(Self.image, at: "/l.jpg")
         do {
             let pipeline = try #require(ImagePipeline(identifier: "linked", configuration: configuration))
             pipeline.diskCache.waitUntilManifestLoaded()
-            let outcome = await HardeningEnvironment.fetch(GenericImageFetchRequest(imageURL: server.url(for: "/l.jpg")), in: pipeline)
+            let outcome = await HardeningEnvironment.fetch(
+                GenericImageFetchRequest(imageURL: server.url(for: "/l.jpg")), in: pipeline)
             #expect(outcome.result != nil)
             try await Task.sleep(for: .milliseconds(200))
             let written = try FileManager.default.contentsOfDirectory(atPath: outside.path)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TIPImageServer
+import Testing
+
 @testable import TIP
 @testable import TIPStressHarness
 
@@ -9,7 +10,9 @@ import TIPImageServer
 /// the budgets hold at every sample, cached images are exact, and everything is released afterwards.
 @Suite("Hardening: concurrency stress")
 struct PipelineStressTests {
-    @Test("1,000 fetches across 4 pipelines with cancellation, priorities, dependencies and stores", .timeLimit(.minutes(8)))
+    @Test(
+        "1,000 fetches across 4 pipelines with cancellation, priorities, dependencies and stores",
+        .timeLimit(.minutes(8)))
     func stress() async throws {
         let (configuration, root) = try makeTestConfiguration()
         defer { try? FileManager.default.removeItem(at: root) }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// The small TIFF, BMP, TGA, ICO and APNG files committed under `Tests/CodecFixtures` (made by its
@@ -18,7 +19,8 @@ enum CodecFixtureFiles {
 
     /// Every fixture of a kind ("tiff", "bmp", ...), reference PNGs excluded, sorted.
     static func files(_ kind: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(kind).path)) ?? []
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(kind).path)) ?? []
         return names.filter { !$0.hasSuffix(".png") || kind == "apng" && !$0.hasSuffix(".png.png") }
             .sorted().map { "\(kind)/\($0)" }
     }
@@ -35,8 +37,10 @@ enum CodecFixtureFiles {
 
     /// Decodes every `step`-th prefix of each file and `copies` copies with `flips` random bytes changed:
     /// each gives an image or a typed error (a crash or a trap ends the test run).
-    static func decodeDamaged(_ paths: [String], with decoder: any ImageDecoder, seed: UInt64, step: Int = 1,
-                              copies: Int = 100, flips: Int = 4) throws {
+    static func decodeDamaged(
+        _ paths: [String], with decoder: any ImageDecoder, seed: UInt64, step: Int = 1,
+        copies: Int = 100, flips: Int = 4
+    ) throws {
         var rng = SplitMix64(seed: seed)
         for path in paths {
             let data = try Self.data(path)
@@ -45,7 +49,9 @@ enum CodecFixtureFiles {
             }
             for _ in 0..<copies {
                 var bytes = [UInt8](data)
-                for _ in 0..<flips { bytes[Int(rng.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: rng.next()) }
+                for _ in 0..<flips {
+                    bytes[Int(rng.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: rng.next())
+                }
                 _ = try? decoder.decode(Data(bytes), options: ImageDecodingOptions(maximumPixelCount: 1 << 20))
             }
         }

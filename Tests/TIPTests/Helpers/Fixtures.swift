@@ -5,7 +5,8 @@ enum Fixtures {
     /// The fixtures directory (`$TIP_FIXTURES` first, as `scripts/fuzz` reads it, for checkouts elsewhere), or
     /// nil when it is not there (tests then skip with a message).
     static let directory: URL? = {
-        if let path = ProcessInfo.processInfo.environment["TIP_FIXTURES"], FileManager.default.fileExists(atPath: path) {
+        if let path = ProcessInfo.processInfo.environment["TIP_FIXTURES"], FileManager.default.fileExists(atPath: path)
+        {
             return URL(fileURLWithPath: path, isDirectory: true)
         }
         var url = URL(fileURLWithPath: #filePath)

@@ -43,8 +43,10 @@ struct GIFTestWriter {
     }
 
     /// A frame whose `indices` are given row by row in display order (row-major, width x height).
-    mutating func frame(left: Int = 0, top: Int = 0, width: Int, height: Int, indices: [UInt8],
-                        localPalette: [RGB]? = nil, interlaced: Bool = false, minCodeSize: Int = 8) {
+    mutating func frame(
+        left: Int = 0, top: Int = 0, width: Int, height: Int, indices: [UInt8],
+        localPalette: [RGB]? = nil, interlaced: Bool = false, minCodeSize: Int = 8
+    ) {
         precondition(indices.count == width * height)
         bytes.append(0x2C)
         put16(left); put16(top); put16(width); put16(height)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// Pixel comparisons for tests.

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// A PNG as its list of chunks, for tests that edit an APNG's chunks and write it back with correct
@@ -19,11 +20,15 @@ struct PNGChunkList {
         var chunks: [Chunk] = []
         var cursor = 8
         while cursor + 12 <= bytes.count {
-            let length = Int(bytes[cursor]) << 24 | Int(bytes[cursor + 1]) << 16 | Int(bytes[cursor + 2]) << 8 | Int(bytes[cursor + 3])
+            let length =
+                Int(bytes[cursor]) << 24 | Int(bytes[cursor + 1]) << 16 | Int(bytes[cursor + 2]) << 8
+                | Int(bytes[cursor + 3])
             guard cursor + 12 + length <= bytes.count else { break }
-            chunks.append(Chunk(type: String(decoding: bytes[(cursor + 4)..<(cursor + 8)], as: UTF8.self),
-                                data: Array(bytes[(cursor + 8)..<(cursor + 8 + length)]),
-                                storedCRC: Array(bytes[(cursor + 8 + length)..<(cursor + 12 + length)])))
+            chunks.append(
+                Chunk(
+                    type: String(decoding: bytes[(cursor + 4)..<(cursor + 8)], as: UTF8.self),
+                    data: Array(bytes[(cursor + 8)..<(cursor + 8 + length)]),
+                    storedCRC: Array(bytes[(cursor + 8 + length)..<(cursor + 12 + length)])))
             cursor += 12 + length
         }
         self.chunks = chunks

@@ -75,7 +75,8 @@ struct PNGTestWriter {
                 let filter = filters.isEmpty ? 0 : filters[index % filters.count]
                 let raw = packRow(y: y, columns: columns)
                 out.append(filter)
-                out += PNGTestWriter.filter(raw, previous: previous ?? [UInt8](repeating: 0, count: raw.count), type: filter, bpp: bpp)
+                out += PNGTestWriter.filter(
+                    raw, previous: previous ?? [UInt8](repeating: 0, count: raw.count), type: filter, bpp: bpp)
                 previous = raw
             }
         }
@@ -107,7 +108,9 @@ struct PNGTestWriter {
         var bytes = [UInt8](png)
         var pos = 8
         while pos + 12 <= bytes.count {
-            let length = Int(UInt32(bytes[pos]) << 24 | UInt32(bytes[pos + 1]) << 16 | UInt32(bytes[pos + 2]) << 8 | UInt32(bytes[pos + 3]))
+            let length = Int(
+                UInt32(bytes[pos]) << 24 | UInt32(bytes[pos + 1]) << 16 | UInt32(bytes[pos + 2]) << 8
+                    | UInt32(bytes[pos + 3]))
             let end = pos + 8 + length
             guard length >= 0, end + 4 <= bytes.count else { break }
             bytes.replaceSubrange(end..<end + 4, with: be32(crc32(Array(bytes[pos + 4..<end]))))
@@ -137,7 +140,9 @@ struct PNGTestWriter {
         return bytes
     }
 
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    static func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
 
     static func appendChunk(_ type: String, _ payload: [UInt8], to png: inout Data) {
         let typeBytes = Array(type.utf8)
@@ -213,7 +218,11 @@ struct PNGTestWriter {
             if transparency != nil && v == trnsValue(0) { a = 0 }
         case 2:
             r = to8(samples[base]); g = to8(samples[base + 1]); b = to8(samples[base + 2])
-            if transparency != nil && samples[base] == trnsValue(0) && samples[base + 1] == trnsValue(1) && samples[base + 2] == trnsValue(2) { a = 0 }
+            if transparency != nil && samples[base] == trnsValue(0) && samples[base + 1] == trnsValue(1)
+                && samples[base + 2] == trnsValue(2)
+            {
+                a = 0
+            }
         case 3:
             let index = Int(samples[base])
             let entry = palette[index]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// The download providers TIP ships, for the tests that must hold for each of them.

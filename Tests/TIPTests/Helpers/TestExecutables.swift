@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// The helper executables of the package (`swift build` builds them next to the test bundle), and running one as a
@@ -13,8 +14,11 @@ enum TestExecutables {
         }
         candidates.append(Bundle.main.bundleURL)
         candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug"))
-        return candidates.map { $0.appendingPathComponent(name) }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        candidates.append(
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug"))
+        return candidates.map { $0.appendingPathComponent(name) }.first {
+            FileManager.default.isExecutableFile(atPath: $0.path)
+        }
     }
 
     /// How a child run ended.
@@ -29,8 +33,10 @@ enum TestExecutables {
 
     /// Runs `executable` with `arguments` and `environment` (added to this process's), waiting at most `timeout`
     /// seconds with `Task.sleep` (never a blocked pool thread).
-    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
-                    timeout: TimeInterval) async throws -> Run {
+    static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+        timeout: TimeInterval
+    ) async throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -55,9 +61,10 @@ enum TestExecutables {
         let seconds = Date().timeIntervalSince(start)
         process.waitUntilExit()
         readers.wait()
-        return Run(status: timedOut ? nil : process.terminationStatus,
-                   stdout: String(decoding: outData.withLock { $0 }, as: UTF8.self),
-                   stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self),
-                   seconds: seconds)
+        return Run(
+            status: timedOut ? nil : process.terminationStatus,
+            stdout: String(decoding: outData.withLock { $0 }, as: UTF8.self),
+            stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self),
+            seconds: seconds)
     }
 }

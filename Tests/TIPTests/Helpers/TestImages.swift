@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// Deterministic synthetic images for tests: smooth gradients with detail, so that lossy codecs and
@@ -41,7 +42,9 @@ enum TestImages {
     }
 
     /// A solid colour.
-    static func solid(width: Int, height: Int, _ color: SIMD4<UInt8>, format: PixelFormat = .rgba8Premultiplied) -> Bitmap {
+    static func solid(width: Int, height: Int, _ color: SIMD4<UInt8>, format: PixelFormat = .rgba8Premultiplied)
+        -> Bitmap
+    {
         var bitmap = Bitmap(width: width, height: height, format: format)!
         for y in 0..<height { for x in 0..<width { bitmap.setPixel(x: x, y: y, color) } }
         return bitmap

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// `Bitmap(width:height:format:borrowing:owner:)`: a bitmap over memory it does not own (image tables).
@@ -30,7 +31,9 @@ struct BitmapBorrowedMemoryTests {
         let released = Locked(false)
         let source = Bitmap(width: 5, height: 3, format: format)!
         var reference = source
-        for y in 0..<3 { for x in 0..<5 { reference.setPixel(x: x, y: y, SIMD4(UInt8(x * 40), UInt8(y * 80), 7, 255)) } }
+        for y in 0..<3 {
+            for x in 0..<5 { reference.setPixel(x: x, y: y, SIMD4(UInt8(x * 40), UInt8(y * 80), 7, 255)) }
+        }
         let buffer = Buffer(count: reference.memoryCost, released: released)
         reference.withUnsafeBytes { buffer.pointer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         let view = try #require(Bitmap(width: 5, height: 3, format: format, borrowing: buffer.pointer, owner: buffer))
@@ -44,7 +47,8 @@ struct BitmapBorrowedMemoryTests {
     func copyOnWrite() throws {
         let released = Locked(false)
         let buffer = Buffer(count: 64 * 2, released: released)
-        var view = try #require(Bitmap(width: 2, height: 2, format: .rgba8Premultiplied, borrowing: buffer.pointer, owner: buffer))
+        var view = try #require(
+            Bitmap(width: 2, height: 2, format: .rgba8Premultiplied, borrowing: buffer.pointer, owner: buffer))
         let unique = view.isStorageUniquelyReferenced()
         #expect(unique, "the only copy, yet it must not write in place")
         view.setPixel(x: 1, y: 1, SIMD4(9, 9, 9, 9))
@@ -59,7 +63,8 @@ struct BitmapBorrowedMemoryTests {
         var copies: [Bitmap] = []
         do {
             let buffer = Buffer(count: 64, released: released)
-            let view = try #require(Bitmap(width: 1, height: 1, format: .gray8, borrowing: buffer.pointer, owner: buffer))
+            let view = try #require(
+                Bitmap(width: 1, height: 1, format: .gray8, borrowing: buffer.pointer, owner: buffer))
             copies = [view, view]
         }
         #expect(!released.withLock { $0 })

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Tightly packed straight RGBA8 / RGB8 bytes out of and into a ``Bitmap``, and writing an image to a file.
@@ -33,7 +34,9 @@ struct BitmapPackedPixelsTests {
     func straightRoundTrip() throws {
         var bytes: [UInt8] = []
         for alpha in 1..<256 {
-            for colour in stride(from: 0, through: 255, by: 5) { bytes += [UInt8(colour), UInt8(255 - colour), 0, UInt8(alpha)] }
+            for colour in stride(from: 0, through: 255, by: 5) {
+                bytes += [UInt8(colour), UInt8(255 - colour), 0, UInt8(alpha)]
+            }
         }
         let count = bytes.count / 4
         let bitmap = try #require(Bitmap(packedPixels: bytes, width: count, height: 1, layout: .rgba8))
@@ -45,7 +48,9 @@ struct BitmapPackedPixelsTests {
                 #expect(abs(Int(back[index * 4 + channel]) - Int(bytes[index * 4 + channel])) <= tolerance)
             }
             #expect(back[index * 4 + 3] == bytes[index * 4 + 3])
-            if alpha == 255 { #expect(Array(back[index * 4..<index * 4 + 4]) == Array(bytes[index * 4..<index * 4 + 4])) }
+            if alpha == 255 {
+                #expect(Array(back[index * 4..<index * 4 + 4]) == Array(bytes[index * 4..<index * 4 + 4]))
+            }
         }
     }
 
@@ -95,7 +100,9 @@ struct BitmapPackedPixelsTests {
         try image.write(to: guessed)  // transparent pixels: PNG
         #expect(try CodecCatalogue.shared.decodeImage(Data(contentsOf: guessed)).type == .png)
 
-        #expect(throws: PipelineError.self) { try image.write(to: directory.appendingPathComponent("d.webp"), catalogue: CodecCatalogue(codecs: [:])) }
+        #expect(throws: PipelineError.self) {
+            try image.write(to: directory.appendingPathComponent("d.webp"), catalogue: CodecCatalogue(codecs: [:]))
+        }
         do {
             try image.write(to: directory.appendingPathComponent("missing/e.png"))
             Issue.record("wrote into a missing directory")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Bitmap and ImageContainer")
@@ -63,7 +64,9 @@ struct BitmapTests {
             #expect(out.pixel(x: 0, y: 0) == SIMD4(UInt8(sx), UInt8(sy), 0, 255), "\(orientation)")
             // Every orientation is a bijection: all six pixels survive.
             var seen = Set<[UInt8]>()
-            for y in 0..<out.height { for x in 0..<out.width { let p = out.pixel(x: x, y: y); seen.insert([p[0], p[1]]) } }
+            for y in 0..<out.height {
+                for x in 0..<out.width { let p = out.pixel(x: x, y: y); seen.insert([p[0], p[1]]) }
+            }
             #expect(seen.count == 6)
         }
     }
@@ -73,7 +76,8 @@ struct BitmapTests {
         let frame = TestImages.solid(width: 4, height: 4, SIMD4(1, 2, 3, 255))
         let single = ImageContainer(image: frame)
         #expect(!single.isAnimated && single.frameCount == 1 && single.frameDuration(at: 0) == 0)
-        let animated = ImageContainer(animatedFrames: [frame, frame, frame], frameDurations: [0.05, 0, .nan], loopCount: 3)!
+        let animated = ImageContainer(
+            animatedFrames: [frame, frame, frame], frameDurations: [0.05, 0, .nan], loopCount: 3)!
         #expect(animated.isAnimated && animated.loopCount == 3)
         #expect(animated.frameDurations == [0.05, 0.1, 0.1])
         let mismatched = ImageContainer(animatedFrames: [frame, frame], frameDurations: [1], loopCount: 0)!

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Image types: TIFF, ICO and TGA detection, the catalogue's answers")
@@ -20,7 +21,8 @@ struct ImageTypeNewSignaturesTests {
             let decisive = type == .ico ? 5 : 4
             for length in 0...bytes.count {
                 let expected: ImageTypeDetection = length >= decisive ? .match(type) : .needMoreData
-                #expect(ImageType.detect(fromMagicNumbers: bytes.prefix(length)) == expected, "\(type) prefix \(length)")
+                #expect(
+                    ImageType.detect(fromMagicNumbers: bytes.prefix(length)) == expected, "\(type) prefix \(length)")
             }
         }
         #expect(ImageType.detect(fromMagicNumbers: [0x49, 0x49, 0x2A, 0x01]) == .noMatch)
@@ -42,7 +44,8 @@ struct ImageTypeNewSignaturesTests {
         #expect(ImageType.detect(fromMagicNumbers: isobmff("mif1")) == .noMatch)
         // Until byte 8 either may follow.
         for length in 4..<8 {
-            #expect(ImageType.detect(fromMagicNumbers: isobmff("heic").prefix(length)) == .needMoreData, "prefix \(length)")
+            #expect(
+                ImageType.detect(fromMagicNumbers: isobmff("heic").prefix(length)) == .needMoreData, "prefix \(length)")
         }
         let icoDecoder = ICODecoder()
         for brand in ["heic", "avif", "mif1"] {

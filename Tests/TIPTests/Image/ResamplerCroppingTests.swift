@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Resampler: cropping while resampling")
@@ -11,12 +12,17 @@ struct ResamplerCroppingTests {
         (130, 9, 30, 40), (1, 1, 7, 5), (9, 1, 4, 3), (64, 64, 63, 65),
     ]
 
-    @Test("Every region of the result is byte-identical to resampling then cropping", arguments: InterpolationQuality.allCases)
+    @Test(
+        "Every region of the result is byte-identical to resampling then cropping",
+        arguments: InterpolationQuality.allCases)
     func matchesResampleThenCrop(quality: InterpolationQuality) {
         var rng = SplitMix64(seed: 7)
         for format in PixelFormat.allCases {
             for (w, h, ow, oh) in Self.sizes {
-                let source = (format == .rgba8Premultiplied ? TestImages.translucent(width: w, height: h) : TestImages.photo(width: w, height: h)).converted(to: format)
+                let source =
+                    (format == .rgba8Premultiplied
+                    ? TestImages.translucent(width: w, height: h) : TestImages.photo(width: w, height: h)).converted(
+                        to: format)
                 let whole = Resampler.resample(source, width: ow, height: oh, quality: quality)
                 var regions = [(0, 0, ow, oh), (0, 0, 1, 1), (ow - 1, oh - 1, 1, 1), (ow / 3, 0, max(1, ow / 3), oh)]
                 for _ in 0..<6 {
@@ -25,9 +31,11 @@ struct ResamplerCroppingTests {
                     regions.append((x, y, rw, rh))
                 }
                 for (x, y, rw, rh) in regions {
-                    let cropped = Resampler.resample(source, width: ow, height: oh, cropping: (x, y, rw, rh), quality: quality)
-                    #expect(cropped == whole.cropped(x: x, y: y, width: rw, height: rh),
-                            "\(format) \(w)x\(h) -> \(ow)x\(oh), region (\(x), \(y), \(rw), \(rh))")
+                    let cropped = Resampler.resample(
+                        source, width: ow, height: oh, cropping: (x, y, rw, rh), quality: quality)
+                    #expect(
+                        cropped == whole.cropped(x: x, y: y, width: rw, height: rh),
+                        "\(format) \(w)x\(h) -> \(ow)x\(oh), region (\(x), \(y), \(rw), \(rh))")
                 }
             }
         }
@@ -40,7 +48,9 @@ struct ResamplerCroppingTests {
         let square = Resampler.resample(sliver, width: 200, height: 66_667, cropping: (0, 33_233, 200, 200))
         #expect(square.width == 200 && square.height == 200)
         let windowed = ResamplerWeights(filter: .lanczos3, sourceCount: 1000, count: 66_667, window: 33_233..<33_433)
-        #expect(windowed.count == 200 && windowed.sourceCount <= 8 && windowed.sourceOffset > 490 && windowed.sourceOffset < 500)
+        #expect(
+            windowed.count == 200 && windowed.sourceCount <= 8 && windowed.sourceOffset > 490
+                && windowed.sourceOffset < 500)
     }
 
     @Test("Cropping without resizing copies the rectangle")
@@ -52,11 +62,15 @@ struct ResamplerCroppingTests {
         #expect(photo.cropped(x: 0, y: 0, width: 20, height: 10) == photo)
     }
 
-    @Test("Windowed taps are the whole mapping's taps, shifted by the source offset", arguments: ResamplingFilter.allCases)
+    @Test(
+        "Windowed taps are the whole mapping's taps, shifted by the source offset", arguments: ResamplingFilter.allCases
+    )
     func windowedWeights(filter: ResamplingFilter) {
         for (source, count) in [(100, 37), (37, 100), (1880, 300), (5, 5), (1, 9)] {
             let whole = ResamplerWeights(filter: filter, sourceCount: source, count: count)
-            for window in [0..<count, (count / 2)..<count, 0..<1, (count - 1)..<count, (count / 3)..<(2 * count / 3 + 1)] {
+            for window in [
+                0..<count, (count / 2)..<count, 0..<1, (count - 1)..<count, (count / 3)..<(2 * count / 3 + 1),
+            ] {
                 let part = ResamplerWeights(filter: filter, sourceCount: source, count: count, window: window)
                 #expect(part.count == window.count)
                 for (i, x) in window.enumerated() {

@@ -1,10 +1,13 @@
 import Testing
+
 @testable import TIP
 
 @Suite("Resampler: orientation")
 struct ResamplerOrientationTests {
     /// The stored pixel shown at display position (x, y), straight from the EXIF definitions.
-    static func storedPosition(_ orientation: ImageOrientation, x: Int, y: Int, width w: Int, height h: Int) -> (Int, Int) {
+    static func storedPosition(_ orientation: ImageOrientation, x: Int, y: Int, width w: Int, height h: Int) -> (
+        Int, Int
+    ) {
         switch orientation {
         case .up: return (x, y)
         case .upMirrored: return (w - 1 - x, y)
@@ -22,7 +25,9 @@ struct ResamplerOrientationTests {
         for format in PixelFormat.allCases {
             for (w, h) in [(1, 1), (5, 3), (3, 70), (70, 33), (33, 65)] {
                 var image = Bitmap(width: w, height: h, format: format)!
-                for y in 0..<h { for x in 0..<w { image.setPixel(x: x, y: y, SIMD4(UInt8(x), UInt8(y), UInt8((x + y) % 256), 255)) } }
+                for y in 0..<h {
+                    for x in 0..<w { image.setPixel(x: x, y: y, SIMD4(UInt8(x), UInt8(y), UInt8((x + y) % 256), 255)) }
+                }
                 let turned = image.applyingOrientation(orientation)
                 #expect(turned.width == (orientation.swapsDimensions ? h : w))
                 #expect(turned.height == (orientation.swapsDimensions ? w : h))
@@ -37,7 +42,9 @@ struct ResamplerOrientationTests {
                 turned.withUnsafeBytes { bytes in
                     let used = turned.width * format.bytesPerPixel
                     for y in 0..<turned.height {
-                        for i in used..<turned.bytesPerRow where bytes[y * turned.bytesPerRow + i] != 0 { mismatches += 1 }
+                        for i in used..<turned.bytesPerRow where bytes[y * turned.bytesPerRow + i] != 0 {
+                            mismatches += 1
+                        }
                     }
                 }
                 #expect(mismatches == 0, "row padding must stay zero")

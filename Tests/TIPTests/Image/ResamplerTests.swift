@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Resampler")
@@ -21,7 +22,8 @@ struct ResamplerTests {
             (1, 25, 9, 4), (25, 1, 4, 9), (1, 1, 5, 3), (7, 5, 6, 6), (64, 64, 32, 32),
         ]
         let colours: [PixelFormat: SIMD4<UInt8>] = [
-            .rgba8Premultiplied: SIMD4(90, 40, 133, 200), .rgbx8: SIMD4(12, 250, 77, 255), .gray8: SIMD4(201, 201, 201, 255),
+            .rgba8Premultiplied: SIMD4(90, 40, 133, 200), .rgbx8: SIMD4(12, 250, 77, 255),
+            .gray8: SIMD4(201, 201, 201, 255),
         ]
         for format in PixelFormat.allCases {
             let colour = colours[format]!
@@ -35,9 +37,13 @@ struct ResamplerTests {
         }
     }
 
-    @Test("Every coordinate's weights sum exactly to one and stay inside the source", arguments: ResamplingFilter.allCases)
+    @Test(
+        "Every coordinate's weights sum exactly to one and stay inside the source", arguments: ResamplingFilter.allCases
+    )
     func weightsSumToOne(filter: ResamplingFilter) {
-        let pairs = [(10, 3), (3, 10), (100, 99), (99, 100), (1, 7), (7, 1), (470, 400), (1880, 400), (5, 5), (1000, 3), (2, 1)]
+        let pairs = [
+            (10, 3), (3, 10), (100, 99), (99, 100), (1, 7), (7, 1), (470, 400), (1880, 400), (5, 5), (1000, 3), (2, 1),
+        ]
         for (source, count) in pairs {
             let weights = ResamplerWeights(filter: filter, sourceCount: source, count: count)
             #expect(weights.count == count && weights.sourceCount == source)
@@ -48,16 +54,22 @@ struct ResamplerTests {
                 #expect(start >= 0 && taps >= 1 && start + taps <= source, "\(filter) \(source)->\(count) x=\(x)")
                 #expect(taps <= weights.maxTaps)
                 let row = weights.weights[(x * weights.stride)..<((x + 1) * weights.stride)]
-                #expect(row.reduce(0) { $0 + Int($1) } == Int(ResamplerWeights.one), "\(filter) \(source)->\(count) x=\(x)")
+                #expect(
+                    row.reduce(0) { $0 + Int($1) } == Int(ResamplerWeights.one), "\(filter) \(source)->\(count) x=\(x)")
                 #expect(row.dropFirst(taps).allSatisfy { $0 == 0 })
                 // The block layout reads whole 4-pixel blocks inside its padded width, same weights per pixel.
                 let blockStart = Int(weights.blockStarts[x]), blocks = Int(weights.blockCounts[x])
-                #expect(blockStart >= 0 && blocks * 4 <= weights.stride && blockStart + blocks * 4 <= weights.blockSourceCount)
+                #expect(
+                    blockStart >= 0 && blocks * 4 <= weights.stride
+                        && blockStart + blocks * 4 <= weights.blockSourceCount)
                 #expect(weights.blockSourceCount == max(source, weights.stride))
                 var differing = 0
                 for i in min(start, blockStart)..<max(start + taps, blockStart + blocks * 4) {
-                    let plain = (start..<(start + taps)).contains(i) ? weights.weights[x * weights.stride + i - start] : 0
-                    let inBlocks = (blockStart..<(blockStart + blocks * 4)).contains(i) ? weights.blockWeights[x * weights.stride + i - blockStart] : 0
+                    let plain =
+                        (start..<(start + taps)).contains(i) ? weights.weights[x * weights.stride + i - start] : 0
+                    let inBlocks =
+                        (blockStart..<(blockStart + blocks * 4)).contains(i)
+                        ? weights.blockWeights[x * weights.stride + i - blockStart] : 0
                     if plain != inBlocks { differing += 1 }
                 }
                 #expect(differing == 0, "\(filter) \(source)->\(count) x=\(x)")
@@ -98,7 +110,9 @@ struct ResamplerTests {
     func gradient(quality: InterpolationQuality) {
         for format in PixelFormat.allCases {
             var ramp = Bitmap(width: 256, height: 6, format: format)!
-            for y in 0..<6 { for x in 0..<256 { ramp.setPixel(x: x, y: y, SIMD4(UInt8(x), UInt8(x), UInt8(255 - x), 255)) } }
+            for y in 0..<6 {
+                for x in 0..<256 { ramp.setPixel(x: x, y: y, SIMD4(UInt8(x), UInt8(x), UInt8(255 - x), 255)) }
+            }
             for width in [100, 255, 257, 700, 31] {
                 let out = Resampler.resample(ramp, width: width, height: 4, quality: quality)
                 for y in 0..<4 {
@@ -124,7 +138,9 @@ struct ResamplerTests {
         for by in 0..<8 {
             for bx in 0..<12 {
                 let colour = palette[Int(rng.next() % UInt64(palette.count))]
-                for y in (by * 5)..<(by * 5 + 5) { for x in (bx * 5)..<(bx * 5 + 5) { image.setPixel(x: x, y: y, colour) } }
+                for y in (by * 5)..<(by * 5 + 5) {
+                    for x in (bx * 5)..<(bx * 5 + 5) { image.setPixel(x: x, y: y, colour) }
+                }
             }
         }
         for (w, h) in [(23, 17), (150, 90), (60, 13), (7, 40), (119, 80)] {
@@ -139,7 +155,9 @@ struct ResamplerTests {
     @Test("rgbx8 keeps its fourth byte at 255 and row padding stays zero", arguments: InterpolationQuality.allCases)
     func opaqueByteAndPadding(quality: InterpolationQuality) {
         var image = TestImages.photo(width: 50, height: 30)
-        for y in 10..<20 { for x in 0..<50 { image.setPixel(x: x, y: y, x % 2 == 0 ? SIMD4(255, 255, 255, 255) : SIMD4(0, 0, 0, 255)) } }
+        for y in 10..<20 {
+            for x in 0..<50 { image.setPixel(x: x, y: y, x % 2 == 0 ? SIMD4(255, 255, 255, 255) : SIMD4(0, 0, 0, 255)) }
+        }
         for format in PixelFormat.allCases {
             let source = image.converted(to: format)
             for (w, h) in [(17, 9), (130, 70), (50, 11), (13, 30), (3, 100)] {
@@ -183,7 +201,8 @@ struct ResamplerTests {
         for photo in Self.photos {
             let format = photo.format
             for factor in [2, 4] {
-                let out = Resampler.resample(photo, width: photo.width / factor, height: photo.height / factor, quality: quality)
+                let out = Resampler.resample(
+                    photo, width: photo.width / factor, height: photo.height / factor, quality: quality)
                 let reference = Self.boxDownscale(photo, factor: factor)
                 let psnr = ImageComparison.psnr(out, reference)
                 #expect(psnr > 35, "\(format) factor \(factor): \(psnr) dB")
@@ -196,7 +215,8 @@ struct ResamplerTests {
         for photo in Self.smallPhotos {
             for (w, h) in [(9, 7), (90, 5), (5, 70), (14, 11)] {
                 let fast = Resampler.resample(photo, width: w, height: h, quality: quality)
-                let exact = Resampler.resample(photo, width: w, height: h, quality: quality, parallelThreshold: .max, boxReduction: false)
+                let exact = Resampler.resample(
+                    photo, width: w, height: h, quality: quality, parallelThreshold: .max, boxReduction: false)
                 #expect(ImageComparison.psnr(fast, exact) > 35, "\(photo.format) \(w)x\(h)")
             }
         }
@@ -215,7 +235,8 @@ struct ResamplerTests {
         #expect(reduced.pixel(x: 2, y: 0) == SIMD4(40, 25, 7, 255))
         #expect(reduced.pixel(x: 1, y: 1) == SIMD4(25, 100, 7, 255))
         #expect(reduced.pixel(x: 2, y: 1) == SIMD4(40, 100, 7, 255))
-        let gray = ResamplerBoxReduction.reduce(TestImages.solid(width: 7, height: 9, SIMD4(99, 99, 99, 255), format: .gray8), factorX: 3, factorY: 4)
+        let gray = ResamplerBoxReduction.reduce(
+            TestImages.solid(width: 7, height: 9, SIMD4(99, 99, 99, 255), format: .gray8), factorX: 3, factorY: 4)
         #expect(Self.allPixels(gray) { $0 == SIMD4(99, 99, 99, 255) } && gray.width == 3 && gray.height == 3)
     }
 
@@ -232,18 +253,28 @@ struct ResamplerTests {
         var image = Bitmap(width: 9, height: 6, format: .rgba8Premultiplied)!
         for y in 0..<6 { for x in 0..<9 { image.setPixel(x: x, y: y, SIMD4(UInt8(x), UInt8(y), 0, 255)) } }
         let down = Resampler.resample(image, width: 3, height: 2, quality: .none)
-        for y in 0..<2 { for x in 0..<3 { #expect(down.pixel(x: x, y: y) == SIMD4(UInt8(3 * x + 1), UInt8(3 * y + 1), 0, 255)) } }
+        for y in 0..<2 {
+            for x in 0..<3 { #expect(down.pixel(x: x, y: y) == SIMD4(UInt8(3 * x + 1), UInt8(3 * y + 1), 0, 255)) }
+        }
         let up = Resampler.resample(image, width: 18, height: 12, quality: .none)
-        for y in 0..<12 { for x in 0..<18 { #expect(up.pixel(x: x, y: y) == SIMD4(UInt8(x / 2), UInt8(y / 2), 0, 255)) } }
+        for y in 0..<12 {
+            for x in 0..<18 { #expect(up.pixel(x: x, y: y) == SIMD4(UInt8(x / 2), UInt8(y / 2), 0, 255)) }
+        }
         let gray = Resampler.resample(image.converted(to: .gray8), width: 3, height: 2, quality: .none)
         #expect(gray.pixel(x: 1, y: 1) == image.converted(to: .gray8).pixel(x: 4, y: 4))
     }
 
     @Test("The pass order follows the cheaper axis")
     func passOrder() {
-        let wide = (ResamplerWeights(filter: .lanczos3, sourceCount: 4000, count: 100), ResamplerWeights(filter: .lanczos3, sourceCount: 300, count: 290))
+        let wide = (
+            ResamplerWeights(filter: .lanczos3, sourceCount: 4000, count: 100),
+            ResamplerWeights(filter: .lanczos3, sourceCount: 300, count: 290)
+        )
         #expect(Resampler.horizontalFirstIsCheaper(columns: wide.0, lines: wide.1))
-        let tall = (ResamplerWeights(filter: .lanczos3, sourceCount: 300, count: 290), ResamplerWeights(filter: .lanczos3, sourceCount: 4000, count: 100))
+        let tall = (
+            ResamplerWeights(filter: .lanczos3, sourceCount: 300, count: 290),
+            ResamplerWeights(filter: .lanczos3, sourceCount: 4000, count: 100)
+        )
         #expect(!Resampler.horizontalFirstIsCheaper(columns: tall.0, lines: tall.1))
     }
 
@@ -252,8 +283,10 @@ struct ResamplerTests {
         for photo in Self.smallPhotos {
             let format = photo.format
             for (w, h) in [(41, 33), (160, 120), (90, 31), (17, 70), (9, 6)] {
-                let single = Resampler.resample(photo, width: w, height: h, quality: quality, parallelThreshold: .max, boxReduction: true)
-                let threaded = Resampler.resample(photo, width: w, height: h, quality: quality, parallelThreshold: 0, boxReduction: true)
+                let single = Resampler.resample(
+                    photo, width: w, height: h, quality: quality, parallelThreshold: .max, boxReduction: true)
+                let threaded = Resampler.resample(
+                    photo, width: w, height: h, quality: quality, parallelThreshold: 0, boxReduction: true)
                 #expect(single == threaded, "\(format) \(w)x\(h)")
             }
         }
@@ -266,9 +299,14 @@ struct ResamplerTests {
             TestImages.photo(width: 58, height: 40, format: .gray8), TestImages.photo(width: 5, height: 6),
         ]
         for source in sources {
-            for (w, h) in [(20, 14), (133, 95), (source.width, 17), (29, source.height), (3, 2), (7, 9)] where (w, h) != (source.width, source.height) {
-                let out = Resampler.resample(source, width: w, height: h, quality: quality, parallelThreshold: .max, boxReduction: false)
-                let reference = Self.scalarReference(source, width: w, height: h, filter: ResamplingFilter(quality, sourceWidth: source.width, sourceHeight: source.height, width: w, height: h))
+            for (w, h) in [(20, 14), (133, 95), (source.width, 17), (29, source.height), (3, 2), (7, 9)]
+            where (w, h) != (source.width, source.height) {
+                let out = Resampler.resample(
+                    source, width: w, height: h, quality: quality, parallelThreshold: .max, boxReduction: false)
+                let reference = Self.scalarReference(
+                    source, width: w, height: h,
+                    filter: ResamplingFilter(
+                        quality, sourceWidth: source.width, sourceHeight: source.height, width: w, height: h))
                 #expect(out == reference, "\(source.format) \(source.width)x\(source.height) -> \(w)x\(h)")
             }
         }
@@ -309,16 +347,21 @@ struct ResamplerTests {
             return min(255, max(0, sum >> ResamplerWeights.precision))
         }
         func horizontal(_ rows: [[[Int]]]) -> [[[Int]]] {
-            width == bitmap.width ? rows : rows.map { row in
-                (0..<width).map { x in (0..<channels).map { c in apply(columns, x) { row[$0][c] } } }
-            }
+            width == bitmap.width
+                ? rows
+                : rows.map { row in
+                    (0..<width).map { x in (0..<channels).map { c in apply(columns, x) { row[$0][c] } } }
+                }
         }
         func vertical(_ rows: [[[Int]]]) -> [[[Int]]] {
-            height == bitmap.height ? rows : (0..<height).map { y in
-                (0..<rows[0].count).map { x in (0..<channels).map { c in apply(lines, y) { rows[$0][x][c] } } }
-            }
+            height == bitmap.height
+                ? rows
+                : (0..<height).map { y in
+                    (0..<rows[0].count).map { x in (0..<channels).map { c in apply(lines, y) { rows[$0][x][c] } } }
+                }
         }
-        let horizontalFirst = width == bitmap.width || height == bitmap.height
+        let horizontalFirst =
+            width == bitmap.width || height == bitmap.height
             || Resampler.horizontalFirstIsCheaper(columns: columns, lines: lines)
         let result = horizontalFirst ? vertical(horizontal(pixels)) : horizontal(vertical(pixels))
         var out = Bitmap(width: width, height: height, format: bitmap.format)!
@@ -337,7 +380,9 @@ struct ResamplerTests {
     }
 
     static func allPixels(_ bitmap: Bitmap, _ predicate: (SIMD4<UInt8>) -> Bool) -> Bool {
-        for y in 0..<bitmap.height { for x in 0..<bitmap.width where !predicate(bitmap.pixel(x: x, y: y)) { return false } }
+        for y in 0..<bitmap.height {
+            for x in 0..<bitmap.width where !predicate(bitmap.pixel(x: x, y: y)) { return false }
+        }
         return true
     }
 

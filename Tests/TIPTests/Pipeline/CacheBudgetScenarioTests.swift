@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// TIP's budget scenario, played on a pipeline's memory and disk caches with the percolation a fetch
@@ -24,8 +25,11 @@ struct CacheBudgetScenarioTests {
             return .memory
         }
         let fill = { (data: Data) in
-            _ = pipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: identifier, complete: MemoryCacheCompleteImage(
-                data: data, imageType: .jpeg, url: url, dimensions: dimensions)))
+            _ = pipeline.memoryCache.updateEntry(
+                MemoryCacheEntry(
+                    identifier: identifier,
+                    complete: MemoryCacheCompleteImage(
+                        data: data, imageType: .jpeg, url: url, dimensions: dimensions)))
         }
         if let (_, data) = pipeline.diskCache.completeData(withIdentifier: identifier) {
             #expect(data == payload(index))
@@ -33,8 +37,9 @@ struct CacheBudgetScenarioTests {
             return .disk
         }
         let data = payload(index)
-        let metadata = DiskCacheMetadata(identifier: identifier, url: url, lastAccess: configuration.clock(), timeToLive: 3_600,
-                                         width: 1000, height: 1000, imageType: ImageType.jpeg.rawValue)
+        let metadata = DiskCacheMetadata(
+            identifier: identifier, url: url, lastAccess: configuration.clock(), timeToLive: 3_600,
+            width: 1000, height: 1000, imageType: ImageType.jpeg.rawValue)
         #expect(pipeline.diskCache.updateImageEntry(metadata: metadata, source: .data(data)))
         fill(data)
         return .network
@@ -59,7 +64,9 @@ struct CacheBudgetScenarioTests {
         #expect(reload.allSatisfy { $0 == .network }, "\(reload)")
 
         let reverse = (0..<20).reversed().map { visit($0, pipeline: pipeline, configuration: configuration) }
-        let expected: [Source] = Array(repeating: .memory, count: 12) + Array(repeating: .disk, count: 4) + Array(repeating: .network, count: 4)
+        let expected: [Source] =
+            Array(repeating: .memory, count: 12) + Array(repeating: .disk, count: 4)
+            + Array(repeating: .network, count: 4)
         #expect(reverse == expected, "\(reverse.map(\.rawValue))")
     }
 
@@ -80,7 +87,9 @@ struct CacheBudgetScenarioTests {
         #expect(configuration.totalBytesForAllDiskCaches == diskBefore - 3 * Int64(Self.megabyte))
         #expect(configuration.totalBytesForAllMemoryCaches == Int64(Self.megabyte))
         let directory = root.appendingPathComponent("TIPImagePipeline/restart")
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("image-") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix("image-")
+        }
         #expect(files.count == 3)
         let revived = try #require(ImagePipeline(identifier: "restart", configuration: configuration))
         revived.diskCache.waitUntilManifestLoaded()
@@ -98,8 +107,12 @@ struct CacheBudgetScenarioTests {
         _ = visit(0, pipeline: pipeline, configuration: configuration)
         let attributes = try FileManager.default.attributesOfItem(atPath: pipeline.directory.path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
-        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: pipeline.directory.path).first { $0.hasPrefix("image-") })
-        let fileAttributes = try FileManager.default.attributesOfItem(atPath: pipeline.directory.appendingPathComponent(file).path)
+        let file = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: pipeline.directory.path).first {
+                $0.hasPrefix("image-")
+            })
+        let fileAttributes = try FileManager.default.attributesOfItem(
+            atPath: pipeline.directory.appendingPathComponent(file).path)
         #expect((fileAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
     }
 }
@@ -107,8 +120,9 @@ struct CacheBudgetScenarioTests {
 @Suite("Pipeline disk operations")
 struct PipelineDiskOperationTests {
     private func store(_ pipeline: ImagePipeline, _ identifier: String, bytes: [UInt8]) {
-        let metadata = DiskCacheMetadata(identifier: identifier, url: URL(string: "https://example.com/\(identifier)")!,
-                                         lastAccess: Date(), timeToLive: 3_600, width: 10, height: 10)
+        let metadata = DiskCacheMetadata(
+            identifier: identifier, url: URL(string: "https://example.com/\(identifier)")!,
+            lastAccess: Date(), timeToLive: 3_600, width: 10, height: 10)
         #expect(pipeline.diskCache.updateImageEntry(metadata: metadata, source: .data(Data(bytes))))
     }
 
@@ -119,17 +133,25 @@ struct PipelineDiskOperationTests {
         let pipeline = try #require(ImagePipeline(identifier: "rename", configuration: configuration))
         pipeline.diskCache.waitUntilManifestLoaded()
         store(pipeline, "old", bytes: [1, 2, 3])
-        _ = pipeline.memoryCache.updateEntry(MemoryCacheEntry(identifier: "old", complete: MemoryCacheCompleteImage(
-            data: Data([1, 2, 3]), url: URL(string: "https://example.com/old")!, dimensions: CGSize(width: 10, height: 10))))
+        _ = pipeline.memoryCache.updateEntry(
+            MemoryCacheEntry(
+                identifier: "old",
+                complete: MemoryCacheCompleteImage(
+                    data: Data([1, 2, 3]), url: URL(string: "https://example.com/old")!,
+                    dimensions: CGSize(width: 10, height: 10))))
         let error = await withCheckedContinuation { continuation in
-            pipeline.changeIdentifierForImage(withIdentifier: "old", toIdentifier: "new") { continuation.resume(returning: $0.map { $0 as NSError }) }
+            pipeline.changeIdentifierForImage(withIdentifier: "old", toIdentifier: "new") {
+                continuation.resume(returning: $0.map { $0 as NSError })
+            }
         }
         #expect(error == nil)
         #expect(pipeline.diskCache.completeData(withIdentifier: "new")?.data == Data([1, 2, 3]))
         #expect(pipeline.diskCache.completeData(withIdentifier: "old") == nil)
         #expect(pipeline.memoryCache.entry(withIdentifier: "old") == nil)
         let missing = await withCheckedContinuation { continuation in
-            pipeline.changeIdentifierForImage(withIdentifier: "absent", toIdentifier: "x") { continuation.resume(returning: $0.map { $0 as NSError }) }
+            pipeline.changeIdentifierForImage(withIdentifier: "absent", toIdentifier: "x") {
+                continuation.resume(returning: $0.map { $0 as NSError })
+            }
         }
         #expect(missing?.domain == NSPOSIXErrorDomain && missing?.code == Int(ENOENT))
     }
@@ -152,7 +174,9 @@ struct PipelineDiskOperationTests {
         try await Task.sleep(for: .milliseconds(200))
         #expect(!FileManager.default.fileExists(atPath: copy))
         let failure = await withCheckedContinuation { continuation in
-            pipeline.copyDiskCacheFile(withIdentifier: "absent") { path, error in continuation.resume(returning: (path, error.map { $0 as NSError })) }
+            pipeline.copyDiskCacheFile(withIdentifier: "absent") { path, error in
+                continuation.resume(returning: (path, error.map { $0 as NSError }))
+            }
         }
         #expect(failure.0 == nil && failure.1?.code == Int(ENOENT))
     }

@@ -1,16 +1,20 @@
 import Foundation
+import Testing
+
+@testable import TIP
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-@testable import TIP
 
 /// An unusable caches root is reported when a pipeline stands up, with the real errno; fetches still work from
 /// memory. Changing the root under live pipelines warns.
 @Suite("Caches root: misconfiguration is reported")
 struct CachesRootCheckTests {
     /// A configuration on `root` with a stepped provider, a problem recorder and a capturing logger.
-    private func standUp(root: URL) -> (GlobalConfiguration, ImagePipeline?, RecordingProblemObserver, CapturingLogger, SteppedDownloadProvider) {
+    private func standUp(root: URL) -> (
+        GlobalConfiguration, ImagePipeline?, RecordingProblemObserver, CapturingLogger, SteppedDownloadProvider
+    ) {
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
         configuration.callbackQueue = DispatchQueue(label: "caches-root.callbacks")
         configuration.maxImageDownloadDuration = 0  // downloads are stepped by hand: no time limits
@@ -19,11 +23,15 @@ struct CachesRootCheckTests {
         configuration.problemObserver = problems
         configuration.logger = logger
         configuration.imageFetchDownloadProvider = provider
-        return (configuration, ImagePipeline(identifier: "root-check", configuration: configuration), problems, logger, provider)
+        return (
+            configuration, ImagePipeline(identifier: "root-check", configuration: configuration), problems, logger,
+            provider
+        )
     }
 
     private func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tip-root-\(UUID().uuidString)", isDirectory: true)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-root-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -40,7 +48,9 @@ struct CachesRootCheckTests {
         #expect(info[ProblemInfoKey.errno] as? Int == Int(ENOTDIR))
         #expect(info[ProblemInfoKey.path] as? String == pipeline.directory.path)
         let logged = logger.messages(containing: "ENOTDIR", level: .error)
-        #expect(logged.count == 1 && logged[0].contains("root-check") && logged[0].contains("cachesRootDirectory"), "\(logged)")
+        #expect(
+            logged.count == 1 && logged[0].contains("root-check") && logged[0].contains("cachesRootDirectory"),
+            "\(logged)")
 
         // The fetch still succeeds (memory), and the failed disk write names the real cause.
         let jpeg = try DownloaderTestEnvironment.jpeg(width: 64, height: 48)
@@ -102,7 +112,8 @@ struct CachesRootCheckTests {
         }
         // Root writes anywhere: drop to nobody in a child (the check runs in the pipeline's initializer).
         guard let harness = TestExecutables.url(named: "TIPCallbackHarness"),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+        else {
             print("skipped: TIPCallbackHarness or setpriv missing; EACCES not exercised")
             return
         }
@@ -111,7 +122,9 @@ struct CachesRootCheckTests {
             ["--reuid=65534", "--regid=65534", "--clear-groups", harness.path, "check-root", directory.path],
             environment: ["HOME": directory.path], timeout: 60)
         #expect(run.status == 0, "stderr: \(run.stderr)")
-        #expect(run.stdout.contains("problem TIPProblemDiskCacheDirectoryUnusable errno=\(EACCES)"), "stdout: \(run.stdout)")
+        #expect(
+            run.stdout.contains("problem TIPProblemDiskCacheDirectoryUnusable errno=\(EACCES)"), "stdout: \(run.stdout)"
+        )
         #expect(run.stderr.contains("EACCES"), "the default logger says it on stderr: \(run.stderr)")
     }
 

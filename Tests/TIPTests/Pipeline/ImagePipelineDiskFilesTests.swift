@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Pipeline: disk files handed out and cleared")
@@ -86,8 +87,9 @@ struct ImagePipelineDiskFilesTests {
         #expect(found["LMD"] == "!")
         let lastAccess = try #require(found["LAD"].flatMap(Double.init))
         #expect(abs(lastAccess - Date().timeIntervalSinceReferenceDate) < 600)
-        #expect(Set((found["keys"] ?? "").split(separator: ",").map(String.init))
-            .isSuperset(of: ["URL", "TTL", "uTTL", "LAD", "LMD", "dX", "dY", "ANI", "clen"]))
+        #expect(
+            Set((found["keys"] ?? "").split(separator: ",").map(String.init))
+                .isSuperset(of: ["URL", "TTL", "uTTL", "LAD", "LMD", "dX", "dY", "ANI", "clen"]))
     }
 
     @Test("inspection entries expose every metadata field of the disk entries")
@@ -95,15 +97,20 @@ struct ImagePipelineDiskFilesTests {
         let (configuration, root) = try makeTestConfiguration()
         defer { try? FileManager.default.removeItem(at: root) }
         let pipeline = try #require(ImagePipeline(identifier: "inspected", configuration: configuration))
-        let frames = (0..<3).map { TestImages.photo(width: 40, height: 30, format: .rgba8Premultiplied, seed: UInt64($0 + 1)) }
-        let animation = try #require(ImageContainer(animatedFrames: frames, frameDurations: [0.1, 0.1, 0.1], loopCount: 0))
+        let frames = (0..<3).map {
+            TestImages.photo(width: 40, height: 30, format: .rgba8Premultiplied, seed: UInt64($0 + 1))
+        }
+        let animation = try #require(
+            ImageContainer(animatedFrames: frames, frameDurations: [0.1, 0.1, 0.1], loopCount: 0))
         let gif = try CodecCatalogue.shared.encodeImage(animation, type: .gif, quality: 1)
         var request = GenericImageStoreRequest(imageURL: URL(string: "http://images.test/anim.gif")!)
         request.imageData = gif
         request.timeToLive = 7_200
         request.options = [.treatAsPlaceholder, .doNotResetExpiryOnAccess]
         #expect(await store(pipeline, request))
-        let result = await withCheckedContinuation { continuation in pipeline.inspect { continuation.resume(returning: $0) } }
+        let result = await withCheckedContinuation { continuation in
+            pipeline.inspect { continuation.resume(returning: $0) }
+        }
         let entry = try #require(result.completeDiskEntries.first)
         #expect(entry.isAnimated)
         #expect(entry.isPlaceholder)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// The throwing initializer says why there is no pipeline; the failable one logs it; the shared pipeline.

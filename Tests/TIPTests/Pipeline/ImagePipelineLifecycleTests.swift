@@ -1,14 +1,17 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// A fresh configuration rooted in its own temporary directory, on `clock` (nil: the system's). The downloads' time
 /// limits are off: tests step downloads by hand, and a loaded machine may take longer than a limit between two
 /// steps (the time-limit tests set their own).
 func makeTestConfiguration(_ name: String = #function, clock: TestClock? = nil) throws -> (GlobalConfiguration, URL) {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-tests-\(UUID().uuidString)", isDirectory: true)
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "tip-tests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-    let configuration = clock.map { GlobalConfiguration(cachesRootDirectory: root, clock: $0.read) }
+    let configuration =
+        clock.map { GlobalConfiguration(cachesRootDirectory: root, clock: $0.read) }
         ?? GlobalConfiguration(cachesRootDirectory: root)
     configuration.maxImageDownloadDuration = 0
     configuration.minimumImageDownloadBytesPerSecond = 0
@@ -18,16 +21,20 @@ func makeTestConfiguration(_ name: String = #function, clock: TestClock? = nil) 
 
 private final class RecordingObserver: ImagePipelineObserver {
     let events = Locked<[String]>([])
-    func imagePipelineDidStandUp(_ pipeline: ImagePipeline) { events.withLock { $0.append("up:\(pipeline.identifier)") } }
+    func imagePipelineDidStandUp(_ pipeline: ImagePipeline) {
+        events.withLock { $0.append("up:\(pipeline.identifier)") }
+    }
     func imagePipelineDidTearDown(identifier: String) { events.withLock { $0.append("down:\(identifier)") } }
 }
 
 @Suite("Image pipeline lifecycle")
 struct ImagePipelineLifecycleTests {
-    @Test("Identifier rules", arguments: [
-        ("avatars", true), ("a.b_c-D9", true), ("", false), (".", false), ("..", false), ("a/b", false),
-        ("a b", false), ("ünïcode", false), ("a\u{0}", false), ("...", true),
-    ])
+    @Test(
+        "Identifier rules",
+        arguments: [
+            ("avatars", true), ("a.b_c-D9", true), ("", false), (".", false), ("..", false), ("a/b", false),
+            ("a b", false), ("ünïcode", false), ("a\u{0}", false), ("...", true),
+        ])
     func identifiers(identifier: String, valid: Bool) {
         #expect(ImagePipeline.isValidIdentifier(identifier) == valid)
     }
@@ -55,11 +62,16 @@ struct ImagePipelineLifecycleTests {
         let observer = RecordingObserver()
         configuration.addImagePipelineObserver(observer)
         let torn = Locked<[String]>([])
-        let token = NotificationCenter.default.addObserver(forName: ImagePipeline.didTearDownNotification, object: nil, queue: nil) { note in
-            if let id = note.userInfo?[ImagePipeline.notificationPipelineIdentifierKey] as? String { torn.withLock { $0.append(id) } }
+        let token = NotificationCenter.default.addObserver(
+            forName: ImagePipeline.didTearDownNotification, object: nil, queue: nil
+        ) { note in
+            if let id = note.userInfo?[ImagePipeline.notificationPipelineIdentifierKey] as? String {
+                torn.withLock { $0.append(id) }
+            }
         }
         defer { NotificationCenter.default.removeObserver(token) }
-        var pipeline: ImagePipeline? = ImagePipeline(identifier: "events-\(UUID().uuidString.prefix(8))", configuration: configuration)
+        var pipeline: ImagePipeline? = ImagePipeline(
+            identifier: "events-\(UUID().uuidString.prefix(8))", configuration: configuration)
         let identifier = try #require(pipeline?.identifier)
         pipeline = nil
         #expect(observer.events.withLock { $0 } == ["up:\(identifier)", "down:\(identifier)"])
@@ -99,7 +111,8 @@ struct ImagePipelineLifecycleTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let base = root.appendingPathComponent("TIPImagePipeline")
         for name in ["one", "two", "not valid"] {
-            try FileManager.default.createDirectory(at: base.appendingPathComponent(name), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: base.appendingPathComponent(name), withIntermediateDirectories: true)
         }
         #expect(FileManager.default.createFile(atPath: base.appendingPathComponent("file").path, contents: Data()))
         let identifiers = await withCheckedContinuation { continuation in
@@ -112,12 +125,16 @@ struct ImagePipelineLifecycleTests {
     func problemsAndLogging() throws {
         final class Observer: ProblemObserver {
             let problems = Locked<[Problem]>([])
-            func problemWasEncountered(_ problem: Problem, userInfo: [String: any Sendable]) { problems.withLock { $0.append(problem) } }
+            func problemWasEncountered(_ problem: Problem, userInfo: [String: any Sendable]) {
+                problems.withLock { $0.append(problem) }
+            }
         }
         final class Recorder: PipelineLogger {
             let lines = Locked<[String]>([])
             func canLog(_ level: PipelineLogLevel) -> Bool { level <= .warning }
-            func log(_ level: PipelineLogLevel, file: String, function: String, line: Int, message: String) { lines.withLock { $0.append("\(level):\(message)") } }
+            func log(_ level: PipelineLogLevel, file: String, function: String, line: Int, message: String) {
+                lines.withLock { $0.append("\(level):\(message)") }
+            }
         }
         let (configuration, root) = try makeTestConfiguration()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -129,7 +146,9 @@ struct ImagePipelineLifecycleTests {
         configuration.log(.debug, "not wanted")
         #expect(observer.problems.withLock { $0 } == [.imageFailedToScale])
         #expect(recorder.lines.withLock { $0.count } == 1)
-        #expect(SwiftLogPipelineLogger.swiftLogLevel(.alert) == .critical && SwiftLogPipelineLogger.swiftLogLevel(.information) == .info)
+        #expect(
+            SwiftLogPipelineLogger.swiftLogLevel(.alert) == .critical
+                && SwiftLogPipelineLogger.swiftLogLevel(.information) == .info)
     }
 
     @Test("A refused duplicate never touches the live pipeline's directory (an in-flight write survives)")
@@ -143,8 +162,9 @@ struct ImagePipelineLifecycleTests {
         for _ in 0..<5 {
             #expect(ImagePipeline(identifier: "busy", configuration: configuration) == nil)
         }
-        let metadata = DiskCacheMetadata(identifier: "in-flight", url: URL(string: "https://example.com/f")!, lastAccess: Date(),
-                                         timeToLive: 3_600, width: 10, height: 10)
+        let metadata = DiskCacheMetadata(
+            identifier: "in-flight", url: URL(string: "https://example.com/f")!, lastAccess: Date(),
+            timeToLive: 3_600, width: 10, height: 10)
         #expect(file.finalize(metadata: metadata, complete: true))
         #expect(live.diskCache.completeData(withIdentifier: "in-flight")?.data.count == 1_000)
     }

@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import MetricsTestKit
 import Testing
+
 @testable import TIP
 
 @Suite("Prefetcher")
@@ -9,22 +10,29 @@ struct ImagePrefetcherTests {
     private static let size = CGSize(width: 90, height: 90)
 
     private func request(_ name: String) -> GenericImageFetchRequest {
-        GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url(name), identifier: nil, targetDimensions: Self.size,
-                                 targetContentMode: .scaleAspectFill)
+        GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url(name), identifier: nil, targetDimensions: Self.size,
+            targetContentMode: .scaleAspectFill)
     }
 
-    @Test("at most maxConcurrentPrefetchCount run, in order, at low priority; stopping drops the rest and cancels the running")
+    @Test(
+        "at most maxConcurrentPrefetchCount run, in order, at low priority; stopping drops the rest and cancels the running"
+    )
     func limitAndStop() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
-        let prefetcher = ImagePrefetcher(pipeline: env.pipeline, destination: .memoryCache, maxConcurrentPrefetchCount: 2)
+        let prefetcher = ImagePrefetcher(
+            pipeline: env.pipeline, destination: .memoryCache, maxConcurrentPrefetchCount: 2)
         let requests = (0..<5).map { request("limit-\($0).jpg") }
-        prefetcher.startPrefetching(with: requests + [requests[0]])   // a repeat is not queued twice
+        prefetcher.startPrefetching(with: requests + [requests[0]])  // a repeat is not queued twice
         #expect(prefetcher.runningCount == 2)
         #expect(prefetcher.waitingCount == 3)
         let first = try await env.provider.next()
         let second = try await env.provider.next()
-        #expect(Set([first, second].compactMap { $0.sentRequest?.url?.lastPathComponent }) == ["limit-0.jpg", "limit-1.jpg"])
+        #expect(
+            Set([first, second].compactMap { $0.sentRequest?.url?.lastPathComponent }) == [
+                "limit-0.jpg", "limit-1.jpg",
+            ])
         #expect(first.priorities.first == .low && second.priorities.first == .low)
         #expect(env.provider.count == 2)
 
@@ -34,7 +42,8 @@ struct ImagePrefetcherTests {
         #expect(third.sentRequest?.url?.lastPathComponent == "limit-2.jpg")
         #expect(await eventually { prefetcher.runningCount == 2 && prefetcher.waitingCount == 2 })
         // The prefetched image is in the rendered cache at its target.
-        #expect(await env.isSynchronousHit(requests[first.sentRequest?.url?.lastPathComponent == "limit-0.jpg" ? 0 : 1]))
+        #expect(
+            await env.isSynchronousHit(requests[first.sentRequest?.url?.lastPathComponent == "limit-0.jpg" ? 0 : 1]))
 
         prefetcher.stopPrefetching(with: [requests[4]])
         #expect(prefetcher.waitingCount == 1)
@@ -95,15 +104,16 @@ struct ImagePrefetcherTests {
         let target = PrefetchTarget()
         let started = env.configuration.callbackQueue.sync {
             let helper = ImageFetchHelper(delegate: nil, dataSource: source, configuration: env.configuration)
-            helper.target = target          // not visible: nothing is fetched
+            helper.target = target  // not visible: nothing is fetched
             defer { withExtendedLifetime(helper) {} }
             return (helper.prefetch(with: prefetcher), helper.isLoading)
         }
         #expect(started == (true, false))
         try await env.provider.next().serve(DownloaderTestEnvironment.jpeg(width: 300, height: 200, seed: 4))
         #expect(await eventually { prefetcher.runningCount == 0 })
-        let shown = GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("row-7.jpg"), identifier: nil,
-                                             targetDimensions: target.pixelSize, targetContentMode: target.contentMode)
+        let shown = GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url("row-7.jpg"), identifier: nil,
+            targetDimensions: target.pixelSize, targetContentMode: target.contentMode)
         #expect(await env.isSynchronousHit(shown))
 
         // No pipeline from the data source (or another one than the prefetcher's): nothing to prefetch.

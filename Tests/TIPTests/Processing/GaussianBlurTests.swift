@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Processing: Gaussian blur")
@@ -10,7 +11,11 @@ struct GaussianBlurTests {
     static func pillowBlur(_ bitmap: Bitmap, sigma: Double) -> Bitmap {
         let channels = bitmap.format.bytesPerPixel
         var planes = (0..<channels).map { c in
-            (0..<bitmap.height).map { y in (0..<bitmap.width).map { x in Int(bitmap.withUnsafeBytes { $0[y * bitmap.bytesPerRow + x * channels + c] }) } }
+            (0..<bitmap.height).map { y in
+                (0..<bitmap.width).map { x in
+                    Int(bitmap.withUnsafeBytes { $0[y * bitmap.bytesPerRow + x * channels + c] })
+                }
+            }
         }
         let fr = Float(GaussianBlurRenderer.boxRadius(sigma: sigma))
         let r = Int(fr)
@@ -36,7 +41,11 @@ struct GaussianBlurTests {
         var out = bitmap
         let stride = bitmap.bytesPerRow
         out.withUnsafeMutableBytes { bytes in
-            for c in 0..<channels { for y in 0..<bitmap.height { for x in 0..<bitmap.width { bytes[y * stride + x * channels + c] = UInt8(planes[c][y][x]) } } }
+            for c in 0..<channels {
+                for y in 0..<bitmap.height {
+                    for x in 0..<bitmap.width { bytes[y * stride + x * channels + c] = UInt8(planes[c][y][x]) }
+                }
+            }
         }
         return out
     }
@@ -48,7 +57,14 @@ struct GaussianBlurTests {
         let channels = bitmap.format.bytesPerPixel, width = bitmap.width, height = bitmap.height
         var samples = [Double](repeating: 0, count: width * height * channels)
         bitmap.withUnsafeBytes { bytes in
-            for y in 0..<height { for x in 0..<width { for c in 0..<channels { samples[(y * width + x) * channels + c] = Double(bytes[y * bitmap.bytesPerRow + x * channels + c]) } } }
+            for y in 0..<height {
+                for x in 0..<width {
+                    for c in 0..<channels {
+                        samples[(y * width + x) * channels + c] = Double(
+                            bytes[y * bitmap.bytesPerRow + x * channels + c])
+                    }
+                }
+            }
         }
         func pass(_ input: [Double], alongX: Bool) -> [Double] {
             var output = input
@@ -71,9 +87,14 @@ struct GaussianBlurTests {
         var out = bitmap
         let stride = bitmap.bytesPerRow
         out.withUnsafeMutableBytes { bytes in
-            for y in 0..<height { for x in 0..<width { for c in 0..<channels {
-                bytes[y * stride + x * channels + c] = UInt8(min(255, max(0, result[(y * width + x) * channels + c].rounded())))
-            } } }
+            for y in 0..<height {
+                for x in 0..<width {
+                    for c in 0..<channels {
+                        bytes[y * stride + x * channels + c] = UInt8(
+                            min(255, max(0, result[(y * width + x) * channels + c].rounded())))
+                    }
+                }
+            }
         }
         return out
     }
@@ -92,7 +113,10 @@ struct GaussianBlurTests {
     func smallExhaustive(format: PixelFormat) throws {
         for width in 1...6 {
             for height in 1...6 {
-                let image = (format == .rgba8Premultiplied ? TestImages.translucent(width: width, height: height) : TestImages.photo(width: width, height: height))
+                let image =
+                    (format == .rgba8Premultiplied
+                    ? TestImages.translucent(width: width, height: height)
+                    : TestImages.photo(width: width, height: height))
                     .converted(to: format)
                 for sigma in [0.3, 0.7, 1, 1.6, 3, 9] {
                     let out = try Self.blur(image, sigma)
@@ -100,18 +124,24 @@ struct GaussianBlurTests {
                     // Sigma is capped at twice the longer side (see GaussianBlurRenderer.blur).
                     let exact = Self.referenceBlur(image, sigma: min(sigma, Double(2 * max(width, height))))
                     let difference = ImageComparison.maxDifference(out, exact)
-                    #expect(difference <= Self.tolerance, "\(format) \(width)x\(height) sigma \(sigma): off by \(difference)")
+                    #expect(
+                        difference <= Self.tolerance,
+                        "\(format) \(width)x\(height) sigma \(sigma): off by \(difference)")
                     #expect(ImageComparison.psnr(out, exact) >= 38, "\(format) \(width)x\(height) sigma \(sigma)")
                 }
             }
         }
     }
 
-    @Test("Photos, blurred directly and through halved sizes, match the exact blur (PSNR ≥ 40 dB) and Pillow's algorithm (≥ 35 dB) away from the edges' reach",
-          arguments: [0.8, 1.7, 3.7, 6, 11])
+    @Test(
+        "Photos, blurred directly and through halved sizes, match the exact blur (PSNR ≥ 40 dB) and Pillow's algorithm (≥ 35 dB) away from the edges' reach",
+        arguments: [0.8, 1.7, 3.7, 6, 11])
     func photos(sigma: Double) throws {
         // At least 32 pixels a side, so that sigma ≥ 1.6 takes the halving route.
-        for image in [TestImages.photo(width: 72, height: 48), TestImages.translucent(width: 40, height: 56), TestImages.photo(width: 60, height: 40).converted(to: .gray8)] {
+        for image in [
+            TestImages.photo(width: 72, height: 48), TestImages.translucent(width: 40, height: 56),
+            TestImages.photo(width: 60, height: 40).converted(to: .gray8),
+        ] {
             let out = try Self.blur(image, sigma)
             let exact = ImageComparison.psnr(out, Self.referenceBlur(image, sigma: sigma))
             #expect(exact >= 40, "sigma \(sigma) \(image.format): \(exact) dB against the exact blur")
@@ -142,7 +172,11 @@ struct GaussianBlurTests {
             let blurredSolid = try Self.blur(solid, sigma)
             #expect(ImageComparison.maxDifference(blurredSolid, solid) == 0, "sigma \(sigma)")
             let translucent = try Self.blur(TestImages.translucent(width: 64, height: 48), sigma)
-            for y in 0..<48 { for x in 0..<64 { let p = translucent.pixel(x: x, y: y); #expect(p[0] <= p[3] && p[1] <= p[3] && p[2] <= p[3]) } }
+            for y in 0..<48 {
+                for x in 0..<64 {
+                    let p = translucent.pixel(x: x, y: y); #expect(p[0] <= p[3] && p[1] <= p[3] && p[2] <= p[3])
+                }
+            }
             let opaque = try Self.blur(TestImages.photo(width: 64, height: 48), sigma)
             #expect(!opaque.containsTransparency())
             opaque.withUnsafeBytes { bytes in
@@ -167,8 +201,11 @@ struct GaussianBlurTests {
             let k = GaussianBlurRenderer.kernel(sigma: sigma)
             let mid = k.count / 2
             #expect(abs(k.reduce(0, +) - 1) < 1e-12)
-            let variance = k.enumerated().reduce(0.0) { $0 + $1.element * Double(($1.offset - mid) * ($1.offset - mid)) }
-            #expect(abs(variance - sigma * sigma) < 1e-9 * max(1, sigma * sigma), "sigma \(sigma): variance \(variance)")
+            let variance = k.enumerated().reduce(0.0) {
+                $0 + $1.element * Double(($1.offset - mid) * ($1.offset - mid))
+            }
+            #expect(
+                abs(variance - sigma * sigma) < 1e-9 * max(1, sigma * sigma), "sigma \(sigma): variance \(variance)")
             #expect(zip(k, k.reversed()).allSatisfy { abs($0 - $1) < 1e-15 })
         }
         // Gray images take one integer reduction.

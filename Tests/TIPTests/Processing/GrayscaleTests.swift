@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Processing: grayscale and closures")
@@ -36,7 +37,8 @@ struct GrayscaleTests {
             return image.applyingOrientation(.upMirrored)
         }
         let photo = TestImages.photo(width: 4, height: 2)
-        let out = try ImageContainer(image: photo).processed(by: [flip], context: ImageProcessingContext(targetDimensions: CGSize(width: 3, height: 3)))
+        let out = try ImageContainer(image: photo).processed(
+            by: [flip], context: ImageProcessingContext(targetDimensions: CGSize(width: 3, height: 3)))
         #expect(out.image.pixel(x: 0, y: 0) == photo.pixel(x: 3, y: 0))
         #expect(out.processorIdentifiers == ["com.example.flip"])
     }

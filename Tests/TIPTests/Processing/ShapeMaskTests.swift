@@ -1,12 +1,15 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Processing: rounded corners and circles")
 struct ShapeMaskTests {
     /// The share of pixel (x, y) inside the rounded rectangle `width` x `height` with corner `radius`,
     /// inset by `inset`, by 32x32 point sampling: an independent reading of the geometry.
-    static func sampledCoverage(x: Int, y: Int, width: Double, height: Double, radius: Double, inset: Double = 0) -> Double {
+    static func sampledCoverage(x: Int, y: Int, width: Double, height: Double, radius: Double, inset: Double = 0)
+        -> Double
+    {
         let n = 32
         let left = inset, top = inset, right = width - inset, bottom = height - inset
         guard right > left, bottom > top else { return 0 }
@@ -23,8 +26,9 @@ struct ShapeMaskTests {
         return Double(inside) / Double(n * n)
     }
 
-    @Test("Corner alpha matches the sampled geometry; the inside is untouched and the outside fully transparent",
-          arguments: [(24, 16, 5.0), (31, 31, 15.5), (40, 10, 3.5), (9, 9, 20.0)])
+    @Test(
+        "Corner alpha matches the sampled geometry; the inside is untouched and the outside fully transparent",
+        arguments: [(24, 16, 5.0), (31, 31, 15.5), (40, 10, 3.5), (9, 9, 20.0)])
     func roundedCoverage(width: Int, height: Int, radius: Double) throws {
         let photo = TestImages.photo(width: width, height: height)
         let out = try ImageProcessors.RoundedCorners(radius: radius).process(photo, context: ImageProcessingContext())
@@ -60,8 +64,11 @@ struct ShapeMaskTests {
             for y in 0..<side {
                 for x in 0..<side {
                     let alpha = out.pixel(x: x, y: y)[3]
-                    #expect(alpha == out.pixel(x: side - 1 - x, y: y)[3] && alpha == out.pixel(x: x, y: side - 1 - y)[3] && alpha == out.pixel(x: y, y: x)[3])
-                    let expected = Self.sampledCoverage(x: x, y: y, width: Double(side), height: Double(side), radius: Double(side) / 2)
+                    #expect(
+                        alpha == out.pixel(x: side - 1 - x, y: y)[3] && alpha == out.pixel(x: x, y: side - 1 - y)[3]
+                            && alpha == out.pixel(x: y, y: x)[3])
+                    let expected = Self.sampledCoverage(
+                        x: x, y: y, width: Double(side), height: Double(side), radius: Double(side) / 2)
                     worst = max(worst, abs(Double(alpha) / 255 - expected))
                     if alpha == 255 { #expect(out.pixel(x: x, y: y) == square.pixel(x: x, y: y)) }
                 }
@@ -75,7 +82,8 @@ struct ShapeMaskTests {
     func border() throws {
         let black = TestImages.solid(width: 32, height: 24, SIMD4(0, 0, 0, 255), format: .rgbx8)
         let border = ImageProcessors.Border(width: 3, color: SIMD4(255, 255, 255, 255))
-        let out = try ImageProcessors.RoundedCorners(radius: 8, border: border).process(black, context: ImageProcessingContext())
+        let out = try ImageProcessors.RoundedCorners(radius: 8, border: border).process(
+            black, context: ImageProcessingContext())
         var worst = 0.0
         for y in 0..<24 {
             for x in 0..<32 {
@@ -88,24 +96,34 @@ struct ShapeMaskTests {
         }
         #expect(worst <= 0.08, "largest error \(worst)")
         // Straight edges: exactly 3 white columns, then the image.
-        #expect(out.pixel(x: 0, y: 12) == SIMD4(255, 255, 255, 255) && out.pixel(x: 2, y: 12) == SIMD4(255, 255, 255, 255))
+        #expect(
+            out.pixel(x: 0, y: 12) == SIMD4(255, 255, 255, 255) && out.pixel(x: 2, y: 12) == SIMD4(255, 255, 255, 255))
         #expect(out.pixel(x: 3, y: 12) == SIMD4(0, 0, 0, 255))
         // A translucent border colour is premultiplied.
-        let half = try ImageProcessors.Circle(border: .init(width: 2, color: SIMD4(255, 0, 0, 128))).process(TestImages.solid(width: 16, height: 16, SIMD4(0, 0, 0, 0)), context: ImageProcessingContext())
+        let half = try ImageProcessors.Circle(border: .init(width: 2, color: SIMD4(255, 0, 0, 128))).process(
+            TestImages.solid(width: 16, height: 16, SIMD4(0, 0, 0, 0)), context: ImageProcessingContext())
         #expect(half.pixel(x: 8, y: 1) == SIMD4(128, 0, 0, 128))
         // A border wider than the shape fills it.
-        let full = try ImageProcessors.Circle(border: .init(width: 50, color: SIMD4(0, 0, 255, 255))).process(TestImages.photo(width: 9, height: 9), context: ImageProcessingContext())
+        let full = try ImageProcessors.Circle(border: .init(width: 50, color: SIMD4(0, 0, 255, 255))).process(
+            TestImages.photo(width: 9, height: 9), context: ImageProcessingContext())
         #expect(full.pixel(x: 4, y: 4) == SIMD4(0, 0, 255, 255))
     }
 
     @Test("Premultiplied input stays premultiplied at the edges; gray and opaque inputs become premultiplied RGBA")
     func formats() throws {
         let translucent = TestImages.translucent(width: 25, height: 19)
-        for processor in [ImageProcessors.RoundedCorners(radius: 6) as any ImageProcessor, ImageProcessors.Circle(border: .init(width: 1.5, color: SIMD4(10, 200, 30, 200)))] {
+        for processor in [
+            ImageProcessors.RoundedCorners(radius: 6) as any ImageProcessor,
+            ImageProcessors.Circle(border: .init(width: 1.5, color: SIMD4(10, 200, 30, 200))),
+        ] {
             for input in [translucent, translucent.converted(to: .gray8), translucent.converted(to: .rgbx8)] {
                 let out = try processor.process(input, context: ImageProcessingContext())
                 #expect(out.format == .rgba8Premultiplied)
-                for y in 0..<out.height { for x in 0..<out.width { let p = out.pixel(x: x, y: y); #expect(p[0] <= p[3] && p[1] <= p[3] && p[2] <= p[3]) } }
+                for y in 0..<out.height {
+                    for x in 0..<out.width {
+                        let p = out.pixel(x: x, y: y); #expect(p[0] <= p[3] && p[1] <= p[3] && p[2] <= p[3])
+                    }
+                }
             }
         }
         // Gray input keeps its values inside.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 @Suite("Processing: the symmetric convolution behind the blur")
@@ -7,36 +8,56 @@ struct SymmetricConvolutionTests {
     /// The convolution's own arithmetic, one sample at a time: vertical sums rounded to bytes, then
     /// horizontal sums of those, edges repeated.
     static func reference(_ bitmap: Bitmap, weights: [UInt16]) -> Bitmap {
-        let channels = bitmap.format.bytesPerPixel, width = bitmap.width, height = bitmap.height, radius = weights.count - 1
+        let channels = bitmap.format.bytesPerPixel, width = bitmap.width, height = bitmap.height,
+            radius = weights.count - 1
         func sample(_ x: Int, _ y: Int, _ c: Int) -> Int {
-            bitmap.withUnsafeBytes { Int($0[min(max(y, 0), height - 1) * bitmap.bytesPerRow + min(max(x, 0), width - 1) * channels + c]) }
+            bitmap.withUnsafeBytes {
+                Int($0[min(max(y, 0), height - 1) * bitmap.bytesPerRow + min(max(x, 0), width - 1) * channels + c])
+            }
         }
         var vertical = [Int](repeating: 0, count: width * height * channels)
-        for y in 0..<height { for x in 0..<width { for c in 0..<channels {
-            var sum = Int(weights[0]) * sample(x, y, c) + 128
-            for k in stride(from: 1, through: radius, by: 1) { sum += Int(weights[k]) * (sample(x, y - k, c) + sample(x, y + k, c)) }
-            vertical[(y * width + x) * channels + c] = sum >> 8
-        } } }
+        for y in 0..<height {
+            for x in 0..<width {
+                for c in 0..<channels {
+                    var sum = Int(weights[0]) * sample(x, y, c) + 128
+                    for k in stride(from: 1, through: radius, by: 1) {
+                        sum += Int(weights[k]) * (sample(x, y - k, c) + sample(x, y + k, c))
+                    }
+                    vertical[(y * width + x) * channels + c] = sum >> 8
+                }
+            }
+        }
         var out = bitmap
         let stride = bitmap.bytesPerRow
         out.withUnsafeMutableBytes { bytes in
-            for y in 0..<height { for x in 0..<width { for c in 0..<channels {
-                func v(_ x: Int) -> Int { vertical[(y * width + min(max(x, 0), width - 1)) * channels + c] }
-                var sum = Int(weights[0]) * v(x) + 128
-                for k in Swift.stride(from: 1, through: radius, by: 1) { sum += Int(weights[k]) * (v(x - k) + v(x + k)) }
-                bytes[y * stride + x * channels + c] = UInt8(sum >> 8)
-            } } }
+            for y in 0..<height {
+                for x in 0..<width {
+                    for c in 0..<channels {
+                        func v(_ x: Int) -> Int { vertical[(y * width + min(max(x, 0), width - 1)) * channels + c] }
+                        var sum = Int(weights[0]) * v(x) + 128
+                        for k in Swift.stride(from: 1, through: radius, by: 1) {
+                            sum += Int(weights[k]) * (v(x - k) + v(x + k))
+                        }
+                        bytes[y * stride + x * channels + c] = UInt8(sum >> 8)
+                    }
+                }
+            }
         }
         return out
     }
 
-    @Test("The SIMD sweep gives exactly the reference's bytes for every width (every 16- and 32-byte alignment), format, radius and thread split")
+    @Test(
+        "The SIMD sweep gives exactly the reference's bytes for every width (every 16- and 32-byte alignment), format, radius and thread split"
+    )
     func matchesReference() throws {
         for sigma in [0.4, 1, 1.5, 2.2, 3] {
             let convolution = try #require(SymmetricConvolution(kernel: GaussianBlurRenderer.kernel(sigma: sigma)))
             for format in PixelFormat.allCases {
                 for width in [1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 40] {
-                    let image = (format == .rgba8Premultiplied ? TestImages.translucent(width: width, height: 9) : TestImages.photo(width: width, height: 9)).converted(to: format)
+                    let image =
+                        (format == .rgba8Premultiplied
+                        ? TestImages.translucent(width: width, height: 9) : TestImages.photo(width: width, height: 9))
+                        .converted(to: format)
                     let expected = Self.reference(image, weights: convolution.weights)
                     for threshold in [Int.max, 0] {
                         let out = convolution.apply(to: image, parallelThreshold: threshold)
@@ -44,7 +65,8 @@ struct SymmetricConvolutionTests {
                         // Row padding stays zero.
                         out.withUnsafeBytes { bytes in
                             for y in 0..<out.height {
-                                for i in (width * format.bytesPerPixel)..<out.bytesPerRow where bytes[y * out.bytesPerRow + i] != 0 {
+                                for i in (width * format.bytesPerPixel)..<out.bytesPerRow
+                                where bytes[y * out.bytesPerRow + i] != 0 {
                                     Issue.record("padding byte \(i) of row \(y) is not zero")
                                 }
                             }

@@ -1,11 +1,14 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 private struct FailingHydrater: ImageStoreRequestHydrater {
     struct Failure: Error {}
-    func hydrate(_ request: any ImageStoreRequest, pipeline: ImagePipeline,
-                 completion: @escaping @Sendable ((any ImageStoreRequest)?, (any Error)?) -> Void) {
+    func hydrate(
+        _ request: any ImageStoreRequest, pipeline: ImagePipeline,
+        completion: @escaping @Sendable ((any ImageStoreRequest)?, (any Error)?) -> Void
+    ) {
         completion(nil, Failure())
     }
 }
@@ -13,8 +16,10 @@ private struct FailingHydrater: ImageStoreRequestHydrater {
 /// Records store events as `identifier:placeholder:manual`.
 private final class StoreEventRecorder: ImagePipelineObserver {
     let events = Locked<[String]>([])
-    func imagePipeline(_ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
-                       isPlaceholder: Bool, wasManuallyStored: Bool) {
+    func imagePipeline(
+        _ pipeline: ImagePipeline, didStoreImageWithIdentifier identifier: String, url: URL, dimensions: CGSize,
+        isPlaceholder: Bool, wasManuallyStored: Bool
+    ) {
         events.withLock { $0.append("\(identifier):\(isPlaceholder):\(wasManuallyStored):\(Int(dimensions.width))") }
     }
 }
@@ -59,13 +64,18 @@ struct ImageStoreTests {
         request.options = [.treatAsPlaceholder]
         #expect(await store(env.pipeline, request).0)
         env.server.setImage(jpeg, at: "/downloaded.jpg")
-        let fetch = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: env.server.url(for: "/downloaded.jpg"), identifier: "dl",
-                                                                          targetDimensions: CGSize(width: 30, height: 30),
-                                                                          targetContentMode: .scaleAspectFit), delegate: nil)
+        let fetch = env.pipeline.operation(
+            with: GenericImageFetchRequest(
+                imageURL: env.server.url(for: "/downloaded.jpg"), identifier: "dl",
+                targetDimensions: CGSize(width: 30, height: 30),
+                targetContentMode: .scaleAspectFit), delegate: nil)
         env.pipeline.fetchImage(with: fetch)
         #expect(await eventually { fetch.isFinished })
         #expect(await eventually { recorder.events.withLock { $0 }.count == 2 })
-        #expect(recorder.events.withLock { $0 } == ["https://images.example/placeholder.jpg:true:true:300", "dl:false:false:300"])
+        #expect(
+            recorder.events.withLock { $0 } == [
+                "https://images.example/placeholder.jpg:true:true:300", "dl:false:false:300",
+            ])
         await env.tearDown()
     }
 
@@ -82,8 +92,10 @@ struct ImageStoreTests {
         let disk = try #require(env.diskEntry("encoded")?.complete)
         let bytes = try Data(contentsOf: disk.fileURL)
         #expect(ImageType.detect(fromMagicNumbers: bytes) == .match(.jpeg))
-        let result = try await env.pipeline.fetchImage(for: GenericImageFetchRequest(imageURL: url, identifier: "encoded",
-                                                                                   targetDimensions: .zero, targetContentMode: .center))
+        let result = try await env.pipeline.fetchImage(
+            for: GenericImageFetchRequest(
+                imageURL: url, identifier: "encoded",
+                targetDimensions: .zero, targetContentMode: .center))
         #expect(result.imageSource == .diskCache)
         #expect(result.imageContainer.dimensions == CGSize(width: 120, height: 80))
         await env.tearDown()

@@ -19,6 +19,8 @@ final class CapturingLogger: PipelineLogger {
 
     /// The messages of `level` (every level when nil) containing `text`.
     func messages(containing text: String, level: PipelineLogLevel? = nil) -> [String] {
-        entries.withLock { $0.filter { ($0.level == level || level == nil) && $0.message.contains(text) }.map(\.message) }
+        entries.withLock {
+            $0.filter { ($0.level == level || level == nil) && $0.message.contains(text) }.map(\.message)
+        }
     }
 }

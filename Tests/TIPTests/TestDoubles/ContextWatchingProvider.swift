@@ -1,8 +1,10 @@
 import Foundation
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import TIP
 
 /// Wraps the URLSession provider and keeps weak references to the contexts it is given.
 final class ContextWatchingProvider: ImageFetchDownloadProvider {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Checks one fetch's callbacks against the delegate contract as they arrive.
@@ -34,18 +35,24 @@ final class ContractCheckingDelegate: ImageFetchDelegate {
     }
 
     func imageFetchOperationDidStart(_ operation: ImageFetchOperation) { note { $0.started += 1 } }
-    func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
-                             url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool { true }
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
+        url: URL, imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool { true }
     func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgress progress: Float) {
         note { record in
             if progress < record.lastProgress && progress != 0 { record.progressWentBack = true }
             record.lastProgress = progress
         }
     }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float
+    ) {
         note { _ in }
     }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float
+    ) {
         note { _ in }
     }
     func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFinalImage result: ImageFetchResult) {

@@ -1,8 +1,10 @@
 import Foundation
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import TIP
 
 /// Wraps a stubbing provider, counting the downloads it is asked for.
 final class CountingStubProvider: ImageFetchDownloadProvider {
@@ -19,7 +21,8 @@ final class CountingStubProvider: ImageFetchDownloadProvider {
     /// Stubs `image` at `url`, resumable, unpaced (a test that needs a download in flight steps one by hand:
     /// ``SteppedDownloadProvider``).
     func stub(_ image: HarnessImage, at url: URL) {
-        stubs.addDownloadStub(forRequestURL: url, responseData: image.data, responseMIMEType: image.mimeType,
-                              shouldSupportResuming: true, suggestedBitrate: 0)
+        stubs.addDownloadStub(
+            forRequestURL: url, responseData: image.data, responseMIMEType: image.mimeType,
+            shouldSupportResuming: true, suggestedBitrate: 0)
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import TIP
 
 /// Wraps a provider and counts the body bytes its downloads hand to the downloader: what a client "took"
 /// from a hostile origin. The downloader sees the wrapper as the download and its own context as the context.
@@ -46,12 +48,16 @@ private final class CountingRelay: ImageFetchDownloadContext, ImageFetchDownload
     func downloadDidStart(_ download: any ImageFetchDownload) {
         original.client.downloadDidStart(relayed(download))
     }
-    func download(_ download: any ImageFetchDownload, hydrateRequest request: URLRequest,
-                  completion: @escaping @Sendable ((any Error)?) -> Void) {
+    func download(
+        _ download: any ImageFetchDownload, hydrateRequest request: URLRequest,
+        completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         original.client.download(relayed(download), hydrateRequest: request, completion: completion)
     }
-    func download(_ download: any ImageFetchDownload, authorizeRequest request: URLRequest,
-                  completion: @escaping @Sendable ((any Error)?) -> Void) {
+    func download(
+        _ download: any ImageFetchDownload, authorizeRequest request: URLRequest,
+        completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         original.client.download(relayed(download), authorizeRequest: request, completion: completion)
     }
     func download(_ download: any ImageFetchDownload, didReceiveResponse response: HTTPURLResponse) {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// An additional cache answering from a dictionary, counting lookups.

@@ -1,8 +1,10 @@
 import Foundation
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import TIP
 
 /// A downloader member for tests: records every callback (in order) and lets a test await the completion.
 final class DownloadTestMember: ImageDownloadMember {
@@ -26,9 +28,11 @@ final class DownloadTestMember: ImageDownloadMember {
     /// Runs on the member's queue after each update (e.g. to cancel mid-download).
     let onUpdate: (@Sendable (DownloadTestMember, ImageDownloadUpdate) -> Void)?
 
-    init(_ request: ImageDownloadRequest, priority: ImageFetchPriority = .normal,
-         queue: DispatchQueue = DispatchQueue(label: "tip-tests.download-member"),
-         onUpdate: (@Sendable (DownloadTestMember, ImageDownloadUpdate) -> Void)? = nil) {
+    init(
+        _ request: ImageDownloadRequest, priority: ImageFetchPriority = .normal,
+        queue: DispatchQueue = DispatchQueue(label: "tip-tests.download-member"),
+        onUpdate: (@Sendable (DownloadTestMember, ImageDownloadUpdate) -> Void)? = nil
+    ) {
         imageDownloadRequest = request
         imageDownloadQueue = queue
         state = Locked(State(priority: priority))
@@ -64,11 +68,16 @@ final class DownloadTestMember: ImageDownloadMember {
         onUpdate?(self, update)
     }
 
-    func imageDownload(_ download: ImageDownloadHandle, didCompleteWith result: Result<ImageDownloadResult, any Error>) {
+    func imageDownload(_ download: ImageDownloadHandle, didCompleteWith result: Result<ImageDownloadResult, any Error>)
+    {
         state.withLock {
             if $0.result != nil { $0.events.append(.completed(success: false)) }  // a second completion: a bug
             $0.result = result
-            if case .success = result { $0.events.append(.completed(success: true)) } else { $0.events.append(.completed(success: false)) }
+            if case .success = result {
+                $0.events.append(.completed(success: true))
+            } else {
+                $0.events.append(.completed(success: false))
+            }
         }
     }
 

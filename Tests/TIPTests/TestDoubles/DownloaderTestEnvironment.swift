@@ -1,9 +1,11 @@
 import Foundation
+import TIPImageServer
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import TIP
-import TIPImageServer
 
 /// An isolated configuration, pipeline and embedded image server for downloader tests.
 final class DownloaderTestEnvironment: PipelineTestEnvironment, Sendable {

@@ -1,11 +1,14 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Records every callback of a fetch in order, checking the contract as it goes.
 final class HarnessFetchDelegate: ImageFetchDelegate {
     enum Event: Equatable, Sendable {
-        case start, scan, firstFrame, final(ImageLoadSource), failure(Int)
+        case start, scan, firstFrame
+        case final(ImageLoadSource)
+        case failure(Int)
     }
 
     let wantsScans: Bool
@@ -25,16 +28,22 @@ final class HarnessFetchDelegate: ImageFetchDelegate {
     var handlesFirstAnimatedFrame: Bool { true }
 
     func imageFetchOperationDidStart(_ operation: ImageFetchOperation) { events.withLock { $0.append(.start) } }
-    func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
-                             url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
+        url: URL, imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool {
         wantsScans
     }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float
+    ) {
         #expect(progress > 0 && progress < 1)
         #expect(result.imageContainer.dimensions == HarnessImage.expected)
         events.withLock { $0.append(.scan) }
     }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float
+    ) {
         #expect(progress > 0 && progress < 1)
         events.withLock { $0.append(.firstFrame) }
     }
@@ -54,10 +63,13 @@ final class HarnessFetchDelegate: ImageFetchDelegate {
     /// Exactly one terminal callback, last; progress never went backwards.
     func checkContract(sourceLocation: SourceLocation = #_sourceLocation) {
         let events = self.events.withLock { $0 }
-        let terminal = events.filter { if case .final = $0 { return true }; if case .failure = $0 { return true }; return false }
+        let terminal = events.filter {
+            if case .final = $0 { return true }; if case .failure = $0 { return true }; return false
+        }
         #expect(terminal.count == 1, "\(events)", sourceLocation: sourceLocation)
         #expect(events.last == terminal.first, "\(events)", sourceLocation: sourceLocation)
         let progress = self.progress.withLock { $0 }
-        #expect(zip(progress, progress.dropFirst()).allSatisfy { $0 <= $1 }, "\(progress)", sourceLocation: sourceLocation)
+        #expect(
+            zip(progress, progress.dropFirst()).allSatisfy { $0 <= $1 }, "\(progress)", sourceLocation: sourceLocation)
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
+
+@testable import TIP
+
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import TIP
 
 /// A real nginx (the system's, e.g. Debian's `nginx` package) serving a temporary directory on a free
 /// loopback port, for integration tests of resumable downloads.
@@ -88,15 +90,18 @@ final class NginxTestServer: @unchecked Sendable {
     private var boundPort: UInt16 = 0
 
     /// Makes the directories; ``start()`` runs nginx.
-    init(rateLimit: Int = 200 * 1024, crawlAfter: Int? = nil, tls: (certificate: URL, key: URL)? = nil,
-         httpDirectives: String = "", serverDirectives: String = "") throws {
+    init(
+        rateLimit: Int = 200 * 1024, crawlAfter: Int? = nil, tls: (certificate: URL, key: URL)? = nil,
+        httpDirectives: String = "", serverDirectives: String = ""
+    ) throws {
         guard Self.isAvailable else { throw Failure.notInstalled }
         self.rateLimit = rateLimit
         self.crawlAfter = crawlAfter
         self.tls = tls
         self.httpDirectives = httpDirectives
         self.serverDirectives = serverDirectives
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tip-nginx-\(UUID().uuidString)", isDirectory: true)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-nginx-\(UUID().uuidString)", isDirectory: true)
         documentRoot = directory.appendingPathComponent("www", isDirectory: true)
         try FileManager.default.createDirectory(at: documentRoot, withIntermediateDirectories: true)
     }
@@ -118,7 +123,9 @@ final class NginxTestServer: @unchecked Sendable {
     }
 
     /// The URL of `fileName` under the Last-Modified-only location.
-    func lastModifiedURL(_ fileName: String) -> URL { baseURL.appendingPathComponent("lm").appendingPathComponent(fileName) }
+    func lastModifiedURL(_ fileName: String) -> URL {
+        baseURL.appendingPathComponent("lm").appendingPathComponent(fileName)
+    }
 
     /// The URL of `fileName` under the ETag location.
     func eTagURL(_ fileName: String) -> URL { baseURL.appendingPathComponent("etag").appendingPathComponent(fileName) }
@@ -132,7 +139,8 @@ final class NginxTestServer: @unchecked Sendable {
         let url = documentRoot.appendingPathComponent(fileName)
         try data.write(to: url)
         let seconds = modified.timeIntervalSince1970.rounded(.down)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: seconds)], ofItemAtPath: url.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: seconds)], ofItemAtPath: url.path)
     }
 
     /// The `Last-Modified` value nginx sends for a file modified at `date`.
@@ -146,7 +154,8 @@ final class NginxTestServer: @unchecked Sendable {
 
     /// The `ETag` nginx sends for a file: `"<mtime in hex>-<length in hex>"`.
     static func entityTag(modified: Date, length: Int) -> String {
-        "\"" + String(Int(modified.timeIntervalSince1970.rounded(.down)), radix: 16) + "-" + String(length, radix: 16) + "\""
+        "\"" + String(Int(modified.timeIntervalSince1970.rounded(.down)), radix: 16) + "-" + String(length, radix: 16)
+            + "\""
     }
 
     /// Starts nginx on a free port and waits until the port accepts connections. Retries with another
@@ -180,7 +189,9 @@ final class NginxTestServer: @unchecked Sendable {
             }
             let log = (try? String(contentsOf: errorLogURL, encoding: .utf8)) ?? ""
             let stderr = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            lastError = process.isRunning ? "port \(port) did not answer within 5 s" : "exited with \(process.terminationStatus)"
+            lastError =
+                process.isRunning
+                ? "port \(port) did not answer within 5 s" : "exited with \(process.terminationStatus)"
             lastError += "; error log: \(log) \(stderr)"
             terminate()
         }
@@ -235,9 +246,10 @@ final class NginxTestServer: @unchecked Sendable {
             let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 8, let status = Int(fields[0]) else { return nil }
             func header(_ value: String) -> String? { value == "-" || value.isEmpty ? nil : value }
-            return LogLine(status: status, uri: fields[1], range: header(fields[2]), ifRange: header(fields[3]),
-                           bodyBytesSent: Int(fields[4]) ?? -1, cacheStatus: header(fields[5]),
-                           ifNoneMatch: header(fields[6]), ifModifiedSince: header(fields[7]))
+            return LogLine(
+                status: status, uri: fields[1], range: header(fields[2]), ifRange: header(fields[3]),
+                bodyBytesSent: Int(fields[4]) ?? -1, cacheStatus: header(fields[5]),
+                ifNoneMatch: header(fields[6]), ifModifiedSince: header(fields[7]))
         }
     }
 
@@ -246,35 +258,35 @@ final class NginxTestServer: @unchecked Sendable {
         let dir = directory.path
         let root = documentRoot.path + "/"
         return """
-        daemon off;
-        master_process off;
-        worker_processes 1;
-        pid \(dir)/nginx.pid;
-        error_log \(dir)/error.log warn;
-        events { worker_connections 64; }
-        http {
-            types { image/jpeg jpg; }
-            default_type application/octet-stream;
-            log_format tip_resume escape=none '$status|$request_uri|$http_range|$http_if_range|$body_bytes_sent|$upstream_cache_status|$http_if_none_match|$http_if_modified_since';
-            access_log \(dir)/access.log tip_resume;
-            client_body_temp_path \(dir)/client_body_temp;
-            proxy_temp_path \(dir)/proxy_temp;
-            fastcgi_temp_path \(dir)/fastcgi_temp;
-            uwsgi_temp_path \(dir)/uwsgi_temp;
-            scgi_temp_path \(dir)/scgi_temp;
-            map $http_range $tip_rate { "" \(crawlAfter == nil ? rateLimit : Self.crawlRate); default \(rateLimit); }
-            \(expand(httpDirectives))
-            server {
-                listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl http2");
-                \(tls.map { "ssl_certificate \($0.certificate.path); ssl_certificate_key \($0.key.path);" } ?? "")
-                limit_rate_after \(crawlAfter ?? 0);
-                location /lm/ { alias \(root); etag off; limit_rate $tip_rate; }
-                location /etag/ { alias \(root); limit_rate $tip_rate; }
-                \(expand(serverDirectives))
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid \(dir)/nginx.pid;
+            error_log \(dir)/error.log warn;
+            events { worker_connections 64; }
+            http {
+                types { image/jpeg jpg; }
+                default_type application/octet-stream;
+                log_format tip_resume escape=none '$status|$request_uri|$http_range|$http_if_range|$body_bytes_sent|$upstream_cache_status|$http_if_none_match|$http_if_modified_since';
+                access_log \(dir)/access.log tip_resume;
+                client_body_temp_path \(dir)/client_body_temp;
+                proxy_temp_path \(dir)/proxy_temp;
+                fastcgi_temp_path \(dir)/fastcgi_temp;
+                uwsgi_temp_path \(dir)/uwsgi_temp;
+                scgi_temp_path \(dir)/scgi_temp;
+                map $http_range $tip_rate { "" \(crawlAfter == nil ? rateLimit : Self.crawlRate); default \(rateLimit); }
+                \(expand(httpDirectives))
+                server {
+                    listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl http2");
+                    \(tls.map { "ssl_certificate \($0.certificate.path); ssl_certificate_key \($0.key.path);" } ?? "")
+                    limit_rate_after \(crawlAfter ?? 0);
+                    location /lm/ { alias \(root); etag off; limit_rate $tip_rate; }
+                    location /etag/ { alias \(root); limit_rate $tip_rate; }
+                    \(expand(serverDirectives))
+                }
             }
-        }
 
-        """
+            """
     }
 
     private func expand(_ directives: String) -> String {

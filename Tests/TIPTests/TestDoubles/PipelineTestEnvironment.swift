@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// What the test environments share (``DownloaderTestEnvironment``, ``SteppedPipelineEnvironment``): a configuration
@@ -14,8 +15,10 @@ extension PipelineTestEnvironment {
 
     /// Adds a new member for `request` to the downloader.
     @discardableResult
-    func start(_ request: ImageDownloadRequest, priority: ImageFetchPriority = .normal,
-               onUpdate: (@Sendable (DownloadTestMember, ImageDownloadUpdate) -> Void)? = nil) -> DownloadTestMember {
+    func start(
+        _ request: ImageDownloadRequest, priority: ImageFetchPriority = .normal,
+        onUpdate: (@Sendable (DownloadTestMember, ImageDownloadUpdate) -> Void)? = nil
+    ) -> DownloadTestMember {
         let member = DownloadTestMember(request, priority: priority, onUpdate: onUpdate)
         downloader.add(member)
         return member

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// A delegate that opts into progressive loading and first animated frames, recording what it gets.
@@ -16,17 +17,23 @@ final class ProgressiveRecordingDelegate: ImageFetchDelegate {
     var handlesProgressiveLoading: Bool { true }
     var handlesFirstAnimatedFrame: Bool { true }
 
-    func imageFetchOperation(_ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
-                             url: URL, imageType: ImageType, originalDimensions: CGSize) -> Bool {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
+        url: URL, imageType: ImageType, originalDimensions: CGSize
+    ) -> Bool {
         asked.withLock { $0 += 1 }
         return optIn
     }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float
+    ) {
         scans.withLock { $0.append(result.imageContainer.dimensions) }
         order.withLock { $0.append("scan") }
         #expect(progress < 1)
     }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadFirstAnimatedImageFrame result: ImageFetchResult, progress: Float
+    ) {
         firstFrames.withLock { $0.append(result.imageContainer.dimensions) }
         order.withLock { $0.append("first-frame") }
         #expect(progress > 0 && progress < 1)

@@ -1,11 +1,17 @@
 import Foundation
 import Testing
+
 @testable import TIP
 
 /// Records a fetch's callbacks in order.
 final class RecordingFetchDelegate: ImageFetchDelegate {
     enum Event: Equatable, Sendable {
-        case dirtyPreview, start, attempt(ImageLoadSource), preview(ImageLoadSource), progress, final(ImageLoadSource), failure(Int)
+        case dirtyPreview, start
+        case attempt(ImageLoadSource)
+        case preview(ImageLoadSource)
+        case progress
+        case final(ImageLoadSource)
+        case failure(Int)
     }
 
     let events = Locked<[Event]>([])
@@ -25,8 +31,10 @@ final class RecordingFetchDelegate: ImageFetchDelegate {
     func imageFetchOperation(_ operation: ImageFetchOperation, willAttemptToLoadFrom source: ImageLoadSource) {
         events.withLock { $0.append(.attempt(source)) }
     }
-    func imageFetchOperation(_ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
-                             completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void) {
+    func imageFetchOperation(
+        _ operation: ImageFetchOperation, didLoadPreviewImage result: ImageFetchResult,
+        completion: @escaping @Sendable (ImageFetchPreviewLoadedBehavior) -> Void
+    ) {
         events.withLock { $0.append(.preview(result.imageSource)) }
         completion(previewAnswer ?? .continueLoading)
     }

@@ -1,8 +1,10 @@
 import Foundation
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import TIP
 
 /// A provider whose downloads play a fixed script of client calls (no network), to test how the downloader
 /// treats what real providers rarely do: errors after the last byte, broken contracts, foreign contexts.
@@ -74,7 +76,8 @@ final class ScriptedDownload: ImageFetchDownload {
     private func run(_ index: Int, _ context: any ImageFetchDownloadContext) {
         guard index < steps.count else { return }
         if cancelled.withLock({ $0 }) {
-            context.client.download(self, didCompleteWithError: ImageFetchError.cancelled("scripted download cancelled"))
+            context.client.download(
+                self, didCompleteWithError: ImageFetchError.cancelled("scripted download cancelled"))
             return
         }
         let client = context.client
@@ -97,7 +100,9 @@ final class ScriptedDownload: ImageFetchDownload {
                 }
             }
         case .response(let status, let headers):
-            if let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers) {
+            if let response = HTTPURLResponse(
+                url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+            {
                 client.download(self, didReceiveResponse: response)
             }
             next()

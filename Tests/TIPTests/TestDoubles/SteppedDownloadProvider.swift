@@ -1,8 +1,10 @@
 import Foundation
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import TIP
 
 /// A download provider the test steps by hand: each download starts, hydrates and authorizes on its own, then
 /// waits for the test to send the response, the bytes and the end. No network, no timing: what a test asserts
@@ -36,9 +38,15 @@ final class SteppedDownloadProvider: ImageFetchDownloadProvider {
             defer { index += 1 }
             return index
         }
-        guard await eventually(timeout: timeout, { [made] in
-            made.withLock { $0.count > index && $0[index].sentRequest != nil || ($0.count > index && $0[index].isOver) }
-        }) else { throw SteppedDownloadError.noDownload(index) }
+        guard
+            await eventually(
+                timeout: timeout,
+                { [made] in
+                    made.withLock {
+                        $0.count > index && $0[index].sentRequest != nil || ($0.count > index && $0[index].isOver)
+                    }
+                })
+        else { throw SteppedDownloadError.noDownload(index) }
         return made.withLock { $0[index] }
     }
 }
@@ -127,7 +135,8 @@ final class SteppedDownload: ImageFetchDownload {
     func respond(status: Int, headers: [String: String] = [:]) {
         queue.async { [self] in
             guard let client = liveClient, let url = context?.originalRequest.url,
-                  let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+                let response = HTTPURLResponse(
+                    url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
             else { return }
             client.download(self, didReceiveResponse: response)
         }
@@ -151,7 +160,9 @@ final class SteppedDownload: ImageFetchDownload {
     /// Answers with the whole of `data` (a resumable 200 with `entityTag`), in chunks of `chunkSize` bytes
     /// (nil: one chunk), and ends the download.
     func serve(_ data: Data, entityTag: String = "\"v\"", type: String = "image/jpeg", chunkSize: Int? = nil) {
-        respond(status: 200, headers: SteppedPipelineEnvironment.resumableHeaders(length: data.count, entityTag: entityTag, type: type))
+        respond(
+            status: 200,
+            headers: SteppedPipelineEnvironment.resumableHeaders(length: data.count, entityTag: entityTag, type: type))
         send(data, chunkSize: chunkSize ?? max(1, data.count))
         finish()
     }

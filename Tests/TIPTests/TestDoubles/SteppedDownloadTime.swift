@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// Time for the downloader's limits that moves only when the test says: `advance(by:)` runs every check that
@@ -11,7 +12,8 @@ final class SteppedDownloadTime: DownloadTimeSource {
         let work: @Sendable () -> Void
     }
 
-    private let state: Locked<(now: ContinuousClock.Instant, scheduled: [Scheduled])> = Locked((ContinuousClock.now, []))
+    private let state: Locked<(now: ContinuousClock.Instant, scheduled: [Scheduled])> = Locked(
+        (ContinuousClock.now, []))
 
     var now: ContinuousClock.Instant { state.withLock { $0.now } }
 

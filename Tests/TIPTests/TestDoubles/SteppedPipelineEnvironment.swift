@@ -1,8 +1,10 @@
 import Foundation
+
+@testable import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import TIP
 
 /// An isolated configuration and pipeline whose downloads the test steps by hand (``SteppedDownloadProvider``),
 /// with a problem recorder installed.
@@ -35,7 +37,9 @@ final class SteppedPipelineEnvironment: PipelineTestEnvironment, Sendable {
 
     /// Runs a completion-API fetch of `request`, answers its download with `data` (a resumable 200) and returns
     /// the fetch's result or error once it finished.
-    func fetch(_ request: GenericImageFetchRequest, serving data: Data) async throws -> (result: ImageFetchResult?, error: (any Error)?) {
+    func fetch(_ request: GenericImageFetchRequest, serving data: Data) async throws -> (
+        result: ImageFetchResult?, error: (any Error)?
+    ) {
         let outcome = Locked<(ImageFetchResult?, (any Error)?)>((nil, nil))
         let operation = pipeline.operation(with: request) { result, error in outcome.withLock { $0 = (result, error) } }
         pipeline.fetchImage(with: operation)
@@ -89,8 +93,12 @@ final class SteppedPipelineEnvironment: PipelineTestEnvironment, Sendable {
     }
 
     /// The headers of a 206 for bytes `first...` of a body of `length` bytes.
-    static func rangeHeaders(from first: Int, length: Int, entityTag: String, type: String = "image/jpeg") -> [String: String] {
-        ["Content-Length": "\(length - first)", "Content-Range": "bytes \(first)-\(length - 1)/\(length)",
-         "ETag": entityTag, "Accept-Ranges": "bytes", "Content-Type": type]
+    static func rangeHeaders(from first: Int, length: Int, entityTag: String, type: String = "image/jpeg") -> [String:
+        String]
+    {
+        [
+            "Content-Length": "\(length - first)", "Content-Range": "bytes \(first)-\(length - 1)/\(length)",
+            "ETag": entityTag, "Accept-Ranges": "bytes", "Content-Type": type,
+        ]
     }
 }

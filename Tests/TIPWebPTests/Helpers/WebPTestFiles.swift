@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 @testable import TIPWebP
 
@@ -77,6 +78,8 @@ enum WebPTestFiles {
     }
 
     private static func le32(_ value: Int) -> Data {
-        Data([UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF), UInt8((value >> 16) & 0xFF), UInt8((value >> 24) & 0xFF)])
+        Data([
+            UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF), UInt8((value >> 16) & 0xFF), UInt8((value >> 24) & 0xFF),
+        ])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TIP
 
 /// Deterministic synthetic images and pixel comparisons for the WebP tests.

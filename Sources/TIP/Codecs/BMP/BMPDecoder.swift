@@ -42,8 +42,9 @@ struct BMPDecoder: ImageDecoder {
 struct BMPFileFormat: WholeFileImageFormat {
     func readHeader(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodingError) -> WholeFileImageHeader? {
         guard let header = try BMPHeader(file: bytes) else { return nil }
-        return WholeFileImageHeader(width: header.width, height: header.height, hasAlpha: header.hasAlpha,
-                                    fileLength: header.pixelDataEnd)
+        return WholeFileImageHeader(
+            width: header.width, height: header.height, hasAlpha: header.hasAlpha,
+            fileLength: header.pixelDataEnd)
     }
 
     func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {

@@ -33,31 +33,33 @@ struct BMPEncoder: ImageEncoder {
         let tableSize = layout == .gray8 ? 256 * 4 : 0
         let pixelOffset = 14 + headerSize + tableSize
         let (pixelBytes, overflow) = rowBytes.multipliedReportingOverflow(by: height)
-        guard !overflow, pixelBytes <= Int(UInt32.max) - pixelOffset, width <= Int(Int32.max), height <= Int(Int32.max) else {
-            throw PipelineError(.failedToInitializeImageDestination, "A \(width)x\(height) image is over the BMP format's 4 GiB limit.")
+        guard !overflow, pixelBytes <= Int(UInt32.max) - pixelOffset, width <= Int(Int32.max), height <= Int(Int32.max)
+        else {
+            throw PipelineError(
+                .failedToInitializeImageDestination, "A \(width)x\(height) image is over the BMP format's 4 GiB limit.")
         }
         var file = Data(count: pixelOffset + pixelBytes)
         file.withUnsafeMutableBytes { raw in
             var header = HeaderWriter(raw)
-            header.bytes([0x42, 0x4D])                              // "BM"
-            header.u32(pixelOffset + pixelBytes)                    // file size
-            header.u32(0)                                           // reserved
+            header.bytes([0x42, 0x4D])  // "BM"
+            header.u32(pixelOffset + pixelBytes)  // file size
+            header.u32(0)  // reserved
             header.u32(pixelOffset)
             header.u32(headerSize)
             header.u32(width)
-            header.u32(height)                                      // positive: bottom-up rows
-            header.u16(1)                                           // planes
+            header.u32(height)  // positive: bottom-up rows
+            header.u16(1)  // planes
             header.u16(layout.bitCount)
-            header.u32(layout == .bgra32 ? 3 : 0)                   // BI_BITFIELDS or BI_RGB
+            header.u32(layout == .bgra32 ? 3 : 0)  // BI_BITFIELDS or BI_RGB
             header.u32(pixelBytes)
-            header.u32(2835)                                        // 72 dpi in pixels per metre
+            header.u32(2835)  // 72 dpi in pixels per metre
             header.u32(2835)
-            header.u32(layout == .gray8 ? 256 : 0)                  // colours used
-            header.u32(0)                                           // colours important
+            header.u32(layout == .gray8 ? 256 : 0)  // colours used
+            header.u32(0)  // colours important
             if layout == .bgra32 {
                 for mask in [0x00FF_0000, 0x0000_FF00, 0x0000_00FF, 0xFF00_0000] { header.u32(mask) }
-                header.bytes(Array("BGRs".utf8))                    // LCS_sRGB ('sRGB' as a little-endian word)
-                header.bytes([UInt8](repeating: 0, count: 48))     // end points and gammas, unused for sRGB
+                header.bytes(Array("BGRs".utf8))  // LCS_sRGB ('sRGB' as a little-endian word)
+                header.bytes([UInt8](repeating: 0, count: 48))  // end points and gammas, unused for sRGB
             }
             if layout == .gray8 {
                 for level in 0..<256 { header.bytes([UInt8(level), UInt8(level), UInt8(level), 0]) }
@@ -100,7 +102,9 @@ struct BMPEncoder: ImageEncoder {
                 }
                 switch layout {
                 case .gray8:
-                    out[x] = bitmap.format == .gray8 ? UInt8(pixel[0])
+                    out[x] =
+                        bitmap.format == .gray8
+                        ? UInt8(pixel[0])
                         : UInt8((299 * pixel[0] + 587 * pixel[1] + 114 * pixel[2] + 500) / 1000)
                 case .bgr24:
                     out[x * 3] = UInt8(pixel[2])

@@ -50,10 +50,11 @@ struct BMPHeader: Equatable, Sendable {
 
     /// Whether every colour of the table is a shade of gray (indexed images then decode to gray).
     var hasGrayPalette: Bool {
-        !palette.isEmpty && palette.allSatisfy { word in
-            let r = word & 0xFF, g = (word >> 8) & 0xFF, b = (word >> 16) & 0xFF
-            return r == g && g == b
-        }
+        !palette.isEmpty
+            && palette.allSatisfy { word in
+                let r = word & 0xFF, g = (word >> 8) & 0xFF, b = (word >> 16) & 0xFF
+                return r == g && g == b
+            }
     }
 
     /// Bytes per row of an icon's AND mask.
@@ -66,20 +67,27 @@ struct BMPHeader: Equatable, Sendable {
         guard reader.count >= 2 else { return nil }
         guard bytes[0] == 0x42, bytes[1] == 0x4D else { throw .corruptData("not a BMP signature") }
         guard let dataOffset = reader.u32(at: 10) else { return nil }
-        try self.init(reader: reader, dibOffset: 14, declaredPixelOffset: dataOffset, fileSize: reader.u32(at: 2), isIconEntry: false)
+        try self.init(
+            reader: reader, dibOffset: 14, declaredPixelOffset: dataOffset, fileSize: reader.u32(at: 2),
+            isIconEntry: false)
     }
 
     /// The header of an icon entry's DIB starting at `offset` (its height counts the AND mask too), or
     /// nil while `bytes` is too short to tell.
     init?(iconEntry bytes: UnsafeRawBufferPointer, at offset: Int) throws(ImageDecodingError) {
-        try self.init(reader: ByteReader(bytes, littleEndian: true), dibOffset: offset, declaredPixelOffset: nil, fileSize: nil, isIconEntry: true)
+        try self.init(
+            reader: ByteReader(bytes, littleEndian: true), dibOffset: offset, declaredPixelOffset: nil, fileSize: nil,
+            isIconEntry: true)
     }
 
-    private init?(reader: ByteReader, dibOffset: Int, declaredPixelOffset: Int?, fileSize: Int?,
-                  isIconEntry: Bool) throws(ImageDecodingError) {
+    private init?(
+        reader: ByteReader, dibOffset: Int, declaredPixelOffset: Int?, fileSize: Int?,
+        isIconEntry: Bool
+    ) throws(ImageDecodingError) {
         guard let size = reader.u32(at: dibOffset) else { return nil }
         guard [12, 40, 52, 56, 64, 108, 124].contains(size) else {
-            throw size < 12 || size > 124 ? .corruptData("DIB header size \(size)") : .unsupported("BMP header of \(size) bytes")
+            throw size < 12 || size > 124
+                ? .corruptData("DIB header size \(size)") : .unsupported("BMP header of \(size) bytes")
         }
         guard reader.contains(dibOffset, length: size) else { return nil }
         let rawWidth: Int, rawHeight: Int, bitCount: Int
@@ -111,7 +119,7 @@ struct BMPHeader: Equatable, Sendable {
 
         // Compression, and where the masks come from.
         var compression = Compression.none
-        var maskCount = 0   // masks stored right after a 40-byte header
+        var maskCount = 0  // masks stored right after a 40-byte header
         var masks = BMPChannelMasks.defaults(bitCount: bitCount)
         let isOS2v2 = size == 64
         switch compressionCode {
@@ -123,15 +131,19 @@ struct BMPHeader: Equatable, Sendable {
             guard bitCount == 4 else { throw .corruptData("RLE4 with \(bitCount) bits per pixel") }
             compression = .rle4
         case 3 where !isOS2v2, 6 where !isOS2v2:
-            guard bitCount == 16 || bitCount == 32 else { throw .corruptData("bit fields with \(bitCount) bits per pixel") }
+            guard bitCount == 16 || bitCount == 32 else {
+                throw .corruptData("bit fields with \(bitCount) bits per pixel")
+            }
             if size >= 52 {
                 let alpha = size >= 56 || compressionCode == 6 ? reader.u32(at: dibOffset + 52) ?? 0 : 0
-                masks = BMPChannelMasks(red: reader.u32(at: dibOffset + 40) ?? 0, green: reader.u32(at: dibOffset + 44) ?? 0,
-                                        blue: reader.u32(at: dibOffset + 48) ?? 0, alpha: alpha)
+                masks = BMPChannelMasks(
+                    red: reader.u32(at: dibOffset + 40) ?? 0, green: reader.u32(at: dibOffset + 44) ?? 0,
+                    blue: reader.u32(at: dibOffset + 48) ?? 0, alpha: alpha)
             } else {
                 maskCount = compressionCode == 6 ? 4 : 3
                 guard let red = reader.u32(at: dibOffset + size), let green = reader.u32(at: dibOffset + size + 4),
-                      let blue = reader.u32(at: dibOffset + size + 8) else { return nil }
+                    let blue = reader.u32(at: dibOffset + size + 8)
+                else { return nil }
                 var alpha = 0
                 if maskCount == 4 {
                     guard let value = reader.u32(at: dibOffset + size + 12) else { return nil }
@@ -143,7 +155,9 @@ struct BMPHeader: Equatable, Sendable {
         case 4, 5:
             throw .unsupported(compressionCode == 4 ? "BMP with embedded JPEG" : "BMP with embedded PNG")
         default:
-            throw isOS2v2 ? .unsupported("OS/2 bitmap compression \(compressionCode)") : .corruptData("compression \(compressionCode)")
+            throw isOS2v2
+                ? .unsupported("OS/2 bitmap compression \(compressionCode)")
+                : .corruptData("compression \(compressionCode)")
         }
         if isTopDown && compression != .none { throw .corruptData("top-down run-length-encoded bitmap") }
 
@@ -168,7 +182,8 @@ struct BMPHeader: Equatable, Sendable {
             palette = [UInt32](repeating: 0xFF00_0000, count: 256)
             for i in 0..<count {
                 let entry = tableStart + i * entrySize
-                let blue = UInt32(reader.bytes[entry]), green = UInt32(reader.bytes[entry + 1]), red = UInt32(reader.bytes[entry + 2])
+                let blue = UInt32(reader.bytes[entry]), green = UInt32(reader.bytes[entry + 1]),
+                    red = UInt32(reader.bytes[entry + 2])
                 palette[i] = (red | green << 8 | blue << 16 | 0xFF00_0000).littleEndian
             }
             colorsUsed = count
@@ -224,7 +239,8 @@ struct BMPChannelMasks: Equatable, Sendable {
 
     /// The masks of `BI_RGB` pixels: x1r5g5b5 for 16 bits, x8r8g8b8 for 32 (the fourth byte is unused).
     static func defaults(bitCount: Int) -> BMPChannelMasks {
-        bitCount == 16 ? BMPChannelMasks(red: 0x7C00, green: 0x03E0, blue: 0x001F, alpha: 0)
+        bitCount == 16
+            ? BMPChannelMasks(red: 0x7C00, green: 0x03E0, blue: 0x001F, alpha: 0)
             : BMPChannelMasks(red: 0xFF_0000, green: 0xFF00, blue: 0xFF, alpha: 0)
     }
 

@@ -12,7 +12,9 @@
 /// ``Bitmap/fillMissingRows(_:)``) and the result is partial; with no row at all it throws
 /// ``ImageDecodingError/truncatedData``. Every read is bounds-checked. Stateless.
 enum BMPPixelReader {
-    static func decode(_ bytes: UnsafeRawBufferPointer, header: BMPHeader) throws(ImageDecodingError) -> (bitmap: Bitmap, isPartial: Bool) {
+    static func decode(_ bytes: UnsafeRawBufferPointer, header: BMPHeader) throws(ImageDecodingError) -> (
+        bitmap: Bitmap, isPartial: Bool
+    ) {
         guard let base = bytes.baseAddress else { throw .truncatedData }
         let format: PixelFormat
         if header.hasAlpha {
@@ -26,11 +28,15 @@ enum BMPPixelReader {
         if header.compression != .none {
             // Nothing to show without a single run-length code.
             guard bytes.count - header.pixelOffset >= 2 else { throw .truncatedData }
-            guard var bitmap = Bitmap(width: header.width, height: header.height, format: format) else { throw outOfMemory(header) }
+            guard var bitmap = Bitmap(width: header.width, height: header.height, format: format) else {
+                throw outOfMemory(header)
+            }
             let isComplete = decodeRunLengths(pixels, header: header, into: &bitmap)
             return (bitmap, !isComplete)
         }
-        guard var bitmap = Bitmap(uninitializedWidth: header.width, height: header.height, format: format) else { throw outOfMemory(header) }
+        guard var bitmap = Bitmap(uninitializedWidth: header.width, height: header.height, format: format) else {
+            throw outOfMemory(header)
+        }
         let available = max(0, bytes.count - header.pixelOffset)
         let rows = min(header.height, available / header.rowBytes)
         guard rows > 0 else { throw .truncatedData }
@@ -60,12 +66,15 @@ enum BMPPixelReader {
     }
 
     /// Converts the first `rows` stored rows; returns whether any pixel had a non-zero alpha.
-    private static func decodeRows(_ bytes: UnsafeRawBufferPointer, header: BMPHeader, rows: Int, into bitmap: inout Bitmap,
-                                   usesAlpha: Bool) -> Bool {
+    private static func decodeRows(
+        _ bytes: UnsafeRawBufferPointer, header: BMPHeader, rows: Int, into bitmap: inout Bitmap,
+        usesAlpha: Bool
+    ) -> Bool {
         let stride = bitmap.bytesPerRow, width = header.width, format = bitmap.format
         guard let base = bytes.baseAddress else { return false }
         let source = base + header.pixelOffset
-        let converter = RowConverter(header: header, usesAlpha: usesAlpha && (header.masks.alpha != 0 || header.isIconEntry))
+        let converter = RowConverter(
+            header: header, usesAlpha: usesAlpha && (header.masks.alpha != 0 || header.isIconEntry))
         var sawAlpha = false
         bitmap.withUnsafeMutableBytes { out in
             guard let target = out.baseAddress else { return }
@@ -74,8 +83,13 @@ enum BMPPixelReader {
                 let y = imageRow(index, header: header)
                 let destination = target + y * stride
                 if format == .gray8 {
-                    converter.grayRow(row.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self), width: width)
-                } else if converter.rgbaRow(row.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt32.self), width: width) {
+                    converter.grayRow(
+                        row.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self),
+                        width: width)
+                } else if converter.rgbaRow(
+                    row.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt32.self),
+                    width: width)
+                {
                     sawAlpha = true
                 }
             }
@@ -85,7 +99,9 @@ enum BMPPixelReader {
 
     /// Makes the pixels the AND mask sets transparent. Returns false when the mask is cut short (the
     /// rows it does not reach stay opaque).
-    private static func applyANDMask(_ bytes: UnsafeRawBufferPointer, header: BMPHeader, rows: Int, to bitmap: inout Bitmap) -> Bool {
+    private static func applyANDMask(
+        _ bytes: UnsafeRawBufferPointer, header: BMPHeader, rows: Int, to bitmap: inout Bitmap
+    ) -> Bool {
         let maskStart = header.pixelOffset + header.rowBytes * header.height
         let maskRowBytes = header.maskRowBytes
         let stride = bitmap.bytesPerRow, width = header.width
@@ -98,7 +114,8 @@ enum BMPPixelReader {
                     complete = false
                     return
                 }
-                let destination = (target + imageRow(index, header: header) * stride).assumingMemoryBound(to: UInt32.self)
+                let destination = (target + imageRow(index, header: header) * stride).assumingMemoryBound(
+                    to: UInt32.self)
                 for x in 0..<width where bytes[row + x >> 3] & (0x80 >> UInt8(x & 7)) != 0 {
                     destination[x] = 0
                 }
@@ -109,13 +126,15 @@ enum BMPPixelReader {
 
     /// Decodes RLE8 / RLE4 data into a transparent canvas. Returns whether the data reached its
     /// end-of-bitmap code or the last row.
-    private static func decodeRunLengths(_ bytes: UnsafeRawBufferPointer, header: BMPHeader, into bitmap: inout Bitmap) -> Bool {
+    private static func decodeRunLengths(_ bytes: UnsafeRawBufferPointer, header: BMPHeader, into bitmap: inout Bitmap)
+        -> Bool
+    {
         let isRLE4 = header.compression == .rle4
         let width = header.width, height = header.height, stride = bitmap.bytesPerRow
         let palette = header.palette
         let end = min(bytes.count, header.pixelDataEnd ?? bytes.count)
         var cursor = header.pixelOffset
-        var x = 0, y = 0   // y counts stored rows, from the bottom
+        var x = 0, y = 0  // y counts stored rows, from the bottom
         var finished = false
         bitmap.withUnsafeMutableBytes { out in
             guard let target = out.baseAddress else { return }
@@ -136,13 +155,13 @@ enum BMPPixelReader {
                     continue
                 }
                 switch value {
-                case 0:   // end of line
+                case 0:  // end of line
                     x = 0
                     y += 1
-                case 1:   // end of bitmap
+                case 1:  // end of bitmap
                     finished = true
                     return
-                case 2:   // delta
+                case 2:  // delta
                     guard cursor + 2 <= end else { return }
                     x += Int(bytes[cursor])
                     y += Int(bytes[cursor + 1])
@@ -199,11 +218,12 @@ private struct RowConverter {
             shifts.append(mask == 0 ? 0 : mask.trailingZeroBitCount)
             reductions.append(max(0, bits - 8))
             let levels = 1 << min(bits, 8)
-            tables.append((0..<256).map { value in
-                guard bits > 0 else { return 0 }
-                let v = min(value, levels - 1)
-                return UInt8((v * 255 + (levels - 1) / 2) / (levels - 1))
-            })
+            tables.append(
+                (0..<256).map { value in
+                    guard bits > 0 else { return 0 }
+                    let v = min(value, levels - 1)
+                    return UInt8((v * 255 + (levels - 1) / 2) / (levels - 1))
+                })
             channelMasks.append(mask)
         }
         self.shifts = shifts
@@ -260,7 +280,9 @@ private struct RowConverter {
         }
     }
 
-    private func maskedRow(_ source: UnsafePointer<UInt8>, _ target: UnsafeMutablePointer<UInt32>, width: Int, bytesPerPixel: Int) -> Bool {
+    private func maskedRow(
+        _ source: UnsafePointer<UInt8>, _ target: UnsafeMutablePointer<UInt32>, width: Int, bytesPerPixel: Int
+    ) -> Bool {
         var any = 0
         let hasAlpha = usesAlpha && masks[3] != 0
         tables[0].withUnsafeBufferPointer { red in
@@ -269,7 +291,9 @@ private struct RowConverter {
                     tables[3].withUnsafeBufferPointer { alphaTable in
                         let raw = UnsafeRawPointer(source)
                         for x in 0..<width {
-                            let v = bytesPerPixel == 2 ? Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: x * 2, as: UInt16.self)))
+                            let v =
+                                bytesPerPixel == 2
+                                ? Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: x * 2, as: UInt16.self)))
                                 : Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)))
                             let r = UInt32(red[((v & masks[0]) >> shifts[0]) >> reductions[0]])
                             let g = UInt32(green[((v & masks[1]) >> shifts[1]) >> reductions[1]])

@@ -83,7 +83,9 @@ final class GIFDecoderContext: ImageDecoderContext {
         return progress
     }
 
-    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? {
+    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode)
+        throws(ImageDecodingError) -> ImageContainer?
+    {
         let complete = scanner.hasTrailer
         if mode == .completeImage && !complete { return nil }
         let frames = scanner.completeFrameCount

@@ -24,12 +24,15 @@ struct GIFEncoder: ImageEncoder {
     func encode(_ image: ImageContainer, options: ImageEncodingOptions, quality: Float) throws(PipelineError) -> Data {
         let width = image.image.width, height = image.image.height
         guard width <= 65535, height <= 65535 else {
-            throw PipelineError(.failedToInitializeImageDestination, "GIF images are at most 65535x65535 pixels; this one is \(width)x\(height).")
+            throw PipelineError(
+                .failedToInitializeImageDestination,
+                "GIF images are at most 65535x65535 pixels; this one is \(width)x\(height).")
         }
         let sink = GIFMemorySink()
         var openError: Int32 = 0
         guard let gif = EGifOpen(Unmanaged.passUnretained(sink).toOpaque(), gifWriteToMemory, &openError) else {
-            throw PipelineError(.failedToInitializeImageDestination, "giflib could not start encoding: \(gifErrorText(openError))")
+            throw PipelineError(
+                .failedToInitializeImageDestination, "giflib could not start encoding: \(gifErrorText(openError))")
         }
         var writeError: PipelineError?
         withExtendedLifetime(sink) {
@@ -43,15 +46,20 @@ struct GIFEncoder: ImageEncoder {
         let closed = withExtendedLifetime(sink) { EGifCloseFile(gif, &closeError) }
         if let writeError { throw writeError }
         guard closed == GIF_OK else {
-            throw PipelineError(.failedToFinalizeImageDestination, "giflib could not finish the GIF: \(gifErrorText(closeError))")
+            throw PipelineError(
+                .failedToFinalizeImageDestination, "giflib could not finish the GIF: \(gifErrorText(closeError))")
         }
         return sink.data
     }
 
-    private func write(_ image: ImageContainer, to gif: UnsafeMutablePointer<GifFileType>, options: ImageEncodingOptions) throws(PipelineError) {
+    private func write(
+        _ image: ImageContainer, to gif: UnsafeMutablePointer<GifFileType>, options: ImageEncodingOptions
+    ) throws(PipelineError) {
         func check(_ status: Int32, _ what: String) throws(PipelineError) {
             guard status == GIF_OK else {
-                throw PipelineError(.failedToFinalizeImageDestination, "giflib failed to write \(what): \(gifErrorText(gif.pointee.Error))")
+                throw PipelineError(
+                    .failedToFinalizeImageDestination,
+                    "giflib failed to write \(what): \(gifErrorText(gif.pointee.Error))")
             }
         }
         let width = image.image.width, height = image.image.height
@@ -74,7 +82,8 @@ struct GIFEncoder: ImageEncoder {
         defer { indices.deallocate() }
 
         let frames = image.frames.map { frame in
-            frame.width == width && frame.height == height ? frame : Resampler.resample(frame, width: width, height: height)
+            frame.width == width && frame.height == height
+                ? frame : Resampler.resample(frame, width: width, height: height)
         }
         // A frame is disposed to background when the next one has transparent pixels, so that it
         // does not show through them.
@@ -83,14 +92,16 @@ struct GIFEncoder: ImageEncoder {
         for (frameIndex, frame) in frames.enumerated() {
             let hasTransparency = GIFEncoder.pack(frame, into: packed, options: options)
             let disposeToBackground = frameIndex + 1 < frames.count && transparent[frameIndex + 1]
-            var quantizer = GIFColorQuantizer(pixels: packed, count: pixelCount, maximumColors: hasTransparency ? 255 : 256)
+            var quantizer = GIFColorQuantizer(
+                pixels: packed, count: pixelCount, maximumColors: hasTransparency ? 255 : 256)
             let transparentIndex = quantizer.palette.count
             var lastPixel = UInt32.max, lastIndex: UInt8 = 0
             for i in 0..<pixelCount {
                 let p = packed[i]
                 if p != lastPixel {
                     lastPixel = p
-                    lastIndex = p & GIFColorQuantizer.transparentBit != 0 ? UInt8(transparentIndex) : quantizer.index(of: p)
+                    lastIndex =
+                        p & GIFColorQuantizer.transparentBit != 0 ? UInt8(transparentIndex) : quantizer.index(of: p)
                 }
                 indices[i] = lastIndex
             }
@@ -100,7 +111,8 @@ struct GIFEncoder: ImageEncoder {
             while 1 << bits < used { bits += 1 }
             var colours = [GifColorType](repeating: GifColorType(Red: 0, Green: 0, Blue: 0), count: 1 << bits)
             for (i, c) in quantizer.palette.enumerated() {
-                colours[i] = GifColorType(Red: UInt8(c & 0xFF), Green: UInt8(c >> 8 & 0xFF), Blue: UInt8(c >> 16 & 0xFF))
+                colours[i] = GifColorType(
+                    Red: UInt8(c & 0xFF), Green: UInt8(c >> 8 & 0xFF), Blue: UInt8(c >> 16 & 0xFF))
             }
             guard let map = GifMakeMapObject(Int32(1 << bits), &colours) else {
                 throw PipelineError(.failedToFinalizeImageDestination, "giflib could not allocate a colour map")
@@ -109,13 +121,19 @@ struct GIFEncoder: ImageEncoder {
 
             if image.isAnimated || hasTransparency {
                 var control = GraphicsControlBlock()
-                control.DisposalMode = image.isAnimated ? (disposeToBackground ? DISPOSE_BACKGROUND : DISPOSE_DO_NOT) : DISPOSAL_UNSPECIFIED
+                control.DisposalMode =
+                    image.isAnimated
+                    ? (disposeToBackground ? DISPOSE_BACKGROUND : DISPOSE_DO_NOT) : DISPOSAL_UNSPECIFIED
                 control.UserInputFlag = false
-                control.DelayTime = image.isAnimated ? Int32(GIFFrameTiming.centiseconds(duration: image.frameDuration(at: frameIndex))) : 0
+                control.DelayTime =
+                    image.isAnimated
+                    ? Int32(GIFFrameTiming.centiseconds(duration: image.frameDuration(at: frameIndex))) : 0
                 control.TransparentColor = hasTransparency ? Int32(transparentIndex) : NO_TRANSPARENT_COLOR
                 var extensionBytes = [GifByteType](repeating: 0, count: 4)
                 let length = EGifGCBToExtension(&control, &extensionBytes)
-                try check(EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, Int32(length), extensionBytes), "a graphics control extension")
+                try check(
+                    EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, Int32(length), extensionBytes),
+                    "a graphics control extension")
             }
             try check(EGifPutImageDesc(gif, 0, 0, Int32(width), Int32(height), false, map), "an image descriptor")
             for y in 0..<height {
@@ -140,7 +158,9 @@ struct GIFEncoder: ImageEncoder {
 
     /// Packs `frame` as un-premultiplied `r | g << 8 | b << 16`, with ``GIFColorQuantizer/transparentBit``
     /// for alpha < 128. Returns whether any pixel is transparent.
-    private static func pack(_ frame: Bitmap, into packed: UnsafeMutablePointer<UInt32>, options: ImageEncodingOptions) -> Bool {
+    private static func pack(_ frame: Bitmap, into packed: UnsafeMutablePointer<UInt32>, options: ImageEncodingOptions)
+        -> Bool
+    {
         let width = frame.width, height = frame.height, stride = frame.bytesPerRow, format = frame.format
         let keepAlpha = !options.contains(.noAlpha), gray = options.contains(.grayscale)
         var anyTransparent = false

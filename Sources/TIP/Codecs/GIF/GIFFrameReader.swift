@@ -60,7 +60,8 @@ final class GIFFrameReader {
         self.scalesFrames = scalesFrames
         source = .allocate(capacity: 1)
         source.initialize(to: GIFMemorySource(base: nil, count: 0))
-        let (budget, overflow) = options.maximumPixelCount.multipliedReportingOverflow(by: GIFFrameReader.totalPixelBudgetMultiple)
+        let (budget, overflow) = options.maximumPixelCount.multipliedReportingOverflow(
+            by: GIFFrameReader.totalPixelBudgetMultiple)
         pixelBudget = overflow ? Int.max : budget
     }
 
@@ -77,8 +78,9 @@ final class GIFFrameReader {
     /// Throws when decoding stopped with no frame: `dimensionsTooLarge` for a hostile logical
     /// screen, `truncatedData` when the data ends first, `corruptData` otherwise.
     func advance(_ bytes: UnsafeRawBufferPointer, to limit: Int) throws(ImageDecodingError) {
-        source.pointee = GIFMemorySource(base: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                         count: min(limit, bytes.count), offset: source.pointee.offset)
+        source.pointee = GIFMemorySource(
+            base: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            count: min(limit, bytes.count), offset: source.pointee.offset)
         if !isStopped {
             do {
                 try open()
@@ -107,7 +109,8 @@ final class GIFFrameReader {
         case .giflib(let code): stopError = .corruptData(gifErrorText(code))
         case .corrupt(let text): stopError = .corruptData(text)
         case .budget:
-            stopError = .dimensionsTooLarge(width: canvas?.width ?? 0, height: canvas?.height ?? 0, maximumPixelCount: options.maximumPixelCount)
+            stopError = .dimensionsTooLarge(
+                width: canvas?.width ?? 0, height: canvas?.height ?? 0, maximumPixelCount: options.maximumPixelCount)
         case .decoding(let error): stopError = error
         }
     }
@@ -193,7 +196,9 @@ final class GIFFrameReader {
         pixelsUsed += cost
 
         switch previousDisposal {
-        case 2: canvas.clear(left: previousRect.left, top: previousRect.top, width: previousRect.width, height: previousRect.height)
+        case 2:
+            canvas.clear(
+                left: previousRect.left, top: previousRect.top, width: previousRect.width, height: previousRect.height)
         case 3: canvas.restore()
         default: break
         }
@@ -212,14 +217,17 @@ final class GIFFrameReader {
         if transparentIndex >= 0 { palette[transparentIndex] = 0 }
 
         if canvas.clip(left: left, top: top, width: w, height: h) != nil {
-            try decodeRows(gif, canvas: canvas, left: left, top: top, width: w, height: h, interlaced: desc.Interlace, palette: palette)
+            try decodeRows(
+                gif, canvas: canvas, left: left, top: top, width: w, height: h, interlaced: desc.Interlace,
+                palette: palette)
         } else {
             try skipRows(gif)
         }
 
         guard var bitmap = canvas.makeBitmap() else { throw .corrupt("out of memory") }
         if output.width != canvas.width || output.height != canvas.height {
-            bitmap = Resampler.resample(bitmap, width: output.width, height: output.height, quality: options.interpolationQuality)
+            bitmap = Resampler.resample(
+                bitmap, width: output.width, height: output.height, quality: options.interpolationQuality)
         }
         frames.append(bitmap)
         durations.append(GIFFrameTiming.duration(centiseconds: delay))
@@ -232,7 +240,10 @@ final class GIFFrameReader {
 
     /// Decodes every row of the frame (in stream order, mapped to canvas rows for interlaced
     /// frames) and draws the visible part.
-    private func decodeRows(_ gif: UnsafeMutablePointer<GifFileType>, canvas: AnimationCanvas, left: Int, top: Int, width w: Int, height h: Int, interlaced: Bool, palette: [UInt32]) throws(Stop) {
+    private func decodeRows(
+        _ gif: UnsafeMutablePointer<GifFileType>, canvas: AnimationCanvas, left: Int, top: Int, width w: Int,
+        height h: Int, interlaced: Bool, palette: [UInt32]
+    ) throws(Stop) {
         let line = UnsafeMutablePointer<GifPixelType>.allocate(capacity: w)
         defer { line.deallocate() }
         line.initialize(repeating: 0, count: w)
@@ -270,7 +281,9 @@ extension GIFFrameReader {
     /// Decodes the first `length` bytes of `data` (all of it when nil) at the options' target
     /// sizing: one frame gives a static image, more an animation; `isPartial` when the trailer was
     /// not reached.
-    static func container(_ data: Data, length: Int? = nil, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+    static func container(_ data: Data, length: Int? = nil, options: ImageDecodingOptions) throws(ImageDecodingError)
+        -> ImageContainer
+    {
         guard !data.isEmpty else { throw .emptyData }
         let reader = GIFFrameReader(options: options, scalesFrames: true)
         let outcome: Swift.Result<Void, ImageDecodingError> = data.withUnsafeBytes { raw in
@@ -286,10 +299,16 @@ extension GIFFrameReader {
 
     /// The frames so far as a container, resampled to `sizing` when given (the output size is
     /// computed from the canvas). Throws `truncatedData` when there is no frame yet.
-    func container(scaledTo sizing: (targetDimensions: CGSize, contentMode: ContentMode)?) throws(ImageDecodingError) -> ImageContainer {
-        guard let container = ImageContainer(animatedFrames: frames, frameDurations: durations, loopCount: loopCount,
-                                             isPartial: !isComplete) else { throw stopError ?? .truncatedData }
+    func container(scaledTo sizing: (targetDimensions: CGSize, contentMode: ContentMode)?) throws(ImageDecodingError)
+        -> ImageContainer
+    {
+        guard
+            let container = ImageContainer(
+                animatedFrames: frames, frameDurations: durations, loopCount: loopCount,
+                isPartial: !isComplete)
+        else { throw stopError ?? .truncatedData }
         guard let sizing else { return container }
-        return container.scaledToTargetDimensions(sizing.targetDimensions, contentMode: sizing.contentMode, quality: options.interpolationQuality)
+        return container.scaledToTargetDimensions(
+            sizing.targetDimensions, contentMode: sizing.contentMode, quality: options.interpolationQuality)
     }
 }

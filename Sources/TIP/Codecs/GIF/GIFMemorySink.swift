@@ -9,7 +9,9 @@ final class GIFMemorySink {
 }
 
 /// giflib `OutputFunc` appending to a ``GIFMemorySink``.
-func gifWriteToMemory(_ gif: UnsafeMutablePointer<GifFileType>?, _ bytes: UnsafePointer<GifByteType>?, _ length: Int32) -> Int32 {
+func gifWriteToMemory(_ gif: UnsafeMutablePointer<GifFileType>?, _ bytes: UnsafePointer<GifByteType>?, _ length: Int32)
+    -> Int32
+{
     guard let gif, let bytes, length >= 0, let user = gif.pointee.UserData else { return 0 }
     let sink = Unmanaged<GIFMemorySink>.fromOpaque(user).takeUnretainedValue()
     sink.data.append(bytes, count: Int(length))

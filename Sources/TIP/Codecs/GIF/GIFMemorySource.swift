@@ -14,7 +14,9 @@ struct GIFMemorySource {
 
 /// giflib `InputFunc` over a ``GIFMemorySource``: copies up to `length` bytes, returning fewer (down
 /// to 0) at the end of the data, which giflib reports as `D_GIF_ERR_READ_FAILED`.
-func gifReadFromMemory(_ gif: UnsafeMutablePointer<GifFileType>?, _ buffer: UnsafeMutablePointer<GifByteType>?, _ length: Int32) -> Int32 {
+func gifReadFromMemory(
+    _ gif: UnsafeMutablePointer<GifFileType>?, _ buffer: UnsafeMutablePointer<GifByteType>?, _ length: Int32
+) -> Int32 {
     guard let gif, let buffer, length > 0, let user = gif.pointee.UserData else { return 0 }
     let source = user.assumingMemoryBound(to: GIFMemorySource.self)
     let available = source.pointee.count - source.pointee.offset

@@ -47,9 +47,12 @@ struct ICODecoder: ImageDecoder {
         WholeFileDecoderContext(format: ICOFileFormat(), expectedLength: expectedLength, options: options)
     }
 
-    private static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {
+    private static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions)
+        throws(ImageDecodingError) -> ImageContainer
+    {
         guard let directory = try ICODirectory(bytes) else { throw .truncatedData }
-        let chosen = directory.bestEntry(in: bytes, for: options.targetDimensions, contentMode: options.targetContentMode)
+        let chosen = directory.bestEntry(
+            in: bytes, for: options.targetDimensions, contentMode: options.targetContentMode)
         let entry = chosen.entry
         guard entry.offset < bytes.count else { throw .truncatedData }
         let end = min(bytes.count, entry.offset + entry.size)
@@ -78,7 +81,8 @@ struct ICOFileFormat: WholeFileImageFormat {
         let listed = directory.entries.max { ($0.width * $0.height, $0.bitCount) < ($1.width * $1.height, $1.bitCount) }
         guard let listed, bytes.count >= min(directory.fileLength, listed.offset + 40) else { return nil }
         let settled = directory.bestEntry(in: bytes, for: .zero, contentMode: .center)
-        return WholeFileImageHeader(width: settled.width, height: settled.height, hasAlpha: true, fileLength: directory.fileLength)
+        return WholeFileImageHeader(
+            width: settled.width, height: settled.height, hasAlpha: true, fileLength: directory.fileLength)
     }
 
     func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {

@@ -38,7 +38,9 @@ struct ICODirectory: Equatable, Sendable {
     init?(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodingError) {
         let reader = ByteReader(bytes, littleEndian: true)
         guard reader.count >= 6 else { return nil }
-        guard bytes[0] == 0, bytes[1] == 0, bytes[2] == 1, bytes[3] == 0 else { throw .corruptData("not an icon directory") }
+        guard bytes[0] == 0, bytes[1] == 0, bytes[2] == 1, bytes[3] == 0 else {
+            throw .corruptData("not an icon directory")
+        }
         let count = reader.u16(at: 4) ?? 0
         guard count > 0 else { throw .corruptData("an icon without images") }
         let directoryEnd = 6 + 16 * count
@@ -49,8 +51,10 @@ struct ICODirectory: Equatable, Sendable {
             let width = Int(bytes[at]), height = Int(bytes[at + 1])
             let size = reader.u32(at: at + 8) ?? 0, offset = reader.u32(at: at + 12) ?? 0
             guard size > 0, offset >= directoryEnd, offset + size <= Int(UInt32.max) else { continue }
-            entries.append(Entry(width: width == 0 ? 256 : width, height: height == 0 ? 256 : height,
-                                 bitCount: reader.u16(at: at + 6) ?? 0, offset: offset, size: size))
+            entries.append(
+                Entry(
+                    width: width == 0 ? 256 : width, height: height == 0 ? 256 : height,
+                    bitCount: reader.u16(at: at + 6) ?? 0, offset: offset, size: size))
         }
         guard !entries.isEmpty else { throw .corruptData("no icon entry has valid data") }
         self.entries = entries
@@ -77,9 +81,10 @@ struct ICODirectory: Equatable, Sendable {
         entries.map { entry in
             let data = ByteReader(bytes, littleEndian: false)
             if data.contains(entry.offset, length: 24),
-               bytes[entry.offset..<(entry.offset + 8)].elementsEqual(PNGChunkScanner.signature),
-               let width = data.u32(at: entry.offset + 16), let height = data.u32(at: entry.offset + 20),
-               (1...Int(Int32.max)).contains(width), (1...Int(Int32.max)).contains(height) {
+                bytes[entry.offset..<(entry.offset + 8)].elementsEqual(PNGChunkScanner.signature),
+                let width = data.u32(at: entry.offset + 16), let height = data.u32(at: entry.offset + 20),
+                (1...Int(Int32.max)).contains(width), (1...Int(Int32.max)).contains(height)
+            {
                 // PNG allows at most 2^31 - 1 per side; anything larger is not this entry's size.
                 return Candidate(entry: entry, width: width, height: height, bitCount: 32)
             }
@@ -93,7 +98,9 @@ struct ICODirectory: Equatable, Sendable {
     /// The entry that fits the target best: for a target that resizes, the smallest entry that is at
     /// least as large as the image decoded from it would be (so it is only ever scaled down), else the
     /// largest; for no target, the largest. Ties go to more bits per pixel, then to the earlier entry.
-    func bestEntry(in bytes: UnsafeRawBufferPointer, for targetDimensions: CGSize, contentMode: ContentMode) -> Candidate {
+    func bestEntry(in bytes: UnsafeRawBufferPointer, for targetDimensions: CGSize, contentMode: ContentMode)
+        -> Candidate
+    {
         let all = candidates(in: bytes)
         func larger(_ a: Candidate, _ b: Candidate) -> Bool {
             a.area != b.area ? a.area > b.area : a.bitCount > b.bitCount
@@ -101,14 +108,19 @@ struct ICODirectory: Equatable, Sendable {
         // `all` is never empty: the directory keeps at least one entry.
         var largest = all[0]
         for candidate in all.dropFirst() where larger(candidate, largest) { largest = candidate }
-        guard TargetSizing.canScale(targetDimensions: targetDimensions, contentMode: contentMode) else { return largest }
+        guard TargetSizing.canScale(targetDimensions: targetDimensions, contentMode: contentMode) else {
+            return largest
+        }
         var best: Candidate?
         for candidate in all {
-            let output = TargetSizing.pixelDimensions(width: candidate.width, height: candidate.height,
-                                                      targetDimensions: targetDimensions, contentMode: contentMode)
+            let output = TargetSizing.pixelDimensions(
+                width: candidate.width, height: candidate.height,
+                targetDimensions: targetDimensions, contentMode: contentMode)
             guard candidate.width >= output.width, candidate.height >= output.height else { continue }
             if let current = best {
-                if candidate.area < current.area || (candidate.area == current.area && candidate.bitCount > current.bitCount) {
+                if candidate.area < current.area
+                    || (candidate.area == current.area && candidate.bitCount > current.bitCount)
+                {
                     best = candidate
                 }
             } else {

@@ -43,11 +43,14 @@ struct JPEGDecoder: ImageDecoder {
         return String(cString: text)
     }
 
-    private static func decode(_ bytes: UnsafeRawBufferPointer, handle: tjhandle, options: ImageDecodingOptions, discard: inout Bool) -> Result<ImageContainer, ImageDecodingError> {
+    private static func decode(
+        _ bytes: UnsafeRawBufferPointer, handle: tjhandle, options: ImageDecodingOptions, discard: inout Bool
+    ) -> Result<ImageContainer, ImageDecodingError> {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .failure(.emptyData) }
         guard bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return .failure(.unrecognizedFormat) }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
-        let headerStatus = tjDecompressHeader3(handle, base, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
+        let headerStatus = tjDecompressHeader3(
+            handle, base, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
         guard headerStatus == 0, width > 0, height > 0 else {
             discard = true
             if headerStatus == 0 { return .failure(.truncatedData) }
@@ -63,14 +66,17 @@ struct JPEGDecoder: ImageDecoder {
         }
         let markers = JPEGMarkerScanner(bytes)
         let orientation = markers.orientation(in: bytes)
-        let scale = JPEGScaleSelection(width: w, height: h, orientation: orientation,
-                                       targetDimensions: options.targetDimensions, contentMode: options.targetContentMode)
+        let scale = JPEGScaleSelection(
+            width: w, height: h, orientation: orientation,
+            targetDimensions: options.targetDimensions, contentMode: options.targetContentMode)
 
         let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
         let isGray = colorspace == Int32(TJCS_GRAY.rawValue)
         let format: PixelFormat = isGray ? .gray8 : .rgbx8
-        let pixelFormat: Int32 = isGray ? Int32(TJPF_GRAY.rawValue) : (isCMYK ? Int32(TJPF_CMYK.rawValue) : Int32(TJPF_RGBX.rawValue))
-        guard var bitmap = Bitmap(uninitializedWidth: scale.scaledWidth, height: scale.scaledHeight, format: format) else {
+        let pixelFormat: Int32 =
+            isGray ? Int32(TJPF_GRAY.rawValue) : (isCMYK ? Int32(TJPF_CMYK.rawValue) : Int32(TJPF_RGBX.rawValue))
+        guard var bitmap = Bitmap(uninitializedWidth: scale.scaledWidth, height: scale.scaledHeight, format: format)
+        else {
             return .failure(.dimensionsTooLarge(width: w, height: h, maximumPixelCount: options.maximumPixelCount))
         }
         let pitch = bitmap.bytesPerRow
@@ -78,13 +84,20 @@ struct JPEGDecoder: ImageDecoder {
         let outputSpace = Int32(isGray ? TIP_JPEG_OUT_GRAY : (isCMYK ? TIP_JPEG_OUT_CMYK : TIP_JPEG_OUT_RGBX))
         let status = bitmap.withUnsafeMutableBytes { dst -> Int32 in
             if markers.isProgressive, endsWithEOI(bytes),
-               decodeProgressive(bytes, scale: scale, outputSpace: outputSpace, destination: dst.baseAddress!, pitch: pitch) {
+                decodeProgressive(
+                    bytes, scale: scale, outputSpace: outputSpace, destination: dst.baseAddress!, pitch: pitch)
+            {
                 return 0
             }
-            if decodeInParallel(base, count: bytes.count, scale: scale, pixelFormat: pixelFormat, destination: dst.baseAddress!, pitch: pitch) {
+            if decodeInParallel(
+                base, count: bytes.count, scale: scale, pixelFormat: pixelFormat, destination: dst.baseAddress!,
+                pitch: pitch)
+            {
                 return 0
             }
-            return tjDecompress2(handle, base, UInt(bytes.count), dst.baseAddress!.assumingMemoryBound(to: UInt8.self), sw, Int32(pitch), sh, pixelFormat, 0)
+            return tjDecompress2(
+                handle, base, UInt(bytes.count), dst.baseAddress!.assumingMemoryBound(to: UInt8.self), sw, Int32(pitch),
+                sh, pixelFormat, 0)
         }
         var isPartial = false
         if status != 0 {
@@ -97,7 +110,9 @@ struct JPEGDecoder: ImageDecoder {
             // every pixel is defined.
             fillMidGray(&bitmap, cmyk: isCMYK, inverted: markers.hasAdobeMarker)
             let retry = bitmap.withUnsafeMutableBytes { dst in
-                tjDecompress2(handle, base, UInt(bytes.count), dst.baseAddress!.assumingMemoryBound(to: UInt8.self), sw, Int32(pitch), sh, pixelFormat, 0)
+                tjDecompress2(
+                    handle, base, UInt(bytes.count), dst.baseAddress!.assumingMemoryBound(to: UInt8.self), sw,
+                    Int32(pitch), sh, pixelFormat, 0)
             }
             if retry != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
                 return .failure(.corruptData(errorMessage(handle)))
@@ -108,14 +123,22 @@ struct JPEGDecoder: ImageDecoder {
         }
         if isCMYK {
             bitmap.withUnsafeMutableBytes { dst in
-                CMYKConverter.convertToRGBX(dst.baseAddress!, width: scale.scaledWidth, height: scale.scaledHeight, pitch: pitch, inverted: markers.hasAdobeMarker)
+                CMYKConverter.convertToRGBX(
+                    dst.baseAddress!, width: scale.scaledWidth, height: scale.scaledHeight, pitch: pitch,
+                    inverted: markers.hasAdobeMarker)
             }
         }
-        return .success(ImageContainer(image: finish(bitmap, orientation: orientation, width: scale.finalWidth, height: scale.finalHeight, quality: options.interpolationQuality), isPartial: isPartial))
+        return .success(
+            ImageContainer(
+                image: finish(
+                    bitmap, orientation: orientation, width: scale.finalWidth, height: scale.finalHeight,
+                    quality: options.interpolationQuality), isPartial: isPartial))
     }
 
     /// Orients `bitmap` and resamples it to `width` x `height` (display orientation) when needed.
-    static func finish(_ bitmap: Bitmap, orientation: ImageOrientation, width: Int, height: Int, quality: InterpolationQuality) -> Bitmap {
+    static func finish(
+        _ bitmap: Bitmap, orientation: ImageOrientation, width: Int, height: Int, quality: InterpolationQuality
+    ) -> Bitmap {
         let oriented = bitmap.applyingOrientation(orientation)
         if oriented.width == width && oriented.height == height { return oriented }
         return Resampler.resample(oriented, width: width, height: height, quality: quality)

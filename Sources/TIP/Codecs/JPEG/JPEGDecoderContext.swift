@@ -83,7 +83,9 @@ final class JPEGDecoderContext: ImageDecoderContext {
         return headerRead ? .didLoadHeaders : .didProgress
     }
 
-    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? {
+    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode)
+        throws(ImageDecodingError) -> ImageContainer?
+    {
         if let error { throw error }
         guard started, let decoder else { return nil }
         let base: Base?
@@ -117,13 +119,17 @@ final class JPEGDecoderContext: ImageDecoderContext {
         var renderOptions = options
         renderOptions.targetDimensions = targetDimensions
         renderOptions.targetContentMode = targetContentMode
-        let dims = try renderOptions.checkedOutputDimensions(width: Int(dimensions.width), height: Int(dimensions.height))
+        let dims = try renderOptions.checkedOutputDimensions(
+            width: Int(dimensions.width), height: Int(dimensions.height))
         let partialFlag = isPartial || truncated
         if let cached = lastRender, cached.width == dims.width, cached.height == dims.height,
-           cached.token == base.token, cached.partial == partialFlag {
+            cached.token == base.token, cached.partial == partialFlag
+        {
             return cached.container
         }
-        let image = JPEGDecoder.finish(base.bitmap, orientation: orientation, width: dims.width, height: dims.height, quality: options.interpolationQuality)
+        let image = JPEGDecoder.finish(
+            base.bitmap, orientation: orientation, width: dims.width, height: dims.height,
+            quality: options.interpolationQuality)
         let container = ImageContainer(image: image, isPartial: partialFlag)
         lastRender = (dims.width, dims.height, base.token, partialFlag, container)
         return container
@@ -182,9 +188,12 @@ final class JPEGDecoderContext: ImageDecoderContext {
         var exifData: UnsafePointer<UInt8>? = nil
         var exifLength = 0
         if tip_jpeg_inc_exif(decoder, &exifData, &exifLength) == 1, let exifData {
-            orientation = EXIFOrientationParser.orientation(fromTIFF: UnsafeRawBufferPointer(start: exifData, count: exifLength)) ?? .up
+            orientation =
+                EXIFOrientationParser.orientation(fromTIFF: UnsafeRawBufferPointer(start: exifData, count: exifLength))
+                ?? .up
         }
-        dimensions = orientation.swapsDimensions ? CGSize(width: height, height: width) : CGSize(width: width, height: height)
+        dimensions =
+            orientation.swapsDimensions ? CGSize(width: height, height: width) : CGSize(width: width, height: height)
         isProgressive = header.progressive != 0
         // J_COLOR_SPACE: 1 grayscale, 4 CMYK, 5 YCCK.
         let colorSpace = header.jpeg_color_space
@@ -194,9 +203,11 @@ final class JPEGDecoderContext: ImageDecoderContext {
         // A header-only reader stops here: starting would allocate the output rows (or, for a progressive
         // JPEG, the whole coefficient buffer).
         if options.readsHeaderOnly { return }
-        let outSpace = colorSpace == 1 ? Int32(TIP_JPEG_OUT_GRAY) : (isCMYK ? Int32(TIP_JPEG_OUT_CMYK) : Int32(TIP_JPEG_OUT_RGBX))
-        let scale = JPEGScaleSelection(width: width, height: height, orientation: orientation,
-                                       targetDimensions: options.targetDimensions, contentMode: options.targetContentMode)
+        let outSpace =
+            colorSpace == 1 ? Int32(TIP_JPEG_OUT_GRAY) : (isCMYK ? Int32(TIP_JPEG_OUT_CMYK) : Int32(TIP_JPEG_OUT_RGBX))
+        let scale = JPEGScaleSelection(
+            width: width, height: height, orientation: orientation,
+            targetDimensions: options.targetDimensions, contentMode: options.targetContentMode)
         let status = tip_jpeg_inc_start(decoder, Int32(scale.numerator), Int32(scale.denominator), outSpace)
         if status < 0 { throw libjpegError(decoder) }
     }
@@ -232,7 +243,9 @@ final class JPEGDecoderContext: ImageDecoderContext {
         if let cached = lastBase, cached.consumed == consumed, cached.scans == frameCount {
             return cached.base
         }
-        guard var bitmap = Bitmap(uninitializedWidth: outputWidth, height: outputHeight, format: format) else { return nil }
+        guard var bitmap = Bitmap(uninitializedWidth: outputWidth, height: outputHeight, format: format) else {
+            return nil
+        }
         let pitch = bitmap.bytesPerRow
         let produced = bitmap.withUnsafeMutableBytes { raw in
             tip_jpeg_inc_render_progressive(decoder, 0, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), pitch)
@@ -254,7 +267,9 @@ final class JPEGDecoderContext: ImageDecoderContext {
         if let cached = lastBase, cached.rows == rowsDecoded, cached.consumed == consumed {
             return cached.base
         }
-        guard var bitmap = Bitmap(uninitializedWidth: outputWidth, height: outputHeight, format: format) else { return nil }
+        guard var bitmap = Bitmap(uninitializedWidth: outputWidth, height: outputHeight, format: format) else {
+            return nil
+        }
         let pitch = bitmap.bytesPerRow
         let copied = bitmap.withUnsafeMutableBytes { raw in
             tip_jpeg_inc_copy_rows(decoder, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), pitch)

@@ -15,18 +15,22 @@ struct JPEGEncoder: ImageEncoder {
         let subsampling: TJSAMP = gray ? TJSAMP_GRAY : (libjpegQuality >= 90 ? TJSAMP_444 : TJSAMP_420)
         let pixelFormat: TJPF = bitmap.format == .gray8 ? TJPF_GRAY : TJPF_RGBX
         let flags: Int32 = options.contains(.progressive) ? TJFLAG_PROGRESSIVE : 0
-        guard bitmap.width <= Int(Int32.max), bitmap.height <= Int(Int32.max), bitmap.bytesPerRow <= Int(Int32.max) else {
+        guard bitmap.width <= Int(Int32.max), bitmap.height <= Int(Int32.max), bitmap.bytesPerRow <= Int(Int32.max)
+        else {
             throw PipelineError(.failedToInitializeImageDestination, "JPEG encode: image too large")
         }
-        let pool = options.contains(.progressive) ? TurboJPEGHandlePool.progressiveCompressors : TurboJPEGHandlePool.compressors
+        let pool =
+            options.contains(.progressive)
+            ? TurboJPEGHandlePool.progressiveCompressors : TurboJPEGHandlePool.compressors
         let outcome = pool.withHandle { handle, discard -> Result<Data, PipelineError> in
             bitmap.withUnsafeBytes { src -> Result<Data, PipelineError> in
                 var buffer: UnsafeMutablePointer<UInt8>? = nil
                 var size: UInt = 0
-                let status = tjCompress2(handle, src.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                         Int32(bitmap.width), Int32(bitmap.bytesPerRow), Int32(bitmap.height),
-                                         Int32(pixelFormat.rawValue), &buffer, &size,
-                                         Int32(subsampling.rawValue), Int32(libjpegQuality), flags)
+                let status = tjCompress2(
+                    handle, src.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    Int32(bitmap.width), Int32(bitmap.bytesPerRow), Int32(bitmap.height),
+                    Int32(pixelFormat.rawValue), &buffer, &size,
+                    Int32(subsampling.rawValue), Int32(libjpegQuality), flags)
                 defer { if let buffer { tjFree(buffer) } }
                 guard status == 0, let buffer, size > 0 else {
                     discard = true

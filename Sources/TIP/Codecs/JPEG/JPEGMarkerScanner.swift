@@ -26,12 +26,14 @@ struct JPEGMarkerScanner {
             let end = p + 2 + length
             let available = min(end, n)
             if marker == 0xE1, exifRange == nil, available - payload >= 6,
-               bytes[payload] == 0x45, bytes[payload + 1] == 0x78, bytes[payload + 2] == 0x69,
-               bytes[payload + 3] == 0x66, bytes[payload + 4] == 0, bytes[payload + 5] == 0 {
+                bytes[payload] == 0x45, bytes[payload + 1] == 0x78, bytes[payload + 2] == 0x69,
+                bytes[payload + 3] == 0x66, bytes[payload + 4] == 0, bytes[payload + 5] == 0
+            {
                 exifRange = (payload + 6)..<available
             } else if marker == 0xEE, available - payload >= 5,
-                      bytes[payload] == 0x41, bytes[payload + 1] == 0x64, bytes[payload + 2] == 0x6F,
-                      bytes[payload + 3] == 0x62, bytes[payload + 4] == 0x65 {
+                bytes[payload] == 0x41, bytes[payload + 1] == 0x64, bytes[payload + 2] == 0x6F,
+                bytes[payload + 3] == 0x62, bytes[payload + 4] == 0x65
+            {
                 hasAdobeMarker = true
             }
             p = end

@@ -12,11 +12,14 @@ extension JPEGDecoder {
     /// warning; the caller then decodes sequentially, which also produces the partial-image
     /// behaviour for damaged data. The output is byte-identical to one sequential decode (see
     /// ``JPEGRestartSplitter`` for why).
-    static func decodeInParallel(_ base: UnsafePointer<UInt8>, count: Int, scale: JPEGScaleSelection,
-                                 pixelFormat: Int32, destination: UnsafeMutableRawPointer, pitch: Int) -> Bool {
+    static func decodeInParallel(
+        _ base: UnsafePointer<UInt8>, count: Int, scale: JPEGScaleSelection,
+        pixelFormat: Int32, destination: UnsafeMutableRawPointer, pitch: Int
+    ) -> Bool {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         guard cores >= 2, count >= parallelDecodingMinimumBytes,
-              let parts = JPEGRestartSplitter.split(base, count: count, parts: min(cores, 4)) else { return false }
+            let parts = JPEGRestartSplitter.split(base, count: count, parts: min(cores, 4))
+        else { return false }
         // Map each band's rows to the scaled image; they must tile it exactly.
         var bands: [(data: Data, firstRow: Int, rows: Int)] = []
         var nextRow = 0
@@ -36,15 +39,17 @@ extension JPEGDecoder {
         let width = Int32(scale.scaledWidth)
         DispatchQueue.concurrentPerform(iterations: work.count) { index in
             let band = work[index]
-            let status = TurboJPEGHandlePool.decompressors.withHandle { handle, discard -> Int32 in
-                let result = band.data.withUnsafeBytes { src in
-                    tjDecompress2(handle, src.bindMemory(to: UInt8.self).baseAddress, UInt(band.data.count),
-                                  (target.pointer + band.firstRow * pitch).assumingMemoryBound(to: UInt8.self),
-                                  width, Int32(pitch), Int32(band.rows), pixelFormat, 0)
-                }
-                if result != 0 { discard = true }
-                return result
-            } ?? -1
+            let status =
+                TurboJPEGHandlePool.decompressors.withHandle { handle, discard -> Int32 in
+                    let result = band.data.withUnsafeBytes { src in
+                        tjDecompress2(
+                            handle, src.bindMemory(to: UInt8.self).baseAddress, UInt(band.data.count),
+                            (target.pointer + band.firstRow * pitch).assumingMemoryBound(to: UInt8.self),
+                            width, Int32(pitch), Int32(band.rows), pixelFormat, 0)
+                    }
+                    if result != 0 { discard = true }
+                    return result
+                } ?? -1
             if status != 0 { failures.withLock { $0 += 1 } }
         }
         return failures.withLock { $0 } == 0

@@ -9,22 +9,28 @@ extension JPEGDecoder {
     /// thumbnails of large photos) the luma AC scans, most of the file, are not decoded at all. Returns
     /// false (the caller then decodes with TurboJPEG) for anything unusual: a warning, an error, other
     /// dimensions.
-    static func decodeProgressive(_ bytes: UnsafeRawBufferPointer, scale: JPEGScaleSelection, outputSpace: Int32,
-                                  destination: UnsafeMutableRawPointer, pitch: Int) -> Bool {
-        decodeProgressive(bytes, numerator: scale.numerator, denominator: scale.denominator, width: scale.scaledWidth,
-                          height: scale.scaledHeight, outputSpace: outputSpace, destination: destination, pitch: pitch) != nil
+    static func decodeProgressive(
+        _ bytes: UnsafeRawBufferPointer, scale: JPEGScaleSelection, outputSpace: Int32,
+        destination: UnsafeMutableRawPointer, pitch: Int
+    ) -> Bool {
+        decodeProgressive(
+            bytes, numerator: scale.numerator, denominator: scale.denominator, width: scale.scaledWidth,
+            height: scale.scaledHeight, outputSpace: outputSpace, destination: destination, pitch: pitch) != nil
     }
 
     /// ``decodeProgressive(_:scale:outputSpace:destination:pitch:)`` at `numerator / denominator` to `width` x
     /// `height`: nil when not decoded, else whether AC scans were left out (tests check both).
-    static func decodeProgressive(_ bytes: UnsafeRawBufferPointer, numerator: Int, denominator: Int, width: Int, height: Int,
-                                  outputSpace: Int32, destination: UnsafeMutableRawPointer, pitch: Int) -> Bool? {
+    static func decodeProgressive(
+        _ bytes: UnsafeRawBufferPointer, numerator: Int, denominator: Int, width: Int, height: Int,
+        outputSpace: Int32, destination: UnsafeMutableRawPointer, pitch: Int
+    ) -> Bool? {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         var allocator = tip_jpeg_large_allocator(allocate: allocateCoefficients, release: releaseCoefficients)
         var skipped: Int32 = 0
-        let status = tip_jpeg_decode_progressive(base, bytes.count, Int32(numerator), Int32(denominator), outputSpace,
-                                                 destination.assumingMemoryBound(to: UInt8.self), pitch,
-                                                 Int32(width), Int32(height), &allocator, &skipped)
+        let status = tip_jpeg_decode_progressive(
+            base, bytes.count, Int32(numerator), Int32(denominator), outputSpace,
+            destination.assumingMemoryBound(to: UInt8.self), pitch,
+            Int32(width), Int32(height), &allocator, &skipped)
         return status == 0 ? skipped != 0 : nil
     }
 }

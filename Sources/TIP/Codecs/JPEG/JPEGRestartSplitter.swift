@@ -31,7 +31,7 @@ struct JPEGRestartSplitter {
     }
 
     private struct Frame {
-        var sofOffset = -1          // offset of the SOF marker's 0xFF
+        var sofOffset = -1  // offset of the SOF marker's 0xFF
         var width = 0
         var height = 0
         var maxH = 1
@@ -40,7 +40,7 @@ struct JPEGRestartSplitter {
         var uniformVertical = true
         var restartInterval = 0
         var scanComponents = 0
-        var entropyStart = -1       // first byte after the SOS header
+        var entropyStart = -1  // first byte after the SOS header
     }
 
     /// ``split(_:parts:)`` over raw bytes.
@@ -48,8 +48,9 @@ struct JPEGRestartSplitter {
         guard count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         guard let frame = parseHeaders(bytes, count: count) else { return nil }
         guard frame.restartInterval > 0, frame.sofOffset > 0, frame.entropyStart > 0,
-              frame.scanComponents == frame.componentCount, frame.uniformVertical,
-              frame.width > 0, frame.height > 0 else { return nil }
+            frame.scanComponents == frame.componentCount, frame.uniformVertical,
+            frame.width > 0, frame.height > 0
+        else { return nil }
         let mcuWidth = 8 * frame.maxH, mcuHeight = 8 * frame.maxV
         let mcusPerRow = (frame.width + mcuWidth - 1) / mcuWidth
         let mcuRows = (frame.height + mcuHeight - 1) / mcuHeight

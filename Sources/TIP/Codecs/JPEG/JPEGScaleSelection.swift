@@ -35,14 +35,16 @@ struct JPEGScaleSelection {
     init(width: Int, height: Int, orientation: ImageOrientation, targetDimensions: CGSize, contentMode: ContentMode) {
         let swaps = orientation.swapsDimensions
         let displayW = swaps ? height : width, displayH = swaps ? width : height
-        let final = TargetSizing.pixelDimensions(width: displayW, height: displayH,
-                                                 targetDimensions: targetDimensions, contentMode: contentMode)
+        let final = TargetSizing.pixelDimensions(
+            width: displayW, height: displayH,
+            targetDimensions: targetDimensions, contentMode: contentMode)
         finalWidth = final.width
         finalHeight = final.height
         let needW = swaps ? final.height : final.width
         let needH = swaps ? final.width : final.height
         var best = (num: 1, denom: 1)
-        for f in Self.factors where Self.scaled(width, f.num, f.denom) >= needW && Self.scaled(height, f.num, f.denom) >= needH {
+        for f in Self.factors
+        where Self.scaled(width, f.num, f.denom) >= needW && Self.scaled(height, f.num, f.denom) >= needH {
             best = f  // factors descend, so the last fitting one is the smallest output
         }
         numerator = best.num

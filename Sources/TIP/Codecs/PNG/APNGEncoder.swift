@@ -25,7 +25,8 @@ struct APNGEncoder {
     func encode(_ image: ImageContainer, options: ImageEncodingOptions) throws(PipelineError) -> Data {
         let width = image.image.width, height = image.image.height
         let frames = image.frames.map { frame in
-            frame.width == width && frame.height == height ? frame : Resampler.resample(frame, width: width, height: height)
+            frame.width == width && frame.height == height
+                ? frame : Resampler.resample(frame, width: width, height: height)
         }
         let layout = PNGEncoder.Layout(
             gray: options.contains(.grayscale) || frames.allSatisfy { $0.format == .gray8 },
@@ -40,13 +41,18 @@ struct APNGEncoder {
                     throw PipelineError(.failedToFinalizeImageDestination, "libpng wrote no image header")
                 }
                 PNGChunk.append("IHDR", ihdr.data, to: &out)
-                PNGChunk.append("acTL", PNGChunk.bigEndian(frames.count) + PNGChunk.bigEndian(min(image.loopCount, APNGEncoder.maximumPlayCount)),
-                                to: &out)
+                PNGChunk.append(
+                    "acTL",
+                    PNGChunk.bigEndian(frames.count)
+                        + PNGChunk.bigEndian(min(image.loopCount, APNGEncoder.maximumPlayCount)),
+                    to: &out)
             }
             let (numerator, denominator) = APNGEncoder.delay(image.frameDuration(at: index))
             var control = PNGChunk.bigEndian(sequence) + PNGChunk.bigEndian(width) + PNGChunk.bigEndian(height)
             control += PNGChunk.bigEndian(0) + PNGChunk.bigEndian(0)
-            control += [UInt8(numerator >> 8), UInt8(numerator & 0xFF), UInt8(denominator >> 8), UInt8(denominator & 0xFF)]
+            control += [
+                UInt8(numerator >> 8), UInt8(numerator & 0xFF), UInt8(denominator >> 8), UInt8(denominator & 0xFF),
+            ]
             control += [APNGLayout.DisposeOp.none.rawValue, APNGLayout.BlendOp.source.rawValue]
             PNGChunk.append("fcTL", control, to: &out)
             sequence += 1
@@ -77,7 +83,9 @@ struct APNGEncoder {
         let bytes = [UInt8](png)
         var cursor = 8
         while cursor + 12 <= bytes.count {
-            let length = Int(bytes[cursor]) << 24 | Int(bytes[cursor + 1]) << 16 | Int(bytes[cursor + 2]) << 8 | Int(bytes[cursor + 3])
+            let length =
+                Int(bytes[cursor]) << 24 | Int(bytes[cursor + 1]) << 16 | Int(bytes[cursor + 2]) << 8
+                | Int(bytes[cursor + 3])
             guard cursor + 12 + length <= bytes.count else { break }
             let type = String(decoding: bytes[(cursor + 4)..<(cursor + 8)], as: UTF8.self)
             chunks.append((type, Array(bytes[(cursor + 8)..<(cursor + 8 + length)])))

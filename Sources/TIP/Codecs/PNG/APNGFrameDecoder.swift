@@ -49,7 +49,8 @@ final class APNGFrameDecoder {
         canvas = AnimationCanvas(width: header.width, height: header.height)
         let upright = orientation.swapsDimensions ? (header.height, header.width) : (header.width, header.height)
         output = scalesFrames ? options.outputDimensions(width: upright.0, height: upright.1) : upright
-        let (budget, overflow) = options.maximumPixelCount.multipliedReportingOverflow(by: AnimationCanvas.totalPixelBudgetMultiple)
+        let (budget, overflow) = options.maximumPixelCount.multipliedReportingOverflow(
+            by: AnimationCanvas.totalPixelBudgetMultiple)
         pixelBudget = overflow ? Int.max : budget
     }
 
@@ -69,18 +70,23 @@ final class APNGFrameDecoder {
         }
     }
 
-    private func decode(_ frame: APNGLayout.Frame, bytes: UnsafeRawBufferPointer, scanner: PNGChunkScanner) throws(ImageDecodingError) {
+    private func decode(_ frame: APNGLayout.Frame, bytes: UnsafeRawBufferPointer, scanner: PNGChunkScanner)
+        throws(ImageDecodingError)
+    {
         let control = frame.control
         let cost = max(canvas.width * canvas.height, output.width * output.height) + control.width * control.height
         guard cost <= pixelBudget else {
-            throw .dimensionsTooLarge(width: canvas.width, height: canvas.height, maximumPixelCount: options.maximumPixelCount)
+            throw .dimensionsTooLarge(
+                width: canvas.width, height: canvas.height, maximumPixelCount: options.maximumPixelCount)
         }
         pixelBudget -= cost
         let frameHeader = try rewrite(frame, bytes: bytes, scanner: scanner)
         let decoded: Result<(bitmap: Bitmap, isPartial: Bool), ImageDecodingError> = stream.withUnsafeBytes { raw in
             do throws(ImageDecodingError) {
-                return .success(try PNGDecoder.decodeCanvas(raw, header: frameHeader, hasTransparencyChunk: scanner.hasTransparencyChunk,
-                                                            isComplete: true))
+                return .success(
+                    try PNGDecoder.decodeCanvas(
+                        raw, header: frameHeader, hasTransparencyChunk: scanner.hasTransparencyChunk,
+                        isComplete: true))
             } catch {
                 return .failure(error)
             }
@@ -92,7 +98,8 @@ final class APNGFrameDecoder {
         if let previous {
             switch previous.disposeOp {
             case .none: break
-            case .background: canvas.clear(left: previous.x, top: previous.y, width: previous.width, height: previous.height)
+            case .background:
+                canvas.clear(left: previous.x, top: previous.y, width: previous.width, height: previous.height)
             case .previous: canvas.restore()
             }
         }
@@ -102,21 +109,28 @@ final class APNGFrameDecoder {
         }
         canvas.draw(bitmap, x: control.x, y: control.y, blendsOver: control.blendOp == .over)
         // The first frame's "previous" has nothing to go back to: it clears, as the specification says.
-        previous = frames.isEmpty && control.disposeOp == .previous
-            ? APNGLayout.FrameControl(width: control.width, height: control.height, x: control.x, y: control.y,
-                                      disposeOp: .background, blendOp: control.blendOp, duration: control.duration)
+        previous =
+            frames.isEmpty && control.disposeOp == .previous
+            ? APNGLayout.FrameControl(
+                width: control.width, height: control.height, x: control.x, y: control.y,
+                disposeOp: .background, blendOp: control.blendOp, duration: control.duration)
             : control
-        guard var composited = canvas.makeBitmap()?.applyingOrientation(orientation) else { throw .unsupported("out of memory") }
+        guard var composited = canvas.makeBitmap()?.applyingOrientation(orientation) else {
+            throw .unsupported("out of memory")
+        }
         if output.width != composited.width || output.height != composited.height {
-            composited = Resampler.resample(composited, width: output.width, height: output.height, quality: options.interpolationQuality)
+            composited = Resampler.resample(
+                composited, width: output.width, height: output.height, quality: options.interpolationQuality)
         }
         frames.append(composited)
         durations.append(control.duration)
     }
 
     /// Writes `frame` as a stand-alone PNG into `stream` and returns its header.
-    private func rewrite(_ frame: APNGLayout.Frame, bytes: UnsafeRawBufferPointer,
-                         scanner: PNGChunkScanner) throws(ImageDecodingError) -> PNGHeader {
+    private func rewrite(
+        _ frame: APNGLayout.Frame, bytes: UnsafeRawBufferPointer,
+        scanner: PNGChunkScanner
+    ) throws(ImageDecodingError) -> PNGHeader {
         stream.removeAll(keepingCapacity: true)
         stream += PNGChunkScanner.signature
         var ihdr = [UInt8](repeating: 0, count: 13)
@@ -126,7 +140,9 @@ final class APNGFrameDecoder {
             writer.u32(frame.control.height)
             writer.bytes([UInt8(header.bitDepth), header.colorType.rawValue, 0, 0, header.isInterlaced ? 1 : 0])
         }
-        guard let frameHeader = ihdr.withUnsafeBytes({ PNGHeader(ihdr: $0) }) else { throw .corruptData("invalid frame header") }
+        guard let frameHeader = ihdr.withUnsafeBytes({ PNGHeader(ihdr: $0) }) else {
+            throw .corruptData("invalid frame header")
+        }
         PNGChunk.append("IHDR", ihdr[...], to: &stream)
         for chunk in scanner.paletteChunks {
             let end = chunk.offset + 12 + chunk.length
@@ -154,20 +170,29 @@ final class APNGFrameDecoder {
     /// The frames so far as a container (resampled to `sizing` when given), with the animation's loop
     /// count; `isPartial` unless every frame the file holds was decoded and the file is complete. Nil
     /// when no frame decoded.
-    func container(animation: APNGLayout, isFileComplete: Bool,
-                   scaledTo sizing: (targetDimensions: CGSize, contentMode: ContentMode)?) -> ImageContainer? {
+    func container(
+        animation: APNGLayout, isFileComplete: Bool,
+        scaledTo sizing: (targetDimensions: CGSize, contentMode: ContentMode)?
+    ) -> ImageContainer? {
         let isPartial = !isFileComplete || stopError != nil || frames.count < animation.frames.count
-        guard let container = ImageContainer(animatedFrames: frames, frameDurations: durations, loopCount: animation.playCount,
-                                             isPartial: isPartial) else { return nil }
+        guard
+            let container = ImageContainer(
+                animatedFrames: frames, frameDurations: durations, loopCount: animation.playCount,
+                isPartial: isPartial)
+        else { return nil }
         guard let sizing else { return container }
-        return container.scaledToTargetDimensions(sizing.targetDimensions, contentMode: sizing.contentMode, quality: options.interpolationQuality)
+        return container.scaledToTargetDimensions(
+            sizing.targetDimensions, contentMode: sizing.contentMode, quality: options.interpolationQuality)
     }
 
     /// Decodes every frame of a whole APNG at the options' target sizing. Nil when the first frame
     /// cannot be decoded: the caller then shows the default image.
-    static func container(_ bytes: UnsafeRawBufferPointer, scanner: PNGChunkScanner, options: ImageDecodingOptions) -> ImageContainer? {
+    static func container(_ bytes: UnsafeRawBufferPointer, scanner: PNGChunkScanner, options: ImageDecodingOptions)
+        -> ImageContainer?
+    {
         guard let header = scanner.header, let animation = scanner.animation else { return nil }
-        let decoder = APNGFrameDecoder(header: header, orientation: scanner.orientation, options: options, scalesFrames: true)
+        let decoder = APNGFrameDecoder(
+            header: header, orientation: scanner.orientation, options: options, scalesFrames: true)
         decoder.advance(bytes, scanner: scanner)
         return decoder.container(animation: animation, isFileComplete: scanner.isComplete, scaledTo: nil)
     }

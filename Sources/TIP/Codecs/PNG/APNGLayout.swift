@@ -81,7 +81,9 @@ struct APNGLayout: Sendable {
     /// The `acTL` chunk's 8 data bytes.
     init?(animationControl bytes: UnsafeRawBufferPointer) {
         let reader = ByteReader(bytes, littleEndian: false)
-        guard let frames = reader.u32(at: 0), let plays = reader.u32(at: 4), frames > 0, frames <= Int(Int32.max) else { return nil }
+        guard let frames = reader.u32(at: 0), let plays = reader.u32(at: 4), frames > 0, frames <= Int(Int32.max) else {
+            return nil
+        }
         declaredFrameCount = frames
         playCount = plays
     }
@@ -97,11 +99,15 @@ struct APNGLayout: Sendable {
         guard failure == nil else { return }
         closeFrame()
         let reader = ByteReader(chunk, littleEndian: false)
-        guard chunk.count == 26, let sequence = reader.u32(at: 0), let width = reader.u32(at: 4), let height = reader.u32(at: 8),
-              let x = reader.u32(at: 12), let y = reader.u32(at: 16), let numerator = reader.u16(at: 20),
-              let denominator = reader.u16(at: 22), let dispose = DisposeOp(rawValue: chunk[24]),
-              let blend = BlendOp(rawValue: chunk[25]) else { return fail("invalid fcTL") }
-        guard sequence == nextSequence else { return fail("fcTL sequence number \(sequence), expected \(nextSequence)") }
+        guard chunk.count == 26, let sequence = reader.u32(at: 0), let width = reader.u32(at: 4),
+            let height = reader.u32(at: 8),
+            let x = reader.u32(at: 12), let y = reader.u32(at: 16), let numerator = reader.u16(at: 20),
+            let denominator = reader.u16(at: 22), let dispose = DisposeOp(rawValue: chunk[24]),
+            let blend = BlendOp(rawValue: chunk[25])
+        else { return fail("invalid fcTL") }
+        guard sequence == nextSequence else {
+            return fail("fcTL sequence number \(sequence), expected \(nextSequence)")
+        }
         nextSequence += 1
         guard width > 0, height > 0, x + width <= canvas.width, y + height <= canvas.height else {
             return fail("frame \(width)x\(height) at \(x),\(y) outside the \(canvas.width)x\(canvas.height) canvas")
@@ -115,8 +121,11 @@ struct APNGLayout: Sendable {
         }
         guard frames.count < declaredFrameCount else { return }
         let seconds = Double(numerator) / Double(denominator == 0 ? 100 : denominator)
-        frames.append(Frame(control: FrameControl(width: width, height: height, x: x, y: y, disposeOp: dispose, blendOp: blend,
-                                                  duration: AnimationFrameTiming.duration(seconds: seconds))))
+        frames.append(
+            Frame(
+                control: FrameControl(
+                    width: width, height: height, x: x, y: y, disposeOp: dispose, blendOp: blend,
+                    duration: AnimationFrameTiming.duration(seconds: seconds))))
     }
 
     /// Records an `IDAT` chunk starting at `offset` with `length` data bytes.
@@ -129,7 +138,9 @@ struct APNGLayout: Sendable {
     /// sequence number) are `sequence`.
     mutating func recordFrameData(at offset: Int, length: Int, sequence: Int) {
         guard failure == nil else { return }
-        guard sequence == nextSequence else { return fail("fdAT sequence number \(sequence), expected \(nextSequence)") }
+        guard sequence == nextSequence else {
+            return fail("fdAT sequence number \(sequence), expected \(nextSequence)")
+        }
         nextSequence += 1
         guard length > 4, !collectsImageData, let last = frames.indices.last, !frames[last].isComplete else {
             // Data of a frame past the declared count is skipped; anything else breaks the rules.
@@ -154,7 +165,8 @@ struct APNGLayout: Sendable {
 
     /// Whether the chunk at `offset` (its length field) with `length` data bytes has a correct CRC in `bytes`.
     static func crcMatches(_ bytes: UnsafeRawBufferPointer, chunkAt offset: Int, length: Int) -> Bool {
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), offset + 12 + length <= bytes.count else { return false }
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), offset + 12 + length <= bytes.count
+        else { return false }
         let computed = tip_png_crc32(0, base + offset + 4, length + 4)
         return computed == PNGHeader.bigEndianUInt32(bytes, at: offset + 8 + length)
     }

@@ -53,7 +53,8 @@ struct PNGChunkScanner: Sendable {
                 guard type == PNGChunkScanner.ihdr else { throw .corruptData("the first chunk is not IHDR") }
                 guard length == 13 else { throw .corruptData("IHDR length \(length)") }
                 guard bytes.count >= dataStart + 13 else { return }
-                guard let parsed = PNGHeader(ihdr: UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataStart + 13])) else {
+                guard let parsed = PNGHeader(ihdr: UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataStart + 13]))
+                else {
                     throw .corruptData("invalid IHDR")
                 }
                 header = parsed
@@ -68,13 +69,16 @@ struct PNGChunkScanner: Sendable {
                     paletteChunks.append((cursor, length))
                 case PNGChunkScanner.exif:
                     guard bytes.count >= dataStart + length else { return }
-                    if let found = EXIFOrientationParser.orientation(fromTIFF: UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataStart + length])) {
+                    if let found = EXIFOrientationParser.orientation(
+                        fromTIFF: UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataStart + length]))
+                    {
                         orientation = found
                     }
                 case PNGChunkScanner.actl:
                     guard bytes.count >= chunkEnd else { return }
                     if animation == nil, length == 8, APNGLayout.crcMatches(bytes, chunkAt: cursor, length: length) {
-                        animation = APNGLayout(animationControl: UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataStart + 8]))
+                        animation = APNGLayout(
+                            animationControl: UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataStart + 8]))
                     } else {
                         animation?.fail("invalid or repeated acTL")
                     }
@@ -109,13 +113,15 @@ struct PNGChunkScanner: Sendable {
                 animation?.fail("fcTL CRC mismatch")
                 return true
             }
-            animation?.recordFrameControl(UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataStart + length]), canvas: header,
-                                          beforeImageData: imageDataOffset == nil)
+            animation?.recordFrameControl(
+                UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataStart + length]), canvas: header,
+                beforeImageData: imageDataOffset == nil)
         case PNGChunkScanner.idat:
             animation?.recordImageData(at: cursor, length: length)
         case PNGChunkScanner.fdat:
             guard bytes.count >= dataStart + 4 else { return false }
-            animation?.recordFrameData(at: cursor, length: length, sequence: Int(PNGHeader.bigEndianUInt32(bytes, at: dataStart)))
+            animation?.recordFrameData(
+                at: cursor, length: length, sequence: Int(PNGHeader.bigEndianUInt32(bytes, at: dataStart)))
         default:
             break
         }

@@ -52,8 +52,10 @@ struct PNGDecoder: ImageDecoder {
     /// Decodes a whole PNG in memory: an APNG's animation (see `APNGFrameDecoder`), else the image.
     /// `allowFastPath` false forces libpng's reader even where the one-shot ``PNGFastDecoder`` applies
     /// (tests compare the two); `allowsAnimation` false decodes an APNG's default image.
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions,
-                       allowFastPath: Bool = true, allowsAnimation: Bool = true) throws(ImageDecodingError) -> ImageContainer {
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions,
+        allowFastPath: Bool = true, allowsAnimation: Bool = true
+    ) throws(ImageDecodingError) -> ImageContainer {
         var scanner = PNGChunkScanner()
         do {
             try scanner.scan(bytes)
@@ -64,21 +66,26 @@ struct PNGDecoder: ImageDecoder {
         guard let header = scanner.header else { throw .truncatedData }
         try options.checkDimensions(width: header.width, height: header.height)
         if allowsAnimation, let animation = scanner.animation, animation.isUsable,
-           let image = APNGFrameDecoder.container(bytes, scanner: scanner, options: options) {
+            let image = APNGFrameDecoder.container(bytes, scanner: scanner, options: options)
+        {
             return image
         }
         let end = min(scanner.endOffset ?? bytes.count, bytes.count)
-        let (bitmap, isPartial) = try decodeCanvas(UnsafeRawBufferPointer(rebasing: bytes[0..<end]), header: header,
-                                                   hasTransparencyChunk: scanner.hasTransparencyChunk,
-                                                   isComplete: scanner.isComplete, allowFastPath: allowFastPath)
-        return try finish(bitmap, orientation: scanner.orientation, isPartial: isPartial, options: options,
-                          targetDimensions: options.targetDimensions, contentMode: options.targetContentMode)
+        let (bitmap, isPartial) = try decodeCanvas(
+            UnsafeRawBufferPointer(rebasing: bytes[0..<end]), header: header,
+            hasTransparencyChunk: scanner.hasTransparencyChunk,
+            isComplete: scanner.isComplete, allowFastPath: allowFastPath)
+        return try finish(
+            bitmap, orientation: scanner.orientation, isPartial: isPartial, options: options,
+            targetDimensions: options.targetDimensions, contentMode: options.targetContentMode)
     }
 
     /// Decodes the image in `bytes` (a whole PNG, or as much as there is) at its own size: the
     /// one-shot fast path when it applies, else libpng's reader, whose missing rows are filled.
-    static func decodeCanvas(_ bytes: UnsafeRawBufferPointer, header: PNGHeader, hasTransparencyChunk: Bool, isComplete: Bool,
-                             allowFastPath: Bool = true) throws(ImageDecodingError) -> (bitmap: Bitmap, isPartial: Bool) {
+    static func decodeCanvas(
+        _ bytes: UnsafeRawBufferPointer, header: PNGHeader, hasTransparencyChunk: Bool, isComplete: Bool,
+        allowFastPath: Bool = true
+    ) throws(ImageDecodingError) -> (bitmap: Bitmap, isPartial: Bool) {
         let format = header.outputFormat(hasTransparencyChunk: hasTransparencyChunk)
         if allowFastPath, isComplete, let bitmap = PNGFastDecoder.decode(bytes, header: header, format: format) {
             return (bitmap, false)
@@ -96,11 +103,14 @@ struct PNGDecoder: ImageDecoder {
 
     /// Turns a decoded canvas upright and scales it to the target sizing.
     /// Throws when the scaled image would be over the options' maximum pixel count.
-    static func finish(_ bitmap: Bitmap, orientation: ImageOrientation, isPartial: Bool, options: ImageDecodingOptions,
-                       targetDimensions: CGSize, contentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer {
+    static func finish(
+        _ bitmap: Bitmap, orientation: ImageOrientation, isPartial: Bool, options: ImageDecodingOptions,
+        targetDimensions: CGSize, contentMode: ContentMode
+    ) throws(ImageDecodingError) -> ImageContainer {
         var renderOptions = options
         renderOptions.targetDimensions = targetDimensions
         renderOptions.targetContentMode = contentMode
-        return try ImageContainer.decoded(bitmap, orientation: orientation, isPartial: isPartial, options: renderOptions)
+        return try ImageContainer.decoded(
+            bitmap, orientation: orientation, isPartial: isPartial, options: renderOptions)
     }
 }

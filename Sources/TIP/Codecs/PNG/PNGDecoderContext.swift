@@ -89,10 +89,13 @@ final class PNGDecoderContext: ImageDecoderContext {
         return scanner.isComplete ? .didCompleteLoading : lastResult
     }
 
-    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? {
+    func render(mode: ImageDecoderRenderMode, targetDimensions: CGSize, targetContentMode: ContentMode)
+        throws(ImageDecodingError) -> ImageContainer?
+    {
         if let failure, reader == nil { throw failure }
         if isAnimation, let animation = scanner.animation {
-            return try renderAnimation(animation, mode: mode, targetDimensions: targetDimensions, targetContentMode: targetContentMode)
+            return try renderAnimation(
+                animation, mode: mode, targetDimensions: targetDimensions, targetContentMode: targetContentMode)
         }
         if mode != .anyProgress && !scanner.isComplete { return nil }
         do {
@@ -111,8 +114,9 @@ final class PNGDecoderContext: ImageDecoderContext {
         }
         let status = reader.status
         let isPartial = !(isWhole && !status.failed && scanner.isComplete)
-        return try PNGDecoder.finish(bitmap, orientation: scanner.orientation, isPartial: isPartial, options: options,
-                                     targetDimensions: targetDimensions, contentMode: targetContentMode)
+        return try PNGDecoder.finish(
+            bitmap, orientation: scanner.orientation, isPartial: isPartial, options: options,
+            targetDimensions: targetDimensions, contentMode: targetContentMode)
     }
 
     private func process() throws(ImageDecodingError) {
@@ -144,14 +148,18 @@ final class PNGDecoderContext: ImageDecoderContext {
     }
 
     /// The complete frames so far (`completeImage`: only once the file is complete).
-    private func renderAnimation(_ animation: APNGLayout, mode: ImageDecoderRenderMode, targetDimensions: CGSize,
-                                 targetContentMode: ContentMode) throws(ImageDecodingError) -> ImageContainer? {
+    private func renderAnimation(
+        _ animation: APNGLayout, mode: ImageDecoderRenderMode, targetDimensions: CGSize,
+        targetContentMode: ContentMode
+    ) throws(ImageDecodingError) -> ImageContainer? {
         guard let header = scanner.header else { return nil }
         if mode == .completeImage && !scanner.isComplete { return nil }
         var renderOptions = options
         renderOptions.targetDimensions = targetDimensions
         renderOptions.targetContentMode = targetContentMode
-        let decoder = frameDecoder ?? APNGFrameDecoder(header: header, orientation: scanner.orientation, options: options, scalesFrames: false)
+        let decoder =
+            frameDecoder
+            ?? APNGFrameDecoder(header: header, orientation: scanner.orientation, options: options, scalesFrames: false)
         frameDecoder = decoder
         if animation.isUsable {
             let scanned = scanner
@@ -171,12 +179,16 @@ final class PNGDecoderContext: ImageDecoderContext {
             return try still.get()
         }
         guard !decoder.frames.isEmpty else { return nil }
-        let upright = scanner.orientation.swapsDimensions ? (header.height, header.width) : (header.width, header.height)
+        let upright =
+            scanner.orientation.swapsDimensions ? (header.height, header.width) : (header.width, header.height)
         let size = try renderOptions.checkedOutputDimensions(width: upright.0, height: upright.1)
         let key = [size.width, size.height, decoder.frames.count, scanner.isComplete ? 1 : 0]
         if let animationRender, animationRender.key == key { return animationRender.image }
-        guard let image = decoder.container(animation: animation, isFileComplete: scanner.isComplete,
-                                            scaledTo: (targetDimensions, targetContentMode)) else { return nil }
+        guard
+            let image = decoder.container(
+                animation: animation, isFileComplete: scanner.isComplete,
+                scaledTo: (targetDimensions, targetContentMode))
+        else { return nil }
         animationRender = (key, image)
         return image
     }

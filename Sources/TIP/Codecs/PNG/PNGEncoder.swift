@@ -27,9 +27,11 @@ struct PNGEncoder: ImageEncoder {
             return try APNGEncoder(encoder: self).encode(image, options: options)
         }
         let bitmap = image.image
-        let keepsAlpha = !options.contains(.noAlpha) && bitmap.format == .rgba8Premultiplied && bitmap.containsTransparency()
+        let keepsAlpha =
+            !options.contains(.noAlpha) && bitmap.format == .rgba8Premultiplied && bitmap.containsTransparency()
         let gray = options.contains(.grayscale) || bitmap.format == .gray8
-        return try encode(bitmap, layout: Layout(gray: gray, alpha: keepsAlpha), interlaced: options.contains(.progressive))
+        return try encode(
+            bitmap, layout: Layout(gray: gray, alpha: keepsAlpha), interlaced: options.contains(.progressive))
     }
 
     /// The PNG colour layout written.
@@ -63,9 +65,10 @@ struct PNGEncoder: ImageEncoder {
         let level = Int32(compressionLevel)
         let status = bitmap.withUnsafeBytes { pixels in
             message.withUnsafeMutableBufferPointer { text in
-                tip_png_encode(pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), bitmap.bytesPerRow,
-                               UInt32(bitmap.width), UInt32(bitmap.height), input, layout.code, interlaced ? 1 : 0, level,
-                               &output, &size, text.baseAddress, text.count)
+                tip_png_encode(
+                    pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), bitmap.bytesPerRow,
+                    UInt32(bitmap.width), UInt32(bitmap.height), input, layout.code, interlaced ? 1 : 0, level,
+                    &output, &size, text.baseAddress, text.count)
             }
         }
         guard status == 0, let output else {

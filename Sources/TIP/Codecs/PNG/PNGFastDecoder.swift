@@ -10,13 +10,14 @@ enum PNGFastDecoder {
     /// Decodes `bytes` (the whole PNG up to and including IEND), or nil when the reader must do it.
     static func decode(_ bytes: UnsafeRawBufferPointer, header: PNGHeader, format: PixelFormat) -> Bitmap? {
         guard header.bitDepth == 8, !header.isInterlaced, let base = bytes.baseAddress,
-              var bitmap = Bitmap(uninitializedWidth: header.width, height: header.height, format: format)
+            var bitmap = Bitmap(uninitializedWidth: header.width, height: header.height, format: format)
         else { return nil }
         let stride = bitmap.bytesPerRow
         let status = bitmap.withUnsafeMutableBytes { pixels in
-            tip_png_fast_decode(base.assumingMemoryBound(to: UInt8.self), bytes.count,
-                                UInt32(header.width), UInt32(header.height), format.pngReaderOutput,
-                                pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), stride)
+            tip_png_fast_decode(
+                base.assumingMemoryBound(to: UInt8.self), bytes.count,
+                UInt32(header.width), UInt32(header.height), format.pngReaderOutput,
+                pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), stride)
         }
         return status == Int32(TIP_PNG_FAST_OK) ? bitmap : nil
     }

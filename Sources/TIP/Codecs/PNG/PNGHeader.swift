@@ -1,4 +1,3 @@
-
 /// The fields of a PNG's IHDR chunk, validated.
 struct PNGHeader: Equatable, Sendable {
     /// PNG colour types.
@@ -22,7 +21,8 @@ struct PNGHeader: Equatable, Sendable {
         let width = Int(PNGHeader.bigEndianUInt32(bytes, at: 0))
         let height = Int(PNGHeader.bigEndianUInt32(bytes, at: 4))
         guard width > 0, height > 0, width <= 0x7FFF_FFFF, height <= 0x7FFF_FFFF,
-              let colorType = ColorType(rawValue: bytes[9]) else { return nil }
+            let colorType = ColorType(rawValue: bytes[9])
+        else { return nil }
         let depth = Int(bytes[8])
         let allowed: [Int]
         switch colorType {
@@ -49,6 +49,7 @@ struct PNGHeader: Equatable, Sendable {
     }
 
     static func bigEndianUInt32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+            | UInt32(bytes[offset + 3])
     }
 }

@@ -23,7 +23,7 @@ final class PNGRowReader {
             canvas = Bitmap(uninitializedWidth: header.width, height: header.height, format: format)
         }
         guard let canvas,
-              let reader = tip_png_reader_create(UInt32(header.width), UInt32(header.height), format.pngReaderOutput)
+            let reader = tip_png_reader_create(UInt32(header.width), UInt32(header.height), format.pngReaderOutput)
         else { return nil }
         self.header = header
         self.format = format
@@ -42,8 +42,9 @@ final class PNGRowReader {
         let stride = canvas.bytesPerRow
         let reader = self.reader
         return canvas.withUnsafeMutableBytes { pixels in
-            tip_png_reader_feed(reader, base.assumingMemoryBound(to: UInt8.self), bytes.count,
-                                pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), stride) == 0
+            tip_png_reader_feed(
+                reader, base.assumingMemoryBound(to: UInt8.self), bytes.count,
+                pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), stride) == 0
         }
     }
 
@@ -58,9 +59,10 @@ final class PNGRowReader {
         // non-interlaced image is whole only once its last row arrived (the rows below would
         // otherwise be handed out unwritten).
         let finishedWhole = raw.finished != 0 && (header.isInterlaced || Int(raw.rows_written) == header.height)
-        return Status(failed: raw.failed != 0, isFinished: raw.finished != 0,
-                      pixelsComplete: raw.pixels_complete != 0 || finishedWhole,
-                      rowsWritten: Int(raw.rows_written), message: message)
+        return Status(
+            failed: raw.failed != 0, isFinished: raw.finished != 0,
+            pixelsComplete: raw.pixels_complete != 0 || finishedWhole,
+            rowsWritten: Int(raw.rows_written), message: message)
     }
 
     /// What a reader has achieved.

@@ -40,8 +40,9 @@ struct TGADecoder: ImageDecoder {
 struct TGAFileFormat: WholeFileImageFormat {
     func readHeader(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodingError) -> WholeFileImageHeader? {
         guard let header = try TGAHeader(bytes) else { return nil }
-        return WholeFileImageHeader(width: header.width, height: header.height, hasAlpha: header.mayHaveAlpha,
-                                    fileLength: header.pixelDataEnd)
+        return WholeFileImageHeader(
+            width: header.width, height: header.height, hasAlpha: header.mayHaveAlpha,
+            fileLength: header.pixelDataEnd)
     }
 
     func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {

@@ -30,7 +30,9 @@ struct TGAEncoder: ImageEncoder {
         let bitmap = image.image
         let width = bitmap.width, height = bitmap.height
         guard width <= 65535, height <= 65535 else {
-            throw PipelineError(.failedToInitializeImageDestination, "TGA images are at most 65535x65535 pixels; this one is \(width)x\(height).")
+            throw PipelineError(
+                .failedToInitializeImageDestination,
+                "TGA images are at most 65535x65535 pixels; this one is \(width)x\(height).")
         }
         let gray = options.contains(.grayscale) || bitmap.format == .gray8
         let alpha = !gray && !options.contains(.noAlpha) && bitmap.containsTransparency()
@@ -40,13 +42,13 @@ struct TGAEncoder: ImageEncoder {
         var header = Data(count: 18)
         header.withUnsafeMutableBytes { raw in
             var writer = HeaderWriter(raw)
-            writer.bytes([0, 0, UInt8((gray ? 3 : 2) + (rle ? 8 : 0))])   // no ID, no colour map, type
-            writer.bytes([0, 0, 0, 0, 0])                                  // empty colour map specification
-            writer.u16(0)                                                  // x origin
-            writer.u16(0)                                                  // y origin
+            writer.bytes([0, 0, UInt8((gray ? 3 : 2) + (rle ? 8 : 0))])  // no ID, no colour map, type
+            writer.bytes([0, 0, 0, 0, 0])  // empty colour map specification
+            writer.u16(0)  // x origin
+            writer.u16(0)  // y origin
             writer.u16(width)
             writer.u16(height)
-            writer.bytes([UInt8(pixelBytes * 8), alpha ? 8 : 0])           // depth; descriptor: alpha bits, bottom-up
+            writer.bytes([UInt8(pixelBytes * 8), alpha ? 8 : 0])  // depth; descriptor: alpha bits, bottom-up
         }
         var file = header
         file.reserveCapacity(18 + width * height * pixelBytes + 26)
@@ -59,7 +61,7 @@ struct TGAEncoder: ImageEncoder {
                 file.append(contentsOf: row)
             }
         }
-        file.append(contentsOf: [UInt8](repeating: 0, count: 8))           // no extension area, no developer area
+        file.append(contentsOf: [UInt8](repeating: 0, count: 8))  // no extension area, no developer area
         file.append(contentsOf: TGAHeader.footerSignature)
         return file
     }

@@ -87,11 +87,15 @@ struct TGAHeader: Equatable, Sendable {
             var straight: [(r: UInt32, g: UInt32, b: UInt32, a: UInt32)] = []
             straight.reserveCapacity(f.mapLength)
             for i in 0..<f.mapLength {
-                straight.append(TGAHeader.color(reader.bytes, at: mapOffset + i * entryBytes, bits: f.entryBits, alphaBits: f.alphaBits))
+                straight.append(
+                    TGAHeader.color(
+                        reader.bytes, at: mapOffset + i * entryBytes, bits: f.entryBits, alphaBits: f.alphaBits))
             }
             // Alpha that is zero everywhere was never filled in: the colours are opaque.
             paletteHasAlpha = straight.contains { $0.a != 0 } && straight.contains { $0.a != 255 }
-            palette = straight.map { paletteHasAlpha ? RGBAWord.premultiplied($0.r, $0.g, $0.b, $0.a) : RGBAWord.opaque($0.r, $0.g, $0.b) }
+            palette = straight.map {
+                paletteHasAlpha ? RGBAWord.premultiplied($0.r, $0.g, $0.b, $0.a) : RGBAWord.opaque($0.r, $0.g, $0.b)
+            }
         }
         kind = f.kind
         isRunLengthEncoded = f.isRunLengthEncoded
@@ -132,12 +136,14 @@ struct TGAHeader: Equatable, Sendable {
         case 2: kind = .trueColor
         case 3: kind = .gray
         default:
-            throw imageType == 32 || imageType == 33 ? .unsupported("Huffman-compressed TGA") : .corruptData("image type \(imageType)")
+            throw imageType == 32 || imageType == 33
+                ? .unsupported("Huffman-compressed TGA") : .corruptData("image type \(imageType)")
         }
-        let f = Fields(idLength: Int(b[0]), hasColorMap: mapType == 1, kind: kind, isRunLengthEncoded: imageType & 8 != 0,
-                       mapFirst: reader.u16(at: 3) ?? 0, mapLength: reader.u16(at: 5) ?? 0, entryBits: Int(b[7]),
-                       width: reader.u16(at: 12) ?? 0, height: reader.u16(at: 14) ?? 0, pixelDepth: Int(b[16]),
-                       descriptor: Int(b[17]))
+        let f = Fields(
+            idLength: Int(b[0]), hasColorMap: mapType == 1, kind: kind, isRunLengthEncoded: imageType & 8 != 0,
+            mapFirst: reader.u16(at: 3) ?? 0, mapLength: reader.u16(at: 5) ?? 0, entryBits: Int(b[7]),
+            width: reader.u16(at: 12) ?? 0, height: reader.u16(at: 14) ?? 0, pixelDepth: Int(b[16]),
+            descriptor: Int(b[17]))
         guard f.width > 0, f.height > 0 else { throw .corruptData("invalid dimensions \(f.width)x\(f.height)") }
         guard f.descriptor & 0xC0 == 0 else { throw .unsupported("interleaved TGA") }
         guard f.alphaBits <= 8 else { throw .corruptData("\(f.alphaBits) alpha bits") }
@@ -147,31 +153,46 @@ struct TGAHeader: Equatable, Sendable {
             }
         } else {
             // Without a colour map its specification must be empty.
-            guard f.mapLength == 0, [0, 15, 16, 24, 32].contains(f.entryBits) else { throw .corruptData("colour map without a colour map type") }
+            guard f.mapLength == 0, [0, 15, 16, 24, 32].contains(f.entryBits) else {
+                throw .corruptData("colour map without a colour map type")
+            }
         }
         switch kind {
         case .colorMapped:
-            guard f.hasColorMap, f.pixelDepth == 8 || f.pixelDepth == 16 else { throw .corruptData("colour-mapped TGA with \(f.pixelDepth)-bit pixels") }
+            guard f.hasColorMap, f.pixelDepth == 8 || f.pixelDepth == 16 else {
+                throw .corruptData("colour-mapped TGA with \(f.pixelDepth)-bit pixels")
+            }
         case .trueColor:
-            guard [15, 16, 24, 32].contains(f.pixelDepth) else { throw .corruptData("true-colour TGA with \(f.pixelDepth)-bit pixels") }
+            guard [15, 16, 24, 32].contains(f.pixelDepth) else {
+                throw .corruptData("true-colour TGA with \(f.pixelDepth)-bit pixels")
+            }
         case .gray:
-            guard f.pixelDepth == 8 || f.pixelDepth == 16 else { throw .corruptData("gray TGA with \(f.pixelDepth)-bit pixels") }
+            guard f.pixelDepth == 8 || f.pixelDepth == 16 else {
+                throw .corruptData("gray TGA with \(f.pixelDepth)-bit pixels")
+            }
         }
         return f
     }
 
     /// The colour stored at `offset` in `bits` (15, 16, 24 or 32), not premultiplied. Alpha is 255
     /// when the layout has none; a 16-bit colour's top bit is its alpha when `alphaBits` > 0.
-    static func color(_ bytes: UnsafeRawBufferPointer, at offset: Int, bits: Int, alphaBits: Int) -> (r: UInt32, g: UInt32, b: UInt32, a: UInt32) {
+    static func color(_ bytes: UnsafeRawBufferPointer, at offset: Int, bits: Int, alphaBits: Int) -> (
+        r: UInt32, g: UInt32, b: UInt32, a: UInt32
+    ) {
         switch bits {
         case 15, 16:
             let v = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8
             func expand(_ c: UInt32) -> UInt32 { c << 3 | c >> 2 }
-            return (expand((v >> 10) & 0x1F), expand((v >> 5) & 0x1F), expand(v & 0x1F), bits == 16 && alphaBits > 0 ? (v >> 15) * 255 : 255)
+            return (
+                expand((v >> 10) & 0x1F), expand((v >> 5) & 0x1F), expand(v & 0x1F),
+                bits == 16 && alphaBits > 0 ? (v >> 15) * 255 : 255
+            )
         case 24:
             return (UInt32(bytes[offset + 2]), UInt32(bytes[offset + 1]), UInt32(bytes[offset]), 255)
         default:
-            return (UInt32(bytes[offset + 2]), UInt32(bytes[offset + 1]), UInt32(bytes[offset]), UInt32(bytes[offset + 3]))
+            return (
+                UInt32(bytes[offset + 2]), UInt32(bytes[offset + 1]), UInt32(bytes[offset]), UInt32(bytes[offset + 3])
+            )
         }
     }
 }

@@ -14,13 +14,16 @@
 /// ``Bitmap/fillMissingRows(_:)``) and the result is partial; with no row at all it throws
 /// ``ImageDecodingError/truncatedData``. Stateless.
 enum TGAPixelReader {
-    static func decode(_ bytes: UnsafeRawBufferPointer, header: TGAHeader) throws(ImageDecodingError) -> (bitmap: Bitmap, isPartial: Bool) {
+    static func decode(_ bytes: UnsafeRawBufferPointer, header: TGAHeader) throws(ImageDecodingError) -> (
+        bitmap: Bitmap, isPartial: Bool
+    ) {
         let attributes = extensionAttributes(bytes)
         // Extension area attributes: 0 no alpha, 1 and 2 alpha to ignore, 3 alpha, 4 premultiplied alpha.
         let alphaAllowed = attributes.map { $0 >= 3 } ?? true
         let isPremultiplied = attributes == 4
         let usesAlpha = header.mayHaveAlpha && alphaAllowed
-        let format: PixelFormat = usesAlpha ? .rgba8Premultiplied : (header.kind == .gray && header.pixelDepth == 8 ? .gray8 : .rgbx8)
+        let format: PixelFormat =
+            usesAlpha ? .rgba8Premultiplied : (header.kind == .gray && header.pixelDepth == 8 ? .gray8 : .rgbx8)
         guard var bitmap = Bitmap(uninitializedWidth: header.width, height: header.height, format: format) else {
             throw .unsupported("out of memory for \(header.width)x\(header.height)")
         }
@@ -36,7 +39,8 @@ enum TGAPixelReader {
             guard let target = out.baseAddress else { return }
             while rows < header.height, let row = source.nextRow(into: scratch) {
                 let y = header.isTopToBottom ? rows : header.height - 1 - rows
-                if converter.convert(row, to: target + y * stride, width: header.width, reversed: header.isRightToLeft) {
+                if converter.convert(row, to: target + y * stride, width: header.width, reversed: header.isRightToLeft)
+                {
                     sawAlpha = true
                 }
                 rows += 1
@@ -68,8 +72,9 @@ enum TGAPixelReader {
         guard bytes.count >= 26 else { return nil }
         let footer = bytes.count - 26
         guard bytes[(footer + 8)...].elementsEqual(TGAHeader.footerSignature),
-              let offset = ByteReader(bytes, littleEndian: true).u32(at: footer), offset > 0,
-              offset <= footer - 495 else { return nil }
+            let offset = ByteReader(bytes, littleEndian: true).u32(at: footer), offset > 0,
+            offset <= footer - 495
+        else { return nil }
         return Int(bytes[offset + 494])
     }
 }
@@ -119,7 +124,8 @@ private struct RowSource {
             if packetIsRun {
                 switch pixelBytes {
                 case 4:
-                    target.initializeMemory(as: UInt32.self, repeating: (base + runPixel).loadUnaligned(as: UInt32.self), count: count)
+                    target.initializeMemory(
+                        as: UInt32.self, repeating: (base + runPixel).loadUnaligned(as: UInt32.self), count: count)
                 case 1:
                     target.initializeMemory(as: UInt8.self, repeating: bytes[runPixel], count: count)
                 default:

@@ -41,8 +41,10 @@ struct TIFFDecoder: ImageDecoder {
     }
 
     /// The first image, stored-order rows, its orientation and whether rows are missing.
-    private static func decodeBitmap(_ bytes: UnsafeRawBufferPointer,
-                                     options: ImageDecodingOptions) throws(ImageDecodingError) -> (Bitmap, ImageOrientation, Bool) {
+    private static func decodeBitmap(
+        _ bytes: UnsafeRawBufferPointer,
+        options: ImageDecodingOptions
+    ) throws(ImageDecodingError) -> (Bitmap, ImageOrientation, Bool) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .emptyData }
         var message = [CChar](repeating: 0, count: 256)
         var info = tip_tiff_info()
@@ -70,8 +72,9 @@ struct TIFFDecoder: ImageDecoder {
         let stride = bitmap.bytesPerRow
         let status = bitmap.withUnsafeMutableBytes { pixels in
             message.withUnsafeMutableBufferPointer { text in
-                tip_tiff_read_rgba(image, pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), stride, &rowsComplete,
-                                   text.baseAddress, text.count)
+                tip_tiff_read_rgba(
+                    image, pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), stride, &rowsComplete,
+                    text.baseAddress, text.count)
             }
         }
         switch Int(status) {
@@ -104,8 +107,9 @@ struct TIFFDecoder: ImageDecoder {
 struct TIFFFileFormat: WholeFileImageFormat {
     func readHeader(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodingError) -> WholeFileImageHeader? {
         guard let header = try TIFFHeader(bytes) else { return nil }
-        return WholeFileImageHeader(width: header.width, height: header.height, swapsDimensions: header.orientation.swapsDimensions,
-                                    hasAlpha: header.hasAlpha, fileLength: header.fileLength)
+        return WholeFileImageHeader(
+            width: header.width, height: header.height, swapsDimensions: header.orientation.swapsDimensions,
+            hasAlpha: header.hasAlpha, fileLength: header.fileLength)
     }
 
     func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> ImageContainer {

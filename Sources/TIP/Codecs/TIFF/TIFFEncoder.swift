@@ -36,9 +36,10 @@ struct TIFFEncoder: ImageEncoder {
         var message = [CChar](repeating: 0, count: 256)
         let status = bitmap.withUnsafeBytes { pixels in
             message.withUnsafeMutableBufferPointer { text in
-                tip_tiff_encode(pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), bitmap.bytesPerRow,
-                                UInt32(bitmap.width), UInt32(bitmap.height), input, layout, &output, &size,
-                                text.baseAddress, text.count)
+                tip_tiff_encode(
+                    pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), bitmap.bytesPerRow,
+                    UInt32(bitmap.width), UInt32(bitmap.height), input, layout, &output, &size,
+                    text.baseAddress, text.count)
             }
         }
         guard status == 0, let output else {

@@ -22,7 +22,9 @@ struct TIFFHeader: Equatable, Sendable {
     let fileLength: Int
 
     /// The signatures TIFF files start with: "II*\0" and "MM\0*", and BigTIFF's "II+\0" and "MM\0+".
-    static let signatures: [[UInt8]] = [[0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A], [0x49, 0x49, 0x2B, 0x00], [0x4D, 0x4D, 0x00, 0x2B]]
+    static let signatures: [[UInt8]] = [
+        [0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A], [0x49, 0x49, 0x2B, 0x00], [0x4D, 0x4D, 0x00, 0x2B],
+    ]
 
     /// Whether `prefix` agrees with a TIFF signature as far as it goes.
     static func couldStartTIFF(_ prefix: some Collection<UInt8>) -> Bool {
@@ -34,7 +36,8 @@ struct TIFFHeader: Equatable, Sendable {
     init?(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodingError) {
         guard TIFFHeader.couldStartTIFF(bytes) else { throw .corruptData("not a TIFF signature") }
         guard let directory = TIFFDirectory(bytes), let entries = directory.entries(), let directoryEnd = directory.end,
-              directoryEnd <= bytes.count else { return nil }
+            directoryEnd <= bytes.count
+        else { return nil }
         func first(_ tag: Int) -> Int? {
             entries.first { $0.tag == tag }.flatMap { directory.values(of: $0, limit: 1)?.first }
         }
@@ -43,15 +46,17 @@ struct TIFFHeader: Equatable, Sendable {
         }
         var end = directoryEnd
         for entry in entries {
-            guard let valuesEnd = directory.valuesEnd(of: entry) else { throw .corruptData("tag \(entry.tag) out of range") }
+            guard let valuesEnd = directory.valuesEnd(of: entry) else {
+                throw .corruptData("tag \(entry.tag) out of range")
+            }
             end = max(end, valuesEnd)
         }
         guard end <= bytes.count else { return nil }
         // Strips (273 / 279) or tiles (324 / 325): offsets and byte counts, pairwise.
         for (offsetsTag, countsTag) in [(273, 279), (324, 325)] {
             guard let offsetsEntry = entries.first(where: { $0.tag == offsetsTag }),
-                  let countsEntry = entries.first(where: { $0.tag == countsTag }),
-                  let offsets = directory.values(of: offsetsEntry), let counts = directory.values(of: countsEntry)
+                let countsEntry = entries.first(where: { $0.tag == countsTag }),
+                let offsets = directory.values(of: offsetsEntry), let counts = directory.values(of: countsEntry)
             else { continue }
             for (offset, count) in zip(offsets, counts) {
                 let (pieceEnd, overflow) = offset.addingReportingOverflow(count)

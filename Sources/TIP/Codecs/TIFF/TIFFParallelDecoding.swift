@@ -12,13 +12,16 @@ extension TIFFDecoder {
     /// are exactly those of one sequential decode. Returns false — having written nothing that matters —
     /// when the image is too small or has one strip, or when any band reports an error: the caller then
     /// decodes sequentially, which also gives the partial-image behaviour for damaged data.
-    static func decodeInParallel(_ bytes: UnsafeRawBufferPointer, first: OpaquePointer, info: tip_tiff_info, allocationLimit: UInt64,
-                                 into bitmap: inout Bitmap) -> Bool {
+    static func decodeInParallel(
+        _ bytes: UnsafeRawBufferPointer, first: OpaquePointer, info: tip_tiff_info, allocationLimit: UInt64,
+        into bitmap: inout Bitmap
+    ) -> Bool {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let height = Int(info.height), piece = max(1, Int(info.rows_per_piece))
         let pieces = (height + piece - 1) / piece
         guard cores >= 2, pieces >= 2, Int(info.width) * height >= parallelDecodingMinimumPixels,
-              let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+            let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else { return false }
         let bandCount = min(cores, 4, pieces)
         let piecesPerBand = (pieces + bandCount - 1) / bandCount
         let bands = stride(from: 0, to: pieces, by: piecesPerBand).map { start in
@@ -38,12 +41,14 @@ extension TIFFDecoder {
                 if index == 0 {
                     image = handle.first
                 } else {
-                    image = tip_tiff_open(handle.bytes, handle.count, allocationLimit, &bandInfo, &message, message.count)
+                    image = tip_tiff_open(
+                        handle.bytes, handle.count, allocationLimit, &bandInfo, &message, message.count)
                 }
                 defer { if index != 0 { tip_tiff_close(image) } }
                 var complete: UInt32 = 0
-                let status = tip_tiff_read_rgba_rows(image, (raster.pointer + band.firstRow * stride).assumingMemoryBound(to: UInt8.self),
-                                                     stride, UInt32(band.firstRow), UInt32(band.rows), &complete, &message, message.count)
+                let status = tip_tiff_read_rgba_rows(
+                    image, (raster.pointer + band.firstRow * stride).assumingMemoryBound(to: UInt8.self),
+                    stride, UInt32(band.firstRow), UInt32(band.rows), &complete, &message, message.count)
                 if status != Int32(TIP_TIFF_OK) { failures.withLock { $0 += 1 } }
             }
         }

@@ -12,8 +12,9 @@ public protocol ImageFetchDownloadProviderWithStubbingSupport: ImageFetchDownloa
     /// Answers requests for `requestURL` with `responseData` (nil or empty: 404) of type `mimeType`.
     /// `shouldSupportResuming` adds `Accept-Ranges: bytes` and honours `Range`/`If-Range`;
     /// `suggestedBitrate` paces the body in bits per second (0: as fast as possible).
-    func addDownloadStub(forRequestURL requestURL: URL, responseData: Data?, responseMIMEType mimeType: String?,
-                         shouldSupportResuming: Bool, suggestedBitrate: UInt64)
+    func addDownloadStub(
+        forRequestURL requestURL: URL, responseData: Data?, responseMIMEType mimeType: String?,
+        shouldSupportResuming: Bool, suggestedBitrate: UInt64)
 
     /// Removes the stub for `requestURL`.
     func removeDownloadStub(forRequestURL requestURL: URL)

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -18,8 +19,9 @@ enum ImageFetchDownloadRequestPolicy {
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         guard isHTTP(request.url) else {
             let url = request.url?.absoluteString ?? "(no URL)"
-            return .failure(ImageFetchError(
-                .invalidRequest, "Cannot download \(url): only http and https URLs can be downloaded."))
+            return .failure(
+                ImageFetchError(
+                    .invalidRequest, "Cannot download \(url): only http and https URLs can be downloaded."))
         }
         return .success(request)
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -17,7 +18,9 @@ private let downloadQueueKey = DispatchSpecificKey<ObjectIdentifier>()
 /// stop; nothing the load brings after the call is delivered.
 class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked Sendable {
     private enum Phase {
-        case idle, preparing, loading(Load), completed
+        case idle, preparing
+        case loading(Load)
+        case completed
     }
 
     private struct State {
@@ -148,15 +151,18 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
         let client = context.client
         client.downloadDidStart(self)
         guard isPreparing else { return }
-        ask({ client.download(self, hydrateRequest: context.originalRequest, completion: $0) },
+        ask(
+            { client.download(self, hydrateRequest: context.originalRequest, completion: $0) },
             then: { self.hydrationDidComplete($0) })
     }
 
     /// Makes a client call whose `completion` may come at once (inside the call), later on the download queue,
     /// or later from another thread, and continues with `next` on the download queue: after the call returns,
     /// at once when already on the queue, else after a hop (each hop is a thread wake-up per download).
-    private func ask(_ call: (@escaping @Sendable ((any Error)?) -> Void) -> Void,
-                     then next: @escaping @Sendable ((any Error)?) -> Void) {
+    private func ask(
+        _ call: (@escaping @Sendable ((any Error)?) -> Void) -> Void,
+        then next: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         let synchronous = Locked<(isInCall: Bool, result: (any Error)??)>((true, nil))
         let queue = self.queue, key = self.queueKey
         call { error in
@@ -166,7 +172,11 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
                 return false
             }
             guard isLate else { return }
-            if DispatchQueue.getSpecific(key: downloadQueueKey) == key { next(error) } else { queue.async { next(error) } }
+            if DispatchQueue.getSpecific(key: downloadQueueKey) == key {
+                next(error)
+            } else {
+                queue.async { next(error) }
+            }
         }
         let result = synchronous.withLock { state -> (any Error)?? in
             state.isInCall = false
@@ -187,7 +197,8 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
         if let error { return finish(error: error) }
         let request = context.hydratedRequest ?? context.originalRequest
         let client = context.client
-        ask({ client.download(self, authorizeRequest: request, completion: $0) },
+        ask(
+            { client.download(self, authorizeRequest: request, completion: $0) },
             then: { self.authorizationDidComplete($0) })
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -20,8 +21,10 @@ final class StubbedImageFetchDownload: ImageFetchDownload {
     /// Bytes per paced chunk.
     static let chunkSize = 16 * 1024
 
-    init(context: any ImageFetchDownloadContext,
-         lookUp: @escaping @Sendable (URL) -> StubbingImageFetchDownloadProvider.Stub?) {
+    init(
+        context: any ImageFetchDownloadContext,
+        lookUp: @escaping @Sendable (URL) -> StubbingImageFetchDownloadProvider.Stub?
+    ) {
         state = Locked(State(context: context))
         queue = context.downloadQueue
         self.lookUp = lookUp
@@ -85,7 +88,8 @@ final class StubbedImageFetchDownload: ImageFetchDownload {
         state.withLock { $0.finalRequest = request }
         let stub = lookUp(url)
         guard let stub, !stub.data.isEmpty else {
-            let response = HTTPURLResponse(url: url, statusCode: 404, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "0"])
+            let response = HTTPURLResponse(
+                url: url, statusCode: 404, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "0"])
             if let response { client.download(self, didReceiveResponse: response) }
             return finish(nil)
         }
@@ -95,12 +99,17 @@ final class StubbedImageFetchDownload: ImageFetchDownload {
         var status = 200
         var body = stub.data
         if stub.supportsResuming, let range = request.value(forHTTPHeaderField: "Range"),
-           let first = Self.firstByte(ofRange: range),
-           request.value(forHTTPHeaderField: "If-Range").map({ $0 == StubbingImageFetchDownloadProvider.stubLastModified }) ?? true {
+            let first = Self.firstByte(ofRange: range),
+            request.value(forHTTPHeaderField: "If-Range").map({
+                $0 == StubbingImageFetchDownloadProvider.stubLastModified
+            }) ?? true
+        {
             if first >= stub.data.count {
                 headers["Content-Range"] = "bytes */\(stub.data.count)"
                 headers["Content-Length"] = "0"
-                if let response = HTTPURLResponse(url: url, statusCode: 416, httpVersion: "HTTP/1.1", headerFields: headers) {
+                if let response = HTTPURLResponse(
+                    url: url, statusCode: 416, httpVersion: "HTTP/1.1", headerFields: headers)
+                {
                     client.download(self, didReceiveResponse: response)
                 }
                 return finish(nil)
@@ -110,7 +119,9 @@ final class StubbedImageFetchDownload: ImageFetchDownload {
             body = stub.data.subdata(in: first..<stub.data.count)
         }
         headers["Content-Length"] = String(body.count)
-        guard let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers) else {
+        guard
+            let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+        else {
             return finish(ImageFetchError(.unknown, "The stub for \(url.absoluteString) could not make a response."))
         }
         client.download(self, didReceiveResponse: response)

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -49,10 +50,13 @@ public final class StubbingImageFetchDownloadProvider: ImageFetchDownloadProvide
     }
 
     /// Registers (or replaces) the stub for `requestURL`.
-    public func addDownloadStub(forRequestURL requestURL: URL, responseData: Data?, responseMIMEType mimeType: String?,
-                                shouldSupportResuming: Bool, suggestedBitrate: UInt64) {
-        let stub = Stub(data: responseData ?? Data(), mimeType: mimeType, supportsResuming: shouldSupportResuming,
-                        bitsPerSecond: suggestedBitrate)
+    public func addDownloadStub(
+        forRequestURL requestURL: URL, responseData: Data?, responseMIMEType mimeType: String?,
+        shouldSupportResuming: Bool, suggestedBitrate: UInt64
+    ) {
+        let stub = Stub(
+            data: responseData ?? Data(), mimeType: mimeType, supportsResuming: shouldSupportResuming,
+            bitsPerSecond: suggestedBitrate)
         state.withLock { $0.stubs[requestURL] = stub }
     }
 

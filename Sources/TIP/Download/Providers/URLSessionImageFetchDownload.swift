@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -65,7 +66,8 @@ final class URLSessionImageFetchDownload: LoadingImageFetchDownload<URLSessionDa
         queue.async {
             // FoundationNetworking reports interim responses (100, 102, 103) as responses too: the final one follows.
             guard let context = self.reportingContext, let http = response as? HTTPURLResponse,
-                  !(100..<200).contains(http.statusCode) else { return }
+                !(100..<200).contains(http.statusCode)
+            else { return }
             self.report(http, to: context)
         }
     }
@@ -99,16 +101,18 @@ final class URLSessionImageFetchDownload: LoadingImageFetchDownload<URLSessionDa
     func taskDidComplete(error: (any Error)?, response: URLResponse?) {
         queue.async {
             if let refused = self.extra.withLock({ $0.refusedRedirectStatus }) {
-                return self.finish(error: ImageFetchError(
-                    .httpTransactionError,
-                    "The server redirected (HTTP \(refused)) to a non-HTTP URL; the redirect was refused. "
-                        + "Fix the image URL or the server's Location header.",
-                    httpStatusCode: refused))
+                return self.finish(
+                    error: ImageFetchError(
+                        .httpTransactionError,
+                        "The server redirected (HTTP \(refused)) to a non-HTTP URL; the redirect was refused. "
+                            + "Fix the image URL or the server's Location header.",
+                        httpStatusCode: refused))
             }
             // FoundationNetworking ends a redirect it cannot follow (no or an unparsable Location) without
             // reporting its response: report it now, so the origin's status is the error, not the contract.
             if error == nil, let http = response as? HTTPURLResponse, !(100..<200).contains(http.statusCode),
-               let context = self.reportingContext {
+                let context = self.reportingContext
+            {
                 self.report(http, to: context)
             }
             self.finish(error: error)

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -37,12 +38,16 @@ final class CurlImageFetchDownload: LoadingImageFetchDownload<CurlTransfer>, @un
 
     override func makeLoad(for request: URLRequest) -> Result<CurlTransfer, any Error> {
         guard let loop, let url = request.url,
-              let transfer = CurlTransfer(request: request, url: url, options: options,
-                                          weight: Self.streamWeight(priority), loop: loop, queue: queue, download: self)
+            let transfer = CurlTransfer(
+                request: request, url: url, options: options,
+                weight: Self.streamWeight(priority), loop: loop, queue: queue, download: self)
         else {
-            return .failure(URLError(.unknown, userInfo: [
-                NSLocalizedDescriptionKey: "libcurl could not make a transfer (out of memory?).",
-            ]))
+            return .failure(
+                URLError(
+                    .unknown,
+                    userInfo: [
+                        NSLocalizedDescriptionKey: "libcurl could not make a transfer (out of memory?)."
+                    ]))
         }
         return .success(transfer)
     }

@@ -66,10 +66,12 @@ public final class CurlImageFetchDownloadProvider: ImageFetchDownloadProvider {
 
     /// A provider with its own multi handle and thread (started by the first download). Times are in seconds; `requestTimeout` (default 60) is
     /// the idle timeout, applied in whole seconds; `connectTimeout` defaults to 30.
-    public init(requestTimeout: TimeInterval = 60, connectTimeout: TimeInterval = 30,
-                maxResponseHeaderByteCount: Int = defaultMaxResponseHeaderByteCount,
-                maxResponseHeaderCount: Int = defaultMaxResponseHeaderCount,
-                maxRedirectCount: Int = defaultMaxRedirectCount, certificateAuthoritiesFile: String? = nil) {
+    public init(
+        requestTimeout: TimeInterval = 60, connectTimeout: TimeInterval = 30,
+        maxResponseHeaderByteCount: Int = defaultMaxResponseHeaderByteCount,
+        maxResponseHeaderCount: Int = defaultMaxResponseHeaderCount,
+        maxRedirectCount: Int = defaultMaxRedirectCount, certificateAuthoritiesFile: String? = nil
+    ) {
         self.requestTimeout = requestTimeout
         self.connectTimeout = connectTimeout
         self.maxResponseHeaderByteCount = maxResponseHeaderByteCount

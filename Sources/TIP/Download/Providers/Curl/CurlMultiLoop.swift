@@ -118,7 +118,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             var queued: Int32 = 0
             while let message = curl_multi_info_read(multi, &queued) {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                      let transfer = running[handle] else { continue }
+                    let transfer = running[handle]
+                else { continue }
                 end(transfer, result: message.pointee.data.result)
             }
             // Idle: sleep until woken; otherwise libcurl shortens the wait to its own next timeout.

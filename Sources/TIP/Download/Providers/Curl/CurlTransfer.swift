@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -64,8 +65,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// A transfer for `request` (http or https) reporting to `download` on `queue`; nil when libcurl cannot
     /// make a handle. Made on the download queue; it does nothing until `loop` adds it.
-    init?(request: URLRequest, url: URL, options: CurlTransferOptions, weight: Int, loop: CurlMultiLoop,
-          queue: DispatchQueue, download: CurlImageFetchDownload) {
+    init?(
+        request: URLRequest, url: URL, options: CurlTransferOptions, weight: Int, loop: CurlMultiLoop,
+        queue: DispatchQueue, download: CurlImageFetchDownload
+    ) {
         guard let handle = curl_easy_init() else { return nil }
         self.handle = handle
         self.url = url
@@ -73,8 +76,9 @@ final class CurlTransfer: @unchecked Sendable {
         self.loop = loop
         shared.withLock { $0.download = download }
         pauseThreshold = options.bufferSize
-        headers = CurlResponseHeaderReader(maxByteCount: options.maxResponseHeaderByteCount,
-                                           maxLineCount: options.maxResponseHeaderCount)
+        headers = CurlResponseHeaderReader(
+            maxByteCount: options.maxResponseHeaderByteCount,
+            maxLineCount: options.maxResponseHeaderCount)
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         configure(request: request, options: options, weight: weight)
@@ -169,7 +173,10 @@ final class CurlTransfer: @unchecked Sendable {
             }
             response = (head, effectiveURL)
         }
-        enum Outcome { case accepted(scheduleDrain: Bool), paused, aborted }
+        enum Outcome {
+            case accepted(scheduleDrain: Bool)
+            case paused, aborted
+        }
         let outcome = shared.withLock { shared -> Outcome in
             if shared.isCancelled { return .aborted }
             if shared.undeliveredByteCount >= pauseThreshold {
@@ -180,7 +187,9 @@ final class CurlTransfer: @unchecked Sendable {
             if case .data(var data)? = shared.events.last {
                 // Taken out first, so the append does not copy the bytes queued so far.
                 shared.events.removeLast()
-                if let base = bytes.baseAddress { data.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
+                if let base = bytes.baseAddress {
+                    data.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+                }
                 shared.events.append(.data(data))
             } else {
                 shared.events.append(.data(Data(bytes)))
@@ -208,7 +217,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var effectiveURL: URL {
         var pointer: UnsafeMutablePointer<CChar>?
         guard tip_curl_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &pointer) == CURLE_OK, let pointer,
-              let effective = URL(string: String(cString: pointer)) else { return url }
+            let effective = URL(string: String(cString: pointer))
+        else { return url }
         return effective
     }
 
@@ -219,7 +229,8 @@ final class CurlTransfer: @unchecked Sendable {
     func didFinish(result: CURLcode) {
         var events: [Event] = []
         let head = headers.finalHead
-        let refusedRedirect = result == CURLE_UNSUPPORTED_PROTOCOL && head.map { (300..<400).contains($0.statusCode) } == true
+        let refusedRedirect =
+            result == CURLE_UNSUPPORTED_PROTOCOL && head.map { (300..<400).contains($0.statusCode) } == true
         if !hasQueuedResponse, let head, !refusedRedirect {
             events.append(.response(head, effectiveURL))
         }
@@ -235,8 +246,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func error(for result: CURLcode, head: CurlResponseHead?, refusedRedirect: Bool) -> (any Error)? {
         if let abortMessage {
-            return CurlTransferError.urlError(.badServerResponse, message: abortMessage, url: url,
-                                              curlCode: Int(result.rawValue))
+            return CurlTransferError.urlError(
+                .badServerResponse, message: abortMessage, url: url,
+                curlCode: Int(result.rawValue))
         }
         if refusedRedirect, let head {
             return ImageFetchError(
@@ -323,7 +335,9 @@ final class CurlTransfer: @unchecked Sendable {
         guard delivered > 0 else { return }
         let resume = shared.withLock { shared -> Bool in
             shared.undeliveredByteCount -= delivered
-            guard shared.isPaused, !shared.isCancelled, shared.undeliveredByteCount < pauseThreshold else { return false }
+            guard shared.isPaused, !shared.isCancelled, shared.undeliveredByteCount < pauseThreshold else {
+                return false
+            }
             shared.isPaused = false
             return true
         }

@@ -12,8 +12,9 @@ enum CurlTransferError {
     static func urlError(_ code: CURLcode, detail: String, url: URL) -> URLError {
         let generic = curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error"
         let message = detail.isEmpty ? generic : detail
-        return urlError(urlErrorCode(code), message: "\(message) (libcurl \(code.rawValue))", url: url,
-                        curlCode: Int(code.rawValue))
+        return urlError(
+            urlErrorCode(code), message: "\(message) (libcurl \(code.rawValue))", url: url,
+            curlCode: Int(code.rawValue))
     }
 
     /// A `URLError` with `message` as its description.
@@ -39,7 +40,7 @@ enum CurlTransferError {
         case CURLE_URL_MALFORMAT: return .badURL
         case CURLE_PEER_FAILED_VERIFICATION: return .serverCertificateUntrusted
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE,
-             CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             return .secureConnectionFailed
         case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP_RETURNED_ERROR:
             return .badServerResponse
