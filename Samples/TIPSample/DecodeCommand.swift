@@ -21,20 +21,29 @@ struct DecodeCommand: ParsableCommand {
 
     @Option(
         help:
-            "How the image fits the target size: \(ContentModeArgument.allCases.map(\.rawValue).joined(separator: ", "))."
+            """
+            How the image fits the target size: \
+            \(ContentModeArgument.allCases.map(\.rawValue).joined(separator: ", ")).
+            """
     )
     var mode: ContentModeArgument = .scaleAspectFit
 
     @Option(
         name: .customLong("process"),
         help: ArgumentHelp(
-            "Apply a processor after decoding (repeatable, applied in order): \(ProcessorArgument.names). crop and fit use --size.",
+            """
+            Apply a processor after decoding (repeatable, applied in order): \(ProcessorArgument.names). crop and \
+            fit use --size.
+            """,
             valueName: "name"))
     var processors: [ProcessorArgument] = []
 
     @Option(
         help:
-            "Write the result (the first frame of an animation) to this file; its extension picks the type (.png, .jpg, .gif, .webp, .tif, .bmp, .tga, .jp2, .heic, .avif)."
+            """
+            Write the result (the first frame of an animation) to this file; its extension picks the type (.png, \
+            .jpg, .gif, .webp, .tif, .bmp, .tga, .jp2, .heic, .avif).
+            """
     )
     var out: String?
 

@@ -21,13 +21,20 @@ struct FetchCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "browse: thumbnails, then full-size views showing them as previews; flaky: dropped downloads resume; slow: throttled, progressive scans and first frames early; churn: random cancellations and priority changes; list: every image once, in order, at --size (cycling when --count is larger)."
+            """
+            browse: thumbnails, then full-size views showing them as previews; flaky: dropped downloads resume; \
+            slow: throttled, progressive scans and first frames early; churn: random cancellations and priority \
+            changes; list: every image once, in order, at --size (cycling when --count is larger).
+            """
     )
     var scenario: Scenario = .browse
 
     @Option(
         help:
-            "The fetch API: an ImageFetchDelegate, a completion block, async/await, or ImageFetchHelper display tiles (default: helper for browse, delegate otherwise)."
+            """
+            The fetch API: an ImageFetchDelegate, a completion block, async/await, or ImageFetchHelper display \
+            tiles (default: helper for browse, delegate otherwise).
+            """
     )
     var api: FetchAPI?
 
@@ -39,7 +46,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "Fetch from this existing server instead of the embedded one (paths of the generated corpus, or of --images)."
+            """
+            Fetch from this existing server instead of the embedded one (paths of the generated corpus, or of \
+            --images).
+            """
     )
     var baseURL: String?
 
@@ -61,7 +71,10 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("process"),
         help: ArgumentHelp(
-            "Apply a processor to every fetched image (repeatable, applied in order): \(ProcessorArgument.names). crop and fit work to --size.",
+            """
+            Apply a processor to every fetched image (repeatable, applied in order): \(ProcessorArgument.names). \
+            crop and fit work to --size.
+            """,
             valueName: "name"))
     var processors: [ProcessorArgument] = []
 
@@ -89,7 +102,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "The embedded server sends Cache-Control: max-age=SECONDS with every image (0: every reuse is revalidated, a 304 when unchanged; default: no caching headers, fresh for TIP's TTL)."
+            """
+            The embedded server sends Cache-Control: max-age=SECONDS with every image (0: every reuse is \
+            revalidated, a 304 when unchanged; default: no caching headers, fresh for TIP's TTL).
+            """
     )
     var maxAge: Int?
 
@@ -224,7 +240,8 @@ struct FetchCommand: AsyncParsableCommand {
         let corpus = try SampleCorpus.generate(count: unique)
         if !quiet {
             print(
-                "corpus: \(corpus.images.count) images, \(RunSummary.bytes(corpus.files.values.reduce(0) { $0 + $1.count })), "
+                "corpus: \(corpus.images.count) images, "
+                    + "\(RunSummary.bytes(corpus.files.values.reduce(0) { $0 + $1.count })), "
                     + "generated in \(clock.now - start)", to: &err)
         }
         if let corpusOut { try corpus.write(to: URL(fileURLWithPath: corpusOut, isDirectory: true)) }

@@ -19,7 +19,8 @@ enum InspectionReport {
         for result in results {
             lines.append("")
             lines.append(
-                "pipeline \(result.imagePipelineIdentifier): \(RunSummary.bytes(Int(result.inMemoryBytesUsed))) in memory, "
+                "pipeline \(result.imagePipelineIdentifier): \(RunSummary.bytes(Int(result.inMemoryBytesUsed))) in "
+                    + "memory, "
                     + "\(RunSummary.bytes(Int(result.onDiskBytesUsed))) on disk")
             for (label, entries) in groups(result) where !entries.isEmpty {
                 let bytes = entries.reduce(Int64(0)) { $0 + $1.bytesUsed }
@@ -48,7 +49,10 @@ enum InspectionReport {
         for result in results {
             body += "<h2>pipeline \(escape(result.imagePipelineIdentifier))</h2>"
             body +=
-                "<p>\(RunSummary.bytes(Int(result.inMemoryBytesUsed))) in memory, \(RunSummary.bytes(Int(result.onDiskBytesUsed))) on disk</p>"
+                """
+                <p>\(RunSummary.bytes(Int(result.inMemoryBytesUsed))) in memory, \
+                \(RunSummary.bytes(Int(result.onDiskBytesUsed))) on disk</p>
+                """
             for (label, entries) in groups(result) where !entries.isEmpty {
                 body += "<h3>\(escape(label)): \(entries.count)</h3><div class=grid>"
                 for entry in entries.sorted(by: { $0.identifier < $1.identifier }) {
@@ -64,7 +68,8 @@ enum InspectionReport {
                     }
                     body += "<figure>" + (thumbnail.flatMap(imageTag) ?? "<div class=none>no preview</div>")
                     body +=
-                        "<figcaption><b>\(escape(entry.identifier))</b><br>\(Int(entry.dimensions.width))x\(Int(entry.dimensions.height)), "
+                        "<figcaption><b>\(escape(entry.identifier))</b><br>"
+                        + "\(Int(entry.dimensions.width))x\(Int(entry.dimensions.height)), "
                     body += "\(RunSummary.bytes(Int(entry.bytesUsed)))"
                     if entry.progress < 1 { body += String(format: ", %.0f%%", entry.progress * 100) }
                     if let url = entry.url { body += "<br><small>\(escape(url.absoluteString))</small>" }
@@ -75,11 +80,15 @@ enum InspectionReport {
         }
         let style = """
             body{font-family:sans-serif;margin:2em}.grid{display:flex;flex-wrap:wrap;gap:12px}\
-            figure{margin:0;width:180px;border:1px solid #ccc;padding:6px}img{max-width:160px;max-height:160px;display:block;margin:auto}\
+            figure{margin:0;width:180px;border:1px solid #ccc;padding:6px}\
+            img{max-width:160px;max-height:160px;display:block;margin:auto}\
             .none{height:60px;color:#999}figcaption{font-size:12px;word-break:break-all}
             """
         return
-            "<!DOCTYPE html><html><head><meta charset=utf-8><title>TIP caches</title><style>\(style)</style></head><body>\(body)</body></html>\n"
+            """
+            <!DOCTYPE html><html><head><meta charset=utf-8><title>TIP \
+            caches</title><style>\(style)</style></head><body>\(body)</body></html>\n
+            """
     }
 
     /// A pipeline's complete disk file for `identifier`, read through a temporary copy.

@@ -6,7 +6,10 @@ struct TableCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "table",
         abstract:
-            "Fill an image table from the embedded server's corpus, or show (retrieve) every entry from another process.",
+            """
+            Fill an image table from the embedded server's corpus, or show (retrieve) every entry from another \
+            process.
+            """,
         subcommands: [TableFillCommand.self, TableShowCommand.self]
     )
 }

@@ -11,7 +11,10 @@ struct TableFillCommand: AsyncParsableCommand {
         abstract:
             "Fill --count entries of a table from the embedded server's generated corpus (sources fetched once each).",
         discussion:
-            "Entity i shows corpus image i modulo --unique, drawn aspect-fill (centre crop) into --size. Run `table show` with the same options afterwards."
+            """
+            Entity i shows corpus image i modulo --unique, drawn aspect-fill (centre crop) into --size. Run \
+            `table show` with the same options afterwards.
+            """
     )
 
     @OptionGroup var options: TableOptions

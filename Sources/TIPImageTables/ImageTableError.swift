@@ -61,7 +61,10 @@ public enum ImageTableError: Error, CustomNSError, CustomStringConvertible {
             return "image table \(path) is open in another process: use one store per table file"
         case .tableFull(let name):
             return
-                "image table '\(name)' is full and every entry is still in use: release some images or raise maximumCount"
+                """
+                image table '\(name)' is full and every entry is still in use: release some images or raise \
+                maximumCount
+                """
         case .noPipeline:
             return "this image table store has no image pipeline: give one to fill entries from their source URLs"
         case .fetchFailed(let error):

@@ -35,7 +35,8 @@ struct StressReport: Sendable, CustomStringConvertible {
 
     var description: String {
         """
-        stress: \(fetches) fetches (\(succeeded) succeeded, \(failed) failed, \(cancelled) cancelled), \(stores) stores, \
+        stress: \(fetches) fetches (\(succeeded) succeeded, \(failed) failed, \(cancelled) cancelled), \
+        \(stores) stores, \
         \(dependencies) dependencies, \(priorityChanges) priority changes, \(cancellations) cancel calls in \
         \(String(format: "%.1f", seconds)) s
         budgets sampled \(budgetSamples) times: peak rendered \(peakBytes.rendered)/\(budgets.rendered) B, \
@@ -154,7 +155,10 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         }
         if remaining != 0 {
             problem(
-                "\(weakPipelines.filter { $0.value != nil }.count) pipelines and \(weakOperations.filter { $0.value != nil }.count) operations still alive after tear-down"
+                """
+                \(weakPipelines.filter { $0.value != nil }.count) pipelines and \
+                \(weakOperations.filter { $0.value != nil }.count) operations still alive after tear-down
+                """
             )
         }
         let totals = (
@@ -310,7 +314,10 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         let original = CGSize(width: expected.width, height: expected.height)
         if result.imageOriginalDimensions != original {
             let text =
-                "fetch \(number): original dimensions \(result.imageOriginalDimensions) from \(result.imageSource), expected \(expected.width)x\(expected.height)"
+                """
+                fetch \(number): original dimensions \(result.imageOriginalDimensions) from \
+                \(result.imageSource), expected \(expected.width)x\(expected.height)
+                """
             problem(text)
         }
         if request.targetDimensions == .zero, dimensions != original {
@@ -321,7 +328,10 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
         }
         if dimensions.width < 1 || dimensions.height < 1 {
             problem(
-                "fetch \(number): \(dimensions) for \(expected.width)x\(expected.height) at target \(request.targetDimensions)"
+                """
+                fetch \(number): \(dimensions) for \(expected.width)x\(expected.height) at target \
+                \(request.targetDimensions)
+                """
             )
         }
     }
@@ -441,7 +451,10 @@ final class StressRun: @unchecked Sendable {  // `lock` guards `records`, `repor
                 checked += 1
                 if cached.width != image.width || cached.height != image.height || cached != image.decoded {
                     problem(
-                        "\(pipeline.identifier) serves a wrong image for \(image.path) from \(String(describing: box.withLock { $0 }?.imageSource))"
+                        """
+                        \(pipeline.identifier) serves a wrong image for \(image.path) from \
+                        \(String(describing: box.withLock { $0 }?.imageSource))
+                        """
                     )
                 }
             }

@@ -33,7 +33,10 @@ struct ImageServerConditionalTests {
     }
 
     @Test(
-        "over the wire: a matching validator gets 304 without a body, with the validators and the path's caching headers"
+        """
+        over the wire: a matching validator gets 304 without a body, with the validators and the path's caching \
+        headers
+        """
     )
     func notModified() async throws {
         let server = try await TestData.startedServer()

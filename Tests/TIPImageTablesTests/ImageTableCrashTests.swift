@@ -25,7 +25,10 @@ struct ImageTableCrashTests {
     static let kills = 200
 
     @Test(
-        "200 SIGKILLs at random moments of writes, deletes and resets: every served entry has exactly its source's pixels"
+        """
+        200 SIGKILLs at random moments of writes, deletes and resets: every served entry has exactly its source's \
+        pixels
+        """
     )
     func killedWriters() async throws {
         let harness = try #require(
@@ -78,7 +81,10 @@ struct ImageTableCrashTests {
             env.problems.posted(.imageTableEntryCorrupt).isEmpty, "a kill never damages pixels under a valid record")
         #expect(torn + discarded > 0, "some kills landed in the middle of a write")
         print(
-            "image table crash test: \(Self.kills) kills, \(served) entries served and verified, \(torn + discarded) torn entries dropped"
+            """
+            image table crash test: \(Self.kills) kills, \(served) entries served and verified, \
+            \(torn + discarded) torn entries dropped
+            """
         )
     }
 

@@ -74,7 +74,10 @@ struct ImageTableDurabilityTests {
     }
 
     @Test(
-        "an entry whose pixels were damaged on disk misses on its first retrieval, is dropped and reported; the others are served"
+        """
+        an entry whose pixels were damaged on disk misses on its first retrieval, is dropped and reported; the \
+        others are served
+        """
     )
     func damagedPixels() throws {
         let env = TableTestEnvironment()
@@ -151,7 +154,10 @@ struct ImageTableDurabilityTests {
     }
 
     @Test(
-        "a full disk fails the write that needs a new chunk with ENOSPC and a problem; the entries already there are served"
+        """
+        a full disk fails the write that needs a new chunk with ENOSPC and a problem; the entries already there \
+        are served
+        """
     )
     func fullDisk() throws {
         let env = TableTestEnvironment()

@@ -138,7 +138,8 @@ struct ImageTableStoreTests {
         let a = try store.setImage(images[0], for: TableTestImages.entity("a"), formatName: format.name)
         store.deleteEntry(forEntityIdentifier: "a", formatName: format.name)  // its slot is free but viewed
         _ = try store.setImage(images[1], for: TableTestImages.entity("b"), formatName: format.name)
-        let c = try store.setImage(images[2], for: TableTestImages.entity("c"), formatName: format.name)  // evicts b, not a's slot
+        // evicts b, not a's slot
+        let c = try store.setImage(images[2], for: TableTestImages.entity("c"), formatName: format.name)
         #expect(a == images[0] && c == images[2])
         #expect(store.image(for: TableTestImages.entity("b"), formatName: format.name) == nil)
         #expect(throws: ImageTableError.self) {

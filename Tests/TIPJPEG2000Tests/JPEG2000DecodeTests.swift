@@ -62,14 +62,17 @@ struct JPEG2000DecodeTests {
         #expect(levels(640, 480, target: CGSize(width: 10, height: 10), available: 3) == 2)
         #expect(levels(640, 480, target: .zero) == 0)
         #expect(levels(640, 480, target: CGSize(width: 100, height: 100), mode: .center) == 0)
-        #expect(levels(641, 481, target: CGSize(width: 81, height: 81)) == 3)  // rounds up: ceil(641/8) x ceil(481/8) = 81x61
-        #expect(levels(641, 481, target: CGSize(width: 81, height: 81), mode: .scaleAspectFill) == 2)  // 108x81 needs 161x121
+        // rounds up: ceil(641/8) x ceil(481/8) = 81x61
+        #expect(levels(641, 481, target: CGSize(width: 81, height: 81)) == 3)
+        // 108x81 needs 161x121
+        #expect(levels(641, 481, target: CGSize(width: 81, height: 81), mode: .scaleAspectFill) == 2)
         // An image area that does not start at the grid's origin.
         let offset = JPEG2000ResolutionSelection(
             x0: 3, y0: 3, x1: 643, y1: 483, resolutionLevels: 6,
             options: ImageDecodingOptions(
                 targetDimensions: CGSize(width: 160, height: 120), targetContentMode: .scaleAspectFit))
-        #expect(offset.discardedLevels == 2)  // ceil(643/4) - ceil(3/4) = 160 and ceil(483/4) - 1 = 120; one more is 80x60
+        // ceil(643/4) - ceil(3/4) = 160 and ceil(483/4) - 1 = 120; one more is 80x60
+        #expect(offset.discardedLevels == 2)
     }
 
     @Test(

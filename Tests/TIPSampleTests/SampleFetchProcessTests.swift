@@ -5,7 +5,10 @@ import Testing
 @Suite("Sample fetch with processors")
 struct SampleFetchProcessTests {
     @Test(
-        "every fetch is processed (crop to --size, then circle): no mismatch, and the summary counts the processed results",
+        """
+        every fetch is processed (crop to --size, then circle): no mismatch, and the summary counts the processed \
+        results
+        """,
         arguments: ["completion", "helper"])
     func processedFetches(api: String) async throws {
         try await SampleTool.withTemporaryDirectory { root in

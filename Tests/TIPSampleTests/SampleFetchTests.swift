@@ -41,7 +41,10 @@ struct SampleFetchTests {
     }
 
     @Test(
-        "browse through each API: every fetch accounted for, no mismatch; the delegate API shows previews; a contact sheet",
+        """
+        browse through each API: every fetch accounted for, no mismatch; the delegate API shows previews; a \
+        contact sheet
+        """,
         arguments: ["delegate", "completion", "async"])
     func browse(api: String) async throws {
         try await SampleTool.withTemporaryDirectory { root in

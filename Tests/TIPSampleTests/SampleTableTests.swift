@@ -7,7 +7,10 @@ struct SampleTableTests {
     static let common = ["--unique", "4", "--count", "24", "--size", "48x48", "--json"]
 
     @Test(
-        "fill fetches each source once and stores every entry; show, in a new process, hits them all; damage and format changes are reported"
+        """
+        fill fetches each source once and stores every entry; show, in a new process, hits them all; damage and \
+        format changes are reported
+        """
     )
     func fillThenShow() async throws {
         try await SampleTool.withTemporaryDirectory { root in

@@ -108,7 +108,8 @@ public enum DiskCacheCrashHarnessSupport {
         return (cache.count, cache.totalBytes, seconds)
     }
 
-    /// Fills `directory` with `count` small complete entries (TTL one year) for ``measureManifestLoad(directory:sidecar:)``.
+    /// Fills `directory` with `count` small complete entries (TTL one year) for
+    /// ``measureManifestLoad(directory:sidecar:)``.
     public static func populate(directory: String, sidecar: Bool, count: Int) {
         let root = URL(fileURLWithPath: directory, isDirectory: true)
         let configuration = GlobalConfiguration(cachesRootDirectory: root)

@@ -89,7 +89,8 @@ struct ReadmeExamplesTests {
         let rgba: [UInt8] = image.image.packedPixels(.rgba8)  // width * height * 4 bytes, alpha straight
         let rgb: [UInt8] = image.image.packedPixels(.rgb8)  // width * height * 3 bytes, onto black
         let bitmap = Bitmap(packedPixels: rgba, width: image.image.width, height: image.image.height, layout: .rgba8)!
-        try ImageContainer(image: bitmap).write(to: directory.appendingPathComponent("copy.png"))  // encode + write, atomically
+        // encode + write, atomically
+        try ImageContainer(image: bitmap).write(to: directory.appendingPathComponent("copy.png"))
 
         #expect(rgba.count == 30 * 20 * 4 && rgb.count == 30 * 20 * 3)
         #expect(bitmap == source)
@@ -156,7 +157,8 @@ struct ReadmeExamplesTests {
         }
         config.maxConcurrentImagePipelineDownloadCount = 6  // default 4; the rest wait in arrival order
         config.maxImageDownloadByteCount = 32 * 1024 * 1024  // beyond TIP; larger bodies fail early
-        config.imageFetchDownloadProvider = CurlImageFetchDownloadProvider(requestTimeout: 30)  // nil: default (libcurl)
+        // nil: default (libcurl)
+        config.imageFetchDownloadProvider = CurlImageFetchDownloadProvider(requestTimeout: 30)
 
         let hydrator = ImageRequestHydrator { request, _, completion in
             var request = request
@@ -305,7 +307,8 @@ struct ReadmeExamplesTests {
         if result.imageWasRevalidated { print("cached bytes, confirmed by a 304 from", result.imageSource) }
 
         #expect(result.imageWasRevalidated)
-        #expect(result.imageSource == .diskCache || result.imageSource == .memoryCache)  // the disk write may still be on its way
+        // the disk write may still be on its way
+        #expect(result.imageSource == .diskCache || result.imageSource == .memoryCache)
         #expect(server.requests(for: "/c.jpg").map(\.status) == [200, 304])
     }
 }

@@ -36,13 +36,19 @@ final class DownloadTally: Sendable {
     func wait(expecting count: Int, timeout: TimeInterval = 120) throws {
         guard group.wait(timeout: .now() + timeout) == .success else {
             throw BenchmarkFailure(
-                "downloads did not complete within \(Int(timeout)) s (\(state.withLock { $0.successes }) of \(count) succeeded)"
+                """
+                downloads did not complete within \(Int(timeout)) s (\(state.withLock { $0.successes }) of \
+                \(count) succeeded)
+                """
             )
         }
         let (successes, failures) = state.withLock { ($0.successes, $0.failures) }
         guard failures.isEmpty, successes == count else {
             throw BenchmarkFailure(
-                "\(successes) of \(count) downloads succeeded; \(failures.count) failed, first: \(failures.first ?? "none")"
+                """
+                \(successes) of \(count) downloads succeeded; \(failures.count) failed, first: \
+                \(failures.first ?? "none")
+                """
             )
         }
     }
@@ -96,7 +102,10 @@ final class BenchmarkDownloadMember: ImageDownloadMember {
                 tally.succeeded(updates: updates.updates)
             } else {
                 tally.failed(
-                    "\(download.url.path): \(value.data.count) bytes in the result, \(updates.bytes) in the updates, expected \(expectedByteCount)"
+                    """
+                    \(download.url.path): \(value.data.count) bytes in the result, \(updates.bytes) in the \
+                    updates, expected \(expectedByteCount)
+                    """
                 )
             }
         case .failure(let error):

@@ -58,7 +58,10 @@ enum CacheBenchmarks {
         }
         precondition(hits > 0)
         Harness.report(
-            "rendered-cache lookup, 1M lookups (\(Harness.format(ours.median * 1e6 / Double(lookups), digits: 0)) ns each)",
+            """
+            rendered-cache lookup, 1M lookups (\(Harness.format(ours.median * 1e6 / Double(lookups), digits: 0)) \
+            ns each)
+            """,
             ours: ours, baselineName: "locked dictionary", baseline: base, target: nil)
     }
 
@@ -150,7 +153,10 @@ enum CacheBenchmarks {
             })
         precondition(crc != 1, "keeps the checksums")
         Harness.report(
-            "CRC-32 of the hit's file, \(bytes.count / 1_000) KB (\(Harness.format(checksum.median * 1_000, digits: 1)) µs; checked on every disk hit)",
+            """
+            CRC-32 of the hit's file, \(bytes.count / 1_000) KB \
+            (\(Harness.format(checksum.median * 1_000, digits: 1)) µs; checked on every disk hit)
+            """,
             ours: checksum, baselineName: "the whole disk hit to 400x225", baseline: ours, target: 0.03)
     }
 
@@ -212,7 +218,10 @@ enum CacheBenchmarks {
             DiskCacheFiles.close(fd)
         }
         print(
-            "note: wrote \(count) cache entries in \(Harness.format(Double(DispatchTime.now().uptimeNanoseconds - populateStart) / 1e9)) s"
+            """
+            note: wrote \(count) cache entries in \
+            \(Harness.format(Double(DispatchTime.now().uptimeNanoseconds - populateStart) / 1e9)) s
+            """
         )
         var loads: [Double] = [], firstReads: [Double] = []
         for _ in 0..<3 {
@@ -234,7 +243,10 @@ enum CacheBenchmarks {
             "disk cache start-up, 100,000 entries: first read", ours: firstRead, baselineName: "manifest load",
             baseline: load, target: nil,
             note:
-                "manifest loaded in \(Harness.format(load.median / 1000)) s (target ≤ 2 s: \(load.median <= 2_000 ? "met" : "MISSED"))"
+                """
+                manifest loaded in \(Harness.format(load.median / 1000)) s (target ≤ 2 s: \
+                \(load.median <= 2_000 ? "met" : "MISSED"))
+                """
         )
     }
 }

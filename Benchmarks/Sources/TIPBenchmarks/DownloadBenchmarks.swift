@@ -44,7 +44,10 @@ enum DownloadBenchmarks {
         }
         let total = sizes.reduce(0, +)
         print(
-            "note: \(smallImageCount) JPEGs, \(sizes.min() ?? 0)-\(sizes.max() ?? 0) bytes, \(total / 1024) KiB in all, \(concurrency) in flight"
+            """
+            note: \(smallImageCount) JPEGs, \(sizes.min() ?? 0)-\(sizes.max() ?? 0) bytes, \(total / 1024) KiB in \
+            all, \(concurrency) in flight
+            """
         )
 
         let configuration = GlobalConfiguration(
@@ -252,7 +255,10 @@ enum DownloadBenchmarks {
             "\(memberCount) concurrent members for one \(jpeg.count / 1024) KiB URL", ours: ours,
             baselineName: "one member alone", baseline: baseline, target: 1.2,
             note:
-                "exactly 1 request per run (server log); \(fanOut) updates per member, \(fanOut * memberCount) member callbacks"
+                """
+                exactly 1 request per run (server log); \(fanOut) updates per member, \(fanOut * memberCount) \
+                member callbacks
+                """
         )
         Harness.report(
             "\(memberCount) concurrent members for one \(jpeg.count / 1024) KiB URL, each on its own queue",
@@ -503,7 +509,10 @@ final class URLSessionDelegateLoop: NSObject, URLSessionDataDelegate, @unchecked
             tally?.succeeded()
         } else {
             tally?.failed(
-                "task \(entry?.index ?? -1): status \(status), \(entry?.data.count ?? 0) of \(expected ?? 0) bytes, error \(String(describing: error))"
+                """
+                task \(entry?.index ?? -1): status \(status), \(entry?.data.count ?? 0) of \(expected ?? 0) \
+                bytes, error \(String(describing: error))
+                """
             )
         }
         startNext()

@@ -98,7 +98,8 @@ enum FetchBenchmarks {
             "synchronous rendered-cache hit via fetchImage (\(count) fetches)", ours: ours,
             baselineName: "locked dictionary lookups", baseline: baseline, target: nil,
             note:
-                "\(Harness.format(perFetch, digits: 2)) µs per fetch (target ≤ 5 µs: \(perFetch <= 5 ? "met" : "MISSED")); "
+                "\(Harness.format(perFetch, digits: 2)) µs per fetch (target ≤ 5 µs: "
+                + "\(perFetch <= 5 ? "met" : "MISSED")); "
                 + "\(synchronous == expected ? "all" : "\(synchronous) of \(expected)") answered synchronously")
     }
 

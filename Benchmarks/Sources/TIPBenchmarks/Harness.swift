@@ -67,7 +67,11 @@ enum Harness {
             unit: unit)
         rows.append(row)
         print(
-            "\(name): ours \(ours.description(unit: unit)), baseline \(baseline.description(unit: unit)) [\(baselineName)], ratio \(format(row.ratio, digits: 3)) \(row.verdict)\(note.isEmpty ? "" : " — \(note)")"
+            """
+            \(name): ours \(ours.description(unit: unit)), baseline \(baseline.description(unit: unit)) \
+            [\(baselineName)], ratio \(format(row.ratio, digits: 3)) \
+            \(row.verdict)\(note.isEmpty ? "" : " — \(note)")
+            """
         )
     }
 
@@ -78,7 +82,11 @@ enum Harness {
         for row in rows {
             let unit = row.unit == "ms" ? "" : " \(row.unit)"
             print(
-                "| \(row.name) | \(format(row.ours.median))\(unit) | \(row.baselineName) | \(format(row.baseline.median))\(unit) | \(format(row.ratio, digits: 3)) | \(row.target.map { "≤ \(format($0)) (\(row.ratio <= $0 ? "met" : "missed"))" } ?? "—") |"
+                """
+                | \(row.name) | \(format(row.ours.median))\(unit) | \(row.baselineName) | \
+                \(format(row.baseline.median))\(unit) | \(format(row.ratio, digits: 3)) | \
+                \(row.target.map { "≤ \(format($0)) (\(row.ratio <= $0 ? "met" : "missed"))" } ?? "—") |
+                """
             )
         }
     }

@@ -124,9 +124,14 @@ enum ImageTableBenchmarks {
 
         let ns = table.median
         let note =
-            "target ≤ 1 µs per hit: \(ns <= 1_000 ? "met" : "MISSED") (\(Harness.format(ns, digits: 0)) ns); allocations per call: "
-            + "table \(Harness.format(tableAllocations, digits: 3)) (target 0: \(tableAllocations == 0 ? "met" : "MISSED")), "
-            + "rendered cache \(Harness.format(renderedAllocations, digits: 3)), disk hit \(Harness.format(diskAllocations, digits: 1))"
+            "target ≤ 1 µs per hit: \(ns <= 1_000 ? "met" : "MISSED") (\(Harness.format(ns, digits: 0)) ns); "
+            + "allocations per call: "
+            + "table \(Harness.format(tableAllocations, digits: 3)) (target 0: "
+            + "\(tableAllocations == 0 ? "met" : "MISSED")), "
+                + """
+                rendered cache \(Harness.format(renderedAllocations, digits: 3)), disk hit \
+                \(Harness.format(diskAllocations, digits: 1))
+                """
         Harness.report(
             "image-table hit, 64x64 RGBA, 1,000 entries, per hit", ours: table,
             baselineName: "rendered-cache exact lookup", baseline: renderedSamples,
@@ -218,8 +223,12 @@ enum ImageTableBenchmarks {
             baselineName: "the same drawing into a heap bitmap",
             baseline: base, target: nil,
             note:
-                "\(Harness.format(ours.median * 1_000 / Double(count), digits: 1)) µs per entry; the first fill into a new file took \(Harness.format(coldMilliseconds, digits: 0)) ms; "
-                + "\(stats?.entryCount ?? 0) entries, \(Harness.format(Double(stats?.fileLength ?? 0) / 1_048_576, digits: 1)) MB file"
+                "\(Harness.format(ours.median * 1_000 / Double(count), digits: 1)) µs per entry; the first fill into a "
+                + "new file took \(Harness.format(coldMilliseconds, digits: 0)) ms; "
+                    + """
+                    \(stats?.entryCount ?? 0) entries, \
+                    \(Harness.format(Double(stats?.fileLength ?? 0) / 1_048_576, digits: 1)) MB file
+                    """
         )
     }
 
@@ -297,7 +306,10 @@ enum ImageTableBenchmarks {
             "image table: fill 10,000 entries over 100 URLs through a pipeline", ours: ours,
             baselineName: "the same 10,000 fetches through a pipeline", baseline: base, target: nil,
             note:
-                "fresh caches each round; server requests per round: \(ourRequests / rounds) (table) vs \(server.allRequests.count / rounds) (fetches)"
+                """
+                fresh caches each round; server requests per round: \(ourRequests / rounds) (table) vs \
+                \(server.allRequests.count / rounds) (fetches)
+                """
         )
     }
 
@@ -317,7 +329,10 @@ enum ImageTableBenchmarks {
             }
         }
         print(
-            "note: wrote \(residentCount) 64x64 entries in \(Harness.format(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)) s"
+            """
+            note: wrote \(residentCount) 64x64 entries in \
+            \(Harness.format(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)) s
+            """
         )
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -345,10 +360,18 @@ enum ImageTableBenchmarks {
         }
         let mapped = (values["file_bytes"] ?? 0) / 1_048_576
         let note =
-            "mapped \(Harness.format(mapped, digits: 0)) MB; RSS before opening \(mb("rss_start_kb")) MB; opening added \(added("rss_open_kb", "rss_start_kb")) MB "
-            + "(file pages \(added("file_open_kb", "file_start_kb")) MB, heap: the index \(added("anon_open_kb", "anon_start_kb")) MB; opened in \(Harness.format(values["open_ms"] ?? 0, digits: 0)) ms); "
-            + "100 hits added \(added("rss_few_kb", "rss_open_kb")) MB (file pages \(added("file_few_kb", "file_open_kb")) MB), all \(mb("rss_all_kb")) MB (file pages \(mb("file_all_kb")) MB); "
-            + "first retrieval after a launch \(Harness.format(values["first_ns"] ?? 0, digits: 0)) ns per entry (digest lookup, page faults, checksum)"
+            "mapped \(Harness.format(mapped, digits: 0)) MB; RSS before opening \(mb("rss_start_kb")) MB; opening "
+            + "added \(added("rss_open_kb", "rss_start_kb")) MB "
+            + "(file pages \(added("file_open_kb", "file_start_kb")) MB, heap: the index "
+            + "\(added("anon_open_kb", "anon_start_kb")) MB; "
+            + "opened in \(Harness.format(values["open_ms"] ?? 0, digits: 0)) ms); "
+            + "100 hits added \(added("rss_few_kb", "rss_open_kb")) MB (file pages "
+            + "\(added("file_few_kb", "file_open_kb")) MB), "
+            + "all \(mb("rss_all_kb")) MB (file pages \(mb("file_all_kb")) MB); "
+                + """
+                first retrieval after a launch \(Harness.format(values["first_ns"] ?? 0, digits: 0)) ns per entry \
+                (digest lookup, page faults, checksum)
+                """
         Harness.report(
             "image table of 100,000 64x64 entries, 100 touched: RSS added",
             ours: Samples([(touchedFew - before) / 1024]),

@@ -32,8 +32,12 @@ enum MainJobBenchmarks {
         let scripts = Peers.scriptsDirectory
         let peerList = corpus.appendingPathComponent("list.txt").path
         print(
-            "note: main job: \(names.count) images (\(names.filter { $0.hasSuffix(".png") }.count) PNG), \(bytes / 1_000_000) MB, "
-                + "from nginx at \(nginx.baseURL.absoluteString) to fit \(size)x\(size), \(concurrency) in flight; each run is a process (wait4)"
+            "note: main job: \(names.count) images (\(names.filter { $0.hasSuffix(".png") }.count) PNG), "
+                + "\(bytes / 1_000_000) MB, "
+                    + """
+                    from nginx at \(nginx.baseURL.absoluteString) to fit \(size)x\(size), \(concurrency) in flight; \
+                    each run is a process (wait4)
+                    """
         )
 
         let roots = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -95,7 +99,8 @@ enum MainJobBenchmarks {
             return all.min { $0.samples.median < $1.samples.median } ?? ("none", Samples([1]))
         }
         let peerSummary = peers.map { name, runs in
-            "\(name) CPU \(Harness.format(samples(runs, cpu).median, digits: 0)) ms, wall \(Harness.format(samples(runs, wall).median, digits: 0)) ms, "
+            "\(name) CPU \(Harness.format(samples(runs, cpu).median, digits: 0)) ms, wall "
+                + "\(Harness.format(samples(runs, wall).median, digits: 0)) ms, "
                 + "peak RSS \(Harness.format(samples(runs, rss).median, digits: 1)) MB"
         }.joined(separator: "; ")
         let bestCPU = best(cpu), bestWall = best(wall), bestRSS = best(rss)

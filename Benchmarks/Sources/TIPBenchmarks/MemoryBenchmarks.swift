@@ -43,8 +43,12 @@ enum MemoryBenchmarks {
                 withDestinationPath: "src/\(index % distinctFiles).jpg")
         }
         print(
-            "note: \(distinctFiles) generated 4000x3000 JPEGs (\(sizes.min().map { $0 / 1024 } ?? 0)-\(sizes.max().map { $0 / 1024 } ?? 0) KiB) "
-                + "behind \(imageCount) distinct URLs, fetched to 200x200 fit, \(inFlight) fetches in flight, in a child process"
+            "note: \(distinctFiles) generated 4000x3000 JPEGs "
+                + "(\(sizes.min().map { $0 / 1024 } ?? 0)-\(sizes.max().map { $0 / 1024 } ?? 0) KiB) "
+                    + """
+                    behind \(imageCount) distinct URLs, fetched to 200x200 fit, \(inFlight) fetches in flight, in a \
+                    child process
+                    """
         )
 
         let server = TIPImageServer()
@@ -103,7 +107,10 @@ enum MemoryBenchmarks {
         }
         guard process.terminationStatus == 0, let peakKB = values["vmhwm_kb"] else {
             throw BenchmarkFailure(
-                "the memory child failed (status \(process.terminationStatus)): \(text.suffix(600)) \(stderr.suffix(600))"
+                """
+                the memory child failed (status \(process.terminationStatus)): \(text.suffix(600)) \
+                \(stderr.suffix(600))
+                """
             )
         }
         try server.checkRequestLog(expected: imageCount, what: "the memory child")
@@ -119,16 +126,23 @@ enum MemoryBenchmarks {
         var parts: [String] = []
         parts.append("VmHWM of the child; /usr/bin/time -v max RSS \(timeMB) MB")
         parts.append(
-            "RSS before the first fetch \(number("rss_start_kb", 1024)) MB, after the last \(number("rss_end_kb", 1024)) MB, "
+            "RSS before the first fetch \(number("rss_start_kb", 1024)) MB, after the last "
+                + "\(number("rss_end_kb", 1024)) MB, "
                 + "after malloc_trim(0) \(number("rss_trimmed_kb", 1024)) MB")
         parts.append(
             "\(Int(values["fetched"] ?? 0)) of \(imageCount) fetched from the network in \(number("seconds")) s")
         let mega = Double(1 << 20)
         parts.append(
-            "cache totals at the end: rendered \(number("rendered_bytes", mega)) MB, memory \(number("memory_bytes", mega)) MB, disk \(number("disk_bytes", mega)) MB"
+            """
+            cache totals at the end: rendered \(number("rendered_bytes", mega)) MB, memory \
+            \(number("memory_bytes", mega)) MB, disk \(number("disk_bytes", mega)) MB
+            """
         )
         parts.append(
-            "highest sampled rendered + memory \(number("max_cache_bytes", mega)) MB, highest sampled RSS \(number("max_rss_kb", 1024)) MB"
+            """
+            highest sampled rendered + memory \(number("max_cache_bytes", mega)) MB, highest sampled RSS \
+            \(number("max_rss_kb", 1024)) MB
+            """
         )
         let note = parts.joined(separator: "; ")
         Harness.report(
@@ -198,7 +212,13 @@ enum MemoryBenchmarks {
                     tally.succeeded()
                 } else {
                     tally.failed(
-                        "\(url.path): \(result.map { "\($0.imageSource) \($0.imageContainer.image.width)x\($0.imageContainer.image.height)" } ?? "no image"), error \(String(describing: error))"
+                        """
+                        \(url.path): \
+                        \(result.map {
+                            "\($0.imageSource) \($0.imageContainer.image.width)x\($0.imageContainer.image.height)"
+                        } ?? "no image"), \
+                        error \(String(describing: error))
+                        """
                     )
                 }
                 slots.signal()

@@ -40,7 +40,10 @@ enum NetworkFetchBenchmarks {
             total += jpeg.count
         }
         print(
-            "note: \(imageCount) JPEGs, \(total / 1024) KiB in all, \(concurrency) downloads in flight, full-size decodes"
+            """
+            note: \(imageCount) JPEGs, \(total / 1024) KiB in all, \(concurrency) downloads in flight, full-size \
+            decodes
+            """
         )
 
         // Cold caches: a fresh pipeline (its own directory, empty caches) per run, made before the clock starts.
@@ -73,7 +76,13 @@ enum NetworkFetchBenchmarks {
                         tally.succeeded()
                     } else {
                         tally.failed(
-                            "\(url.path): \(result.map { "\($0.imageSource) \($0.imageContainer.image.width)x\($0.imageContainer.image.height)" } ?? "no image"), error \(String(describing: error))"
+                            """
+                            \(url.path): \
+                            \(result.map {
+                                "\($0.imageSource) \($0.imageContainer.image.width)x\($0.imageContainer.image.height)"
+                            } ?? "no image"), \
+                            error \(String(describing: error))
+                            """
                         )
                     }
                 }
@@ -108,7 +117,10 @@ enum NetworkFetchBenchmarks {
         Harness.report(
             name, ours: samples[0], baselineName: baselineName, baseline: samples[1], target: 1.0,
             note:
-                "ours: ImagePipeline fetch operations (libcurl provider), \(concurrency) downloads in flight, disk-cache writes (fsync + rename) included"
+                """
+                ours: ImagePipeline fetch operations (libcurl provider), \(concurrency) downloads in flight, \
+                disk-cache writes (fsync + rename) included
+                """
         )
         Harness.report(
             name + ", URLSession provider", ours: samples[2], baselineName: baselineName, baseline: samples[1],

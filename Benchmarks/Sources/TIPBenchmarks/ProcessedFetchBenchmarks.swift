@@ -20,7 +20,10 @@ enum ProcessedFetchBenchmarks {
         defer { try? FileManager.default.removeItem(at: root) }
         let jpeg = try Inputs.fixture("carnival.jpg") ?? Inputs.generated(.jpeg, width: 1880, height: 1253)
         print(
-            "note: one \(jpeg.count / 1024) KiB JPEG, \(fetchCount) fetches at once, 200x200 crop-to-fill + circle + blur(2)"
+            """
+            note: one \(jpeg.count / 1024) KiB JPEG, \(fetchCount) fetches at once, 200x200 crop-to-fill + circle \
+            + blur(2)
+            """
         )
 
         let configuration = GlobalConfiguration(cachesRootDirectory: root)

@@ -246,7 +246,10 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
         configuration.post(
             .diskCacheWriteFailed, userInfo: info, level: .error,
             message:
-                "disk cache write failed at \(path): \(error.code) (\(error.code.rawValue)); the memory caches keep working"
+                """
+                disk cache write failed at \(path): \(error.code) (\(error.code.rawValue)); the memory caches \
+                keep working
+                """
         )
         ensureDirectory()
     }

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// Binary layout (little-endian): magic `TIPM2`, inode (8 bytes) and size (8 bytes) of the data file
 /// it describes, the packed metadata (``DiskCacheMetadata/packed(maximumIdentifierLength:)``, with the
-/// identifier whatever its length), finally an FNV-1a 64 checksum of everything before it. A data file is valid only when its sidecar
-/// names its current inode and size, so a crash between writing the sidecar and renaming the data
+/// identifier whatever its length), finally an FNV-1a 64 checksum of everything before it. A data file is valid only
+/// when its sidecar names its current inode and size, so a crash between writing the sidecar and renaming the data
 /// file (or a leftover sidecar next to a different file) is detected and the entry dropped.
 struct DiskCacheSidecar: Equatable {
     /// The metadata recorded.

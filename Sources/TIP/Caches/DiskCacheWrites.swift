@@ -15,8 +15,8 @@ extension DiskCache {
     /// `metadata.lastAccess` is set to now and `expectedLength` to 0. A partial survives only when its
     /// area is strictly larger. Returns whether the image was stored.
     ///
-    /// The bytes are written (and fsynced when writes are durable) to a temporary file off the domain queue (unless called on
-    /// it), between two short turns on the queue: one that decides and reserves the temporary name, one
+    /// The bytes are written (and fsynced when writes are durable) to a temporary file off the domain queue (unless
+    /// called on it), between two short turns on the queue: one that decides and reserves the temporary name, one
     /// that decides again (the entry may have changed meanwhile) and renames the file into place.
     @discardableResult
     package func updateImageEntry(metadata input: DiskCacheMetadata, source: Source, forced: Bool = false) -> Bool {
@@ -191,7 +191,8 @@ extension DiskCache {
                 let source = try? DiskCacheFiles.open(partial.fileURL.path, O_RDONLY | O_NONBLOCK)
             else { return nil }
             defer { DiskCacheFiles.close(source) }
-            // The partial's bytes are checked against its recorded length and checksum before a download builds on them.
+            // The partial's bytes are checked against its recorded length and checksum before a download builds on
+            // them.
             guard let bytes = DiskCacheFiles.readAll(source, mapLargeFiles: true) else { return nil }
             if let mismatch = partial.metadata.contentMismatch(in: bytes) {
                 if removeIfInstalled(partial, partial: true) { reportDamagedPart(partial, mismatch: mismatch) }

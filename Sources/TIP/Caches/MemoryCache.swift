@@ -4,7 +4,8 @@ import Foundation
 /// variant and at most one partial download (TIP's `TIPImageMemoryCache`).
 ///
 /// ```swift
-/// let complete = MemoryCacheCompleteImage(data: bytes, imageType: .jpeg, url: url, dimensions: CGSize(width: 800, height: 600))
+/// let complete = MemoryCacheCompleteImage(
+///     data: bytes, imageType: .jpeg, url: url, dimensions: CGSize(width: 800, height: 600))
 /// cache.updateEntry(MemoryCacheEntry(identifier: "photo-1", complete: complete))
 /// if let entry = cache.entry(withIdentifier: "photo-1") {
 ///     let image = try cache.decodeCompleteImage(of: entry, targetDimensions: CGSize(width: 200, height: 200),
@@ -18,8 +19,9 @@ import Foundation
 /// expire when read after more than their `timeToLive` since their last access.
 ///
 /// Thread-safe and synchronous: every method takes the domain's lock (never call one from inside
-/// `domain.withLock`), except ``decodeCompleteImage(of:targetDimensions:targetContentMode:decoderConfigMap:catalogue:)``,
-/// which works on a copy outside it.
+/// `domain.withLock`), except
+/// ``decodeCompleteImage(of:targetDimensions:targetContentMode:decoderConfigMap:catalogue:)``, which works on a copy
+/// outside it.
 final class MemoryCache: BudgetedCache, @unchecked Sendable {
     // Every `var` below, and the contents of the LRU list, are guarded by `domain`'s lock.
     /// The lock, the shared budget and every memory cache of the configuration.

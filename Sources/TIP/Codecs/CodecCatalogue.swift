@@ -3,7 +3,9 @@ import Foundation
 /// The registry of codecs by ``ImageType`` (TIP's `TIPImageCodecCatalogue`).
 ///
 /// ```swift
-/// let (image, type) = try CodecCatalogue.shared.decodeImage(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFill))
+/// let options = ImageDecodingOptions(
+///     targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFill)
+/// let (image, type) = try CodecCatalogue.shared.decodeImage(data, options: options)
 /// CodecCatalogue.shared.removeCodec(for: .gif)
 /// ```
 ///

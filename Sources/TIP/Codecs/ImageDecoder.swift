@@ -3,7 +3,8 @@ import Foundation
 /// How a decode is shaped: target sizing, the decoder's own configuration and safety limits.
 ///
 /// ```swift
-/// let options = ImageDecodingOptions(targetDimensions: CGSize(width: 200, height: 200), targetContentMode: .scaleAspectFill)
+/// let options = ImageDecodingOptions(
+///     targetDimensions: CGSize(width: 200, height: 200), targetContentMode: .scaleAspectFill)
 /// ```
 public struct ImageDecodingOptions: Sendable {
     /// Pixels to decode to (zero: the image's own size). Only `scale*` modes resize.
@@ -122,7 +123,9 @@ public enum ImageDecoderRenderMode: Int, Sendable {
 /// Decodes one image format (TIP's `TIPImageDecoder`).
 ///
 /// ```swift
-/// let image = try decoder.decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit))
+/// let options = ImageDecodingOptions(
+///     targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
+/// let image = try decoder.decode(data, options: options)
 /// ```
 ///
 /// Decoders are stateless and may be called from any thread; incremental state lives in the

@@ -42,7 +42,10 @@ public enum ImageDecodingError: Error, Equatable, Sendable, CustomNSError, Custo
         case .unsupported(let detail): return "Could not decode image: unsupported feature (\(detail))."
         case .missingCodec(let type):
             return
-                "Could not decode image: the data is \(type.rawValue), and no codec for it is registered; \(type.missingCodecAdvice)."
+                """
+                Could not decode image: the data is \(type.rawValue), and no codec for it is registered; \
+                \(type.missingCodecAdvice).
+                """
         }
     }
 }

@@ -13,11 +13,15 @@ extension ImageType {
             }
         if let plugIn {
             return
-                "add the \(plugIn) product and call \(plugIn).register() at start-up (the \(plugIn) product goes next to "
+                "add the \(plugIn) product and call \(plugIn).register() at start-up (the \(plugIn) product goes next "
+                + "to "
                 + "TIP in your target's dependencies)"
         }
         return
-            "register an ImageCodec for it with CodecCatalogue.shared.setCodec(_:for: ImageType(rawValue: \"\(rawValue)\"))"
+            """
+            register an ImageCodec for it with CodecCatalogue.shared.setCodec(_:for: ImageType(rawValue: \
+            \"\(rawValue)\"))
+            """
     }
 }
 

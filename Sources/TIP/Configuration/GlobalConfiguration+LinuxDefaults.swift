@@ -45,7 +45,10 @@ extension GlobalConfiguration {
         let seconds = callbackWatchdog.interval
         let hint =
             label == DispatchQueue.main.label
-            ? "run dispatchMain() or RunLoop.main.run(), or set GlobalConfiguration.shared.callbackQueue to a queue of your own"
+            ? """
+            run dispatchMain() or RunLoop.main.run(), or set GlobalConfiguration.shared.callbackQueue to a queue \
+            of your own
+            """
             : "make sure nothing blocks that queue, or set GlobalConfiguration.shared.callbackQueue to another queue"
         log(
             .warning,
@@ -62,7 +65,8 @@ extension GlobalConfiguration {
         log(
             .warning,
             "GlobalConfiguration.cachesRootDirectory changed to \(newRoot.path) while \(live.count) image "
-                + "pipeline(s) are live (\(live.joined(separator: ", "))): they keep their disk caches under \(oldRoot.path); "
+                + "pipeline(s) are live (\(live.joined(separator: ", "))): they keep their disk caches under "
+                + "\(oldRoot.path); "
                 + "only pipelines created from now on use the new root. Set it before creating any pipeline.")
     }
 

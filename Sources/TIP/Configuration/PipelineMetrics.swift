@@ -7,12 +7,14 @@ import Foundation
 ///
 /// | label | kind | dimensions |
 /// |---|---|---|
-/// | `tip_fetches_total` | counter | `pipeline`, `source` (`memory`, `disk`, `additional`, `network`, `network_resumed`, `none`), `result` (`success`, `failure`, `cancelled`) |
+/// | `tip_fetches_total` | counter | `pipeline`, `source` (below), `result` (`success`, `failure`, `cancelled`) |
 /// | `tip_downloaded_bytes_total` | counter | |
 /// | `tip_cache_lookups_total` | counter | `cache` (`rendered`, `memory`, `disk`), `result` (`hit`, `miss`) |
 /// | `tip_cache_evictions_total` | counter | `cache` |
 /// | `tip_download_duration_seconds` | timer (nanoseconds) | `result` (`success`, `failure`) |
 /// | `tip_decode_duration_seconds` | timer (nanoseconds) | `type` |
+///
+/// A fetch's `source` is `memory`, `disk`, `additional`, `network`, `network_resumed` or `none`.
 ///
 /// Thread-safe: the made metrics sit behind one lock, and are made again when the factory changes.
 final class PipelineMetrics: Sendable {

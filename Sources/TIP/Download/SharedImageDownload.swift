@@ -100,7 +100,10 @@ final class SharedImageDownload: @unchecked Sendable {
             return finish(
                 failing: ImageFetchError(
                     .couldNotLoadImage,
-                    "No partial download of \(request.url.absoluteString) is cached and whole downloads are not allowed; allow the network source to load it."
+                    """
+                    No partial download of \(request.url.absoluteString) is cached and whole downloads are not \
+                    allowed; allow the network source to load it.
+                    """
                 ))
         }
         // A resumed download keeps the file seeded with the partial: a fresh file would hold only the rest.
@@ -120,7 +123,10 @@ final class SharedImageDownload: @unchecked Sendable {
             return finish(
                 failing: ImageFetchError(
                     .couldNotDownloadImage,
-                    "The download provider returned a download for another context; a provider must make each download with the context it was given."
+                    """
+                    The download provider returned a download for another context; a provider must make each \
+                    download with the context it was given.
+                    """
                 ))
         }
         attempt = (client, download)

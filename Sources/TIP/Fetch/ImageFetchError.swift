@@ -133,7 +133,10 @@ extension ImageFetchError {
             switch status {
             case 304: "a Not Modified to a request that was not conditional; the origin misbehaves"
             case 300..<400:
-                "a redirect that cannot be followed (no or an unusable Location header); fix the origin's redirect or the image URL"
+                """
+                a redirect that cannot be followed (no or an unusable Location header); fix the origin's redirect \
+                or the image URL
+                """
             default: "check the URL and the server, or the request's authorization"
             }
         return ImageFetchError(
@@ -183,8 +186,10 @@ extension ImageFetchError {
     {
         ImageFetchError(
             .downloadTimedOut,
-            "The download of \(url.absoluteString) received \(received) bytes in \(interval) s, slower than the minimum of "
-                + "\(minimumBytesPerSecond) bytes per second, and was stopped; what arrived is kept and a later fetch resumes it. "
+            "The download of \(url.absoluteString) received \(received) bytes in \(interval) s, slower than the "
+                + "minimum of "
+                + "\(minimumBytesPerSecond) bytes per second, and was stopped; what arrived is kept and a later fetch "
+                + "resumes it. "
                 + "Lower GlobalConfiguration.minimumImageDownloadBytesPerSecond for slow origins.")
     }
 
@@ -192,7 +197,8 @@ extension ImageFetchError {
     static func emptyResponse(status: Int, url: URL) -> ImageFetchError {
         ImageFetchError(
             .downloadNeverReceivedResponse,
-            "The server answered \(status == 0 ? "" : "HTTP \(status) ")without any image bytes for \(url.absoluteString); "
+            "The server answered \(status == 0 ? "" : "HTTP \(status) ")without any image bytes for "
+                + "\(url.absoluteString); "
                 + "check the URL and the server.")
     }
 

@@ -120,18 +120,24 @@ extension ImageFetchOperation {
         switch error as? ImageDecodingError {
         case .unrecognizedFormat?, .emptyData?:
             return
-                "The response from \(url) is not an image: the server sent \(contentType) (\(downloaded.data.count) bytes), "
-                + "which no registered codec reads; check the URL (an error or login page answered with a success status?)."
+                "The response from \(url) is not an image: the server sent \(contentType) (\(downloaded.data.count) "
+                + "bytes), "
+                    + """
+                    which no registered codec reads; check the URL (an error or login page answered with a success \
+                    status?).
+                    """
         case .missingCodec(let type)?:
             return "The image downloaded from \(url) is \(type.rawValue) (\(contentType)), and no codec for it is "
                 + "registered; \(type.missingCodecAdvice)."
         case let .dimensionsTooLarge(width, height, limit)?:
             return
-                "The image downloaded from \(url) is \(width)x\(height), which exceeds the limit of \(limit) pixels; raise "
+                "The image downloaded from \(url) is \(width)x\(height), which exceeds the limit of \(limit) pixels; "
+                + "raise "
                 + "GlobalConfiguration.shared.maximumPixelCount (or the request's maximumPixelCount) to load it."
         default:
             return
-                "The image downloaded from \(url) (\(contentType)) could not be decoded (\(error)); the server may have "
+                "The image downloaded from \(url) (\(contentType)) could not be decoded (\(error)); the server may "
+                + "have "
                 + "sent something else."
         }
     }

@@ -167,7 +167,8 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
         configuration.log(
             .debug,
             "the fetch of \(request.imageURL.absoluteString) is cancelled: its delegate was released "
-                + "(the operation holds its delegate weakly; keep a reference to it, or call discardDelegate() to let the "
+                + "(the operation holds its delegate weakly; keep a reference to it, or call discardDelegate() to let "
+                + "the "
                 + "fetch run without one)")
         cancel(reason: "its delegate was released")
     }

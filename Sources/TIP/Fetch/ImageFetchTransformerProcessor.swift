@@ -11,7 +11,8 @@ import Foundation
 ///
 /// TIP's rules hold: animations are returned unchanged (only scaled), and a transformer that returns nil keeps
 /// the image. The transformer needs the fetch (its `operation` argument): outside a fetch (no
-/// ``ImageProcessingContext/operation``) processing throws ``ImageProcessingError/invalidParameter(processor:reason:)``.
+/// ``ImageProcessingContext/operation``) processing throws
+/// ``ImageProcessingError/invalidParameter(processor:reason:)``.
 struct ImageFetchTransformerProcessor: ImageProcessor {
     /// The transformer.
     let transformer: any ImageFetchTransformer

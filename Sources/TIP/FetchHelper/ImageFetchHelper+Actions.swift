@@ -87,8 +87,8 @@ extension ImageFetchHelper {
     /// Moves `target` from `oldHelper` to `newHelper` (TIP's `transitionView:fromFetchHelper:toFetchHelper:`): the
     /// old helper's fetch goes on headless and is cancelled a second later, so the new helper's fetch of the same
     /// image can join its download; the old helper lets go of the target without running its disappearance
-    /// behaviour, and the new one runs its appearance when the target is visible. Nothing happens when the helpers are the same, `newHelper` is nil, or
-    /// `oldHelper` drives another target.
+    /// behaviour, and the new one runs its appearance when the target is visible. Nothing happens when the helpers are
+    /// the same, `newHelper` is nil, or `oldHelper` drives another target.
     public static func transitionTarget(
         _ target: any ImageFetchable, from oldHelper: ImageFetchHelper?, to newHelper: ImageFetchHelper?
     ) {

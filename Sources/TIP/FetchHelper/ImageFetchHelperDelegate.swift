@@ -22,7 +22,8 @@ public protocol ImageFetchHelperDelegate: AnyObject, Sendable {
         imageType: ImageType, originalDimensions: CGSize
     ) -> Bool
     /// Another fetch or a store put an image with the helper's identifier into its pipeline while the helper was
-    /// idle: whether to fetch again. Default: ``ImageFetchHelper/shouldReloadByDefault(afterStoreOf:treatedAsPlaceholder:)``.
+    /// idle: whether to fetch again. Default:
+    /// ``ImageFetchHelper/shouldReloadByDefault(afterStoreOf:treatedAsPlaceholder:)``.
     func fetchHelper(
         _ helper: ImageFetchHelper, shouldReloadAfterDifferentFetchCompletedWithIdentifier identifier: String,
         url: URL, dimensions: CGSize, treatedAsPlaceholder: Bool, manuallyStored: Bool

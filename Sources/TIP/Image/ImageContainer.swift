@@ -3,7 +3,9 @@ import Foundation
 /// A decoded image: one ``Bitmap``, or the frames of an animation with their durations and loop count.
 ///
 /// ```swift
-/// let container = try CodecCatalogue.shared.decodeImage(data, options: .init(targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit))
+/// let options = ImageDecodingOptions(
+///     targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
+/// let (container, _) = try CodecCatalogue.shared.decodeImage(data, options: options)
 /// print(container.dimensions, container.frameCount)
 /// ```
 ///
@@ -83,8 +85,9 @@ public final class ImageContainer: Sendable {
         frameDurations.indices.contains(index) ? frameDurations[index] : 0
     }
 
-    /// This image with every frame resized to the target sizing (see ``ImageDecodingOptions/outputDimensions(width:height:)``), keeping the
-    /// animation data and ``processorIdentifiers``. Returns `self` when nothing changes.
+    /// This image with every frame resized to the target sizing (see
+    /// ``ImageDecodingOptions/outputDimensions(width:height:)``), keeping the animation data and
+    /// ``processorIdentifiers``. Returns `self` when nothing changes.
     public func scaledToTargetDimensions(
         _ targetDimensions: CGSize, contentMode: ContentMode, quality: InterpolationQuality = .default
     ) -> ImageContainer {

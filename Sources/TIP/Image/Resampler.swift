@@ -41,7 +41,8 @@ package enum Resampler {
     ///
     /// ```swift
     /// // carnival.jpg's 1880x1253 pixels filled into 200x200: scaled to 300x200, the middle 200 columns kept.
-    /// let square = Resampler.resample(photo, width: 300, height: 200, cropping: (x: 50, y: 0, width: 200, height: 200))
+    /// let square = Resampler.resample(
+    ///     photo, width: 300, height: 200, cropping: (x: 50, y: 0, width: 200, height: 200))
     /// ```
     ///
     /// `region` must lie inside `width` x `height` and have positive sides (a precondition).

@@ -169,7 +169,8 @@ enum ResamplerPairedPasses {
                                 k &+= 1
                             }
                             if n & 1 != 0 {
-                                // The pair's second weight is zero and the row below may not exist: pair the row with itself.
+                                // The pair's second weight is zero and the row below may not exist: pair the row with
+                                // itself.
                                 let last = r.load(as: SIMD16<UInt8>.self)
                                 add(last, last)
                             }

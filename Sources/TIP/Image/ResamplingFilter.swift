@@ -9,7 +9,8 @@ enum ResamplingFilter: Sendable, CaseIterable {
     case triangle
     /// Catmull-Rom cubic (B = 0, C = 0.5).
     case catmullRom
-    /// Lanczos windowed sinc with two lobes: for mild reductions (see ``init(_:sourceWidth:sourceHeight:width:height:)``).
+    /// Lanczos windowed sinc with two lobes: for mild reductions (see
+    /// ``init(_:sourceWidth:sourceHeight:width:height:)``).
     case lanczos2
     /// Lanczos windowed sinc with three lobes.
     case lanczos3

@@ -13,7 +13,8 @@ extension ImagePipeline {
     /// that already has the identifier (`ImagePipeline(identifier: "default")`) is that pipeline.
     ///
     /// ```swift
-    /// let thumbnail = try await ImagePipeline.shared.image(for: url, targetDimensions: CGSize(width: 200, height: 200))
+    /// let thumbnail = try await ImagePipeline.shared.image(
+    ///     for: url, targetDimensions: CGSize(width: 200, height: 200))
     /// ```
     ///
     /// Set ``GlobalConfiguration/cachesRootDirectory`` before first using it. Thread-safe.

@@ -5,8 +5,8 @@ import FoundationNetworking
 #endif
 
 /// The one door through which fetches and downloads read and write a pipeline's three caches
-/// (README, Architecture): the rendered images, the encoded bytes in memory and the files on disk. Every operation is named
-/// after what the fetch or download needs (a cached image at a target, the partial a download resumes, a
+/// (README, Architecture): the rendered images, the encoded bytes in memory and the files on disk. Every operation is
+/// named after what the fetch or download needs (a cached image at a target, the partial a download resumes, a
 /// download's file, the result of a fetch), so the rules of which cache gets what live here, not in the callers.
 ///
 /// ```swift

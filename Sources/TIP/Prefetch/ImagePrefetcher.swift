@@ -81,8 +81,8 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    /// Called (on no particular thread) each time a prefetch ends, completed or failed, leaving none waiting or running;
-    /// prefetches stopped with `stopPrefetching` do not call it. Default nil.
+    /// Called (on no particular thread) each time a prefetch ends, completed or failed, leaving none waiting or
+    /// running; prefetches stopped with `stopPrefetching` do not call it. Default nil.
     public var didComplete: (@Sendable () -> Void)? {
         get { state.withLock { $0.didComplete } }
         set { state.withLock { $0.didComplete = newValue } }
@@ -143,8 +143,8 @@ public final class ImagePrefetcher: Sendable {
             request: request, processing: ImageFetchProcessing(request: request), configuration: pipeline.configuration)
     }
 
-    /// Starts waiting prefetches while the limit allows, outside the lock (a fetch may end at once, and its end asks for
-    /// another pass rather than starting more from inside this one).
+    /// Starts waiting prefetches while the limit allows, outside the lock (a fetch may end at once, and its end asks
+    /// for another pass rather than starting more from inside this one).
     private func startWaiting() {
         let starts = state.withLock { state -> Bool in
             if state.isStarting { state.startsAgain = true }

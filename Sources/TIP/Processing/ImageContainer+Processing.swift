@@ -6,7 +6,8 @@ extension ImageContainer {
     /// Returns `self` when `processors` is empty.
     ///
     /// ```swift
-    /// let context = ImageProcessingContext(targetDimensions: CGSize(width: 200, height: 200), targetContentMode: .scaleAspectFill)
+    /// let context = ImageProcessingContext(
+    ///     targetDimensions: CGSize(width: 200, height: 200), targetContentMode: .scaleAspectFill)
     /// let avatar = try decoded.processed(by: [.cropToFill(), .circle()], context: context)
     /// print(avatar.processorIdentifiers)   // ["tip.crop(target,centre)", "tip.circle"]
     /// ```

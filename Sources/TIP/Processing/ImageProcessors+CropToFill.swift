@@ -8,9 +8,9 @@ extension ImageProcessors {
     /// let avatar = ImageProcessors.CropToFill(size: CGSize(width: 200, height: 200), anchor: .top)
     /// ```
     ///
-    /// The image is scaled with TIP's aspect-fill sizing (as ``ImageDecodingOptions/outputDimensions(width:height:)``), up or down, then the `anchor`
-    /// part of the size is kept; only the kept pixels are resampled (an image already at the aspect-fill
-    /// size, as decoded for the request's target, is only cut). Keeps the pixel format.
+    /// The image is scaled with TIP's aspect-fill sizing (as ``ImageDecodingOptions/outputDimensions(width:height:)``),
+    /// up or down, then the `anchor` part of the size is kept; only the kept pixels are resampled (an image already at
+    /// the aspect-fill size, as decoded for the request's target, is only cut). Keeps the pixel format.
     /// Identifier: `tip.crop(200x200,centre)`, or `tip.crop(target,centre)` when the size comes from the
     /// context.
     public struct CropToFill: ImageProcessor {

@@ -8,9 +8,9 @@ extension ImageProcessors {
     /// let preview = ImageProcessors.ResizeToFit(size: CGSize(width: 1024, height: 1024))
     /// ```
     ///
-    /// Uses TIP's aspect-fit sizing (as ``ImageDecodingOptions/outputDimensions(width:height:)``). An image that already fits is returned as is
-    /// unless `upscale` is set. Keeps the pixel format. Identifier: `tip.fit(1024x1024)`,
-    /// `tip.fit(target)` for the context's size, with `,upscale` when set.
+    /// Uses TIP's aspect-fit sizing (as ``ImageDecodingOptions/outputDimensions(width:height:)``). An image that
+    /// already fits is returned as is unless `upscale` is set. Keeps the pixel format. Identifier:
+    /// `tip.fit(1024x1024)`, `tip.fit(target)` for the context's size, with `,upscale` when set.
     public struct ResizeToFit: ImageProcessor {
         /// The box to fit in, in pixels (rounded up to whole pixels), or nil for the context's target dimensions.
         public var size: CGSize?

@@ -72,7 +72,10 @@ struct CacheFreshnessTests {
     }
 
     @Test(
-        "memory cache: metadata renewed in place (bytes and budget unchanged); a complete variant removed, its partial kept"
+        """
+        memory cache: metadata renewed in place (bytes and budget unchanged); a complete variant removed, its \
+        partial kept
+        """
     )
     func memoryRenewalAndRemoval() throws {
         let clock = TestClock()

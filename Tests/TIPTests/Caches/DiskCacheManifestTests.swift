@@ -158,7 +158,10 @@ struct DiskCacheManifestTests {
         #expect(cache.count == count)
         #expect(cache.totalBytes == env.dataBytes(storage: .extendedAttributes))
         print(
-            "disk manifest: \(count) entries loaded in \(Int(elapsed * 1000)) ms (\(servedWhileLoading) reads served while loading)"
+            """
+            disk manifest: \(count) entries loaded in \(Int(elapsed * 1000)) ms (\(servedWhileLoading) reads \
+            served while loading)
+            """
         )
     }
 }

@@ -140,7 +140,10 @@ struct DiskCacheTieBreakTests {
         var entityTag: String?
         var kept: Bool
         var description: String {
-            "\(complete?.description ?? "none") + partial \(partial) LMD:\(lastModified != nil) ETag:\(entityTag != nil) ⇒ \(kept)"
+            """
+            \(complete?.description ?? "none") + partial \(partial) LMD:\(lastModified != nil) \
+            ETag:\(entityTag != nil) ⇒ \(kept)
+            """
         }
     }
 

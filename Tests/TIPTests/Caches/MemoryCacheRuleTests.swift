@@ -24,7 +24,10 @@ struct MemoryCacheRuleTests {
         let size: NewSize
         let sameURL: Bool
         var testDescription: String {
-            "existing \(existingIsPlaceholder ? "placeholder" : "real"), new \(newIsPlaceholder ? "placeholder" : "real") \(size), \(sameURL ? "same" : "other") URL"
+            """
+            existing \(existingIsPlaceholder ? "placeholder" : "real"), new \
+            \(newIsPlaceholder ? "placeholder" : "real") \(size), \(sameURL ? "same" : "other") URL
+            """
         }
 
         /// TIP's rule, written out independently of the implementation.
@@ -50,7 +53,10 @@ struct MemoryCacheRuleTests {
     }
 
     @Test(
-        "Complete variants: real beats placeholder, placeholder never beats real, else larger-or-equal area wins unless dimensions and URL are identical",
+        """
+        Complete variants: real beats placeholder, placeholder never beats real, else larger-or-equal area wins \
+        unless dimensions and URL are identical
+        """,
         arguments: replacementCases)
     func completeReplacement(row: ReplacementCase) throws {
         cache.put(

@@ -76,7 +76,10 @@ struct CurlImageFetchDownloadProviderTests {
     }
 
     @Test(
-        "the header cap counts status lines, fields and blank lines: at the cap the download succeeds, one below it fails"
+        """
+        the header cap counts status lines, fields and blank lines: at the cap the download succeeds, one below \
+        it fails
+        """
     )
     func headerCaps() throws {
         let server = try LoopbackHTTPServer(handler: Shared.serve)
@@ -96,7 +99,10 @@ struct CurlImageFetchDownloadProviderTests {
     }
 
     @Test(
-        "a Latin-1 header value keeps its byte as U+00E9; a trailer field is not taken as a header; repeated fields join"
+        """
+        a Latin-1 header value keeps its byte as U+00E9; a trailer field is not taken as a header; repeated \
+        fields join
+        """
     )
     func headerBytes() throws {
         let payload = Array("not an image, but every byte counts".utf8)
@@ -106,8 +112,11 @@ struct CurlImageFetchDownloadProviderTests {
                 script: { send in
                     var head = Array("HTTP/1.1 200 OK\r\nContent-Disposition: inline; filename=\"caf".utf8) + [0xE9]
                     head += Array(
-                        ".jpg\"\r\nX-Repeated: a\r\nX-Repeated: b\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-                            .utf8)
+                        """
+                        .jpg\"\r\nX-Repeated: a\r\nX-Repeated: b\r\nTransfer-Encoding: chunked\r\nConnection: \
+                        close\r\n\r\n
+                        """
+                        .utf8)
                     head += Array("\(String(payload.count, radix: 16))\r\n".utf8) + payload
                     head += Array("\r\n0\r\nX-Checksum: trailer\r\n\r\n".utf8)
                     _ = send(head[...])
@@ -154,7 +163,10 @@ struct CurlImageFetchDownloadProviderTests {
     }
 
     @Test(
-        "priority changes while downloads run, and cancels from other threads at random moments: each download completes once"
+        """
+        priority changes while downloads run, and cancels from other threads at random moments: each download \
+        completes once
+        """
     )
     func prioritiesAndCancelStorm() throws {
         let server = try LoopbackHTTPServer(handler: Shared.serve)

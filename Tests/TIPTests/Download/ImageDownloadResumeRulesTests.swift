@@ -125,7 +125,10 @@ struct ImageDownloadResumeRulesTests {
                             )
                             if decision != expected {
                                 mismatches.append(
-                                    "\(status) \(asked) \(range) \(validators) restarted:\(restarted): \(decision), expected \(expected)"
+                                    """
+                                    \(status) \(asked) \(range) \(validators) restarted:\(restarted): \
+                                    \(decision), expected \(expected)
+                                    """
                                 )
                             }
                             checked += 1

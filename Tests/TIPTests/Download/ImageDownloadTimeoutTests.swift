@@ -39,7 +39,10 @@ struct ImageDownloadTimeoutTests {
     }
 
     @Test(
-        "a download that stalls after its header fails with a typed timeout, keeps its partial, and the next fetch resumes"
+        """
+        a download that stalls after its header fails with a typed timeout, keeps its partial, and the next fetch \
+        resumes
+        """
     )
     func stalledDownloadKeepsItsPartial() async throws {
         let env = try SteppedPipelineEnvironment()

@@ -7,7 +7,10 @@ import Testing
 @Suite("Downloader: full disk")
 struct ImageDownloaderDiskFaultTests {
     @Test(
-        "on a full disk the partial lives in memory, the resume still completes the exact image, and no wrong file is left"
+        """
+        on a full disk the partial lives in memory, the resume still completes the exact image, and no wrong file \
+        is left
+        """
     )
     func fullDisk() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -18,7 +18,10 @@ struct ImageDownloaderResumeTests {
     }
 
     @Test(
-        "a dropped download leaves a partial on disk and in memory; the next one resumes with Range and If-Range, byte-identical"
+        """
+        a dropped download leaves a partial on disk and in memory; the next one resumes with Range and If-Range, \
+        byte-identical
+        """
     )
     func resumesAfterDrop() async throws {
         let env = try await DownloaderTestEnvironment()

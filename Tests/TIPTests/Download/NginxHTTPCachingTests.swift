@@ -10,8 +10,9 @@ import FoundationNetworking
 
 /// HTTP caching against real servers: Debian's nginx with `expires` and its `ETag` / `Last-Modified` (a static
 /// origin), and nginx's `proxy_cache` in front of the embedded image server (how a fleet of instances shares one
-/// cache). The pipelines download with each shipped provider (the fleet with the default, libcurl); their clocks are the tests', so an image goes stale when
-/// the test moves a clock, never by waiting. Skipped when nginx is not installed (scripts/bootstrap installs it).
+/// cache). The pipelines download with each shipped provider (the fleet with the default, libcurl); their clocks are
+/// the tests', so an image goes stale when the test moves a clock, never by waiting. Skipped when nginx is not
+/// installed (scripts/bootstrap installs it).
 @Suite(
     "HTTP caching against nginx",
     .enabled(if: NginxTestServer.isAvailable, "nginx is not installed: run scripts/bootstrap (apt-get install nginx)"))
@@ -107,7 +108,10 @@ struct NginxHTTPCachingTests {
     }
 
     @Test(
-        "a fleet behind nginx proxy_cache: one origin body; revalidations through the proxy are 304s, counted at every hop"
+        """
+        a fleet behind nginx proxy_cache: one origin body; revalidations through the proxy are 304s, counted at \
+        every hop
+        """
     )
     func fleetBehindProxyCache() async throws {
         let origin = TIPImageServer()
@@ -128,7 +132,8 @@ struct NginxHTTPCachingTests {
                 proxy_cache_path {dir}/proxy_cache levels=1:2 keys_zone=tip:1m inactive=10m use_temp_path=off;
                 """,
             serverDirectives: """
-                location /proxy/ { proxy_pass http://127.0.0.1:\(origin.port)/; proxy_cache tip; proxy_cache_revalidate on; }
+                location /proxy/ { proxy_pass http://127.0.0.1:\(origin.port)/; proxy_cache tip; \
+                proxy_cache_revalidate on; }
                 """)
         defer { proxy.stop() }
         try proxy.start()

@@ -111,7 +111,10 @@ struct HTTPRevalidationTests {
     }
 
     @Test(
-        "max-age: fresh hits send nothing; once stale, If-None-Match goes out and a 304 serves the cached bytes, renewed"
+        """
+        max-age: fresh hits send nothing; once stale, If-None-Match goes out and a 304 serves the cached bytes, \
+        renewed
+        """
     )
     func maxAgeThenNotModified() async throws {
         let f = try Fixture()
@@ -313,7 +316,8 @@ struct HTTPRevalidationTests {
             f.diskMetadata("t.jpg")?.freshness == CacheFreshness(freshUntil: f.clock.date + 100, serverLifetime: nil))
         f.clock.advance(60)
         f.pipeline.clearMemoryCaches()
-        #expect(try await f.fetch(Fixture.request("t.jpg", ttl: 100)).result?.imageSource == .diskCache)  // slides the TTL
+        // slides the TTL
+        #expect(try await f.fetch(Fixture.request("t.jpg", ttl: 100)).result?.imageSource == .diskCache)
         f.clock.advance(41)  // 101 s after the download, 41 s after the last read: kept, but stale
         let result = try await f.fetch(Fixture.request("t.jpg", ttl: 100)) { f.notModified($0) }.result
         #expect(result?.imageWasRevalidated == true)

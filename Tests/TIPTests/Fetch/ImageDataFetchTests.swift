@@ -16,7 +16,10 @@ struct ImageDataFetchTests {
     }
 
     @Test(
-        "the downloaded bytes and their type, then the memory cache's, then (a new pipeline) the disk's: nothing decoded"
+        """
+        the downloaded bytes and their type, then the memory cache's, then (a new pipeline) the disk's: nothing \
+        decoded
+        """
     )
     func bytesWithoutDecoding() async throws {
         let env = try SteppedPipelineEnvironment()
@@ -114,7 +117,8 @@ struct ImageDataFetchTests {
             try await env.pipeline.fetchImageData(
                 for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("t.jpg")))
         }
-        let download = try await env.provider.next(timeout: .seconds(300))  // the task must start first, on a loaded pool
+        // the task must start first, on a loaded pool
+        let download = try await env.provider.next(timeout: .seconds(300))
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(await download.waitUntilCancelled())

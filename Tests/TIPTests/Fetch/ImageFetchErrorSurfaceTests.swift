@@ -49,7 +49,10 @@ struct ImageFetchErrorSurfaceTests {
     }
 
     @Test(
-        "cancelling the task of fetchImage(for:) throws CancellationError; the completion API keeps TIP's cancelled (-1)"
+        """
+        cancelling the task of fetchImage(for:) throws CancellationError; the completion API keeps TIP's \
+        cancelled (-1)
+        """
     )
     func cancellation() async throws {
         let env = try SteppedPipelineEnvironment()

@@ -57,7 +57,10 @@ struct ImageFetchHarnessTests {
         networkDelegate.checkContract()
         let networkResult = try #require(
             networkDelegate.final.withLock { $0 },
-            "\(kind): \(network.state) \(network.progress) \(networkDelegate.progress.withLock { $0 }) \(image.data.count)"
+            """
+            \(kind): \(network.state) \(network.progress) \(networkDelegate.progress.withLock { $0 }) \
+            \(image.data.count)
+            """
         )
         #expect(networkResult.imageSource == .network)
         #expect(networkResult.imageOriginalDimensions == image.original)

@@ -150,7 +150,8 @@ struct ImageFetchOperationTests {
 
         let result = try await env.pipeline.fetchImage(for: request)
         #expect(result.imageSource == .memoryCache)
-        #expect(result.imageContainer.dimensions == CGSize(width: 85, height: 64))  // aspect fill covers the target, uncropped (TIP)
+        // aspect fill covers the target, uncropped (TIP)
+        #expect(result.imageContainer.dimensions == CGSize(width: 85, height: 64))
 
         // A download that is never answered: only the task's cancellation ends it.
         let task = Task {
@@ -170,7 +171,10 @@ struct ImageFetchOperationTests {
     }
 
     @Test(
-        "on the callback queue, a clean rendered-cache match completes inside fetchImage; a dirty one is a dirty preview"
+        """
+        on the callback queue, a clean rendered-cache match completes inside fetchImage; a dirty one is a dirty \
+        preview
+        """
     )
     func synchronousRenderedHit() async throws {
         let env = try await DownloaderTestEnvironment()
@@ -257,7 +261,8 @@ struct ImageFetchOperationTests {
         #expect(hit.finalResult?.imageContainer.dimensions == CGSize(width: 160, height: 120))
         #expect(empty.lookups.withLock { $0 } == 1 && legacy.lookups.withLock { $0 } == 1)
         #expect(env.server.requestCount(for: "/legacy.jpg") == 0)
-        #expect(env.pipeline.memoryCache.entry(withIdentifier: legacyURL.absoluteString) == nil)  // no bytes, not cached
+        // no bytes, not cached
+        #expect(env.pipeline.memoryCache.entry(withIdentifier: legacyURL.absoluteString) == nil)
 
         let (miss, _) = await run(env, GenericImageFetchRequest(imageURL: env.server.url(for: "/fresh.jpg")))
         #expect(miss.finalResult?.imageSource == .network)

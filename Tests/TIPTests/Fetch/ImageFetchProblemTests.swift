@@ -7,7 +7,10 @@ import Testing
 @Suite("Fetch problems posted as TIP posts them")
 struct ImageFetchProblemTests {
     @Test(
-        "target dimensions neither zero nor positive: TIPProblemImageFetchHasInvalidTargetDimensions, the image at its own size",
+        """
+        target dimensions neither zero nor positive: TIPProblemImageFetchHasInvalidTargetDimensions, the image at \
+        its own size
+        """,
         arguments: [CGSize(width: -10, height: 50), CGSize(width: 0, height: 50), CGSize(width: -1, height: -1)])
     func invalidTargetDimensions(target: CGSize) async throws {
         let env = try SteppedPipelineEnvironment()

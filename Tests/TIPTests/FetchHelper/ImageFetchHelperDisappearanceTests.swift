@@ -43,7 +43,10 @@ struct ImageFetchHelperDisappearanceTests {
     }
 
     @Test(
-        "lowerImageFetchPriority drops the fetch to -6 while hidden and restores the data source's priority on appearance"
+        """
+        lowerImageFetchPriority drops the fetch to -6 while hidden and restores the data source's priority on \
+        appearance
+        """
     )
     func lowerPriority() async throws {
         let bed = try await FetchHelperTestBed(stepped: true)
@@ -128,7 +131,10 @@ struct ImageFetchHelperDisappearanceTests {
     }
 
     @Test(
-        "with background treated as disappearance, the image unloads 0.2 s after backgrounding and comes back in the foreground"
+        """
+        with background treated as disappearance, the image unloads 0.2 s after backgrounding and comes back in \
+        the foreground
+        """
     )
     func background() async throws {
         let bed = try await FetchHelperTestBed()

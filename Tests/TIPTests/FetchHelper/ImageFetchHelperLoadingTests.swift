@@ -65,7 +65,10 @@ struct ImageFetchHelperLoadingTests {
     }
 
     @Test(
-        "a resize refetches at the new size only when the data source opts in; the final image becomes a preview meanwhile"
+        """
+        a resize refetches at the new size only when the data source opts in; the final image becomes a preview \
+        meanwhile
+        """
     )
     func resizeRefetches() async throws {
         let bed = try await FetchHelperTestBed()

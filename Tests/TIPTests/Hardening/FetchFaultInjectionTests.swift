@@ -49,7 +49,10 @@ struct FetchFaultInjectionTests {
     }()
 
     @Test(
-        "each fault ends with the exact image or a typed error; the caches hold nothing wrong; a clean retry gets the image",
+        """
+        each fault ends with the exact image or a typed error; the caches hold nothing wrong; a clean retry gets \
+        the image
+        """,
         arguments: cases, ShippedDownloadProvider.allCases)
     func fault(_ testCase: FetchFaultCase, _ kind: ShippedDownloadProvider) async throws {
         let env = try await HardeningEnvironment(provider: kind)

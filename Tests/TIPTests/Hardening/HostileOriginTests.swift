@@ -48,8 +48,11 @@ struct HostileOriginTests {
     /// The image in chunked framing: `count` chunks, then the last chunk with a trailer field.
     static func chunkedWithTrailer(_ body: Data, chunkSize: Int = 4_000) -> [UInt8] {
         var out = Array(
-            "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\nConnection: close\r\n\r\n"
-                .utf8)
+            """
+            HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nTransfer-Encoding: chunked\r\nTrailer: \
+            X-Checksum\r\nConnection: close\r\n\r\n
+            """
+            .utf8)
         var offset = 0
         while offset < body.count {
             let chunk = body[body.startIndex + offset..<body.startIndex + min(body.count, offset + chunkSize)]
@@ -61,7 +64,10 @@ struct HostileOriginTests {
     }
 
     @Test(
-        "a chunked response with a trailer: the exact image (libcurl only: FoundationNetworking aborts the process on it)"
+        """
+        a chunked response with a trailer: the exact image (libcurl only: FoundationNetworking aborts the process \
+        on it)
+        """
     )
     func chunkedTrailer() async throws {
         let (env, _) = try await Self.environment(.curl)
@@ -91,7 +97,10 @@ struct HostileOriginTests {
             _ = send(Self.bytes(interim))
             _ = send(
                 Self.bytes(
-                    "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(image.count)\r\nConnection: close\r\n\r\n"
+                    """
+                    HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(image.count)\r\nConnection: \
+                    close\r\n\r\n
+                    """
                 ))
             _ = send(ArraySlice(image))
         }
@@ -104,7 +113,10 @@ struct HostileOriginTests {
     }
 
     @Test(
-        "a Latin-1 byte in a header: libcurl delivers the exact image; URLSession fails with a typed error (FoundationNetworking refuses the line)",
+        """
+        a Latin-1 byte in a header: libcurl delivers the exact image; URLSession fails with a typed error \
+        (FoundationNetworking refuses the line)
+        """,
         arguments: ShippedDownloadProvider.allCases)
     func latin1Header(_ kind: ShippedDownloadProvider) async throws {
         let (env, _) = try await Self.environment(kind)
@@ -128,7 +140,10 @@ struct HostileOriginTests {
     }
 
     @Test(
-        "images are asked for as identity; a gzip bomb sent anyway stays bounded: a typed error, at most the limit taken",
+        """
+        images are asked for as identity; a gzip bomb sent anyway stays bounded: a typed error, at most the limit \
+        taken
+        """,
         arguments: ShippedDownloadProvider.allCases)
     func compressedBomb(_ kind: ShippedDownloadProvider) async throws {
         let limit = 4 * 1024 * 1024
@@ -137,7 +152,10 @@ struct HostileOriginTests {
         let server = try Self.server { send in
             _ = send(
                 Self.bytes(
-                    "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Encoding: gzip\r\nContent-Length: \(bomb.count)\r\nConnection: close\r\n\r\n"
+                    """
+                    HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Encoding: gzip\r\nContent-Length: \
+                    \(bomb.count)\r\nConnection: close\r\n\r\n
+                    """
                 ))
             _ = send(ArraySlice(bomb))
         }
@@ -168,7 +186,10 @@ struct HostileOriginTests {
     }
 
     @Test(
-        "a fast endless body stops at the limit (or at a Content-Length over it): DownloadTooLarge, at most two buffers past that point taken (and, with libcurl, read)",
+        """
+        a fast endless body stops at the limit (or at a Content-Length over it): DownloadTooLarge, at most two \
+        buffers past that point taken (and, with libcurl, read)
+        """,
         arguments: Announcement.allCases, ShippedDownloadProvider.allCases)
     func endlessBody(_ announcement: Announcement, _ kind: ShippedDownloadProvider) async throws {
         let limit = 1024 * 1024
@@ -198,7 +219,10 @@ struct HostileOriginTests {
     }
 
     @Test(
-        "a header flood (endless, or 10,000 fields) fails at the provider's header cap with a typed error (libcurl only: FoundationNetworking has no cap)",
+        """
+        a header flood (endless, or 10,000 fields) fails at the provider's header cap with a typed error (libcurl \
+        only: FoundationNetworking has no cap)
+        """,
         arguments: [nil, 10_000] as [Int?])
     func headerFlood(_ fieldCount: Int?) async throws {
         let (env, counting) = try await Self.environment(.curl)

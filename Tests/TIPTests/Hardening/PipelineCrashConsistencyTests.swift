@@ -64,7 +64,10 @@ struct PipelineCrashConsistencyTests {
             }
         }
         print(
-            "pipeline crash consistency (seed \(seed)): \(kills) kills, \(checked.complete) complete and \(checked.partial) partial entries checked, \(checked.resumed) resumes"
+            """
+            pipeline crash consistency (seed \(seed)): \(kills) kills, \(checked.complete) complete and \
+            \(checked.partial) partial entries checked, \(checked.resumed) resumes
+            """
         )
         #expect(checked.complete > 0)
         await server.stop()

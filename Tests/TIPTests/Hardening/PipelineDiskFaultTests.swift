@@ -36,7 +36,10 @@ struct PipelineDiskFaultTests {
     }
 
     @Test(
-        "a tiny tmpfs fills up: every fetch still delivers the exact image, memory serves it, the disk holds nothing wrong"
+        """
+        a tiny tmpfs fills up: every fetch still delivers the exact image, memory serves it, the disk holds \
+        nothing wrong
+        """
     )
     func fullDisk() async throws {
         let mountPoint = Locked<URL?>(nil)

@@ -65,7 +65,10 @@ struct ResamplerMildReductionTests {
         let psnr = ImageComparison.psnr(a, b)
         #expect(psnr >= 40, "\(name) to fit \(side): \(psnr) dB")
         print(
-            "\(name) to fit \(side)x\(side) (\(a.width)x\(a.height)): Lanczos-2 vs Lanczos-3 \(String(format: "%.1f", psnr)) dB"
+            """
+            \(name) to fit \(side)x\(side) (\(a.width)x\(a.height)): Lanczos-2 vs Lanczos-3 \
+            \(String(format: "%.1f", psnr)) dB
+            """
         )
     }
 }

@@ -53,7 +53,8 @@ struct ResamplerPairedPassesTests {
             filter: filter, sourceCount: horizontal ? source.width : source.height, count: count)
         #expect(weights.pairsFit)
         var out = Bitmap(
-            width: horizontal ? count : source.width, height: horizontal ? source.height : count, format: source.format)!
+            width: horizontal ? count : source.width, height: horizontal ? source.height : count,
+            format: source.format)!
         let (srcStride, dstStride, rows, rowBytes) = (
             source.bytesPerRow, out.bytesPerRow, out.height, out.width * out.format.bytesPerPixel
         )

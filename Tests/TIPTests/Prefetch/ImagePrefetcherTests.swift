@@ -16,7 +16,10 @@ struct ImagePrefetcherTests {
     }
 
     @Test(
-        "at most maxConcurrentPrefetchCount run, in order, at low priority; stopping drops the rest and cancels the running"
+        """
+        at most maxConcurrentPrefetchCount run, in order, at low priority; stopping drops the rest and cancels \
+        the running
+        """
     )
     func limitAndStop() async throws {
         let env = try SteppedPipelineEnvironment()

@@ -134,7 +134,10 @@ struct GaussianBlurTests {
     }
 
     @Test(
-        "Photos, blurred directly and through halved sizes, match the exact blur (PSNR ≥ 40 dB) and Pillow's algorithm (≥ 35 dB) away from the edges' reach",
+        """
+        Photos, blurred directly and through halved sizes, match the exact blur (PSNR ≥ 40 dB) and Pillow's \
+        algorithm (≥ 35 dB) away from the edges' reach
+        """,
         arguments: [0.8, 1.7, 3.7, 6, 11])
     func photos(sigma: Double) throws {
         // At least 32 pixels a side, so that sigma ≥ 1.6 takes the halving route.

@@ -31,7 +31,10 @@ struct ImageProcessingTests {
     }
 
     @Test(
-        "Processors run in order on every frame; durations, loop count and the partial flag are kept; identifiers are recorded"
+        """
+        Processors run in order on every frame; durations, loop count and the partial flag are kept; identifiers \
+        are recorded
+        """
     )
     func orderAndFrames() throws {
         let log = Locked<[String]>([])

@@ -47,7 +47,10 @@ struct SymmetricConvolutionTests {
     }
 
     @Test(
-        "The SIMD sweep gives exactly the reference's bytes for every width (every 16- and 32-byte alignment), format, radius and thread split"
+        """
+        The SIMD sweep gives exactly the reference's bytes for every width (every 16- and 32-byte alignment), \
+        format, radius and thread split
+        """
     )
     func matchesReference() throws {
         for sigma in [0.4, 1, 1.5, 2.2, 3] {

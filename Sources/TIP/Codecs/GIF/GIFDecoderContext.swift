@@ -7,7 +7,8 @@ import Foundation
 /// ```swift
 /// let context = GIFCodec().decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
 /// if try context.append(chunk) >= .didLoadFrame {
-///     let firstFrames = try context.render(mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center)
+///     let firstFrames = try context.render(
+///         mode: .fullFrameProgress, targetDimensions: .zero, targetContentMode: .center)
 /// }
 /// ```
 ///

@@ -6,8 +6,9 @@ import Foundation
 /// `rgba8Premultiplied` (or what the PNG decodes to).
 ///
 /// ```swift
-/// let favicon = try ICODecoder().decode(data, options: ImageDecodingOptions(targetDimensions: CGSize(width: 32, height: 32),
-///                                                                           targetContentMode: .scaleAspectFit))
+/// let options = ImageDecodingOptions(
+///     targetDimensions: CGSize(width: 32, height: 32), targetContentMode: .scaleAspectFit)
+/// let favicon = try ICODecoder().decode(data, options: options)
 /// ```
 ///
 /// Each entry's header is checked against `maximumPixelCount` before it is decoded; an entry cut

@@ -14,7 +14,8 @@ public struct JPEGCodec: ImageCodec {
     public init() {}
     /// The decoder (supports progressive decoding).
     public var decoder: any ImageDecoder { JPEGDecoder() }
-    /// Encodes the first frame with TurboJPEG: baseline, or progressive with `.progressive`; quality on TIP's 0...1 scale.
+    /// Encodes the first frame with TurboJPEG: baseline, or progressive with `.progressive`; quality on TIP's 0...1
+    /// scale.
     public var encoder: (any ImageEncoder)? { JPEGEncoder() }
     /// Always false: JPEG has no animation.
     public var isAnimated: Bool { false }

@@ -64,8 +64,8 @@ public final class CurlImageFetchDownloadProvider: ImageFetchDownloadProvider {
     /// Made by the first download (a provider that never downloads starts no thread).
     private let session = Locked<CurlSession?>(nil)
 
-    /// A provider with its own multi handle and thread (started by the first download). Times are in seconds; `requestTimeout` (default 60) is
-    /// the idle timeout, applied in whole seconds; `connectTimeout` defaults to 30.
+    /// A provider with its own multi handle and thread (started by the first download). Times are in seconds;
+    /// `requestTimeout` (default 60) is the idle timeout, applied in whole seconds; `connectTimeout` defaults to 30.
     public init(
         requestTimeout: TimeInterval = 60, connectTimeout: TimeInterval = 30,
         maxResponseHeaderByteCount: Int = defaultMaxResponseHeaderByteCount,
