@@ -132,8 +132,8 @@ struct NginxHTTPCachingTests {
                 proxy_cache_path {dir}/proxy_cache levels=1:2 keys_zone=tip:1m inactive=10m use_temp_path=off;
                 """,
             serverDirectives: """
-                location /proxy/ { proxy_pass http://127.0.0.1:\(origin.port)/; proxy_cache tip; \
-                proxy_cache_revalidate on; }
+                location /proxy/ { proxy_pass http://127.0.0.1:\(origin.port)/; proxy_cache tip;
+                    proxy_cache_revalidate on; }
                 """)
         defer { proxy.stop() }
         try proxy.start()

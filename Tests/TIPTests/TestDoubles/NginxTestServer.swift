@@ -267,16 +267,18 @@ final class NginxTestServer: @unchecked Sendable {
             http {
                 types { image/jpeg jpg; }
                 default_type application/octet-stream;
-                log_format tip_resume escape=none '$status|$request_uri|$http_range|$http_if_range|$body_bytes_sent|\
-                $upstream_cache_status|$http_if_none_match|$http_if_modified_since';
+                log_format tip_resume escape=none '$status|$request_uri|$http_range|$http_if_range|$body_bytes_sent|'
+                    '$upstream_cache_status|$http_if_none_match|$http_if_modified_since';
                 access_log \(dir)/access.log tip_resume;
                 client_body_temp_path \(dir)/client_body_temp;
                 proxy_temp_path \(dir)/proxy_temp;
                 fastcgi_temp_path \(dir)/fastcgi_temp;
                 uwsgi_temp_path \(dir)/uwsgi_temp;
                 scgi_temp_path \(dir)/scgi_temp;
-                map $http_range $tip_rate { "" \(crawlAfter == nil ? rateLimit : Self.crawlRate); \
-                default \(rateLimit); }
+                map $http_range $tip_rate {
+                    "" \(crawlAfter == nil ? rateLimit : Self.crawlRate);
+                    default \(rateLimit);
+                }
                 \(expand(httpDirectives))
                 server {
                     listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl http2");
