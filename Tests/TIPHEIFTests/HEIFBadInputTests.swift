@@ -56,7 +56,7 @@ struct HEIFBadInputTests {
         let ispe = try #require(data.range(of: Data("ispe".utf8)))
         // ispe: size, "ispe", version/flags (4), width (4), height (4): from the type, width at +8, height at +12.
         for offset in [8, 12] {
-            // 40,000
+            // Each side becomes 40,000 (0x00009C40).
             for (i, byte) in [UInt8(0x00), 0x00, 0x9C, 0x40].enumerated() { data[ispe.lowerBound + offset + i] = byte }
         }
         do {

@@ -128,10 +128,8 @@ enum ImageTableBenchmarks {
             + "allocations per call: "
             + "table \(Harness.format(tableAllocations, digits: 3)) (target 0: "
             + "\(tableAllocations == 0 ? "met" : "MISSED")), "
-                + """
-                rendered cache \(Harness.format(renderedAllocations, digits: 3)), disk hit \
-                \(Harness.format(diskAllocations, digits: 1))
-                """
+            + "rendered cache \(Harness.format(renderedAllocations, digits: 3)), disk hit "
+            + "\(Harness.format(diskAllocations, digits: 1))"
         Harness.report(
             "image-table hit, 64x64 RGBA, 1,000 entries, per hit", ours: table,
             baselineName: "rendered-cache exact lookup", baseline: renderedSamples,
@@ -225,10 +223,8 @@ enum ImageTableBenchmarks {
             note:
                 "\(Harness.format(ours.median * 1_000 / Double(count), digits: 1)) µs per entry; the first fill into a "
                 + "new file took \(Harness.format(coldMilliseconds, digits: 0)) ms; "
-                    + """
-                    \(stats?.entryCount ?? 0) entries, \
-                    \(Harness.format(Double(stats?.fileLength ?? 0) / 1_048_576, digits: 1)) MB file
-                    """
+                + "\(stats?.entryCount ?? 0) entries, "
+                + "\(Harness.format(Double(stats?.fileLength ?? 0) / 1_048_576, digits: 1)) MB file"
         )
     }
 
@@ -368,10 +364,8 @@ enum ImageTableBenchmarks {
             + "100 hits added \(added("rss_few_kb", "rss_open_kb")) MB (file pages "
             + "\(added("file_few_kb", "file_open_kb")) MB), "
             + "all \(mb("rss_all_kb")) MB (file pages \(mb("file_all_kb")) MB); "
-                + """
-                first retrieval after a launch \(Harness.format(values["first_ns"] ?? 0, digits: 0)) ns per entry \
-                (digest lookup, page faults, checksum)
-                """
+            + "first retrieval after a launch \(Harness.format(values["first_ns"] ?? 0, digits: 0)) ns per entry "
+            + "(digest lookup, page faults, checksum)"
         Harness.report(
             "image table of 100,000 64x64 entries, 100 touched: RSS added",
             ours: Samples([(touchedFew - before) / 1024]),

@@ -34,10 +34,8 @@ enum MainJobBenchmarks {
         print(
             "note: main job: \(names.count) images (\(names.filter { $0.hasSuffix(".png") }.count) PNG), "
                 + "\(bytes / 1_000_000) MB, "
-                    + """
-                    from nginx at \(nginx.baseURL.absoluteString) to fit \(size)x\(size), \(concurrency) in flight; \
-                    each run is a process (wait4)
-                    """
+                + "from nginx at \(nginx.baseURL.absoluteString) to fit \(size)x\(size), \(concurrency) in flight; "
+                + "each run is a process (wait4)"
         )
 
         let roots = FileManager.default.temporaryDirectory.appendingPathComponent(

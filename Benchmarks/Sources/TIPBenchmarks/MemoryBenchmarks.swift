@@ -45,10 +45,8 @@ enum MemoryBenchmarks {
         print(
             "note: \(distinctFiles) generated 4000x3000 JPEGs "
                 + "(\(sizes.min().map { $0 / 1024 } ?? 0)-\(sizes.max().map { $0 / 1024 } ?? 0) KiB) "
-                    + """
-                    behind \(imageCount) distinct URLs, fetched to 200x200 fit, \(inFlight) fetches in flight, in a \
-                    child process
-                    """
+                + "behind \(imageCount) distinct URLs, fetched to 200x200 fit, \(inFlight) fetches in flight, in a "
+                + "child process"
         )
 
         let server = TIPImageServer()

@@ -122,10 +122,8 @@ extension ImageFetchOperation {
             return
                 "The response from \(url) is not an image: the server sent \(contentType) (\(downloaded.data.count) "
                 + "bytes), "
-                    + """
-                    which no registered codec reads; check the URL (an error or login page answered with a success \
-                    status?).
-                    """
+                + "which no registered codec reads; check the URL (an error or login page answered with a success "
+                + "status?)."
         case .missingCodec(let type)?:
             return "The image downloaded from \(url) is \(type.rawValue) (\(contentType)), and no codec for it is "
                 + "registered; \(type.missingCodecAdvice)."

@@ -39,10 +39,8 @@ extension ImageFetchOperation {
                 ],
                 message: "the image \(identifier) was not scaled to \(expected.width)x\(expected.height): that is more "
                     + "than the maximum pixel count (\(limit)); it is delivered at \(Int(image.dimensions.width))x"
-                        + """
-                        \(Int(image.dimensions.height)). Ask for a smaller target, or raise \
-                        GlobalConfiguration.maximumPixelCount.
-                        """
+                    + "\(Int(image.dimensions.height)). Ask for a smaller target, or raise "
+                    + "GlobalConfiguration.maximumPixelCount."
             )
             return image
         }

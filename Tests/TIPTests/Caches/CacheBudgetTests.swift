@@ -55,8 +55,8 @@ struct CacheBudgetTests {
         c.insert(6)
         #expect(log.evictions == ["a", "b"])
         #expect(budget.totalBytes == 10 && budget.totalCount == 5)
-        // c writes 5 more: 15. Round: a, b (13); round: a, b (11); a and b are now empty; c evicts its own oldest (6)
-        // -> 5.
+        // c writes 5 more: 15. Round: a, b (13); round: a, b (11); a and b are now empty; c evicts its own
+        // oldest (6) -> 5.
         log.evictions = []
         c.insert(5)
         #expect(log.evictions == ["a", "b", "a", "b", "c"])
