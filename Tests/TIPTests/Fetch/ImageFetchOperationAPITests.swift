@@ -119,7 +119,10 @@ struct ImageFetchOperationAPITests {
         #expect(heardMore.isEmpty, "rounds whose delegate heard of the cancellation: \(heardMore)")
     }
 
-    @Test("waitUntilFinished blocks until the final callback ran; the run-loop variant keeps the run loop turning")
+    @Test(
+        "waitUntilFinished blocks until the final callback ran; the run-loop variant keeps the run loop turning",
+        .timeLimit(.minutes(2))
+    )
     func waiting() async throws {
         let (env, url, image) = try await stubbed()
         let result = Locked<ImageFetchResult?>(nil)
@@ -134,8 +137,12 @@ struct ImageFetchOperationAPITests {
         let ranOnLoop = Locked(false)
         let second = env.pipeline.operation(with: GenericImageFetchRequest(imageURL: url), delegate: nil)
         try await onOwnThread {
-            RunLoop.current.perform { ranOnLoop.withLock { $0 = true } }
-            env.pipeline.fetchImage(with: second)
+            // The fetch starts from the run loop, so it cannot finish before the wait turns the loop (a disk hit
+            // started first could end before the wait began, and the wait would then not turn it at all).
+            RunLoop.current.perform {
+                ranOnLoop.withLock { $0 = true }
+                env.pipeline.fetchImage(with: second)
+            }
             second.waitUntilFinishedWithoutBlockingRunLoop()
         }
         #expect(second.isFinished)
