@@ -25,11 +25,14 @@ enum FetchBenchmarks {
         let firstScanProgress = Locked<Float?>(nil)
         let scans = Locked(0)
         let done = DispatchSemaphore(value: 0)
-        var handlesProgressiveLoading: Bool { true }
+        /// Whether scans are rendered (false: the same fetch with the final image only).
+        let rendersScans: Bool
+        init(rendersScans: Bool = true) { self.rendersScans = rendersScans }
+        var handlesProgressiveLoading: Bool { rendersScans }
         func imageFetchOperation(
             _ operation: ImageFetchOperation, shouldLoadProgressivelyWithIdentifier identifier: String,
             url: URL, imageType: ImageType, originalDimensions: CGSize
-        ) -> Bool { true }
+        ) -> Bool { rendersScans }
         func imageFetchOperation(
             _ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float
         ) {
@@ -122,22 +125,29 @@ enum FetchBenchmarks {
         var run = 0
         var firstScan: Float = 0
         var scans = 0
-        let ours = try Harness.measureCPU {
-            run += 1
-            let url = URL(string: "https://bench.tip.invalid/carnival-\(run).pjpg")!
-            stubs.addDownloadStub(
-                forRequestURL: url, responseData: pjpeg, responseMIMEType: "image/jpeg",
-                shouldSupportResuming: false, suggestedBitrate: bitrate)
-            let delegate = ProgressiveDelegate()
-            let request = GenericImageFetchRequest(
-                imageURL: url, identifier: nil, targetDimensions: target, targetContentMode: .scaleAspectFit)
-            let operation = pipeline.operation(with: request, delegate: delegate)
-            pipeline.fetchImage(with: operation)
-            delegate.done.wait()
-            guard operation.finalResult != nil else { throw ImageDecodingError.truncatedData }
-            firstScan = delegate.firstScanProgress.withLock { $0 } ?? 1
-            scans = delegate.scans.withLock { $0 }
+        func fetches(rendersScans: Bool) throws -> Samples {
+            try Harness.measureCPU {
+                run += 1
+                let url = URL(string: "https://bench.tip.invalid/carnival-\(run).pjpg")!
+                stubs.addDownloadStub(
+                    forRequestURL: url, responseData: pjpeg, responseMIMEType: "image/jpeg",
+                    shouldSupportResuming: false, suggestedBitrate: bitrate)
+                let delegate = ProgressiveDelegate(rendersScans: rendersScans)
+                let request = GenericImageFetchRequest(
+                    imageURL: url, identifier: nil, targetDimensions: target,
+                    targetContentMode: .scaleAspectFit)
+                let operation = pipeline.operation(with: request, delegate: delegate)
+                pipeline.fetchImage(with: operation)
+                delegate.done.wait()
+                guard operation.finalResult != nil else { throw ImageDecodingError.truncatedData }
+                if rendersScans {
+                    firstScan = delegate.firstScanProgress.withLock { $0 } ?? 1
+                    scans = delegate.scans.withLock { $0 }
+                }
+            }
         }
+        let ours = try fetches(rendersScans: true)
+        let finalOnly = try fetches(rendersScans: false)
         let decoder = JPEGCodec().decoder
         let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit)
         let baseline = try Harness.measureCPU { _ = try decoder.decode(pjpeg, options: options) }
@@ -146,5 +156,9 @@ enum FetchBenchmarks {
             baselineName: "one complete decode (CPU)", baseline: baseline, target: 2.5,
             note:
                 "first scan shown at \(Harness.format(Double(firstScan) * 100, digits: 1))% of the bytes (target ≤ 5%)")
+        Harness.report(
+            "same fetch, final image only (the delegate declines progressive loading)", ours: finalOnly,
+            baselineName: "one complete decode (CPU)", baseline: baseline, target: nil,
+            note: "information: what the download, the caches and the hand-offs cost without rendering scans")
     }
 }

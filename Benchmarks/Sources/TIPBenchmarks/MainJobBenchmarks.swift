@@ -138,14 +138,22 @@ enum MainJobBenchmarks {
         }
     }
 
-    /// The release `tip-sample` built next to this executable by `Benchmarks/run`.
+    /// The release `tip-sample`: `TIP_SAMPLE_EXECUTABLE` (set by `Benchmarks/run`, which builds it in the root
+    /// package), else one next to this executable.
     private static func sampleExecutable() throws -> URL {
-        let executable =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let sample = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("tip-sample")
+        let sample: URL
+        if let path = ProcessInfo.processInfo.environment["TIP_SAMPLE_EXECUTABLE"], !path.isEmpty {
+            sample = URL(fileURLWithPath: path)
+        } else {
+            let executable =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
+            sample = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("tip-sample")
+        }
         guard FileManager.default.isExecutableFile(atPath: sample.path) else {
             throw BenchmarkFailure(
-                "\(sample.path) is missing: Benchmarks/run builds it (swift build -c release --product tip-sample)")
+                "\(sample.path) is missing: Benchmarks/run builds it "
+                    + "(swift build -c release --package-path .. --product tip-sample)")
         }
         return sample
     }

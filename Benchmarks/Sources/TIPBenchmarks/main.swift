@@ -3,6 +3,7 @@ import Foundation
 // TIP benchmark suite: every row prints ours vs a baseline measured in the same run, and a ratio.
 // Usage: TIPBenchmarks [--iterations N]
 //   [--only codecs|codecs2|caches|downloads|fetches|webp|memory|fetches-network|codecs3|processing|tables|mainjob]
+//   (`--only progressive-fetch` runs the progressive fetch row of `fetches` alone, for `perf record`.)
 let arguments = CommandLine.arguments
 // The memory row's child process (see MemoryBenchmarks): runs alone, prints its measurements, exits.
 if arguments.contains(MemoryBenchmarks.childFlag) {
@@ -27,6 +28,7 @@ do {
     let groups = [
         "codecs", "codecs2", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3",
         "processing", "tables", "mainjob",
+        "progressive-fetch",
     ]
     if let only, !groups.contains(only) {
         print("unknown group \(only); one of: \(groups.joined(separator: ", "))")
@@ -37,6 +39,7 @@ do {
     if only == nil || only == "caches" { try CacheBenchmarks.run() }
     if only == nil || only == "downloads" { try DownloadBenchmarks.run() }
     if only == nil || only == "fetches" { try FetchBenchmarks.run() }
+    if only == "progressive-fetch" { try FetchBenchmarks.progressiveFetch() }
     if only == nil || only == "webp" { try WebPBenchmarks.run() }
     if only == nil || only == "codecs3" { try OptionalCodecBenchmarks.run() }
     if only == nil || only == "fetches-network" { try NetworkFetchBenchmarks.run() }

@@ -32,6 +32,7 @@ typedef struct {
     int warnings;            ///< libjpeg warnings so far (corrupt data, premature end)
     int truncated;           ///< the input ended early: the source supplied a fake EOI, or a scan's data stopped at a marker
     long long consumed;      ///< bytes libjpeg has consumed so far (a progress token)
+    int last_render_smoothing; ///< 1 if the last progressive render allowed libjpeg's block smoothing
 } tip_jpeg_inc_info;
 
 /// Output colour spaces for tip_jpeg_inc_start.

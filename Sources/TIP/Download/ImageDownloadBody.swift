@@ -12,6 +12,12 @@ final class ImageDownloadBody {
     private let maximumPixelCount: Int
     /// The file the bytes go to; nil when the disk cache could not take them.
     private(set) var file: ImagePipelineCaches.DownloadFile?
+    /// How many of the buffer's bytes `file` holds: the rest is written once ``fileWriteBatch`` bytes are
+    /// pending, and whatever is left when the file is handed over (``takeFile()``).
+    private var fileByteCount = 0
+    /// Bytes gathered before a write to the file: one write per 128 KiB instead of one per network chunk
+    /// (often 16 KiB). A process that dies mid-download leaves at most this much less of a resumable partial.
+    static let fileWriteBatch = 128 * 1024
     /// The partial image fed every byte, once made.
     private(set) var partialImage: PartialImage?
 
@@ -55,6 +61,7 @@ final class ImageDownloadBody {
     func seed(with partial: ImagePipelineCaches.CachedPartial) -> Bool {
         guard buffer.append(partial.data) else { return false }
         file = partial.file
+        fileByteCount = buffer.count
         header.consume(all: partial.data, chunk: partial.data, expectedLength: partial.resume.expectedLength)
         return true
     }
@@ -63,6 +70,7 @@ final class ImageDownloadBody {
     func useFile(_ file: ImagePipelineCaches.DownloadFile?) {
         self.file?.discard()
         self.file = file
+        fileByteCount = buffer.count
     }
 
     /// Makes room for `total` bytes at once (the announced length).
@@ -74,7 +82,7 @@ final class ImageDownloadBody {
     /// the header reader and the partial image. Nil when the memory could not be had.
     func append(_ data: Data, expectedLength: Int?) -> ImageDecoderAppendResult? {
         guard buffer.append(data) else { return nil }
-        if let file, !file.append(data) { self.file = nil }
+        if file != nil, buffer.count - fileByteCount >= Self.fileWriteBatch { writePendingBytes() }
         header.consume(all: buffer.copy(), chunk: data, expectedLength: expectedLength)
         return partialImage?.append(data) ?? .didProgress
     }
@@ -108,13 +116,35 @@ final class ImageDownloadBody {
         }
     }
 
-    /// Hands the bytes over (the body is empty afterwards).
-    func take() -> Data { buffer.take() }
+    /// Hands the bytes over (the body is empty afterwards), once the file holds them all.
+    func take() -> Data {
+        writePendingBytes()
+        return buffer.take()
+    }
 
-    /// Hands the file over (the body no longer writes to it).
+    /// Hands the file over, holding every byte of the body (the body no longer writes to it).
     func takeFile() -> ImagePipelineCaches.DownloadFile? {
+        writePendingBytes()
         defer { file = nil }
         return file
+    }
+
+    /// Writes the bytes the file does not hold yet (the file is dropped if writing fails: the download goes on
+    /// without it).
+    private func writePendingBytes() {
+        guard let file, buffer.count > fileByteCount else { return }
+        let written = buffer.withUnsafeBytes { bytes -> Bool in
+            guard let base = bytes.baseAddress else { return true }
+            let pending = Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: base + fileByteCount),
+                count: bytes.count - fileByteCount, deallocator: .none)
+            return file.append(pending)
+        }
+        if written {
+            fileByteCount = buffer.count
+        } else {
+            self.file = nil
+        }
     }
 
     /// What the body holds, as the caches record it (the bytes taken from the body).

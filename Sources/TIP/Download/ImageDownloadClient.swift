@@ -90,6 +90,11 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
         }
         if let hydrator = subject.hydrator {
             hydrator.block(request, subject.member, finish)
+        } else if DispatchQueue.getSpecific(key: ImageDownloader.queueKey) == ObjectIdentifier(downloadQueue) {
+            // Nothing to hydrate, and already on the download queue (as providers call): no hop, one thread
+            // wake-up less per download. Providers take a completion inside the call (authorization without an
+            // authorizer always did that).
+            hydrationDidFinish(original: request, hydrated: nil, error: nil, completion: completion)
         } else {
             finish(nil, nil)
         }

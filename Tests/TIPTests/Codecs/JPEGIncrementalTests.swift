@@ -73,6 +73,37 @@ struct JPEGIncrementalTests {
         }
     }
 
+    @Test(
+        "block smoothing: always at full size; at 1/4 only before the first luma AC scan; never at 1/8",
+        arguments: [
+            (CGSize.zero, [true, true, true]), (CGSize(width: 64, height: 48), [true, false, false]),
+            (CGSize(width: 32, height: 24), [false, false, false]),
+        ])
+    func blockSmoothingFollowsTheScale(target: CGSize, expected: [Bool]) throws {
+        // 256x192: 1/4 scale gives 64x48 and 1/8 gives 32x24, the targets above. TurboJPEG's progression starts
+        // with the DC scan, then the luma's first AC scan.
+        let (_, data) = try JPEGTestSupport.jpeg(width: 256, height: 192, progressive: true)
+        let bytes = [UInt8](data)
+        var sosOffsets: [Int] = []
+        for i in 0..<(bytes.count - 1) where bytes[i] == 0xFF && bytes[i + 1] == 0xDA { sosOffsets.append(i) }
+        let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit)
+        let context = try #require(decoder.makeContext(expectedLength: nil, options: options) as? JPEGDecoderContext)
+        for (index, next) in sosOffsets.dropFirst().prefix(expected.count).enumerated() {
+            _ = try context.append(data.subdata(in: context.data.count..<(next + 2)))
+            _ = try #require(
+                try context.render(
+                    mode: .fullFrameProgress, targetDimensions: target, targetContentMode: .scaleAspectFit))
+            #expect(context.lastRenderAllowedBlockSmoothing == expected[index], "scan \(index + 1)")
+        }
+        // The complete image is exact whatever the renders did.
+        _ = try context.append(data.subdata(in: context.data.count..<data.count))
+        #expect(try context.finalize() == .didCompleteLoading)
+        let final = try #require(
+            try context.render(mode: .completeImage, targetDimensions: target, targetContentMode: .scaleAspectFit))
+        #expect(!final.isPartial)
+        #expect(final.image == (try decoder.decode(data, options: options)).image)
+    }
+
     @Test func everySplitPointGivesTheSameImage() throws {
         let (_, data) = try JPEGTestSupport.jpeg(width: 32, height: 24, progressive: true, seed: 3)
         let reference = try #require(JPEGTestSupport.turboJPEGDecode(data))

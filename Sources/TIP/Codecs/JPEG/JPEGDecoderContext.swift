@@ -53,6 +53,14 @@ final class JPEGDecoderContext: ImageDecoderContext {
         tip_jpeg_inc_destroy(decoder)
     }
 
+    /// Whether the last progressive output pass allowed libjpeg's block smoothing (see `tip_wants_block_smoothing`
+    /// in jpeg_incremental.c: always at larger scales, only before the first luma AC scan at 1/4, never at 1/8).
+    var lastRenderAllowedBlockSmoothing: Bool {
+        var info = tip_jpeg_inc_info()
+        tip_jpeg_inc_get_info(decoder, &info)
+        return info.last_render_smoothing != 0
+    }
+
     func append(_ chunk: Data) throws(ImageDecodingError) -> ImageDecoderAppendResult {
         if let error { throw error }
         guard let decoder else { throw fail(.unsupported("libjpeg could not create a decompressor")) }

@@ -13,6 +13,8 @@ final class StubbedImageFetchDownload: ImageFetchDownload {
         var priority: Operation.QueuePriority = .normal
         var finished = false
         var started = false
+        /// The pacing timer of a paced body (one repeating timer per download, not one per chunk).
+        var pacing: (any DispatchSourceTimer)?
     }
 
     private let state: Locked<State>
@@ -55,6 +57,10 @@ final class StubbedImageFetchDownload: ImageFetchDownload {
     }
 
     private func finish(_ error: (any Error)?) {
+        state.withLock { state in
+            state.pacing?.cancel()
+            state.pacing = nil
+        }
         guard let client else { return }
         state.withLock { $0.finished = true }
         client.download(self, didCompleteWithError: error)
@@ -128,18 +134,38 @@ final class StubbedImageFetchDownload: ImageFetchDownload {
         send(body, from: 0, bitsPerSecond: stub.bitsPerSecond)
     }
 
-    /// Sends `body` from `offset` in chunks, paced when `bitsPerSecond` > 0.
+    /// Sends `body` from `offset` in chunks, paced when `bitsPerSecond` > 0 (a chunk per tick of one repeating
+    /// timer, so pacing costs the process one timer, not a timer armed per chunk).
     private func send(_ body: Data, from offset: Int, bitsPerSecond: UInt64) {
-        guard let client else { return }
-        guard offset < body.count else { return finish(nil) }
-        let end = min(body.count, offset + Self.chunkSize)
-        client.download(self, didReceiveData: body.subdata(in: offset..<end))
-        if bitsPerSecond == 0 {
-            queue.async { self.send(body, from: end, bitsPerSecond: bitsPerSecond) }
-        } else {
-            let seconds = Double((end - offset) * 8) / Double(bitsPerSecond)
-            queue.asyncAfter(deadline: .now() + seconds) { self.send(body, from: end, bitsPerSecond: bitsPerSecond) }
+        guard bitsPerSecond > 0 else { return sendUnpaced(body, from: offset) }
+        guard sendChunk(body, from: offset) < body.count else { return finish(nil) }
+        let interval = Double(Self.chunkSize * 8) / Double(bitsPerSecond)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let position = PacedPosition(min(body.count, offset + Self.chunkSize))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .microseconds(Int(interval * 1e5)))
+        // The handler holds the timer until it is cancelled (at the end, or here once the download is gone).
+        timer.setEventHandler { [weak self] in
+            guard let self else { return timer.cancel() }
+            position.next = self.sendChunk(body, from: position.next)
+            if position.next >= body.count { self.finish(nil) }
         }
+        state.withLock { $0.pacing = timer }
+        timer.resume()
+    }
+
+    /// Sends the chunk at `offset` (when the download is live) and returns where the next one starts.
+    private func sendChunk(_ body: Data, from offset: Int) -> Int {
+        let end = min(body.count, offset + Self.chunkSize)
+        client?.download(self, didReceiveData: body.subdata(in: offset..<end))
+        return end
+    }
+
+    /// Sends the chunks one queue turn apart, as fast as the queue runs.
+    private func sendUnpaced(_ body: Data, from offset: Int) {
+        guard client != nil else { return }
+        guard offset < body.count else { return finish(nil) }
+        let end = sendChunk(body, from: offset)
+        queue.async { self.sendUnpaced(body, from: end) }
     }
 
     /// `N` from `bytes=N-` (the only form the downloader sends).
@@ -148,4 +174,10 @@ final class StubbedImageFetchDownload: ImageFetchDownload {
         guard trimmed.hasPrefix("bytes="), trimmed.hasSuffix("-") else { return nil }
         return Int(trimmed.dropFirst(6).dropLast())
     }
+}
+
+/// Where a paced body goes on: read and written only by its timer's handler, on the download's queue.
+private final class PacedPosition: @unchecked Sendable {
+    var next: Int
+    init(_ next: Int) { self.next = next }
 }
