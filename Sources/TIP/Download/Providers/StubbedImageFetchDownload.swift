@@ -143,9 +143,10 @@ final class StubbedImageFetchDownload: ImageFetchDownload {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let position = PacedPosition(min(body.count, offset + Self.chunkSize))
         timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .microseconds(Int(interval * 1e5)))
-        // The handler holds the timer until it is cancelled (at the end, or here once the download is gone).
+        // The handler holds the timer until it is cancelled: at the end, or here once the download is gone or
+        // nobody listens any more (finished, or its context discarded).
         timer.setEventHandler { [weak self] in
-            guard let self else { return timer.cancel() }
+            guard let self, self.client != nil else { return timer.cancel() }
             position.next = self.sendChunk(body, from: position.next)
             if position.next >= body.count { self.finish(nil) }
         }
