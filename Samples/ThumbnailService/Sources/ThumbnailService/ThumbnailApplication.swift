@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 
 /// The HTTP face of a `ThumbnailService` on Hummingbird 2.
@@ -14,8 +15,10 @@ import NIOCore
 /// `X-Content-Type-Options: nosniff`; a matching `If-None-Match` gets 304. Errors are JSON bodies (see
 /// `ThumbnailError`) with `Cache-Control: no-store`.
 public enum ThumbnailApplication {
-    /// An application serving `service` on `host`:`port` (0: any free port; `onServerRunning` learns which).
+    /// An application serving `service` on `host`:`port` (0: any free port; `onServerRunning` learns which),
+    /// logging to `logger` (nil: Hummingbird's default, info level or `LOG_LEVEL`).
     public static func make(service: ThumbnailService, host: String = "127.0.0.1", port: Int = 8080,
+                            logger: Logger? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in })
         -> some ApplicationProtocol {
         let router = Router()
@@ -25,7 +28,7 @@ public enum ThumbnailApplication {
         router.get("health") { _, _ in "ok" }
         return Application(router: router, configuration: .init(address: .hostname(host, port: port),
                                                                serverName: "tip-thumbnails"),
-                           onServerRunning: onServerRunning)
+                           onServerRunning: onServerRunning, logger: logger)
     }
 
     /// The response to a thumbnail request.

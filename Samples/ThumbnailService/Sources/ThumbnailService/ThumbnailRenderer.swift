@@ -11,12 +11,13 @@ struct ThumbnailRenderer: Sendable {
 
     private static let queue = DispatchQueue(label: "tip-thumbnails.render", attributes: .concurrent)
 
-    /// The thumbnail of `data` for `parameters`; throws `ThumbnailError`.
-    func render(_ data: Data, parameters: ThumbnailParameters) async throws -> Thumbnail {
+    /// The thumbnail of `data` for `parameters`; `sourceDimensions` (zero when unknown) lets a source that
+    /// already fits be decoded at its own size; throws `ThumbnailError`.
+    func render(_ data: Data, sourceDimensions: CGSize = .zero, parameters: ThumbnailParameters) async throws -> Thumbnail {
         let result: Result<Thumbnail, ThumbnailError> = await withCheckedContinuation { continuation in
             Self.queue.async {
                 do {
-                    continuation.resume(returning: .success(try renderNow(data, parameters: parameters)))
+                    continuation.resume(returning: .success(try renderNow(data, sourceDimensions: sourceDimensions, parameters: parameters)))
                 } catch {
                     continuation.resume(returning: .failure(ThumbnailError.from(error)))
                 }
@@ -26,10 +27,15 @@ struct ThumbnailRenderer: Sendable {
     }
 
     /// The same, on the caller's thread.
-    func renderNow(_ data: Data, parameters: ThumbnailParameters) throws -> Thumbnail {
+    func renderNow(_ data: Data, sourceDimensions: CGSize = .zero, parameters: ThumbnailParameters) throws -> Thumbnail {
         let box = CGSize(width: parameters.width, height: parameters.height)
         let mode: ContentMode = parameters.fit == .crop ? .scaleAspectFill : .scaleAspectFit
-        let options = ImageDecodingOptions(targetDimensions: box, targetContentMode: mode,
+        // Decoding to a fitting target enlarges a small image; `fit` never does, so a source that fits the box
+        // (in either orientation, as EXIF may turn it) is decoded at its own size, and `resizeToFit` shrinks
+        // what still does not fit.
+        let fits = Self.fits(sourceDimensions, in: box)
+        let target = parameters.fit == .fit && fits ? CGSize.zero : box
+        let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: mode,
                                            maximumPixelCount: maxSourcePixelCount, interpolationQuality: .high)
         let decoded = try CodecCatalogue.shared.decodeImage(data, options: options).container
         let context = ImageProcessingContext(targetDimensions: box, targetContentMode: mode)
@@ -39,5 +45,12 @@ struct ThumbnailRenderer: Sendable {
         let body = try CodecCatalogue.shared.encodeImage(processed, type: parameters.format.imageType,
                                                          quality: quality, options: encodingOptions)
         return Thumbnail(body: body, contentType: parameters.format.mimeType, entityTag: EntityTag.of(body))
+    }
+
+    /// Whether `size` (non-zero) fits inside `box` as it is or turned by 90 degrees.
+    static func fits(_ size: CGSize, in box: CGSize) -> Bool {
+        guard size.width > 0, size.height > 0 else { return false }
+        return (size.width <= box.width && size.height <= box.height)
+            || (size.height <= box.width && size.width <= box.height)
     }
 }

@@ -98,7 +98,7 @@ public final class ThumbnailService: Sendable {
                                           + "\(configuration.maxSourceByteCount)")
         }
         try Task.checkCancellation()
-        return try await renderer.render(source.data, parameters: parameters)
+        return try await renderer.render(source.data, sourceDimensions: source.imageDimensions, parameters: parameters)
     }
 
     /// A data-only fetch request for `url` that connects to `address`. Over http the URL names the address and
