@@ -1,7 +1,6 @@
--- wrk script of Benchmarks/thumbnails-load: each thread walks its share of the request paths in the file given
--- after `--` (then "once" or "loop", then wrk's thread count). With "once" a thread stops after its share (every
--- request a thumbnail not asked for before); with "loop" it walks its share round and round until wrk's duration
--- ends.
+-- wrk script of Benchmarks/thumbnails-load: each thread walks its own share of the request paths in the file
+-- given after `--` (then "loop" and wrk's thread count), in order and round and round, so that the threads never
+-- ask for the same path and a list longer than a run is never repeated (every request of a cold run is new).
 local threads = {}
 
 function setup(thread)
@@ -17,18 +16,10 @@ function init(args)
     if index % count == id then table.insert(paths, line) end
     index = index + 1
   end
-  once = args[2] == "once"
   sent = 0
-  received = 0
 end
 
 function request()
   sent = sent + 1
-  local path = paths[((sent - 1) % #paths) + 1]
-  return wrk.format("GET", path)
-end
-
-function response(status, headers, body)
-  received = received + 1
-  if once and received >= #paths then wrk.thread:stop() end
+  return wrk.format("GET", paths[((sent - 1) % #paths) + 1])
 end

@@ -2,14 +2,18 @@
 """Helpers of Benchmarks/thumbnails-load: the corpus, the URL lists, wrk's figures and the PSNR comparison.
 
   thumbnails_load.py corpus DIR               writes the source JPEGs (from the shared fixtures, Pillow)
-  thumbnails_load.py paths DIR KIND           prints one request path per (image, size): KIND service or filter
-  thumbnails_load.py wrk FILE                 prints "requests_per_second p99_ms non2xx" from wrk --latency output
+  thumbnails_load.py paths DIR KIND SET       prints one request path per (image, size): KIND service or filter;
+                                              SET standard (24 images x the 12 SIZES) or cold (24 images x 120
+                                              other sizes, shuffled: more than a cold run gets through)
+  thumbnails_load.py wrk FILE [LIST]          prints "requests_per_second p99_ms non2xx" from wrk --latency
+                                              output; fails when the run got through LIST (a repeat is not cold)
   thumbnails_load.py psnr DIR SERVICE FILTER  fetches every thumbnail from both and prints the PSNR against Pillow's
                                               Lanczos resize of the original, same geometry
 """
 import io
 import math
 import os
+import random
 import re
 import sys
 import urllib.parse
@@ -22,6 +26,18 @@ SIZES = [(96, 96, "crop"), (150, 150, "crop"), (200, 200, "crop"), (240, 160, "c
          (400, 300, "crop"), (480, 270, "crop"), (640, 640, "crop"), (160, 160, "fit"), (300, 300, "fit"),
          (500, 500, "fit"), (800, 800, "fit")]
 IMAGE_COUNT = 24
+
+
+def cold_sizes():
+    """120 sizes none of which is in SIZES (64 to 720 pixels a side, 2 in 3 crops), the same every run."""
+    generator = random.Random(20)
+    sizes = []
+    while len(sizes) < 120:
+        size = (generator.randrange(64, 721), generator.randrange(64, 721),
+                "crop" if generator.random() < 2 / 3 else "fit")
+        if size not in SIZES and size not in sizes:
+            sizes.append(size)
+    return sizes
 
 
 def fixtures():
@@ -62,24 +78,36 @@ def names(directory):
     return sorted(n for n in os.listdir(directory) if n.endswith(".jpg"))
 
 
-def paths(directory, kind, origin=""):
+def pairs(directory, which="standard"):
+    if which == "standard":
+        return [(name, size) for name in names(directory) for size in SIZES]
+    everything = [(name, size) for name in names(directory) for size in cold_sizes()]
+    random.Random(7).shuffle(everything)
+    return everything
+
+
+def paths(directory, kind, origin="", which="standard"):
     out = []
-    for name in names(directory):
-        for w, h, fit in SIZES:
-            if kind == "service":
-                url = origin + "/" + name
-                out.append(f"/thumbnail?url={urllib.parse.quote(url, safe='')}&w={w}&h={h}&fit={fit}&format=jpeg")
-            else:
-                out.append(f"/{'crop' if fit == 'crop' else 'resize'}/{w}/{h}/{name}")
+    for name, (w, h, fit) in pairs(directory, which):
+        if kind == "service":
+            url = origin + "/" + name
+            out.append(f"/thumbnail?url={urllib.parse.quote(url, safe='')}&w={w}&h={h}&fit={fit}&format=jpeg")
+        else:
+            out.append(f"/{'crop' if fit == 'crop' else 'resize'}/{w}/{h}/{name}")
     return out
 
 
-def wrk_figures(path):
+def wrk_figures(path, limit=None):
     text = open(path).read()
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
     match = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
     scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[match.group(2)]
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
+    if limit is not None:
+        count = int(re.search(r"(\d+) requests in", text).group(1))
+        if count >= limit:
+            sys.exit(f"thumbnails_load: {path}: {count} requests got through the {limit} cold thumbnails; "
+                     "lengthen the cold list or shorten --seconds")
     return rps, float(match.group(1)) * scale, int(non2xx.group(1)) if non2xx else 0
 
 
@@ -134,9 +162,10 @@ def main():
         corpus(sys.argv[2])
     elif command == "paths":
         origin = os.environ.get("TIP_ORIGIN", "")
-        print("\n".join(paths(sys.argv[2], sys.argv[3], origin=origin)))
+        print("\n".join(paths(sys.argv[2], sys.argv[3], origin=origin, which=sys.argv[4])))
     elif command == "wrk":
-        print("%.1f %.2f %d" % wrk_figures(sys.argv[2]))
+        limit = sum(1 for _ in open(sys.argv[3])) if len(sys.argv) > 3 else None
+        print("%.1f %.2f %d" % wrk_figures(sys.argv[2], limit))
     elif command == "psnr":
         compare(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
