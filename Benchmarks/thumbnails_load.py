@@ -117,8 +117,8 @@ def reference(original, size, fit):
     w, h = size
     if fit == "crop":
         scale = max(w / original.width, h / original.height)
-        region_w, region_h = w / scale, h / scale
-        left, top = (original.width - region_w) / 2, (original.height - region_h) / 2
+        region_w, region_h = min(original.width, w / scale), min(original.height, h / scale)
+        left, top = max(0.0, (original.width - region_w) / 2), max(0.0, (original.height - region_h) / 2)
         return original.resize(size, Image.LANCZOS, box=(left, top, left + region_w, top + region_h))
     return original.resize(size, Image.LANCZOS)
 
