@@ -25,7 +25,12 @@ final class ThumbnailServiceIntegrationTests: Sendable {
         try origin.start()
     }
 
-    deinit { origin.stop() }
+    deinit {
+        origin.stop()
+        // This test's pipeline folder (`<root>/TIPImagePipeline/<identifier>`); the root is shared by the suite.
+        let pipelineFolder = Self.root.appendingPathComponent("TIPImagePipeline/thumbnails-\(prefix)")
+        try? FileManager.default.removeItem(at: pipelineFolder)
+    }
 
     func configuration(timeLimit: TimeInterval = 120) -> ThumbnailServiceConfiguration {
         var configuration = ThumbnailServiceConfiguration(
