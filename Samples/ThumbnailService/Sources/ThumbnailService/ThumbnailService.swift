@@ -91,14 +91,32 @@ public final class ThumbnailService: Sendable {
     /// Resolves, checks the addresses, fetches the pinned source and renders it.
     private func make(_ parameters: ThumbnailParameters, host: String) async throws -> Thumbnail {
         let addresses = try configuration.hostPolicy.checkAddresses(try await HostResolver.resolve(host), host: host)
-        let request = sourceRequest(for: parameters.url, address: addresses[0])
-        let source = try await pipeline.fetchImageData(for: request)
+        let source = try await fetchSource(parameters.url, addresses: addresses)
         guard source.data.count <= configuration.maxSourceByteCount else {
             throw ThumbnailError.tooLarge("the source has \(source.data.count) bytes, over the limit of "
                                           + "\(configuration.maxSourceByteCount)")
         }
         try Task.checkCancellation()
         return try await renderer.render(source.data, sourceDimensions: source.imageDimensions, parameters: parameters)
+    }
+
+    /// The source's bytes, from the first of `addresses` that accepts a connection (as a browser falls back
+    /// from IPv6 to IPv4): a refused connection tries the next checked address; any other failure is final.
+    private func fetchSource(_ url: URL, addresses: [IPAddress]) async throws -> ImageDataFetchResult {
+        var remaining = addresses[...]
+        while let address = remaining.popFirst() {
+            do {
+                return try await pipeline.fetchImageData(for: sourceRequest(for: url, address: address))
+            } catch let error as ImageFetchError where !remaining.isEmpty && Self.isRefusedConnection(error) {
+                continue
+            }
+        }
+        throw ThumbnailError.originFailed("no address of \(url.host ?? "the host") could be fetched from")
+    }
+
+    private static func isRefusedConnection(_ error: ImageFetchError) -> Bool {
+        guard error.code == .couldNotDownloadImage, let underlying = error.underlyingError as? URLError else { return false }
+        return underlying.code == .cannotConnectToHost
     }
 
     /// A data-only fetch request for `url` that connects to `address`. Over http the URL names the address and

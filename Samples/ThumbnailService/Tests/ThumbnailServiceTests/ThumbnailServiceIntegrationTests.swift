@@ -32,9 +32,10 @@ final class ThumbnailServiceIntegrationTests: Sendable {
         try? FileManager.default.removeItem(at: pipelineFolder)
     }
 
-    func configuration(timeLimit: TimeInterval = 120) -> ThumbnailServiceConfiguration {
+    func configuration(timeLimit: TimeInterval = 120, privateHosts: [String] = []) -> ThumbnailServiceConfiguration {
         var configuration = ThumbnailServiceConfiguration(
-            hostPolicy: HostPolicy(allowedHosts: ["localhost", "images.example.com"], privateHosts: ["127.0.0.1"]),
+            hostPolicy: HostPolicy(allowedHosts: ["localhost", "images.example.com"],
+                                   privateHosts: ["127.0.0.1"] + privateHosts),
             cachesRoot: Self.root)
         configuration.pipelineIdentifier = "thumbnails-\(prefix)"
         configuration.maxSourceByteCount = 2 * 1024 * 1024     // carnival.jpg (2.8 MB) is over it
@@ -43,8 +44,9 @@ final class ThumbnailServiceIntegrationTests: Sendable {
         return configuration
     }
 
-    func withService(timeLimit: TimeInterval = 120, _ body: (RunningService) async throws -> Void) async throws {
-        let running = try await RunningService.start(configuration(timeLimit: timeLimit))
+    func withService(timeLimit: TimeInterval = 120, privateHosts: [String] = [],
+                     _ body: (RunningService) async throws -> Void) async throws {
+        let running = try await RunningService.start(configuration(timeLimit: timeLimit, privateHosts: privateHosts))
         do {
             try await body(running)
         } catch {
@@ -166,6 +168,19 @@ final class ThumbnailServiceIntegrationTests: Sendable {
             }
             #expect(origin.originHits(name) == 0)
             #expect(service.service.counts.made == 1)   // localhost was resolved (to loopback) and refused
+        }
+    }
+
+    /// A name allowed on private addresses is resolved by the service, and the download, sent to the checked
+    /// address (the URL rewrite itself is `HostPolicyTests.pinnedURLsAndHostHeaders`), carries the name in `Host`.
+    /// nginx listens on 127.0.0.1 only: where localhost also resolves to `::1` first, that refused connection
+    /// falls back to the next checked address.
+    @Test func downloadsConnectToTheCheckedAddressWithTheHostHeader() async throws {
+        try await withService(privateHosts: ["localhost"]) { service in
+            let name = "\(prefix)-pink_outfit.jpg"
+            let response = try await service.get([("url", "http://localhost:\(origin.port)/\(name)"), ("w", "50"), ("h", "50")])
+            #expect(response.status == 200)
+            #expect(origin.hostHeaders(name) == ["localhost:\(origin.port)"])
         }
     }
 

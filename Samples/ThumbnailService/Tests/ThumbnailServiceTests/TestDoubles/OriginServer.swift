@@ -6,7 +6,7 @@ import Glibc
 /// A real nginx serving a temporary directory on a free loopback port: the origin of the integration tests.
 ///
 /// nginx runs in the foreground as a child (`daemon off; master_process off;`), with every path in its own
-/// temporary directory, and logs each request's status and URI (`originHits(_:)`). `/redirect/NAME` answers 302
+/// temporary directory, and logs each request's status, URI and `Host` (`originHits(_:)`). `/redirect/NAME` answers 302
 /// to `/NAME`; `/fail` answers 500. Call `stop()` when done.
 final class OriginServer: @unchecked Sendable {
     enum Failure: Error { case notInstalled, couldNotStart(String) }
@@ -35,6 +35,17 @@ final class OriginServer: @unchecked Sendable {
         try data.write(to: documentRoot.appendingPathComponent(name))
     }
 
+    /// The `Host` headers of the requests nginx logged for `/name` so far.
+    func hostHeaders(_ name: String) -> [String] {
+        let log = (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        var hosts: [String] = []
+        for line in log.split(separator: "\n") {
+            let fields: [Substring] = line.split(separator: "|", omittingEmptySubsequences: false)
+            if fields.count == 3, fields[1] == "/\(name)" { hosts.append(String(fields[2])) }
+        }
+        return hosts
+    }
+
     /// Requests nginx logged for `/name` so far.
     func originHits(_ name: String) -> Int {
         let log = (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
@@ -57,7 +68,7 @@ final class OriginServer: @unchecked Sendable {
             http {
                 types { image/jpeg jpg; image/png png; image/webp webp; image/gif gif; }
                 default_type application/octet-stream;
-                log_format hits '$status|$uri';
+                log_format hits '$status|$uri|$http_host';
                 access_log \(dir)/access.log hits;
                 client_body_temp_path \(dir)/cb; proxy_temp_path \(dir)/pt; fastcgi_temp_path \(dir)/ft;
                 uwsgi_temp_path \(dir)/ut; scgi_temp_path \(dir)/st;
