@@ -8,7 +8,7 @@ let package = Package(
     name: "ThumbnailService",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "tip-thumbnails", targets: ["tip-thumbnails"]),
+        .executable(name: "tip-thumbnails", targets: ["tip-thumbnails"])
     ],
     dependencies: [
         .package(name: "TIP", path: "../.."),

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -48,7 +49,8 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         guard bytes.count == 16 else { return nil }
         let head = bytes[0..<12]
         let mapped = head.elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF])
-        let compatible = head.allSatisfy { $0 == 0 } && bytes[12..<16].contains { $0 != 0 }
+        let compatible =
+            head.allSatisfy { $0 == 0 } && bytes[12..<16].contains { $0 != 0 }
             && !(bytes[12..<15].allSatisfy { $0 == 0 } && bytes[15] == 1)  // ::1 is loopback, not 0.0.0.1
         let nat64 = head.elementsEqual([0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0])
         guard mapped || compatible || nat64 else { return nil }

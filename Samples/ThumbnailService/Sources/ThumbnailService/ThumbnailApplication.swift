@@ -17,18 +17,24 @@ import NIOCore
 public enum ThumbnailApplication {
     /// An application serving `service` on `host`:`port` (0: any free port; `onServerRunning` learns which),
     /// logging to `logger` (nil: Hummingbird's default, info level or `LOG_LEVEL`).
-    public static func make(service: ThumbnailService, host: String = "127.0.0.1", port: Int = 8080,
-                            logger: Logger? = nil,
-                            onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in })
-        -> some ApplicationProtocol {
+    public static func make(
+        service: ThumbnailService, host: String = "127.0.0.1", port: Int = 8080,
+        logger: Logger? = nil,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    )
+        -> some ApplicationProtocol
+    {
         let router = Router()
         router.get("thumbnail") { request, _ -> Response in
             await respond(to: request, service: service)
         }
         router.get("health") { _, _ in "ok" }
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port),
-                                                               serverName: "tip-thumbnails"),
-                           onServerRunning: onServerRunning, logger: logger)
+        return Application(
+            router: router,
+            configuration: .init(
+                address: .hostname(host, port: port),
+                serverName: "tip-thumbnails"),
+            onServerRunning: onServerRunning, logger: logger)
     }
 
     /// The response to a thumbnail request.
@@ -54,8 +60,9 @@ public enum ThumbnailApplication {
                 return Response(status: .notModified, headers: headers)
             }
             headers[.contentLength] = String(thumbnail.body.count)
-            return Response(status: .ok, headers: headers,
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: thumbnail.body)))
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: thumbnail.body)))
         }
     }
 
@@ -65,7 +72,8 @@ public enum ThumbnailApplication {
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"
         headers[.contentLength] = String(body.count)
-        return Response(status: HTTPResponse.Status(code: error.status), headers: headers,
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(
+            status: HTTPResponse.Status(code: error.status), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TIP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -49,7 +50,8 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
         switch self {
         case .badParameter(let name, let reason): "parameter \(name): \(reason)"
         case .hostNotAllowed(let text), .tooLarge(let text), .originFailed(let text), .timedOut(let text),
-             .internalFailure(let text): text
+            .internalFailure(let text):
+            text
         }
     }
 

@@ -13,11 +13,15 @@ struct ThumbnailRenderer: Sendable {
 
     /// The thumbnail of `data` for `parameters`; `sourceDimensions` (zero when unknown) lets a source that
     /// already fits be decoded at its own size; throws `ThumbnailError`.
-    func render(_ data: Data, sourceDimensions: CGSize = .zero, parameters: ThumbnailParameters) async throws -> Thumbnail {
+    func render(_ data: Data, sourceDimensions: CGSize = .zero, parameters: ThumbnailParameters) async throws
+        -> Thumbnail
+    {
         let result: Result<Thumbnail, ThumbnailError> = await withCheckedContinuation { continuation in
             Self.queue.async {
                 do {
-                    continuation.resume(returning: .success(try renderNow(data, sourceDimensions: sourceDimensions, parameters: parameters)))
+                    continuation.resume(
+                        returning: .success(
+                            try renderNow(data, sourceDimensions: sourceDimensions, parameters: parameters)))
                 } catch {
                     continuation.resume(returning: .failure(ThumbnailError.from(error)))
                 }
@@ -27,7 +31,8 @@ struct ThumbnailRenderer: Sendable {
     }
 
     /// The same, on the caller's thread.
-    func renderNow(_ data: Data, sourceDimensions: CGSize = .zero, parameters: ThumbnailParameters) throws -> Thumbnail {
+    func renderNow(_ data: Data, sourceDimensions: CGSize = .zero, parameters: ThumbnailParameters) throws -> Thumbnail
+    {
         let box = CGSize(width: parameters.width, height: parameters.height)
         let mode: ContentMode = parameters.fit == .crop ? .scaleAspectFill : .scaleAspectFit
         // Decoding to a fitting target enlarges a small image; `fit` never does, so a source that fits the box
@@ -35,15 +40,17 @@ struct ThumbnailRenderer: Sendable {
         // what still does not fit.
         let fits = Self.fits(sourceDimensions, in: box)
         let target = parameters.fit == .fit && fits ? CGSize.zero : box
-        let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: mode,
-                                           maximumPixelCount: maxSourcePixelCount, interpolationQuality: .high)
+        let options = ImageDecodingOptions(
+            targetDimensions: target, targetContentMode: mode,
+            maximumPixelCount: maxSourcePixelCount, interpolationQuality: .high)
         let decoded = try CodecCatalogue.shared.decodeImage(data, options: options).container
         let context = ImageProcessingContext(targetDimensions: box, targetContentMode: mode)
         let processors: [any ImageProcessor] = parameters.fit == .crop ? [.cropToFill()] : [.resizeToFit()]
         let processed = try decoded.processed(by: processors, context: context)
         let encodingOptions: ImageEncodingOptions = parameters.format == .jpeg ? [.noAlpha] : []
-        let body = try CodecCatalogue.shared.encodeImage(processed, type: parameters.format.imageType,
-                                                         quality: quality, options: encodingOptions)
+        let body = try CodecCatalogue.shared.encodeImage(
+            processed, type: parameters.format.imageType,
+            quality: quality, options: encodingOptions)
         return Thumbnail(body: body, contentType: parameters.format.mimeType, entityTag: EntityTag.of(body))
     }
 

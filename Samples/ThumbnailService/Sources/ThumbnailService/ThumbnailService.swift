@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TIP
 import TIPWebP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -45,12 +46,14 @@ public final class ThumbnailService: Sendable {
         // Redirects are refused (a redirect could lead to an address that was never checked): a 3xx from the
         // origin is a 502.
         let idle = max(1, configuration.timeLimit.rounded(.up))
-        global.imageFetchDownloadProvider = CurlImageFetchDownloadProvider(requestTimeout: idle, connectTimeout: idle,
-                                                                         maxRedirectCount: 0)
+        global.imageFetchDownloadProvider = CurlImageFetchDownloadProvider(
+            requestTimeout: idle, connectTimeout: idle,
+            maxRedirectCount: 0)
         pipeline = try ImagePipeline(checkedIdentifier: configuration.pipelineIdentifier)
         responseCache = ThumbnailResponseCache(maxByteCount: configuration.responseCacheByteCount)
-        renderer = ThumbnailRenderer(maxSourcePixelCount: configuration.maxSourcePixelCount,
-                                     quality: configuration.quality)
+        renderer = ThumbnailRenderer(
+            maxSourcePixelCount: configuration.maxSourcePixelCount,
+            quality: configuration.quality)
     }
 
     /// What the service did so far.
@@ -93,8 +96,9 @@ public final class ThumbnailService: Sendable {
         let addresses = try configuration.hostPolicy.checkAddresses(try await HostResolver.resolve(host), host: host)
         let source = try await fetchSource(parameters.url, addresses: addresses)
         guard source.data.count <= configuration.maxSourceByteCount else {
-            throw ThumbnailError.tooLarge("the source has \(source.data.count) bytes, over the limit of "
-                                          + "\(configuration.maxSourceByteCount)")
+            throw ThumbnailError.tooLarge(
+                "the source has \(source.data.count) bytes, over the limit of "
+                    + "\(configuration.maxSourceByteCount)")
         }
         try Task.checkCancellation()
         return try await renderer.render(source.data, sourceDimensions: source.imageDimensions, parameters: parameters)
@@ -115,7 +119,9 @@ public final class ThumbnailService: Sendable {
     }
 
     private static func isRefusedConnection(_ error: ImageFetchError) -> Bool {
-        guard error.code == .couldNotDownloadImage, let underlying = error.underlyingError as? URLError else { return false }
+        guard error.code == .couldNotDownloadImage, let underlying = error.underlyingError as? URLError else {
+            return false
+        }
         return underlying.code == .cannotConnectToHost
     }
 
@@ -125,11 +131,13 @@ public final class ThumbnailService: Sendable {
     /// identifier is the URL as asked, so the disk cache does not depend on the address.
     private func sourceRequest(for url: URL, address: IPAddress) -> GenericImageFetchRequest {
         guard url.scheme?.lowercased() == "http", let pinned = Self.url(url, connectingTo: address) else {
-            return GenericImageFetchRequest(imageURL: url, identifier: url.absoluteString, targetDimensions: .zero,
-                                            targetContentMode: .center)
+            return GenericImageFetchRequest(
+                imageURL: url, identifier: url.absoluteString, targetDimensions: .zero,
+                targetContentMode: .center)
         }
-        var request = GenericImageFetchRequest(imageURL: pinned, identifier: url.absoluteString,
-                                               targetDimensions: .zero, targetContentMode: .center)
+        var request = GenericImageFetchRequest(
+            imageURL: pinned, identifier: url.absoluteString,
+            targetDimensions: .zero, targetContentMode: .center)
         request.imageRequestHydrator = hydrator(host: Self.hostHeader(of: url))
         return request
     }
@@ -164,7 +172,9 @@ public final class ThumbnailService: Sendable {
     }
 
     /// `body`'s result, or `.timedOut` once `configuration.timeLimit` passed (the body is cancelled then).
-    private func withTimeLimit(_ body: @escaping @Sendable () async throws -> Thumbnail) async -> Result<Thumbnail, ThumbnailError> {
+    private func withTimeLimit(_ body: @escaping @Sendable () async throws -> Thumbnail) async -> Result<
+        Thumbnail, ThumbnailError
+    > {
         let limit = configuration.timeLimit
         return await withTaskGroup(of: Result<Thumbnail, ThumbnailError>?.self) { group in
             group.addTask {

@@ -26,8 +26,9 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Option(name: .customLong("allow-host"), help: "A host to fetch from, on public addresses (repeatable).")
     var allowedHosts: [String] = []
 
-    @Option(name: .customLong("allow-private-host"),
-            help: "A host to fetch from on any usable address, private and loopback ones included (repeatable).")
+    @Option(
+        name: .customLong("allow-private-host"),
+        help: "A host to fetch from on any usable address, private and loopback ones included (repeatable).")
     var privateHosts: [String] = []
 
     @Option(help: "The largest w and h, pixels.")
@@ -57,7 +58,8 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1-100.") }
         guard timeLimit > 0, maxDimension > 0, maxSourceBytes > 0, maxSourcePixels > 0, maxAge >= 0,
-              responseCacheMegabytes >= 0 else {
+            responseCacheMegabytes >= 0
+        else {
             throw ValidationError("Limits must be positive.")
         }
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ThumbnailService
 
 @Suite struct AddressScopeTests {
@@ -6,14 +7,20 @@ import Testing
         // IPv4, each range at its edges and inside.
         ("8.8.8.8", .global), ("93.184.216.34", .global), ("1.1.1.1", .global),
         ("0.0.0.0", .unusable), ("0.255.255.255", .unusable),
-        ("9.255.255.255", .global), ("10.0.0.0", .privateNetwork), ("10.255.255.255", .privateNetwork), ("11.0.0.0", .global),
-        ("100.63.255.255", .global), ("100.64.0.0", .sharedAddressSpace), ("100.127.255.255", .sharedAddressSpace), ("100.128.0.0", .global),
+        ("9.255.255.255", .global), ("10.0.0.0", .privateNetwork), ("10.255.255.255", .privateNetwork),
+        ("11.0.0.0", .global),
+        ("100.63.255.255", .global), ("100.64.0.0", .sharedAddressSpace), ("100.127.255.255", .sharedAddressSpace),
+        ("100.128.0.0", .global),
         ("126.255.255.255", .global), ("127.0.0.1", .loopback), ("127.255.255.254", .loopback), ("128.0.0.0", .global),
-        ("169.253.255.255", .global), ("169.254.0.1", .linkLocal), ("169.254.169.254", .linkLocal), ("169.255.0.0", .global),
-        ("172.15.255.255", .global), ("172.16.0.0", .privateNetwork), ("172.31.255.255", .privateNetwork), ("172.32.0.0", .global),
+        ("169.253.255.255", .global), ("169.254.0.1", .linkLocal), ("169.254.169.254", .linkLocal),
+        ("169.255.0.0", .global),
+        ("172.15.255.255", .global), ("172.16.0.0", .privateNetwork), ("172.31.255.255", .privateNetwork),
+        ("172.32.0.0", .global),
         ("192.0.0.1", .unusable), ("192.0.1.1", .global),
-        ("192.167.255.255", .global), ("192.168.0.0", .privateNetwork), ("192.168.255.255", .privateNetwork), ("192.169.0.0", .global),
-        ("223.255.255.255", .global), ("224.0.0.1", .unusable), ("239.255.255.255", .unusable), ("240.0.0.1", .unusable),
+        ("192.167.255.255", .global), ("192.168.0.0", .privateNetwork), ("192.168.255.255", .privateNetwork),
+        ("192.169.0.0", .global),
+        ("223.255.255.255", .global), ("224.0.0.1", .unusable), ("239.255.255.255", .unusable),
+        ("240.0.0.1", .unusable),
         ("255.255.255.255", .unusable),
         // IPv6.
         ("2001:4860:4860::8888", .global), ("2606:4700::1111", .global),

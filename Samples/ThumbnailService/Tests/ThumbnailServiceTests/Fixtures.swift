@@ -4,7 +4,8 @@ import Foundation
 /// (next to the project root, where the root package's tests find them).
 enum Fixtures {
     static let directory: URL? = {
-        if let path = ProcessInfo.processInfo.environment["TIP_FIXTURES"], FileManager.default.fileExists(atPath: path) {
+        if let path = ProcessInfo.processInfo.environment["TIP_FIXTURES"], FileManager.default.fileExists(atPath: path)
+        {
             return URL(fileURLWithPath: path, isDirectory: true)
         }
         // The nearest `shared/fixtures` above this file (the project root's sibling in a checkout).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ThumbnailService
 
 @Suite struct ThumbnailParametersTests {
@@ -16,28 +17,31 @@ import Testing
         #expect(c.cacheKey != a.cacheKey && c.fit == .fit && c.format == .webp)
     }
 
-    @Test(arguments: [
-        ([("w", "1"), ("h", "1")], "url"),
-        ([("url", ""), ("w", "1"), ("h", "1")], "url"),
-        ([("url", "not a url"), ("w", "1"), ("h", "1")], "url"),
-        ([("url", "/relative.jpg"), ("w", "1"), ("h", "1")], "url"),
-        ([("url", "http://h/a"), ("h", "1")], "w"),
-        ([("url", "http://h/a"), ("w", "0"), ("h", "1")], "w"),
-        ([("url", "http://h/a"), ("w", "-5"), ("h", "1")], "w"),
-        ([("url", "http://h/a"), ("w", "4097"), ("h", "1")], "w"),
-        ([("url", "http://h/a"), ("w", "1.5"), ("h", "1")], "w"),
-        ([("url", "http://h/a"), ("w", "99999999999999999999"), ("h", "1")], "w"),
-        ([("url", "http://h/a"), ("w", "+1"), ("h", "1")], "w"),
-        ([("url", "http://h/a"), ("w", "1")], "h"),
-        ([("url", "http://h/a"), ("w", "1"), ("h", "abc")], "h"),
-        ([("url", "http://h/a"), ("w", "1"), ("h", "1"), ("fit", "stretch")], "fit"),
-        ([("url", "http://h/a"), ("w", "1"), ("h", "1"), ("format", "gif")], "format"),
-        ([("url", "http://h/a"), ("w", "1"), ("h", "1"), ("quality", "9")], "quality"),
-        ([("url", "http://h/a"), ("w", "1"), ("w", "2"), ("h", "1")], "w"),
-    ] as [([(String, String)], String)])
+    @Test(
+        arguments: [
+            ([("w", "1"), ("h", "1")], "url"),
+            ([("url", ""), ("w", "1"), ("h", "1")], "url"),
+            ([("url", "not a url"), ("w", "1"), ("h", "1")], "url"),
+            ([("url", "/relative.jpg"), ("w", "1"), ("h", "1")], "url"),
+            ([("url", "http://h/a"), ("h", "1")], "w"),
+            ([("url", "http://h/a"), ("w", "0"), ("h", "1")], "w"),
+            ([("url", "http://h/a"), ("w", "-5"), ("h", "1")], "w"),
+            ([("url", "http://h/a"), ("w", "4097"), ("h", "1")], "w"),
+            ([("url", "http://h/a"), ("w", "1.5"), ("h", "1")], "w"),
+            ([("url", "http://h/a"), ("w", "99999999999999999999"), ("h", "1")], "w"),
+            ([("url", "http://h/a"), ("w", "+1"), ("h", "1")], "w"),
+            ([("url", "http://h/a"), ("w", "1")], "h"),
+            ([("url", "http://h/a"), ("w", "1"), ("h", "abc")], "h"),
+            ([("url", "http://h/a"), ("w", "1"), ("h", "1"), ("fit", "stretch")], "fit"),
+            ([("url", "http://h/a"), ("w", "1"), ("h", "1"), ("format", "gif")], "format"),
+            ([("url", "http://h/a"), ("w", "1"), ("h", "1"), ("quality", "9")], "quality"),
+            ([("url", "http://h/a"), ("w", "1"), ("w", "2"), ("h", "1")], "w"),
+        ] as [([(String, String)], String)])
     func badParameters(_ pairs: [(String, String)], name: String) {
         let error = #expect(throws: ThumbnailError.self) { try parse(pairs) }
-        guard case .badParameter(let parameter, _)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .badParameter(let parameter, _)? = error else {
+            Issue.record("\(String(describing: error))"); return
+        }
         #expect(parameter == name)
         #expect(error?.status == 400)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ThumbnailService
 
 @Suite struct ThumbnailResponseCacheTests {
@@ -11,8 +12,8 @@ import Testing
         let cache = ThumbnailResponseCache(maxByteCount: 100)
         cache.insert(thumbnail(40), forKey: "a")
         cache.insert(thumbnail(40), forKey: "b")
-        #expect(cache.thumbnail(forKey: "a") != nil)     // a is now the most recent
-        cache.insert(thumbnail(40), forKey: "c")          // 120 > 100: b goes
+        #expect(cache.thumbnail(forKey: "a") != nil)  // a is now the most recent
+        cache.insert(thumbnail(40), forKey: "c")  // 120 > 100: b goes
         #expect(cache.keysByRecency == ["c", "a"])
         #expect(cache.byteCount == 80)
         #expect(cache.thumbnail(forKey: "b") == nil)
@@ -34,7 +35,9 @@ import Testing
     }
 
     /// Every order of touching three entries, then one insert that forces one eviction.
-    @Test(arguments: [["a", "b", "c"], ["a", "c", "b"], ["b", "a", "c"], ["b", "c", "a"], ["c", "a", "b"], ["c", "b", "a"]])
+    @Test(arguments: [
+        ["a", "b", "c"], ["a", "c", "b"], ["b", "a", "c"], ["b", "c", "a"], ["c", "a", "b"], ["c", "b", "a"],
+    ])
     func evictionFollowsEveryTouchOrder(_ order: [String]) {
         let cache = ThumbnailResponseCache(maxByteCount: 30)
         for key in ["a", "b", "c"] { cache.insert(thumbnail(10), forKey: key) }

@@ -1,15 +1,20 @@
 import Foundation
-import Testing
 import TIP
+import Testing
+
+@testable import ThumbnailService
+
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import ThumbnailService
 
 /// The service over real HTTP: nginx as the origin, the Hummingbird application in this process on a free
 /// port, URLSession as the client. Serialized: TIP's download settings are process-wide.
-@Suite(.serialized, .enabled(if: OriginServer.executable != nil && Fixtures.directory != nil,
-                             "needs nginx (scripts/bootstrap) and the shared fixtures"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: OriginServer.executable != nil && Fixtures.directory != nil,
+        "needs nginx (scripts/bootstrap) and the shared fixtures"))
 final class ThumbnailServiceIntegrationTests: Sendable {
     static let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-thumbnails-tests-\(getpid())")
     let origin: OriginServer
@@ -34,18 +39,21 @@ final class ThumbnailServiceIntegrationTests: Sendable {
 
     func configuration(timeLimit: TimeInterval = 120, privateHosts: [String] = []) -> ThumbnailServiceConfiguration {
         var configuration = ThumbnailServiceConfiguration(
-            hostPolicy: HostPolicy(allowedHosts: ["localhost", "images.example.com"],
-                                   privateHosts: ["127.0.0.1"] + privateHosts),
+            hostPolicy: HostPolicy(
+                allowedHosts: ["localhost", "images.example.com"],
+                privateHosts: ["127.0.0.1"] + privateHosts),
             cachesRoot: Self.root)
         configuration.pipelineIdentifier = "thumbnails-\(prefix)"
-        configuration.maxSourceByteCount = 2 * 1024 * 1024     // carnival.jpg (2.8 MB) is over it
-        configuration.maxSourcePixelCount = 1_000_000          // carnival.pjpg (1880x1253) is over it
+        configuration.maxSourceByteCount = 2 * 1024 * 1024  // carnival.jpg (2.8 MB) is over it
+        configuration.maxSourcePixelCount = 1_000_000  // carnival.pjpg (1880x1253) is over it
         configuration.timeLimit = timeLimit
         return configuration
     }
 
-    func withService(timeLimit: TimeInterval = 120, privateHosts: [String] = [],
-                     _ body: (RunningService) async throws -> Void) async throws {
+    func withService(
+        timeLimit: TimeInterval = 120, privateHosts: [String] = [],
+        _ body: (RunningService) async throws -> Void
+    ) async throws {
         let running = try await RunningService.start(configuration(timeLimit: timeLimit, privateHosts: privateHosts))
         do {
             try await body(running)
@@ -68,13 +76,16 @@ final class ThumbnailServiceIntegrationTests: Sendable {
         return (container.dimensions, type)
     }
 
-    @Test(arguments: [
-        ("crop", "jpeg", 200, 200, CGSize(width: 200, height: 200), ImageType.jpeg, "image/jpeg"),
-        ("fit", "jpeg", 200, 200, CGSize(width: 200, height: 113), .jpeg, "image/jpeg"),
-        ("crop", "png", 120, 300, CGSize(width: 120, height: 300), .png, "image/png"),
-        ("fit", "webp", 512, 100, CGSize(width: 178, height: 100), .webp, "image/webp"),
-    ] as [(String, String, Int, Int, CGSize, ImageType, String)])
-    func thumbnails(fit: String, format: String, w: Int, h: Int, expected: CGSize, type: ImageType, mime: String) async throws {
+    @Test(
+        arguments: [
+            ("crop", "jpeg", 200, 200, CGSize(width: 200, height: 200), ImageType.jpeg, "image/jpeg"),
+            ("fit", "jpeg", 200, 200, CGSize(width: 200, height: 113), .jpeg, "image/jpeg"),
+            ("crop", "png", 120, 300, CGSize(width: 120, height: 300), .png, "image/png"),
+            ("fit", "webp", 512, 100, CGSize(width: 178, height: 100), .webp, "image/webp"),
+        ] as [(String, String, Int, Int, CGSize, ImageType, String)])
+    func thumbnails(fit: String, format: String, w: Int, h: Int, expected: CGSize, type: ImageType, mime: String)
+        async throws
+    {
         try await withService { service in
             let response = try await service.get(query("twitterfied.jpg", w: w, h: h, fit: fit, format: format))
             #expect(response.status == 200)
@@ -106,14 +117,16 @@ final class ThumbnailServiceIntegrationTests: Sendable {
             #expect(service.service.counts == ThumbnailCounters(memoryHits: 1, joined: 0, made: 1))
 
             for condition in [tag, "W/\(tag)", "\"other\", \(tag)", "*"] {
-                let notModified = try await service.get(query("pink_outfit.jpg", w: 100, h: 100),
-                                                        headers: ["If-None-Match": condition])
+                let notModified = try await service.get(
+                    query("pink_outfit.jpg", w: 100, h: 100),
+                    headers: ["If-None-Match": condition])
                 #expect(notModified.status == 304, "\(condition)")
                 #expect(notModified.body.isEmpty)
                 #expect(notModified.headers["etag"] == tag)
             }
-            let changed = try await service.get(query("pink_outfit.jpg", w: 100, h: 100),
-                                                headers: ["If-None-Match": "\"something-else\""])
+            let changed = try await service.get(
+                query("pink_outfit.jpg", w: 100, h: 100),
+                headers: ["If-None-Match": "\"something-else\""])
             #expect(changed.status == 200 && changed.body == first.body)
             #expect(origin.originHits("\(prefix)-pink_outfit.jpg") == 1)
         }
@@ -137,14 +150,15 @@ final class ThumbnailServiceIntegrationTests: Sendable {
         }
     }
 
-    @Test(arguments: [
-        ([("w", "10"), ("h", "10")], "url"),
-        ([("url", "http://127.0.0.1/a.jpg"), ("w", "0"), ("h", "10")], "w"),
-        ([("url", "http://127.0.0.1/a.jpg"), ("w", "10"), ("h", "5000")], "h"),
-        ([("url", "http://127.0.0.1/a.jpg"), ("w", "10"), ("h", "10"), ("fit", "fill")], "fit"),
-        ([("url", "http://127.0.0.1/a.jpg"), ("w", "10"), ("h", "10"), ("format", "bmp")], "format"),
-        ([("url", "file:///etc/passwd"), ("w", "10"), ("h", "10")], "url"),
-    ] as [([(String, String)], String)])
+    @Test(
+        arguments: [
+            ([("w", "10"), ("h", "10")], "url"),
+            ([("url", "http://127.0.0.1/a.jpg"), ("w", "0"), ("h", "10")], "w"),
+            ([("url", "http://127.0.0.1/a.jpg"), ("w", "10"), ("h", "5000")], "h"),
+            ([("url", "http://127.0.0.1/a.jpg"), ("w", "10"), ("h", "10"), ("fit", "fill")], "fit"),
+            ([("url", "http://127.0.0.1/a.jpg"), ("w", "10"), ("h", "10"), ("format", "bmp")], "format"),
+            ([("url", "file:///etc/passwd"), ("w", "10"), ("h", "10")], "url"),
+        ] as [([(String, String)], String)])
     func badParametersAre400(_ query: [(String, String)], parameter: String) async throws {
         try await withService { service in
             let response = try await service.get(query)
@@ -159,15 +173,17 @@ final class ThumbnailServiceIntegrationTests: Sendable {
     @Test func hostsNotAllowedAndPrivateAddressesAre403() async throws {
         try await withService { service in
             let name = "\(prefix)-twitterfied.jpg"
-            for url in ["http://example.org/a.jpg", "http://localhost:\(origin.port)/\(name)",
-                        "http://[::1]:\(origin.port)/\(name)", "http://127.0.0.2:\(origin.port)/\(name)"] {
+            for url in [
+                "http://example.org/a.jpg", "http://localhost:\(origin.port)/\(name)",
+                "http://[::1]:\(origin.port)/\(name)", "http://127.0.0.2:\(origin.port)/\(name)",
+            ] {
                 let response = try await service.get([("url", url), ("w", "10"), ("h", "10")])
                 #expect(response.status == 403, "\(url)")
                 let body = try JSONSerialization.jsonObject(with: response.body) as? [String: String]
                 #expect(body?["error"] == "host_not_allowed")
             }
             #expect(origin.originHits(name) == 0)
-            #expect(service.service.counts.made == 1)   // localhost was resolved (to loopback) and refused
+            #expect(service.service.counts.made == 1)  // localhost was resolved (to loopback) and refused
         }
     }
 
@@ -178,7 +194,9 @@ final class ThumbnailServiceIntegrationTests: Sendable {
     @Test func downloadsConnectToTheCheckedAddressWithTheHostHeader() async throws {
         try await withService(privateHosts: ["localhost"]) { service in
             let name = "\(prefix)-pink_outfit.jpg"
-            let response = try await service.get([("url", "http://localhost:\(origin.port)/\(name)"), ("w", "50"), ("h", "50")])
+            let response = try await service.get([
+                ("url", "http://localhost:\(origin.port)/\(name)"), ("w", "50"), ("h", "50"),
+            ])
             #expect(response.status == 200)
             #expect(origin.hostHeaders(name) == ["localhost:\(origin.port)"])
         }
@@ -199,9 +217,11 @@ final class ThumbnailServiceIntegrationTests: Sendable {
 
     @Test func originFailuresAre502() async throws {
         try await withService { service in
-            let urls = [origin.url("\(prefix)-missing.jpg"), origin.url("fail"),
-                        origin.url("redirect/\(prefix)-twitterfied.jpg"), origin.url("\(prefix)-not-an-image.jpg"),
-                        "http://127.0.0.1:\(try LoopbackSocket.freePort())/refused.jpg"]
+            let urls = [
+                origin.url("\(prefix)-missing.jpg"), origin.url("fail"),
+                origin.url("redirect/\(prefix)-twitterfied.jpg"), origin.url("\(prefix)-not-an-image.jpg"),
+                "http://127.0.0.1:\(try LoopbackSocket.freePort())/refused.jpg",
+            ]
             for url in urls {
                 let response = try await service.get([("url", url), ("w", "10"), ("h", "10")])
                 #expect(response.status == 502, "\(url)")

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +10,10 @@ import Glibc
 /// temporary directory, and logs each request's status, URI and `Host` (`originHits(_:)`). `/redirect/NAME` answers 302
 /// to `/NAME`; `/fail` answers 500. Call `stop()` when done.
 final class OriginServer: @unchecked Sendable {
-    enum Failure: Error { case notInstalled, couldNotStart(String) }
+    enum Failure: Error {
+        case notInstalled
+        case couldNotStart(String)
+    }
 
     static let executable: String? = ["/usr/sbin/nginx", "/usr/local/sbin/nginx"].first {
         FileManager.default.isExecutableFile(atPath: $0)
@@ -22,7 +26,8 @@ final class OriginServer: @unchecked Sendable {
 
     init() throws {
         guard Self.executable != nil else { throw Failure.notInstalled }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tip-thumbnails-origin-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tip-thumbnails-origin-\(UUID().uuidString)")
         documentRoot = directory.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: documentRoot, withIntermediateDirectories: true)
     }

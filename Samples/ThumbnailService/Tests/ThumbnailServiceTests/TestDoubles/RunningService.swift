@@ -1,10 +1,12 @@
 import Foundation
+import Hummingbird
+import Logging
+
+@testable import ThumbnailService
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Hummingbird
-import Logging
-@testable import ThumbnailService
 
 /// A `ThumbnailService` served by its Hummingbird application on a free loopback port, in this process, and a
 /// plain HTTP client (URLSession without a cache) to call it.
@@ -53,7 +55,9 @@ final class RunningService: Sendable {
     }
 
     /// `GET /thumbnail?<query>` (each value percent-encoded) with optional extra headers.
-    func get(_ query: [(String, String)], headers: [String: String] = [:]) async throws -> (status: Int, headers: [String: String], body: Data) {
+    func get(_ query: [(String, String)], headers: [String: String] = [:]) async throws -> (
+        status: Int, headers: [String: String], body: Data
+    ) {
         var components = URLComponents(string: "http://127.0.0.1:\(port)/thumbnail")!
         components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) }
         var request = URLRequest(url: components.url!)
