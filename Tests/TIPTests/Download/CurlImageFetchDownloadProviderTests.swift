@@ -146,6 +146,48 @@ struct CurlImageFetchDownloadProviderTests {
         #expect(server.requests.withLock { $0.count } == 4)
     }
 
+    /// Without `connectAddress` the same name does not resolve; a value that is not an IP address fails the
+    /// download instead of resolving the name.
+    @Test("connectAddress sends a host's connections to the given address, keeping the URL's name in Host")
+    func connectAddress() throws {
+        let server = TIPImageServer()
+        try server.start()
+        defer { server.stop() }
+        let body = Data((0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 3) })
+        server.setImage(body, at: "/p.jpg")
+        // `.invalid` never resolves (RFC 6761): only the pinned address can answer.
+        let url = URL(string: "http://pinned.invalid:\(server.port)/p.jpg")!
+        let asked = Locked<[URL]>([])
+        let pinned = CurlImageFetchDownloadProvider(connectAddress: { url in
+            asked.withLock { $0.append(url) }
+            return "127.0.0.1"
+        })
+        func load(_ provider: CurlImageFetchDownloadProvider) -> (error: (any Error)?, body: Data) {
+            let context = TestDownloadContext(url: url)
+            provider.imageFetchDownload(with: context).start()
+            #expect(context.recorder.done.wait(timeout: .now() + 20) == .success)
+            return context.downloadQueue.sync { (context.recorder.error, context.recorder.body) }
+        }
+        let loaded = load(pinned)
+        #expect(loaded.error == nil)
+        #expect(loaded.body == body)
+        #expect(asked.withLock { $0 } == [url])
+        #expect(server.requests(for: "/p.jpg").first?.header("Host") == "pinned.invalid:\(server.port)")
+
+        #expect(load(CurlImageFetchDownloadProvider()).error != nil)
+        let unusable = load(CurlImageFetchDownloadProvider(connectAddress: { _ in "localhost" }))
+        #expect((unusable.error as? URLError)?.code == .cannotConnectToHost)
+        #expect(server.requests(for: "/p.jpg").count == 1)
+
+        #expect(
+            CurlTransfer.connectToEntry(url: URL(string: "https://a.example/x")!, address: "::1")
+                == "a.example:443:[::1]:443")
+        #expect(
+            CurlTransfer.connectToEntry(url: URL(string: "http://[2001:db8::1]:8080/x")!, address: "[2001:db8::2]")
+                == "[2001:db8::1]:8080:[2001:db8::2]:8080")
+        #expect(CurlTransfer.connectToEntry(url: URL(string: "http://a.example/x")!, address: "a.example") == nil)
+    }
+
     @Test("a refused connection is URLError.cannotConnectToHost with libcurl's code and message")
     func connectionRefused() throws {
         let (listener, port) = try LoopbackListener.open()

@@ -28,7 +28,7 @@ public final class ThumbnailService: Sendable {
     private let pipeline: ImagePipeline
     private let renderer: ThumbnailRenderer
     private let inFlight = Mutex<[String: Task<Result<Thumbnail, ThumbnailError>, Never>]>([:])
-    private let hydrators = Mutex<[String: ImageRequestHydrator]>([:])
+    private let pinnedAddresses: PinnedAddresses
     private let counters = Mutex(ThumbnailCounters())
 
     /// Sets TIP's process-wide download limits from `configuration` (byte limit, duration, no redirects),
@@ -45,10 +45,16 @@ public final class ThumbnailService: Sendable {
         global.maxImageDownloadDuration = configuration.timeLimit
         // Redirects are refused (a redirect could lead to an address that was never checked): a 3xx from the
         // origin is a 502.
+        // Every download connects to the address its host was checked at (libcurl's CONNECT_TO): the URL keeps
+        // its name, for the `Host` header and, over https, for certificate verification, and a second DNS
+        // answer (rebinding) cannot send it elsewhere. A host with nothing pinned cannot be fetched at all.
         let idle = max(1, configuration.timeLimit.rounded(.up))
+        let pins = PinnedAddresses()
+        pinnedAddresses = pins
         global.imageFetchDownloadProvider = CurlImageFetchDownloadProvider(
             requestTimeout: idle, connectTimeout: idle,
-            maxRedirectCount: 0)
+            maxRedirectCount: 0,
+            connectAddress: { url in pins.address(forHost: url.host) ?? PinnedAddresses.unpinned })
         pipeline = try ImagePipeline(checkedIdentifier: configuration.pipelineIdentifier)
         responseCache = ThumbnailResponseCache(maxByteCount: configuration.responseCacheByteCount)
         renderer = ThumbnailRenderer(
@@ -125,50 +131,13 @@ public final class ThumbnailService: Sendable {
         return underlying.code == .cannotConnectToHost
     }
 
-    /// A data-only fetch request for `url` that connects to `address`. Over http the URL names the address and
-    /// the `Host` header the host, so a second DNS answer (rebinding) cannot send the download elsewhere; over
-    /// https the URL keeps its name for certificate verification, which a rebound address cannot pass. The
-    /// identifier is the URL as asked, so the disk cache does not depend on the address.
+    /// A data-only fetch request for `url` whose download connects to `address` (pinned for the URL's host
+    /// before the fetch starts). The identifier is the URL as asked, so the disk cache does not depend on the
+    /// address.
     private func sourceRequest(for url: URL, address: IPAddress) -> GenericImageFetchRequest {
-        guard url.scheme?.lowercased() == "http", let pinned = Self.url(url, connectingTo: address) else {
-            return GenericImageFetchRequest(
-                imageURL: url, identifier: url.absoluteString, targetDimensions: .zero,
-                targetContentMode: .center)
-        }
-        var request = GenericImageFetchRequest(
-            imageURL: pinned, identifier: url.absoluteString,
-            targetDimensions: .zero, targetContentMode: .center)
-        request.imageRequestHydrator = hydrator(host: Self.hostHeader(of: url))
-        return request
-    }
-
-    /// `url` with its host replaced by `address` (IPv6 in brackets).
-    static func url(_ url: URL, connectingTo address: IPAddress) -> URL? {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
-        components.percentEncodedHost = address.urlHost
-        return components.url
-    }
-
-    /// The `Host` header for `url`: its host, and its port when it has one.
-    static func hostHeader(of url: URL) -> String {
-        let host = url.host ?? ""
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        return url.port.map { "\(bracketed):\($0)" } ?? bracketed
-    }
-
-    /// One hydrator per `Host` value, so that fetches of one origin share downloads (TIP shares a download
-    /// only between fetches with the same hydrator object).
-    private func hydrator(host: String) -> ImageRequestHydrator {
-        hydrators.withLock { hydrators in
-            if let known = hydrators[host] { return known }
-            let made = ImageRequestHydrator { request, _, completion in
-                var request = request
-                request.setValue(host, forHTTPHeaderField: "Host")
-                completion(request, nil)
-            }
-            hydrators[host] = made
-            return made
-        }
+        pinnedAddresses.pin(address, forHost: url.host ?? "")
+        return GenericImageFetchRequest(
+            imageURL: url, identifier: url.absoluteString, targetDimensions: .zero, targetContentMode: .center)
     }
 
     /// `body`'s result, or `.timedOut` once `configuration.timeLimit` passed (the body is cancelled then).

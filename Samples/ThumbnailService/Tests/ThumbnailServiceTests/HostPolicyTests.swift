@@ -93,14 +93,16 @@ import Testing
         #expect(error?.status == 502)
     }
 
-    @Test func pinnedURLsAndHostHeaders() throws {
-        let url = URL(string: "http://images.example.com:8080/a/b.jpg?x=1")!
-        #expect(
-            ThumbnailService.url(url, connectingTo: address("10.0.0.1"))?.absoluteString
-                == "http://10.0.0.1:8080/a/b.jpg?x=1")
-        #expect(
-            ThumbnailService.url(url, connectingTo: address("::1"))?.absoluteString == "http://[::1]:8080/a/b.jpg?x=1")
-        #expect(ThumbnailService.hostHeader(of: url) == "images.example.com:8080")
-        #expect(ThumbnailService.hostHeader(of: URL(string: "http://images.example.com/a")!) == "images.example.com")
+    @Test func pinnedAddressesPerHost() throws {
+        let pins = PinnedAddresses()
+        #expect(pins.address(forHost: "images.example.com") == nil)
+        pins.pin(address("10.0.0.1"), forHost: "Images.Example.com.")
+        #expect(pins.address(forHost: "images.example.com") == "10.0.0.1")
+        pins.pin(address("::1"), forHost: "images.example.com")
+        #expect(pins.address(forHost: "IMAGES.example.com") == "::1")
+        pins.pin(address("2001:db8::5"), forHost: "[2001:db8::5]")
+        #expect(pins.address(forHost: "2001:db8::5") == "2001:db8::5")
+        #expect(pins.address(forHost: "cdn.example.net") == nil)
+        #expect(pins.address(forHost: nil) == nil)
     }
 }

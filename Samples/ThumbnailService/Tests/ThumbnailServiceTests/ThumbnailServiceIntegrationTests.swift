@@ -188,7 +188,8 @@ final class ThumbnailServiceIntegrationTests: Sendable {
     }
 
     /// A name allowed on private addresses is resolved by the service, and the download, sent to the checked
-    /// address (the URL rewrite itself is `HostPolicyTests.pinnedURLsAndHostHeaders`), carries the name in `Host`.
+    /// address (pinned with the provider's `connectAddress`: `HostPolicyTests.pinnedAddressesPerHost`, and the
+    /// library's `CurlImageFetchDownloadProviderTests.connectAddress`), carries the name in `Host`.
     /// nginx listens on 127.0.0.1 only: where localhost also resolves to `::1` first, that refused connection
     /// falls back to the next checked address.
     @Test func downloadsConnectToTheCheckedAddressWithTheHostHeader() async throws {

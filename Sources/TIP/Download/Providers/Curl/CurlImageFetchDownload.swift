@@ -37,6 +37,18 @@ final class CurlImageFetchDownload: LoadingImageFetchDownload<CurlTransfer>, @un
     private var loop: CurlMultiLoop? { extra.withLock { $0.session?.loop } }
 
     override func makeLoad(for request: URLRequest) -> Result<CurlTransfer, any Error> {
+        // A connection address that cannot be used fails the download rather than resolve the host after all.
+        if let address = options.connectAddress, let url = request.url,
+            CurlTransfer.connectToEntry(url: url, address: address) == nil
+        {
+            return .failure(
+                URLError(
+                    .cannotConnectToHost,
+                    userInfo: [
+                        NSLocalizedDescriptionKey:
+                            "connectAddress gave \"\(address)\" for \(url.absoluteString), which is not an IP address."
+                    ]))
+        }
         guard let loop, let url = request.url,
             let transfer = CurlTransfer(
                 request: request, url: url, options: options,

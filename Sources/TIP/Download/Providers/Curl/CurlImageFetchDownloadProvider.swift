@@ -60,6 +60,13 @@ public final class CurlImageFetchDownloadProvider: ImageFetchDownloadProvider {
     public let maxRedirectCount: Int
     /// A PEM file of the certificate authorities servers are verified against; nil (the default): the system's.
     public let certificateAuthoritiesFile: String?
+    /// For a request's URL, the IP address (v4 or v6) its connection goes to instead of the addresses its host
+    /// resolves to (libcurl's `CURLOPT_CONNECT_TO`, for the URL's host and port only, the port kept); nil, or
+    /// nil for a URL (the default): the host is resolved as usual. For a service that checked a host's
+    /// addresses before fetching from it (DNS rebinding): the request keeps its URL, so its `Host` header and,
+    /// over https, the name the certificate is verified against stay the host's. Called as each download
+    /// starts, on the downloader's queue.
+    public let connectAddress: (@Sendable (URL) -> String?)?
 
     /// Made by the first download (a provider that never downloads starts no thread).
     private let session = Locked<CurlSession?>(nil)
@@ -70,7 +77,8 @@ public final class CurlImageFetchDownloadProvider: ImageFetchDownloadProvider {
         requestTimeout: TimeInterval = 60, connectTimeout: TimeInterval = 30,
         maxResponseHeaderByteCount: Int = defaultMaxResponseHeaderByteCount,
         maxResponseHeaderCount: Int = defaultMaxResponseHeaderCount,
-        maxRedirectCount: Int = defaultMaxRedirectCount, certificateAuthoritiesFile: String? = nil
+        maxRedirectCount: Int = defaultMaxRedirectCount, certificateAuthoritiesFile: String? = nil,
+        connectAddress: (@Sendable (URL) -> String?)? = nil
     ) {
         self.requestTimeout = requestTimeout
         self.connectTimeout = connectTimeout
@@ -78,6 +86,7 @@ public final class CurlImageFetchDownloadProvider: ImageFetchDownloadProvider {
         self.maxResponseHeaderCount = maxResponseHeaderCount
         self.maxRedirectCount = maxRedirectCount
         self.certificateAuthoritiesFile = certificateAuthoritiesFile
+        self.connectAddress = connectAddress
     }
 
     /// The session its downloads run on, once the first download made it.
@@ -89,7 +98,8 @@ public final class CurlImageFetchDownloadProvider: ImageFetchDownloadProvider {
             connectTimeout: connectTimeout, idleTimeout: requestTimeout,
             maxResponseHeaderByteCount: maxResponseHeaderByteCount, maxResponseHeaderCount: maxResponseHeaderCount,
             maxRedirects: maxRedirectCount, bufferSize: Self.bufferSize,
-            certificateAuthoritiesFile: certificateAuthoritiesFile)
+            certificateAuthoritiesFile: certificateAuthoritiesFile,
+            connectAddress: context.originalRequest.url.flatMap { connectAddress?($0) })
         let session = session.withLock { session -> CurlSession in
             if let session { return session }
             let made = CurlSession()

@@ -17,6 +17,8 @@ struct CurlTransferOptions: Sendable {
     var bufferSize: Int
     /// A PEM file of the certificate authorities to verify servers against; nil: the system's store.
     var certificateAuthoritiesFile: String?
+    /// The IP address the connection to the URL's host and port goes to; nil: the host is resolved.
+    var connectAddress: String?
 }
 
 /// One libcurl easy handle loading one request for a `CurlImageFetchDownload`.
@@ -61,6 +63,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var abortMessage: String?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var connectToList: UnsafeMutablePointer<curl_slist>?
     private var isCleanedUp = false
 
     /// A transfer for `request` (http or https) reporting to `download` on `queue`; nil when libcurl cannot
@@ -109,6 +112,10 @@ final class CurlTransfer: @unchecked Sendable {
         _ = tip_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         if let file = options.certificateAuthoritiesFile {
             _ = tip_curl_easy_setopt_string(handle, CURLOPT_CAINFO, file)
+        }
+        if let address = options.connectAddress, let entry = Self.connectToEntry(url: url, address: address) {
+            connectToList = curl_slist_append(connectToList, entry)
+            _ = tip_curl_easy_setopt_pointer(handle, CURLOPT_CONNECT_TO, connectToList)
         }
 
         var lines = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { name, value in
@@ -299,6 +306,26 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
+    /// libcurl's `CONNECT_TO` entry sending connections for `url`'s host and port to `address` (same port):
+    /// "HOST:PORT:ADDRESS:PORT", IPv6 addresses in brackets. Nil for a URL without a host, or an address that is
+    /// not an IP address (a name would be resolved, which is what the option exists to avoid).
+    static func connectToEntry(url: URL, address: String) -> String? {
+        guard let host = url.host, !host.isEmpty else { return nil }
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        let bare = address.hasPrefix("[") && address.hasSuffix("]") ? String(address.dropFirst().dropLast()) : address
+        var v4 = in_addr(), v6 = in6_addr()
+        let target: String
+        if inet_pton(AF_INET, bare, &v4) == 1 {
+            target = bare
+        } else if inet_pton(AF_INET6, bare, &v6) == 1 {
+            target = "[\(bare)]"
+        } else {
+            return nil
+        }
+        let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(hostPart):\(port):\(target):\(port)"
+    }
+
     /// Frees the handle and what it used. Called once the handle is out of the multi handle (or never went in).
     func cleanUp() {
         guard !isCleanedUp else { return }
@@ -306,6 +333,8 @@ final class CurlTransfer: @unchecked Sendable {
         curl_easy_cleanup(handle)
         curl_slist_free_all(headerList)
         headerList = nil
+        curl_slist_free_all(connectToList)
+        connectToList = nil
         errorBuffer.deallocate()
     }
 
