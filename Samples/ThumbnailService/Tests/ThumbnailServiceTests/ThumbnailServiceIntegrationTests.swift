@@ -13,8 +13,8 @@ import Glibc
 @Suite(
     .serialized,
     .enabled(
-        if: OriginServer.executable != nil && Fixtures.directory != nil,
-        "needs nginx (scripts/bootstrap) and the shared fixtures"))
+        if: OriginServer.executable != nil,
+        "needs nginx (scripts/bootstrap)"))
 final class ThumbnailServiceIntegrationTests: Sendable {
     static let root = FileManager.default.temporaryDirectory.appendingPathComponent("tip-thumbnails-tests-\(getpid())")
     let origin: OriginServer
@@ -23,7 +23,7 @@ final class ThumbnailServiceIntegrationTests: Sendable {
 
     init() throws {
         origin = try OriginServer()
-        for name in ["twitterfied.jpg", "carnival.jpg", "carnival.pjpg", "someAlpha.png", "pink_outfit.jpg"] {
+        for name in Fixtures.names {
             try origin.setFile("\(prefix)-\(name)", data: Fixtures.data(name))
         }
         try origin.setFile("\(prefix)-not-an-image.jpg", data: Data("<html>hello</html>".utf8))
@@ -44,7 +44,7 @@ final class ThumbnailServiceIntegrationTests: Sendable {
                 privateHosts: ["127.0.0.1"] + privateHosts),
             cachesRoot: Self.root)
         configuration.pipelineIdentifier = "thumbnails-\(prefix)"
-        configuration.maxSourceByteCount = 2 * 1024 * 1024  // carnival.jpg (2.8 MB) is over it
+        configuration.maxSourceByteCount = Fixtures.largeByteCount  // carnival.jpg is over it
         configuration.maxSourcePixelCount = 1_000_000  // carnival.pjpg (1880x1253) is over it
         configuration.timeLimit = timeLimit
         return configuration
