@@ -90,7 +90,7 @@ final class ImageDownloadClient: ImageFetchDownloadContext, ImageFetchDownloadCl
         }
         if let hydrator = subject.hydrator {
             hydrator.block(request, subject.member, finish)
-        } else if DispatchQueue.getSpecific(key: ImageDownloader.queueKey) == ObjectIdentifier(downloadQueue) {
+        } else if downloadQueue.isCurrent {
             // Nothing to hydrate, and already on the download queue (as providers call): no hop, one thread
             // wake-up less per download. Providers take a completion inside the call (authorization without an
             // authorizer always did that).

@@ -14,8 +14,6 @@ final class ImageDownloader: @unchecked Sendable {
     // `configuration` is written once (init); everything else is confined to `queue`.
     /// The serial queue owning every download's state; providers' client calls arrive here too.
     let queue = DispatchQueue(label: "TIP.ImageDownloader", qos: .userInitiated)
-    /// Set on every downloader's `queue` to the queue's identity: which downloader queue code runs on, if any.
-    static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     /// Weak: the configuration owns its downloader. Running downloads hold it strongly until they end.
     private weak var configuration: GlobalConfiguration?
 
@@ -27,7 +25,7 @@ final class ImageDownloader: @unchecked Sendable {
     private var peakRunning = 0
 
     init(configuration: GlobalConfiguration) {
-        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(queue))
+        queue.markIdentity()
         self.configuration = configuration
     }
 

@@ -4,9 +4,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Marks a download queue with its own identity, so that a download can tell when it already runs there.
-private let downloadQueueKey = DispatchSpecificKey<ObjectIdentifier>()
-
 /// What the shipped providers' downloads share, whatever loads the bytes (a URLSession task, a libcurl
 /// transfer): the phases, the client calls up to the load (`didStart`, hydration, authorization, the request
 /// `ImageFetchDownloadRequestPolicy` allows), priority, cancellation and the single completion. A subclass makes,
@@ -36,14 +33,10 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
     /// The context's download queue: every client call happens there.
     let queue: DispatchQueue
 
-    /// Tells `ask(_:then:)` when it runs on `queue`.
-    private let queueKey: ObjectIdentifier
-
     init(context: any ImageFetchDownloadContext) {
         state = Locked(State(context: context))
         queue = context.downloadQueue
-        queueKey = ObjectIdentifier(queue)
-        queue.setSpecific(key: downloadQueueKey, value: queueKey)
+        queue.markIdentity()  // tells `ask(_:then:)` when it runs on `queue`
     }
 
     final var context: (any ImageFetchDownloadContext)? { state.withLock { $0.context } }
@@ -164,7 +157,7 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
         then next: @escaping @Sendable ((any Error)?) -> Void
     ) {
         let synchronous = Locked<(isInCall: Bool, result: (any Error)??)>((true, nil))
-        let queue = self.queue, key = self.queueKey
+        let queue = self.queue
         call { error in
             let isLate = synchronous.withLock { state -> Bool in
                 guard state.isInCall else { return true }
@@ -172,7 +165,7 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
                 return false
             }
             guard isLate else { return }
-            if DispatchQueue.getSpecific(key: downloadQueueKey) == key {
+            if queue.isCurrent {
                 next(error)
             } else {
                 queue.async { next(error) }
