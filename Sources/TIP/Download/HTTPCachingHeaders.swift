@@ -36,10 +36,10 @@ struct HTTPCachingHeaders: Sendable, Equatable {
     init(cacheControl: String?, expires: String?, date: String?, age: String?) {
         if let cacheControl { readCacheControl(cacheControl) }
         if let expires {
-            self.expires = HTTPDate.parse(expires.trimmingCharacters(in: .whitespaces)) ?? .distantPast
+            self.expires = HTTPDate.parse(HTTPFieldText.trimmed(expires)) ?? .distantPast
         }
-        self.date = date.flatMap { HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) }
-        self.age = age.flatMap { Self.deltaSeconds($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        self.date = date.flatMap { HTTPDate.parse(HTTPFieldText.trimmed($0)) }
+        self.age = age.flatMap { Self.deltaSeconds(HTTPFieldText.trimmed($0)) } ?? 0
     }
 
     /// The caching headers of `headers`.
@@ -100,8 +100,8 @@ struct HTTPCachingHeaders: Sendable, Equatable {
         var inQuotes = false
         var escaped = false
         func flush() {
-            let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
-            if !trimmed.isEmpty { result.append((trimmed, argument?.trimmingCharacters(in: .whitespaces))) }
+            let trimmed = HTTPFieldText.lowercasedASCII(HTTPFieldText.trimmed(name))
+            if !trimmed.isEmpty { result.append((trimmed, argument.map { HTTPFieldText.trimmed($0) })) }
             name = ""
             argument = nil
         }

@@ -135,7 +135,9 @@ struct ResponseHeaders {
 
     init(_ response: HTTPURLResponse) {
         func value(_ name: String) -> String? {
-            guard let raw = response.value(forHTTPHeaderField: name)?.trimmingCharacters(in: .whitespaces), !raw.isEmpty
+            // Trimmed of spaces and tabs only (the whitespace HTTP allows), without Foundation's costlier
+            // character-set trimming: this runs for every response.
+            guard let raw = response.value(forHTTPHeaderField: name).map({ HTTPFieldText.trimmed($0) }), !raw.isEmpty
             else { return nil }
             return raw
         }
@@ -144,8 +146,8 @@ struct ResponseHeaders {
         lastModified = value("Last-Modified")
         entityTag = value("ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
         acceptsByteRanges =
-            value("Accept-Ranges")?.lowercased().split(separator: ",")
-            .contains { $0.trimmingCharacters(in: .whitespaces) == "bytes" } ?? false
+            value("Accept-Ranges").map { HTTPFieldText.lowercasedASCII($0) }?.split(separator: ",")
+            .contains { HTTPFieldText.trimmed($0) == "bytes" } ?? false
         cacheControl = value("Cache-Control")
         expires = value("Expires")
         date = value("Date")

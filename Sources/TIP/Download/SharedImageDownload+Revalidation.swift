@@ -85,6 +85,12 @@ extension SharedImageDownload {
 
     /// `request` as the members may see it: without its `Authorization` header.
     static func withoutAuthorization(_ request: URLRequest) -> URLRequest {
+        // Most requests carry none: looking first spares a copy of the request's header fields.
+        guard
+            request.allHTTPHeaderFields?.keys.contains(where: {
+                HTTPFieldText.equalsIgnoringASCIICase($0, "Authorization")
+            }) == true
+        else { return request }
         var request = request
         request.setValue(nil, forHTTPHeaderField: "Authorization")
         return request

@@ -13,10 +13,19 @@ enum ImageFetchDownloadRequestPolicy {
     /// `invalidRequest` error to complete with.
     static func loadableRequest(for context: any ImageFetchDownloadContext) -> Result<URLRequest, ImageFetchError> {
         var request = context.hydratedRequest ?? context.originalRequest
-        if let authorization = context.authorization {
-            request.setValue(authorization, forHTTPHeaderField: "Authorization")
+        // One edit of the header fields (names matched as ASCII without case) instead of a `setValue` per
+        // field, each of which copies the request and compares every name through Foundation.
+        let authorization = context.authorization
+        var fields = request.allHTTPHeaderFields ?? [:]
+        for name in fields.keys
+        where HTTPFieldText.equalsIgnoringASCIICase(name, "Accept-Encoding")
+            || (authorization != nil && HTTPFieldText.equalsIgnoringASCIICase(name, "Authorization"))
+        {
+            fields[name] = nil
         }
-        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        if let authorization { fields["Authorization"] = authorization }
+        fields["Accept-Encoding"] = "identity"
+        request.allHTTPHeaderFields = fields
         guard isHTTP(request.url) else {
             let url = request.url?.absoluteString ?? "(no URL)"
             return .failure(

@@ -35,15 +35,16 @@ struct CurlResponseHead: Sendable {
     /// Adds the field line `line` ("Name: value", CRLF already removed). A line that starts with a space or a
     /// tab continues the previous field (obsolete line folding).
     mutating func addFieldLine(_ line: UnsafeRawBufferPointer) {
-        let text = Self.string(line)
-        if let first = text.unicodeScalars.first, first == " " || first == "\t", !fields.isEmpty {
-            fields[fields.count - 1].value += " " + text.trimmingCharacters(in: .whitespaces)
+        guard let first = line.first else { return }
+        if HTTPFieldText.isSpaceOrTab(first), !fields.isEmpty {
+            fields[fields.count - 1].value += " " + Self.string(HTTPFieldText.trimmed(line))
             return
         }
-        guard let colon = text.firstIndex(of: ":") else { return }
-        let name = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
+        guard let colon = line.firstIndex(of: 0x3A) else { return }
+        let name = HTTPFieldText.trimmed(UnsafeRawBufferPointer(rebasing: line[..<colon]))
         guard !name.isEmpty else { return }
-        fields.append((name, String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+        let value = HTTPFieldText.trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
+        fields.append((Self.string(name), Self.string(value)))
     }
 
     /// The response for `url`, with repeated fields joined by ", " under the first spelling of their name.
@@ -51,7 +52,7 @@ struct CurlResponseHead: Sendable {
         var joined: [String: String] = [:]
         var spelling: [String: String] = [:]
         for (name, value) in fields {
-            let key = name.lowercased()
+            let key = HTTPFieldText.lowercasedASCII(name)
             if let existing = spelling[key] {
                 joined[existing] = (joined[existing] ?? "") + ", " + value
             } else {
@@ -64,7 +65,7 @@ struct CurlResponseHead: Sendable {
 
     /// The value of the field `name` (case-insensitive), the first one when repeated.
     func value(of name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        fields.first { HTTPFieldText.equalsIgnoringASCIICase($0.name, name) }?.value
     }
 
     /// `bytes` as UTF-8 when valid, else as ISO-8859-1 (never fails, keeps every byte).
