@@ -27,6 +27,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let share: UnsafeMutableRawPointer?
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Transfers that queued events since the last flush (loop thread only); see `drainAfterPerform(_:)`.
+    private var pendingDrains: [CurlTransfer] = []
 
     /// Live loop threads in this process (for tests: a provider and its downloads gone, its thread ends).
     static let liveThreadCount = Locked(0)
@@ -122,10 +124,25 @@ final class CurlMultiLoop: @unchecked Sendable {
                 else { continue }
                 end(transfer, result: message.pointee.data.result)
             }
+            flushDrains()
             // Idle: sleep until woken; otherwise libcurl shortens the wait to its own next timeout.
             _ = curl_multi_poll(multi, nil, 0, running.isEmpty ? 600_000 : 1_000, nil)
         }
         close()
+    }
+
+    /// Asks for `transfer`'s events to be drained once this round of callbacks is over (on the loop's thread,
+    /// from its callbacks and completion): a small response's head, bytes and completion usually arrive in one
+    /// `curl_multi_perform`, and go to the download queue as one block, one thread wake-up instead of two or
+    /// three.
+    func drainAfterPerform(_ transfer: CurlTransfer) {
+        pendingDrains.append(transfer)
+    }
+
+    private func flushDrains() {
+        guard !pendingDrains.isEmpty else { return }
+        for transfer in pendingDrains { transfer.scheduleDrain() }
+        pendingDrains.removeAll(keepingCapacity: true)
     }
 
     /// Whether `transfer` itself is in the multi handle (a freed handle's address may be reused by a new one).
@@ -155,6 +172,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func close() {
+        flushDrains()
         inbox.withLock { $0.isClosed = true }
         for transfer in running.values {
             _ = curl_multi_remove_handle(multi, transfer.handle)

@@ -118,11 +118,12 @@ final class CurlTransfer: @unchecked Sendable {
             _ = tip_curl_easy_setopt_pointer(handle, CURLOPT_CONNECT_TO, connectToList)
         }
 
-        var lines = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { name, value in
+        let fields = request.allHTTPHeaderFields ?? [:]
+        var lines = fields.sorted { $0.key < $1.key }.map { name, value in
             // libcurl's syntax for a header with an empty value is "Name;".
             value.isEmpty ? "\(name);" : "\(name): \(value)"
         }
-        if request.value(forHTTPHeaderField: "User-Agent") == nil {
+        if !fields.keys.contains(where: { HTTPFieldText.equalsIgnoringASCIICase($0, "User-Agent") }) {
             lines.append("User-Agent: \(CurlImageFetchDownloadProvider.defaultUserAgent)")
         }
         for line in lines { headerList = curl_slist_append(headerList, line) }
@@ -215,7 +216,7 @@ final class CurlTransfer: @unchecked Sendable {
                 hasQueuedResponse = true
                 headers.isReadingTrailer = true
             }
-            if scheduleDrain { queue.async { self.drain() } }
+            if scheduleDrain { loop.drainAfterPerform(self) }
             return bytes.count
         }
     }
@@ -248,7 +249,7 @@ final class CurlTransfer: @unchecked Sendable {
             defer { shared.isDrainScheduled = true }
             return !shared.isDrainScheduled
         }
-        if scheduleDrain { queue.async { self.drain() } }
+        if scheduleDrain { loop.drainAfterPerform(self) }
     }
 
     private func error(for result: CURLcode, head: CurlResponseHead?, refusedRedirect: Bool) -> (any Error)? {
@@ -339,6 +340,12 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     // MARK: - Delivery, on the download queue
+
+    /// Queues a drain on the download queue (the loop calls it once per transfer that queued events during
+    /// a `curl_multi_perform`: a response, its bytes and its completion arriving together make one drain).
+    func scheduleDrain() {
+        queue.async { self.drain() }
+    }
 
     private func drain() {
         let (events, download) = shared.withLock { shared -> ([Event], CurlImageFetchDownload?) in
