@@ -14,7 +14,11 @@ import Foundation
 /// domain queue.
 package final class DiskCacheTemporaryFile: Sendable {
     private struct State {
+        /// The open descriptor; -1 once finalized or discarded, and while `isDeferred`.
         var fd: Int32
+        /// The file is not created yet (``DiskCache/reserveTemporaryFile(forIdentifier:)``): the first write,
+        /// seeding or finalizing creates it.
+        var isDeferred = false
         var byteCount: Int64
         /// The CRC-32 of everything written so far (see ``DiskCacheMetadata/Contents``).
         var checksum: UInt32 = 0
@@ -36,6 +40,14 @@ package final class DiskCacheTemporaryFile: Sendable {
         self.state = Locked(State(fd: fd, byteCount: byteCount, failed: false))
     }
 
+    /// A file whose name is reserved but which is created only when first needed (see `State.isDeferred`).
+    init(cache: DiskCache, identifier: String, deferredName name: String) {
+        self.cache = cache
+        self.identifier = identifier
+        self.name = name
+        self.state = Locked(State(fd: -1, isDeferred: true, byteCount: 0, failed: false))
+    }
+
     deinit {
         discard()
     }
@@ -47,12 +59,44 @@ package final class DiskCacheTemporaryFile: Sendable {
     var byteCount: Int64 { state.withLock { $0.byteCount } }
 
     /// Whether the file is still open (not finalized or discarded).
-    var isOpen: Bool { state.withLock { $0.fd >= 0 } }
+    var isOpen: Bool { state.withLock { $0.fd >= 0 || $0.isDeferred } }
+
+    /// Creates a deferred file (under the state's lock): nothing to do once created. A vanished cache
+    /// directory is made again once; a failure marks the file failed and is returned (not reported).
+    private func createIfDeferred(_ state: inout State) -> POSIXError? {
+        guard state.isDeferred else { return nil }
+        state.isDeferred = false
+        let path = cache.path(name)
+        do throws(POSIXError) {
+            state.fd = try DiskCacheFiles.create(path)
+            return nil
+        } catch  where error.code == .ENOENT {
+            let cache = self.cache
+            _ = cache.domain.sync { cache.ensureDirectory() }
+            do throws(POSIXError) {
+                state.fd = try DiskCacheFiles.create(path)
+                return nil
+            } catch {
+                return failedToCreate(&state, error)
+            }
+        } catch {
+            return failedToCreate(&state, error)
+        }
+    }
+
+    private func failedToCreate(_ state: inout State, _ error: POSIXError) -> POSIXError {
+        state.failed = true
+        let cache = self.cache
+        let name = self.name
+        cache.domain.sync { _ = cache.liveTemporaryNames.remove(name) }
+        return error
+    }
 
     /// Appends `data`. A write error (e.g. a full disk) is reported as `diskCacheWriteFailed`, makes
     /// the file unusable (finalizing then discards it) and is rethrown.
     package func append(_ data: Data) throws(POSIXError) {
         let failure: POSIXError? = state.withLock { state in
+            if let failure = createIfDeferred(&state) { return failure }
             guard state.fd >= 0, !state.failed else { return POSIXError(.EBADF) }
             do throws(POSIXError) {
                 try DiskCacheFiles.writeAll(state.fd, data)
@@ -77,7 +121,11 @@ package final class DiskCacheTemporaryFile: Sendable {
 
     /// Runs `body` with the open descriptor (seeding the file).
     func withDescriptor<R>(_ body: (Int32) throws(POSIXError) -> R) throws(POSIXError) -> R {
-        let fd = state.withLock { $0.fd }
+        let (fd, failure) = state.withLock { state in
+            let failure = createIfDeferred(&state)
+            return (state.fd, failure)
+        }
+        if let failure { throw failure }
         guard fd >= 0 else { throw POSIXError(.EBADF) }
         return try body(fd)
     }
@@ -97,14 +145,25 @@ package final class DiskCacheTemporaryFile: Sendable {
     /// installed on the domain queue (callable on it too).
     @discardableResult
     package func finalize(metadata: DiskCacheMetadata, complete: Bool) -> Bool {
+        var createFailure: POSIXError?
         let taken: (fd: Int32, failed: Bool, contents: DiskCacheMetadata.Contents)? = state.withLock { state in
+            createFailure = createIfDeferred(&state)
             guard state.fd >= 0 else { return nil }
             defer { state.fd = -1 }
             return (
                 state.fd, state.failed, DiskCacheMetadata.Contents(length: state.byteCount, checksum: state.checksum)
             )
         }
-        guard let taken else { return false }
+        guard let taken else {
+            if let createFailure {
+                let cache = self.cache
+                let name = self.name
+                cache.domain.sync {
+                    cache.reportWriteFailure(createFailure, path: cache.path(name), identifier: metadata.identifier)
+                }
+            }
+            return false
+        }
         defer { DiskCacheFiles.close(taken.fd) }
         let cache = self.cache
         let name = self.name
@@ -130,14 +189,22 @@ package final class DiskCacheTemporaryFile: Sendable {
 
     /// Deletes the file without installing it (no-op once finalized).
     func discard() {
-        let fd: Int32 = state.withLock { state in
-            defer { state.fd = -1 }
-            return state.fd
+        let (fd, wasDeferred): (Int32, Bool) = state.withLock { state in
+            defer {
+                state.fd = -1
+                state.isDeferred = false
+            }
+            return (state.fd, state.isDeferred)
+        }
+        let cache = self.cache
+        let name = self.name
+        if wasDeferred {
+            // Never created: only the reserved name goes.
+            cache.domain.sync { _ = cache.liveTemporaryNames.remove(name) }
+            return
         }
         guard fd >= 0 else { return }
         DiskCacheFiles.close(fd)
-        let cache = self.cache
-        let name = self.name
         cache.domain.sync {
             cache.liveTemporaryNames.remove(name)
             DiskCacheFiles.remove(cache.path(name))

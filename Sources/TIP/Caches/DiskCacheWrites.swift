@@ -177,6 +177,16 @@ extension DiskCache {
         return try result.get()
     }
 
+    /// A temporary file for `identifier` like ``openTemporaryFile(forIdentifier:)``, but created only when it is
+    /// first written, seeded or finalized, on whichever queue does that: a download that finishes small writes
+    /// its whole body at the commit, off the downloader's queue, which then does no file work for it at all.
+    /// A failure to create it is reported then, and the download goes on without the file.
+    func reserveTemporaryFile(forIdentifier identifier: String) -> DiskCacheTemporaryFile {
+        let name = DiskCacheFiles.temporaryName()
+        domain.sync { _ = liveTemporaryNames.insert(name) }
+        return DiskCacheTemporaryFile(cache: self, identifier: identifier, deferredName: name)
+    }
+
     /// A temporary file seeded with a copy of `identifier`'s partial download (to resume it), or nil
     /// when there is no partial or `accepting` refuses its metadata (checked before anything is copied).
     /// Its ``DiskCacheTemporaryFile/byteCount`` is the partial's size. A partial whose bytes no longer match its

@@ -116,15 +116,16 @@ final class ImageDownloadBody {
         }
     }
 
-    /// Hands the bytes over (the body is empty afterwards), once the file holds them all.
+    /// Hands the bytes over (the body is empty afterwards). The file may not hold the last of them yet: see
+    /// ``takeFile()``.
     func take() -> Data {
-        writePendingBytes()
-        return buffer.take()
+        buffer.take()
     }
 
-    /// Hands the file over, holding every byte of the body (the body no longer writes to it).
+    /// Hands the file over (the body no longer writes to it). It holds a prefix of the body's bytes: whoever
+    /// commits it writes the rest from the bytes ``take()`` handed over
+    /// (``ImagePipelineCaches/commitDownloadFile(_:image:for:complete:)``), off the downloader's queue.
     func takeFile() -> ImagePipelineCaches.DownloadFile? {
-        writePendingBytes()
         defer { file = nil }
         return file
     }

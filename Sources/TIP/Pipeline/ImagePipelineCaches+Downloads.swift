@@ -52,7 +52,7 @@ extension ImagePipelineCaches {
 
     /// A new file for downloading `identifier`'s image, or nil when the disk cache cannot take one (reported).
     func beginDownloadFile(identifier: String) -> DownloadFile? {
-        (try? disk.openTemporaryFile(forIdentifier: identifier)).map(DownloadFile.init(file:))
+        DownloadFile(file: disk.reserveTemporaryFile(forIdentifier: identifier))
     }
 
     /// The partial of `request`'s URL that a download can resume: the memory cache's first, then the disk cache's;
@@ -123,7 +123,8 @@ extension ImagePipelineCaches {
     }
 
     /// Installs a download's file as `request`'s complete image (`complete`) or as its partial, with the disk
-    /// cache's tie-breaks; `image` describes the bytes (its `data` is not used). Returns whether it was kept. Writes
+    /// cache's tie-breaks; `image` describes the bytes, and the file holds a prefix of its `data` (the rest is
+    /// written first). Returns whether it was kept. Writes
     /// and renames a file: call it off latency-sensitive queues.
     @discardableResult
     func commitDownloadFile(
@@ -137,6 +138,16 @@ extension ImagePipelineCaches {
             lastModified: image.lastModified, entityTag: image.entityTag,
             expectedLength: complete ? 0 : Int64(image.expectedLength ?? 0), imageType: image.imageType?.rawValue,
             freshness: complete ? image.freshness : nil)
+        // The body hands its file over without writing its last bytes (at most one write batch): they are
+        // written here, off the downloader's queue.
+        let written = Int(file.file.byteCount)
+        guard written <= image.data.count else {
+            file.discard()
+            return false
+        }
+        if written < image.data.count, !file.append(image.data.suffix(from: image.data.startIndex + written)) {
+            return false
+        }
         return file.file.finalize(metadata: metadata, complete: complete)
     }
 }
