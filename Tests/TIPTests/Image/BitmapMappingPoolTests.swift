@@ -25,6 +25,17 @@ struct BitmapMappingPoolTests {
         pool.give(again.pointer, length: again.length)
     }
 
+    @Test("the shared pool keeps 8 MiB per processor, at least 16 and at most 64 MiB")
+    func defaultCapacity() {
+        #expect(BitmapMappingPool.defaultCapacity(processors: 1) == 16 * megabyte)
+        #expect(BitmapMappingPool.defaultCapacity(processors: 2) == 16 * megabyte)
+        #expect(BitmapMappingPool.defaultCapacity(processors: 4) == 32 * megabyte)
+        #expect(BitmapMappingPool.defaultCapacity(processors: 64) == 64 * megabyte)
+        #expect(
+            BitmapMappingPool.shared.capacity
+                == BitmapMappingPool.defaultCapacity(processors: ProcessInfo.processInfo.activeProcessorCount))
+    }
+
     @Test("the pool never keeps more than its capacity: the oldest mappings go first")
     func capacityBound() throws {
         let pool = BitmapMappingPool(capacity: 3 * megabyte)
