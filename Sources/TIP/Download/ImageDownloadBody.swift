@@ -13,7 +13,7 @@ final class ImageDownloadBody {
     /// The file the bytes go to; nil when the disk cache could not take them.
     private(set) var file: ImagePipelineCaches.DownloadFile?
     /// How many of the buffer's bytes `file` holds: the rest is written once ``fileWriteBatch`` bytes are
-    /// pending, and whatever is left when the file is handed over (``takeFile()``).
+    /// pending, and whatever is left by whoever commits the file after ``takeFile()``.
     private var fileByteCount = 0
     /// Bytes gathered before a write to the file: one write per 128 KiB instead of one per network chunk
     /// (often 16 KiB). A process that dies mid-download leaves at most this much less of a resumable partial.

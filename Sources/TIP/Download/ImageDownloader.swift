@@ -14,6 +14,8 @@ final class ImageDownloader: @unchecked Sendable {
     // `configuration` is written once (init); everything else is confined to `queue`.
     /// The serial queue owning every download's state; providers' client calls arrive here too.
     let queue = DispatchQueue(label: "TIP.ImageDownloader", qos: .userInitiated)
+    /// The running downloads' time-limit checks, on one timer (confined to `queue`).
+    let timeoutChecks: ImageDownloadCheckSchedule
     /// Weak: the configuration owns its downloader. Running downloads hold it strongly until they end.
     private weak var configuration: GlobalConfiguration?
 
@@ -26,6 +28,7 @@ final class ImageDownloader: @unchecked Sendable {
 
     init(configuration: GlobalConfiguration) {
         queue.markIdentity()
+        timeoutChecks = ImageDownloadCheckSchedule(queue: queue)
         self.configuration = configuration
     }
 
@@ -101,6 +104,7 @@ final class ImageDownloader: @unchecked Sendable {
 
     /// Called by a download once it ended (on the queue): frees its slot and forgets its members.
     func downloadDidFinish(_ download: SharedImageDownload, wasRunning: Bool) {
+        timeoutChecks.cancel(download)
         if downloads[download.key] === download { downloads[download.key] = nil }
         for member in download.members.all { memberships[member.id] = nil }
         if let index = waiting.firstIndex(where: { $0 === download }) { waiting.remove(at: index) }
@@ -116,6 +120,11 @@ final class ImageDownloader: @unchecked Sendable {
     /// Downloads running and waiting (for tests and inspection).
     var counts: (running: Int, waiting: Int) {
         queue.sync { (runningCount, waiting.count) }
+    }
+
+    /// Time-limit checks registered by running downloads (for tests and inspection).
+    var scheduledTimeoutCheckCount: Int {
+        queue.sync { timeoutChecks.count }
     }
 
     /// The most downloads that ever ran at once (for tests and inspection).

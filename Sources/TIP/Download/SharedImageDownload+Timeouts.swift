@@ -1,7 +1,7 @@
 import Foundation
 
-// The downloader's own time limits on a running download (on its queue): one check scheduled at a time, at the
-// moment the next limit could be crossed.
+// The downloader's own time limits on a running download (on its queue): one check registered at a time, at the
+// moment the next limit could be crossed, in the downloader's shared schedule.
 extension SharedImageDownload {
     /// Starts the limits for the attempt just launched.
     func startTimeouts() {
@@ -12,11 +12,11 @@ extension SharedImageDownload {
     }
 
     private func scheduleTimeoutCheck() {
-        guard let next = timeouts?.nextCheck else { return }
+        guard let next = timeouts?.nextCheck else { return downloader.timeoutChecks.cancel(self) }
         let generation = timeoutGeneration
-        let time = configuration.downloadTimeSource
-        let delay = max(0, (next - time.now).timeInterval)
-        time.schedule(after: delay, on: queue) { [weak self] in self?.checkTimeouts(generation) }
+        downloader.timeoutChecks.schedule(self, at: next, time: configuration.downloadTimeSource) { [weak self] in
+            self?.checkTimeouts(generation)
+        }
     }
 
     private func checkTimeouts(_ generation: Int) {
