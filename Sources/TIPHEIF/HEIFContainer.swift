@@ -118,7 +118,7 @@ struct HEIFContainer: Equatable {
     }
 
     /// One box header: its type, where its payload starts and where it ends (nil: to the end of the file).
-    private struct Box {
+    struct Box {
         let type: String
         let payload: Int
         let end: Int?
@@ -147,7 +147,7 @@ struct HEIFContainer: Equatable {
     }
 
     /// Big-endian reads that fail (return nil) past `limit` or past the bytes.
-    private struct Reader {
+    struct Reader {
         let bytes: UnsafeRawBufferPointer
         var offset: Int
         let limit: Int

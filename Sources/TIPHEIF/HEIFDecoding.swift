@@ -2,8 +2,9 @@ import TIP
 
 /// One-shot HEIF decoding (HEIC and AVIF) on libheif, straight to the target size.
 ///
-/// - The primary image's size (as displayed) is checked with `checkDimensions`, and libheif's own
-///   limit refuses larger `ispe` sizes, before anything is decoded.
+/// - The primary image's size (as displayed) and every grid's and overlay's declared canvas are checked
+///   with `checkDimensions`, and libheif's own limit refuses larger `ispe` sizes, before anything is
+///   decoded.
 /// - When the target is smaller than the image, the smallest embedded thumbnail that is at least as
 ///   large as the target (same aspect ratio, same alpha) is decoded instead of the image.
 /// - libheif applies `clap`, `irot` and `imir`; alpha is premultiplied; one resampling pass gives
@@ -21,6 +22,14 @@ enum HEIFDecoding {
     /// Reads the boxes of `bytes` and chooses what to decode for `options`; no pixel work.
     static func plan(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageDecodingError) -> Plan
     {
+        // A grid or overlay states the canvas libheif allocates for it in its own data, not in `ispe`.
+        // (An empty one is left to libheif, and so are the bytes of a file still arriving, padded with zeros.)
+        for size in HEIFDerivedImages.sizes(bytes) where size.width > 0 && size.height > 0 {
+            try options.checkDimensions(width: size.width, height: size.height)
+        }
+        if HEIFDerivedImages.hasReferenceCycle(bytes) {
+            throw .corruptData("an image of the file refers back to itself (through its tiles or its alpha)")
+        }
         let file = try HEIFFile(bytes, maximumSide: options.maximumPixelCount)
         let primary = file.primary
         try options.checkDimensions(width: primary.width, height: primary.height)

@@ -42,4 +42,58 @@ struct HEIFFuzzRegressionTests {
             }
         }
     }
+
+    /// A 1,318-byte HEIC whose primary image (a grid) has as its alpha a grid whose tile is the primary:
+    /// libheif 1.15 followed the references without end and allocated at every step (the fuzzer passed its
+    /// 2 GB limit). The cycle is now found in the `iref` box and refused before libheif decodes anything.
+    @Test func gridAlphaCycle() throws {
+        let data = try HEIFTestFiles.data("fuzz/grid-alpha-cycle.heic")
+        #expect(data.withUnsafeBytes { HEIFDerivedImages.hasReferenceCycle($0) })
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 64, height: 64), targetContentMode: .scaleAspectFit,
+            maximumPixelCount: 1 << 20)
+        for format in HEIFCodec.Format.allCases {
+            let decoder = HEIFCodec(format: format).decoder
+            // The HEIC decoder reads the file and refuses the cycle; the AVIF one does not take a `heic` brand.
+            #expect {
+                try decoder.decode(data, options: options)
+            } throws: { error in
+                switch (format, error as? ImageDecodingError) {
+                case (.heic, .corruptData?), (.avif, .unrecognizedFormat?): return true
+                default: return false
+                }
+            }
+            let context = decoder.makeContext(expectedLength: nil, options: options)
+            _ = try? context.append(data)
+            #expect(throws: ImageDecodingError.self) {
+                _ = try context.finalize()
+                _ = try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center)
+            }
+        }
+    }
+
+    /// The same file with its two grids declaring a 6144x10240 canvas (their `ispe` stays small): the canvas
+    /// libheif would allocate is read from the grid's own data and refused as too large.
+    @Test func gridCanvasPastTheLimit() throws {
+        var data = try HEIFTestFiles.data("fuzz/grid-alpha-cycle.heic")
+        // The idat payload at byte 95 holds the two grid descriptors (version, flags, rows - 1, columns - 1,
+        // 16-bit width and height).
+        let idat = 95
+        #expect(Array(data[idat..<(idat + 16)]) == [0, 0, 0, 0, 0, 0x18, 0, 0x28, 0, 0, 0, 0, 0, 0x18, 0, 0x28])
+        for grid in [idat, idat + 8] {
+            data[grid + 4] = 0x18
+            data[grid + 5] = 0x00
+            data[grid + 6] = 0x28
+            data[grid + 7] = 0x00
+        }
+        let sizes = data.withUnsafeBytes { HEIFDerivedImages.sizes($0) }
+        #expect(sizes.count == 2 && sizes.allSatisfy { $0.width == 6144 && $0.height == 10240 })
+        let options = ImageDecodingOptions(maximumPixelCount: 1 << 20)
+        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 6144, height: 10240, maximumPixelCount: 1 << 20)) {
+            try HEIFCodec(format: .heic).decoder.decode(data, options: options)
+        }
+        // With the grids' own sizes, nothing is refused for size (the cycle is, as above).
+        let original = try HEIFTestFiles.data("fuzz/grid-alpha-cycle.heic")
+        #expect(original.withUnsafeBytes { HEIFDerivedImages.sizes($0) }.allSatisfy { $0 == (24, 40) })
+    }
 }
