@@ -166,35 +166,62 @@ struct HEIFContainer: Equatable {
             return value
         }
 
-        /// Parses an `iloc` payload (ISO/IEC 14496-12 8.11.3, versions 0 to 2).
-        mutating func ilocRequiredLength() -> Int? {
+        /// One extent of an `iloc` item: its item, construction method (0 file, 1 `idat`), base offset, the
+        /// extent's offset and length, and its position among the item's extents.
+        struct ILocExtent {
+            let item: UInt64
+            let method: UInt64
+            let base: UInt64
+            let offset: UInt64
+            let length: UInt64
+            let index: UInt64
+            let count: UInt64
+        }
+
+        /// Walks an `iloc` payload (ISO/IEC 14496-12 8.11.3, versions 0 to 2), handing `visit` every extent in
+        /// order; `visit` returns false to stop. Returns false when a field could not be read (the extents
+        /// before it were visited) or `visit` stopped the walk.
+        mutating func walkILoc(_ visit: (ILocExtent) -> Bool) -> Bool {
             guard let version = read(1), version <= 2, read(3) != nil,
                 let sizes = read(1), let moreSizes = read(1)
-            else { return nil }
+            else { return false }
             let offsetSize = Int(sizes >> 4), lengthSize = Int(sizes & 0xF)
             let baseOffsetSize = Int(moreSizes >> 4), indexSize = version >= 1 ? Int(moreSizes & 0xF) : 0
-            guard let itemCount = read(version < 2 ? 2 : 4) else { return nil }
-            var required: UInt64 = 0
+            guard let itemCount = read(version < 2 ? 2 : 4) else { return false }
             for _ in 0..<itemCount {
-                guard read(version < 2 ? 2 : 4) != nil else { return nil }
+                guard let item = read(version < 2 ? 2 : 4) else { return false }
                 var method: UInt64 = 0
                 if version >= 1 {
-                    guard let field = read(2) else { return nil }
+                    guard let field = read(2) else { return false }
                     method = field & 0xF
                 }
-                guard read(2) != nil, let base = read(baseOffsetSize), let extents = read(2) else { return nil }
-                for _ in 0..<extents {
+                guard read(2) != nil, let base = read(baseOffsetSize), let extents = read(2) else { return false }
+                for index in 0..<extents {
                     guard read(indexSize) != nil, let extentOffset = read(offsetSize),
                         let extentLength = read(lengthSize)
-                    else { return nil }
-                    guard method == 0 else { continue }  // in idat or another item: no file bytes of its own
-                    if extentLength == 0 { return nil }  // runs to the end of the file
-                    let (sum, overflow1) = base.addingReportingOverflow(extentOffset)
-                    let (end, overflow2) = sum.addingReportingOverflow(extentLength)
-                    guard !overflow1, !overflow2 else { return nil }
-                    required = max(required, end)
+                    else { return false }
+                    let extent = ILocExtent(
+                        item: item, method: method, base: base, offset: extentOffset, length: extentLength,
+                        index: index, count: extents)
+                    guard visit(extent) else { return false }
                 }
             }
+            return true
+        }
+
+        /// The largest end of the extents stored at a file offset (see ``HEIFContainer/requiredLength``).
+        mutating func ilocRequiredLength() -> Int? {
+            var required: UInt64 = 0
+            let complete = walkILoc { extent in
+                guard extent.method == 0 else { return true }  // in idat or another item: no file bytes of its own
+                guard extent.length > 0 else { return false }  // runs to the end of the file
+                let (sum, overflow1) = extent.base.addingReportingOverflow(extent.offset)
+                let (end, overflow2) = sum.addingReportingOverflow(extent.length)
+                guard !overflow1, !overflow2 else { return false }
+                required = max(required, end)
+                return true
+            }
+            guard complete else { return nil }
             return required > UInt64(Int.max / 4) ? nil : Int(required)
         }
     }

@@ -24,10 +24,11 @@ enum HEIFDecoding {
     {
         // A grid or overlay states the canvas libheif allocates for it in its own data, not in `ispe`.
         // (An empty one is left to libheif, and so are the bytes of a file still arriving, padded with zeros.)
-        for size in HEIFDerivedImages.sizes(bytes) where size.width > 0 && size.height > 0 {
+        let derived = HEIFDerivedImages(bytes)
+        for size in derived.sizes where size.width > 0 && size.height > 0 {
             try options.checkDimensions(width: size.width, height: size.height)
         }
-        if HEIFDerivedImages.hasReferenceCycle(bytes) {
+        if derived.hasReferenceCycle {
             throw .corruptData("an image of the file refers back to itself (through its tiles or its alpha)")
         }
         let file = try HEIFFile(bytes, maximumSide: options.maximumPixelCount)

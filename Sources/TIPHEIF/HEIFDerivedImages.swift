@@ -2,64 +2,68 @@ import TIP
 
 /// What a HEIF file's derived images (grids, overlays, and the images they and their alpha refer to) would
 /// make libheif do, read from the boxes before libheif sees them:
-/// - ``sizes(_:)``: the canvas a grid (`grid`) or an overlay (`iovl`) declares in its own data, which libheif
+/// - ``sizes``: the canvas a grid (`grid`) or an overlay (`iovl`) declares in its own data, which libheif
 ///   allocates whatever the item's `ispe` says, so the pixel limit can refuse a kilobyte of file that pairs a
 ///   small `ispe` with a 6144x10240 grid (ISO/IEC 23008-12, 6.6.2.3 and 6.6.2.4);
-/// - ``hasReferenceCycle(_:)``: whether decoding an image would decode itself again.
+/// - ``hasReferenceCycle``: whether decoding an image would decode itself again.
 ///
 /// Reads `meta`'s `iinf`, `iloc`, `idat` and `iref` boxes only; an item whose data is not within `bytes`
 /// (still arriving, or malformed) is skipped: libheif reads the same bytes.
-enum HEIFDerivedImages {
-    /// The declared output size of every grid and overlay item in `bytes`.
-    static func sizes(_ bytes: UnsafeRawBufferPointer) -> [(width: Int, height: Int)] {
-        guard let meta = metaBox(bytes), let metaEnd = meta.end, metaEnd <= bytes.count else { return [] }
-        var types: [UInt32: String] = [:]
-        var locations: [UInt32: Location] = [:]
-        var idat: Range<Int>?
-        var offset = meta.payload + 4  // FullBox version and flags
-        while let child = HEIFContainer.Box(bytes, at: offset, limit: metaEnd) {
-            guard let end = child.end, end > offset, end <= metaEnd else { break }
-            switch child.type {
-            case "iinf": types = itemTypes(bytes, payload: child.payload, end: end)
-            case "iloc": locations = itemLocations(bytes, payload: child.payload, end: end)
-            case "idat": idat = child.payload..<end
-            default: break
-            }
-            offset = end
-        }
-        var sizes: [(width: Int, height: Int)] = []
-        for (item, type) in types where type == "grid" || type == "iovl" {
-            guard let location = locations[item], let start = location.start(idat: idat), start < bytes.count else {
-                continue
-            }
-            var reader = HEIFContainer.Reader(bytes: bytes, offset: start, limit: bytes.count)
-            guard reader.read(1) != nil, let flags = reader.read(1) else { continue }
-            if type == "grid" {
-                guard reader.read(2) != nil else { continue }  // rows and columns minus one
-            } else {
-                guard reader.read(8) != nil else { continue }  // the canvas fill value, four 16-bit channels
-            }
-            let fieldSize = flags & 1 == 0 ? 2 : 4
-            guard let width = reader.read(fieldSize), let height = reader.read(fieldSize) else { continue }
-            sizes.append((Int(width), Int(height)))
-        }
-        return sizes
-    }
-
+struct HEIFDerivedImages {
+    /// The declared output size of every grid and overlay item.
+    let sizes: [(width: Int, height: Int)]
     /// Whether decoding some item would decode itself again: a grid whose tile is the grid, or an image whose
     /// alpha (`auxl`) is a grid of that image. libheif 1.15 follows such references without end and allocates
     /// at every step (a 1,318-byte file took the fuzzer past 2 GB). Decoding an item decodes its `dimg` inputs
     /// and the auxiliary images (`auxl`) that refer to it.
-    static func hasReferenceCycle(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let meta = metaBox(bytes), let metaEnd = meta.end, metaEnd <= bytes.count else { return false }
+    let hasReferenceCycle: Bool
+
+    /// Reads the `meta` box of `bytes` once (nothing is found without a whole one).
+    init(_ bytes: UnsafeRawBufferPointer) {
+        var types: [UInt32: String] = [:]
+        var locations: [UInt32: Location] = [:]
+        var idat: Range<Int>?
         var edges: [UInt32: [UInt32]] = [:]
-        var offset = meta.payload + 4
-        while let child = HEIFContainer.Box(bytes, at: offset, limit: metaEnd) {
-            guard let end = child.end, end > offset, end <= metaEnd else { break }
-            if child.type == "iref" { edges = decodingEdges(bytes, payload: child.payload, end: end) }
-            offset = end
+        if let meta = Self.metaBox(bytes), let metaEnd = meta.end, metaEnd <= bytes.count {
+            var offset = meta.payload + 4  // FullBox version and flags
+            while let child = HEIFContainer.Box(bytes, at: offset, limit: metaEnd) {
+                guard let end = child.end, end > offset, end <= metaEnd else { break }
+                switch child.type {
+                case "iinf": types = Self.itemTypes(bytes, payload: child.payload, end: end)
+                case "iloc": locations = Self.itemLocations(bytes, payload: child.payload, end: end)
+                case "idat": idat = child.payload..<end
+                case "iref": edges = Self.decodingEdges(bytes, payload: child.payload, end: end)
+                default: break
+                }
+                offset = end
+            }
         }
-        // Depth-first search for a back edge; 0 unvisited, 1 on the stack, 2 done.
+        sizes = types.compactMap { item, type in
+            guard type == "grid" || type == "iovl", let start = locations[item]?.start(idat: idat) else { return nil }
+            return Self.canvas(bytes, at: start, isGrid: type == "grid")
+        }
+        hasReferenceCycle = Self.hasCycle(edges)
+    }
+
+    /// The output size a grid or overlay descriptor at `start` declares, or nil when it is not within `bytes`.
+    private static func canvas(_ bytes: UnsafeRawBufferPointer, at start: Int, isGrid: Bool) -> (
+        width: Int, height: Int
+    )? {
+        guard start < bytes.count else { return nil }
+        var reader = HEIFContainer.Reader(bytes: bytes, offset: start, limit: bytes.count)
+        guard reader.read(1) != nil, let flags = reader.read(1) else { return nil }
+        if isGrid {
+            guard reader.read(2) != nil else { return nil }  // rows and columns minus one
+        } else {
+            guard reader.read(8) != nil else { return nil }  // the canvas fill value, four 16-bit channels
+        }
+        let fieldSize = flags & 1 == 0 ? 2 : 4
+        guard let width = reader.read(fieldSize), let height = reader.read(fieldSize) else { return nil }
+        return (Int(width), Int(height))
+    }
+
+    /// Whether `edges` hold a cycle: a depth-first search for a back edge (0 unvisited, 1 on the stack, 2 done).
+    private static func hasCycle(_ edges: [UInt32: [UInt32]]) -> Bool {
         var state: [UInt32: Int] = [:]
         for start in edges.keys where state[start] == nil {
             var stack: [(item: UInt32, next: Int)] = [(start, 0)]
@@ -163,37 +167,22 @@ enum HEIFDerivedImages {
         return types
     }
 
-    /// The first extent of every item in an `iloc` payload (ISO/IEC 14496-12 8.11.3, versions 0 to 2).
+    /// The first extent of every item in an `iloc` payload whose extents were all read (the items before a
+    /// malformed field count).
     private static func itemLocations(_ bytes: UnsafeRawBufferPointer, payload: Int, end: Int) -> [UInt32: Location] {
         var reader = HEIFContainer.Reader(bytes: bytes, offset: payload, limit: end)
-        guard let version = reader.read(1), version <= 2, reader.read(3) != nil,
-            let sizes = reader.read(1), let moreSizes = reader.read(1)
-        else { return [:] }
-        let offsetSize = Int(sizes >> 4), lengthSize = Int(sizes & 0xF)
-        let baseOffsetSize = Int(moreSizes >> 4), indexSize = version >= 1 ? Int(moreSizes & 0xF) : 0
-        guard let itemCount = reader.read(version < 2 ? 2 : 4) else { return [:] }
         var locations: [UInt32: Location] = [:]
-        for _ in 0..<itemCount {
-            guard let item = reader.read(version < 2 ? 2 : 4) else { break }
-            var method: UInt64 = 0
-            if version >= 1 {
-                guard let field = reader.read(2) else { break }
-                method = field & 0xF
+        var first: UInt64?
+        _ = reader.walkILoc { extent in
+            if extent.index == 0 { first = nil }
+            if first == nil {
+                let (start, overflow) = extent.base.addingReportingOverflow(extent.offset)
+                if !overflow { first = start }
             }
-            guard reader.read(2) != nil, let base = reader.read(baseOffsetSize), let extents = reader.read(2) else {
-                break
+            if extent.index == extent.count - 1, let first {
+                locations[UInt32(truncatingIfNeeded: extent.item)] = Location(method: extent.method, offset: first)
             }
-            var first: UInt64?
-            for _ in 0..<extents {
-                guard reader.read(indexSize) != nil, let extentOffset = reader.read(offsetSize),
-                    reader.read(lengthSize) != nil
-                else { return locations }
-                if first == nil {
-                    let (sum, overflow) = base.addingReportingOverflow(extentOffset)
-                    if !overflow { first = sum }
-                }
-            }
-            if let first { locations[UInt32(truncatingIfNeeded: item)] = Location(method: method, offset: first) }
+            return true
         }
         return locations
     }

@@ -48,7 +48,7 @@ struct HEIFFuzzRegressionTests {
     /// 2 GB limit). The cycle is now found in the `iref` box and refused before libheif decodes anything.
     @Test func gridAlphaCycle() throws {
         let data = try HEIFTestFiles.data("fuzz/grid-alpha-cycle.heic")
-        #expect(data.withUnsafeBytes { HEIFDerivedImages.hasReferenceCycle($0) })
+        #expect(data.withUnsafeBytes { HEIFDerivedImages($0).hasReferenceCycle })
         let options = ImageDecodingOptions(
             targetDimensions: CGSize(width: 64, height: 64), targetContentMode: .scaleAspectFit,
             maximumPixelCount: 1 << 20)
@@ -86,7 +86,7 @@ struct HEIFFuzzRegressionTests {
             data[grid + 6] = 0x28
             data[grid + 7] = 0x00
         }
-        let sizes = data.withUnsafeBytes { HEIFDerivedImages.sizes($0) }
+        let sizes = data.withUnsafeBytes { HEIFDerivedImages($0).sizes }
         #expect(sizes.count == 2 && sizes.allSatisfy { $0.width == 6144 && $0.height == 10240 })
         let options = ImageDecodingOptions(maximumPixelCount: 1 << 20)
         #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 6144, height: 10240, maximumPixelCount: 1 << 20)) {
@@ -94,6 +94,6 @@ struct HEIFFuzzRegressionTests {
         }
         // With the grids' own sizes, nothing is refused for size (the cycle is, as above).
         let original = try HEIFTestFiles.data("fuzz/grid-alpha-cycle.heic")
-        #expect(original.withUnsafeBytes { HEIFDerivedImages.sizes($0) }.allSatisfy { $0 == (24, 40) })
+        #expect(original.withUnsafeBytes { HEIFDerivedImages($0).sizes }.allSatisfy { $0 == (24, 40) })
     }
 }

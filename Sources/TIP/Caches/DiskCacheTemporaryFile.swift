@@ -67,20 +67,18 @@ package final class DiskCacheTemporaryFile: Sendable {
         guard state.isDeferred else { return nil }
         state.isDeferred = false
         let path = cache.path(name)
-        do throws(POSIXError) {
-            state.fd = try DiskCacheFiles.create(path)
-            return nil
-        } catch  where error.code == .ENOENT {
-            let cache = self.cache
-            _ = cache.domain.sync { cache.ensureDirectory() }
+        var madeDirectory = false
+        while true {
             do throws(POSIXError) {
                 state.fd = try DiskCacheFiles.create(path)
                 return nil
+            } catch  where error.code == .ENOENT && !madeDirectory {
+                madeDirectory = true
+                let cache = self.cache
+                _ = cache.domain.sync { cache.ensureDirectory() }
             } catch {
                 return failedToCreate(&state, error)
             }
-        } catch {
-            return failedToCreate(&state, error)
         }
     }
 
