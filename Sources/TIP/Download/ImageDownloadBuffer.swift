@@ -9,8 +9,8 @@ import Foundation
 ///
 /// Not thread-safe: confined to the downloader's queue, like the download that owns it.
 final class ImageDownloadBuffer {
-    /// Bodies (reserved or grown) at least this large are mapped.
-    static var mappingThreshold: Int { PageMapping.threshold }
+    /// Bodies (reserved or grown) at least this large are mapped (glibc's own starting threshold is 128 KiB).
+    static let mappingThreshold = 256 * 1024
 
     private var base: UnsafeMutableRawPointer?
     private var capacity = 0

@@ -225,6 +225,9 @@ extension Bitmap {
     /// the bitmap's own.
     public var isBorrowingMemory: Bool { storage.isBorrowed }
 
+    /// Whether the pixels live in a memory mapping of their own (``BitmapStorage/mappingThreshold``).
+    var isMapped: Bool { storage.isMapped }
+
     /// Whether no other copy of this bitmap shares its storage. Image tables use it to tell whether a view of
     /// an entry is still alive somewhere before reusing the entry's memory.
     package mutating func isStorageUniquelyReferenced() -> Bool {
@@ -251,10 +254,17 @@ extension Bitmap: Equatable {
 }
 
 /// The pixel buffer behind a ``Bitmap``. Immutable once shared: `Bitmap` copies it before any write
-/// unless it holds the only reference, which is what makes `@unchecked Sendable` sound here. Large
-/// buffers get their own mapping (``PageMapping``, through ``BitmapMappingPool``), so their pages go back
-/// to the system rather than to glibc's heaps.
+/// unless it holds the only reference, which is what makes `@unchecked Sendable` sound here. Buffers of
+/// ``mappingThreshold`` bytes or more get their own mapping (``PageMapping``, through
+/// ``BitmapMappingPool``), so their pages go back to the system rather than to glibc's heaps.
 final class BitmapStorage: @unchecked Sendable {
+    /// The smallest buffer given its own mapping: a 128x128 RGBX thumbnail. Thumbnails the rendered cache
+    /// kept on glibc's heaps sat among the short-lived blocks of downloads and decodes, so the heaps could
+    /// not shrink: 1,000 fetches to 200 px held 40 MB of heap for 20 MB in use (at 256 KiB, the threshold
+    /// for download bodies). Mapped, the heaps stay at about 5 MB and an evicted thumbnail's mapping serves
+    /// the next one from the pool.
+    static let mappingThreshold = 64 * 1024
+
     let pointer: UnsafeMutableRawPointer
     let byteCount: Int
     /// The mapping's length; 0 for heap storage.
@@ -267,10 +277,13 @@ final class BitmapStorage: @unchecked Sendable {
     /// Whether the buffer belongs to someone else: it is never written nor freed here.
     var isBorrowed: Bool { owner != nil }
 
+    /// Whether the buffer is a mapping of its own rather than heap memory.
+    var isMapped: Bool { mappedLength > 0 }
+
     init(byteCount: Int) {
         self.byteCount = byteCount
         owner = nil
-        if byteCount >= PageMapping.threshold, let mapped = BitmapMappingPool.shared.take(byteCount) {
+        if byteCount >= Self.mappingThreshold, let mapped = BitmapMappingPool.shared.take(byteCount) {
             pointer = mapped.pointer
             mappedLength = mapped.length
         } else {

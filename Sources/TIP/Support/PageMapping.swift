@@ -16,9 +16,6 @@ import Darwin
 /// after `free`. A process fetching large images then holds hundreds of megabytes it no longer uses. A
 /// buffer in its own mapping goes back to the system the moment it is released.
 enum PageMapping {
-    /// Buffers at least this large are worth a mapping (glibc's own starting threshold is 128 KiB).
-    static var threshold: Int { 256 * 1024 }
-
     /// A zero-filled, page-aligned mapping of at least `length` bytes (whole pages), or nil when the
     /// system refuses one.
     static func map(_ length: Int) -> (pointer: UnsafeMutableRawPointer, length: Int)? {

@@ -65,6 +65,27 @@ struct BitmapMappingPoolTests {
         #expect(pool.keptBytes == 0)
     }
 
+    @Test("thumbnail-sized bitmaps from 64 KiB up get mappings of their own; smaller ones stay on the heap")
+    func thumbnailsAreMapped() throws {
+        #expect(BitmapStorage.mappingThreshold == 64 * 1024)
+        // 128x128 RGBX is exactly the threshold; 200x150 is a 200 px thumbnail of a 4:3 photo.
+        for (width, height) in [(128, 128), (200, 150)] {
+            let bitmap = try #require(Bitmap(uninitializedWidth: width, height: height, format: .rgbx8))
+            #expect(bitmap.isMapped, "\(width)x\(height)")
+        }
+        for (width, height, format) in [(100, 100, PixelFormat.rgbx8), (128, 128, .gray8)] {
+            let bitmap = try #require(Bitmap(uninitializedWidth: width, height: height, format: format))
+            #expect(!bitmap.isMapped, "\(width)x\(height) \(format)")
+        }
+        // A copy made for a write is mapped as its source was, and keeps its own pixels.
+        let source = try #require(Bitmap(width: 200, height: 150, format: .rgbx8))
+        var copy = source
+        copy.setPixel(x: 199, y: 149, SIMD4(9, 8, 7, 255))
+        #expect(copy.isMapped && source.isMapped)
+        #expect(source.pixel(x: 199, y: 149) == SIMD4(0, 0, 0, 255))
+        #expect(copy.pixel(x: 199, y: 149) == SIMD4(9, 8, 7, 255))
+    }
+
     @Test("a bitmap made on a reused buffer is still all zero, and the last user's pixels stay with it")
     func zeroedAfterReuse() throws {
         // Big enough to be mapped; the same size twice so the second comes from the shared pool (or a fresh
