@@ -172,6 +172,17 @@ struct JPEGCodecTests {
             targetDimensions: CGSize(width: 400, height: 400), contentMode: .scaleAspectFit)
         #expect(rotated.scaledWidth == 314 && rotated.scaledHeight == 470)
         #expect(rotated.finalWidth == 400 && rotated.finalHeight == 267)
+        // Only 1/8, 1/4, 1/2 and 1/1: 1280 px to 450 decodes at 1/2 (640), not 3/8 (480); to 1000 at 1/1,
+        // not 7/8 (1120).
+        #expect(JPEGScaleSelection.factors.map { $0.num * 8 / $0.denom } == [8, 4, 2, 1])
+        #expect(JPEGScaleSelection.isFast((2, 8)) && !JPEGScaleSelection.isFast((3, 8)))
+        #expect(!JPEGScaleSelection.isFast((6, 8)) && !JPEGScaleSelection.isFast((2, 1)))
+        for (target, expected) in [(450, 640), (1000, 1280), (320, 320), (319, 320), (160, 160), (161, 320)] {
+            let square = JPEGScaleSelection(
+                width: 1280, height: 1280, orientation: .up,
+                targetDimensions: CGSize(width: target, height: target), contentMode: .scaleAspectFit)
+            #expect(square.scaledWidth == expected && square.finalWidth == target, "\(target)")
+        }
         // Tiny target: 1/8 is the limit.
         let tiny = JPEGScaleSelection(
             width: 1880, height: 1253, orientation: .up, targetDimensions: CGSize(width: 10, height: 10),
