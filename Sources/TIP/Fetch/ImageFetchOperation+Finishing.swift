@@ -105,5 +105,8 @@ extension ImageFetchOperation {
                 state.ownedDelegate = nil
             }
         }
+        Self.finishing.lock()
+        Self.finishing.broadcast()
+        Self.finishing.unlock()
     }
 }

@@ -174,12 +174,23 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
     }
 
     /// Waits for the fetch to finish while turning the current run loop in 0.3 s slices, so callbacks on the
-    /// main queue still run (TIP's `waitUntilFinishedWithoutBlockingRunLoop`).
+    /// main queue still run (TIP's `waitUntilFinishedWithoutBlockingRunLoop`). A slice in which the run loop has
+    /// nothing to run (no source, timer or block: any thread but the main one, on Linux, unless given some)
+    /// waits for the fetch to finish instead of returning at once and spinning.
     public func waitUntilFinishedWithoutBlockingRunLoop() {
         while !isFinished {
-            _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.3))
+            let sliceEnd = Date(timeIntervalSinceNow: 0.3)
+            if !RunLoop.current.run(mode: .default, before: sliceEnd) {
+                Self.finishing.lock()
+                while !isFinished && Self.finishing.wait(until: sliceEnd) {}
+                Self.finishing.unlock()
+            }
         }
     }
+
+    /// Broadcast whenever an operation finishes, for ``waitUntilFinishedWithoutBlockingRunLoop()``'s slices
+    /// without anything to run (one for all operations: a waiter looks at its own operation again).
+    static let finishing = NSCondition()
 
     /// Forgets the delegate, then cancels: the delegate hears nothing more, not even the cancellation (as TIP).
     public func cancelAndDiscardDelegate() {

@@ -120,8 +120,46 @@ struct ImageFetchOperationAPITests {
     }
 
     @Test(
+        "the run-loop wait on a thread whose run loop has nothing to run sleeps until the fetch ends, not spinning",
+        .timeLimit(.minutes(5))  // a hang's guard: in the full suite on 2 cores this takes about 70 s of wall time
+    )
+    func waitingWithAnEmptyRunLoop() async throws {
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        let image = try HarnessImage.make(.jpeg)
+        let operation = env.pipeline.operation(
+            with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("wait.jpg")), delegate: nil)
+        env.pipeline.fetchImage(with: operation)
+        let download = try await env.provider.next()
+        let waiting = Locked(false)
+        let waiter = Task {
+            try await onOwnThread { () -> Double in
+                let start = Self.threadCPUSeconds()
+                waiting.withLock { $0 = true }
+                operation.waitUntilFinishedWithoutBlockingRunLoop()
+                return Self.threadCPUSeconds() - start
+            }
+        }
+        #expect(await eventually { waiting.withLock { $0 } })
+        // Held for at least two slices of the wait (0.3 s each); a spinning wait burns this thread's CPU all along.
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(!operation.isFinished)
+        download.serve(image.data)
+        let cpu = try await waiter.value
+        #expect(operation.isFinished && operation.state == .succeeded)
+        #expect(cpu < 0.1, "the waiting thread used \(cpu) s of CPU")
+    }
+
+    /// CPU time of the calling thread, in seconds.
+    private static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    @Test(
         "waitUntilFinished blocks until the final callback ran; the run-loop variant keeps the run loop turning",
-        .timeLimit(.minutes(2))
+        .timeLimit(.minutes(5))  // a hang's guard: in the full suite on 2 cores this takes about 70 s of wall time
     )
     func waiting() async throws {
         let (env, url, image) = try await stubbed()
