@@ -96,14 +96,16 @@ static void hook_realize_virt_arrays(j_common_ptr cinfo) {
     size_t total = 0;
     for (tip_barray *a = dec->arrays; a; a = a->next) total += (size_t)a->blocks_per_row * sizeof(JBLOCK) * a->row_count;
     size_t length = 0;
-    dec->memory = dec->allocator->allocate(total ? total : sizeof(JBLOCK), &length);
+    int zeroed = 0;
+    dec->memory = dec->allocator->allocate(total ? total : sizeof(JBLOCK), &length, 1, &zeroed);
     if (!dec->memory) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 11);
     dec->length = length;
     char *next = (char *)dec->memory;
     for (tip_barray *a = dec->arrays; a; a = a->next) {
         size_t row_bytes = (size_t)a->blocks_per_row * sizeof(JBLOCK);
-        // Kept mappings hold the last image's coefficients: progressive decoding needs zeros.
-        if (a->pre_zero) memset(next, 0, row_bytes * a->row_count);
+        // Kept mappings hold the last image's coefficients: progressive decoding needs zeros (a new mapping
+        // has them already).
+        if (a->pre_zero && !zeroed) memset(next, 0, row_bytes * a->row_count);
         a->rows = (JBLOCKARRAY)(*cinfo->mem->alloc_small)(cinfo, JPOOL_IMAGE, sizeof(JBLOCKROW) * (a->row_count ? a->row_count : 1));
         for (JDIMENSION r = 0; r < a->row_count; r++) a->rows[r] = (JBLOCKROW)(next + r * row_bytes);
         next += row_bytes * a->row_count;
@@ -242,7 +244,8 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
         if (TIP_DCT_ONLY_DC(comp)) skip[skip_count++] = comp->component_id;
     }
     size_t length = 0;
-    if (skip_count > 0 && (filtered = (uint8_t *)allocator->allocate(size, &length)) != NULL) {
+    int zeroed = 0;  // unused: the copy is written before it is read
+    if (skip_count > 0 && (filtered = (uint8_t *)allocator->allocate(size, &length, 0, &zeroed)) != NULL) {
         filtered_length = length;
         size_t filtered_size = without_ac_scans(data, size, skip, skip_count, (uint8_t *)filtered);
         if (filtered_size > 0) {

@@ -72,11 +72,13 @@ void tip_jpeg_inc_get_info(tip_jpeg_inc *dec, tip_jpeg_inc_info *info);
 const char *tip_jpeg_inc_error_message(tip_jpeg_inc *dec);
 
 /// Where a one-shot decode gets its large blocks (the whole-image coefficient arrays, the copy of the file
-/// without the scans it leaves out): `allocate` returns at
-/// least `bytes` bytes (any contents; the decoder zeroes what it needs) and stores their usable length in
-/// `*length`, or returns NULL; `release` takes back a block with that length. Called on the decoding thread.
+/// without the scans it leaves out): `allocate` returns at least `bytes` bytes and stores their usable length
+/// in `*length`, or returns NULL; `release` takes back a block with that length. `whole` says the decoder
+/// writes all `bytes` at once (a new block may then come with its pages already provided). Contents are
+/// arbitrary unless `*zeroed` is set: the decoder zeroes what it needs only then. Called on the decoding
+/// thread.
 typedef struct {
-    void *(*allocate)(size_t bytes, size_t *length);
+    void *(*allocate)(size_t bytes, size_t *length, int whole, int *zeroed);
     void (*release)(void *pointer, size_t length);
 } tip_jpeg_large_allocator;
 

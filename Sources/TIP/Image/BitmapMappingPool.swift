@@ -33,9 +33,12 @@ final class BitmapMappingPool: Sendable {
     deinit { drain() }
 
     /// A mapping of at least `byteCount` bytes: a kept one at most a quarter larger (any larger one with
-    /// `acceptingAnyLarger`, for scratch memory whose unused tail is never touched), else a new one; nil when
-    /// the system refuses one.
-    func take(_ byteCount: Int, acceptingAnyLarger: Bool = false) -> (pointer: UnsafeMutableRawPointer, length: Int)? {
+    /// `acceptingAnyLarger`, for scratch memory whose unused tail is never touched), else a new one (`isNew`:
+    /// all zero; its pages provided at once when `populated`, see ``PageMapping/map(_:populated:)``); nil
+    /// when the system refuses one.
+    func take(
+        _ byteCount: Int, acceptingAnyLarger: Bool = false, populated: Bool = false
+    ) -> (pointer: UnsafeMutableRawPointer, length: Int, isNew: Bool)? {
         let reused = kept.withLock { kept -> (UInt, Int)? in
             var best: Int?
             for (index, entry) in kept.enumerated()
@@ -47,9 +50,9 @@ final class BitmapMappingPool: Sendable {
             return (entry.address, entry.length)
         }
         if let (address, length) = reused, let pointer = UnsafeMutableRawPointer(bitPattern: address) {
-            return (pointer, length)
+            return (pointer, length, false)
         }
-        return PageMapping.map(byteCount)
+        return PageMapping.map(byteCount, populated: populated).map { ($0.pointer, $0.length, true) }
     }
 
     /// Gives a mapping back: kept for reuse while the pool has room (the oldest ones make way), else unmapped.

@@ -17,13 +17,18 @@ import Darwin
 /// buffer in its own mapping goes back to the system the moment it is released.
 enum PageMapping {
     /// A zero-filled, page-aligned mapping of at least `length` bytes (whole pages), or nil when the
-    /// system refuses one.
-    static func map(_ length: Int) -> (pointer: UnsafeMutableRawPointer, length: Int)? {
+    /// system refuses one. `populated` asks for every page at once, one system call instead of a page fault
+    /// per 4 KiB (about a third cheaper here): only for memory that is written whole right away, never for a
+    /// size that comes from outside (a server's announced length).
+    static func map(_ length: Int, populated: Bool = false) -> (pointer: UnsafeMutableRawPointer, length: Int)? {
         let page = max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
         guard length > 0, length <= Int.max - page else { return nil }
         let rounded = (length + page - 1) / page * page
-        guard let pointer = mmap(nil, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-            pointer != MAP_FAILED
+        var flags = MAP_PRIVATE | MAP_ANONYMOUS
+        #if os(Linux)
+        if populated { flags |= MAP_POPULATE }
+        #endif
+        guard let pointer = mmap(nil, rounded, PROT_READ | PROT_WRITE, flags, -1, 0), pointer != MAP_FAILED
         else { return nil }
         return (pointer, rounded)
     }

@@ -81,6 +81,69 @@ struct JPEGProgressiveDecodingTests {
         }
     }
 
+    @Test("Coefficient memory: the decoder zeroes what it is given unless told it is zero already")
+    func coefficientMemory() throws {
+        let data = try JPEGTestSupport.jpeg(width: 203, height: 151, progressive: true).data
+        // Dirty memory said to be dirty, zero memory said to be zero, and dirty memory said to be zero (which
+        // only a decoder that trusts the flag gets wrong).
+        let dirty = tip_jpeg_large_allocator(
+            allocate: { bytes, length, _, zeroed in
+                zeroed?.pointee = 0
+                return Self.filled(bytes, length)
+            }, release: { pointer, _ in free(pointer) })
+        let zero = tip_jpeg_large_allocator(
+            allocate: { bytes, length, _, zeroed in
+                zeroed?.pointee = 1
+                length?.pointee = bytes
+                return calloc(bytes, 1)
+            }, release: { pointer, _ in free(pointer) })
+        let lying = tip_jpeg_large_allocator(
+            allocate: { bytes, length, whole, zeroed in
+                zeroed?.pointee = whole
+                return Self.filled(bytes, length)
+            }, release: { pointer, _ in free(pointer) })
+        for denominator in [1, 8] {
+            let width = JPEGScaleSelection.scaled(203, 1, denominator)
+            let height = JPEGScaleSelection.scaled(151, 1, denominator)
+            let reference = try #require(
+                JPEGTestSupport.turboJPEGDecode(data, scaledWidth: Int32(width), scaledHeight: Int32(height)))
+            func decode(_ allocator: tip_jpeg_large_allocator) throws -> (status: Int32, bitmap: Bitmap) {
+                var allocator = allocator
+                var bitmap = try #require(Bitmap(width: width, height: height, format: .rgbx8))
+                let pitch = bitmap.bytesPerRow
+                var dcOnly: Int32 = 0
+                let status = bitmap.withUnsafeMutableBytes { dst in
+                    data.withUnsafeBytes { src in
+                        tip_jpeg_decode_progressive(
+                            src.bindMemory(to: UInt8.self).baseAddress, src.count, 1, Int32(denominator),
+                            Int32(TIP_JPEG_OUT_RGBX), dst.bindMemory(to: UInt8.self).baseAddress, pitch,
+                            Int32(width), Int32(height), &allocator, &dcOnly)
+                    }
+                }
+                #expect(status != 0 || (dcOnly != 0) == (denominator == 8), "1/\(denominator)")
+                return (status, bitmap)
+            }
+            for allocator in [dirty, zero] {
+                let (status, bitmap) = try decode(allocator)
+                #expect(status == 0 && bitmap == reference, "1/\(denominator)")
+            }
+            // At 1/1 every coefficient counts: left dirty, they give other pixels or libjpeg's warnings (then the
+            // decode is refused). At 1/8 this file's components all read DC alone, which the first DC scan writes.
+            if denominator == 1 {
+                let (status, bitmap) = try decode(lying)
+                #expect(status != 0 || bitmap != reference)
+            }
+        }
+    }
+
+    /// `bytes` bytes of 0x5A from `malloc` (their length stored in `length`).
+    private static func filled(_ bytes: Int, _ length: UnsafeMutablePointer<Int>?) -> UnsafeMutableRawPointer? {
+        length?.pointee = bytes
+        guard let pointer = malloc(bytes) else { return nil }
+        pointer.initializeMemory(as: UInt8.self, repeating: 0x5A, count: bytes)
+        return pointer
+    }
+
     @Test("Baseline files and other dimensions are left to TurboJPEG")
     func declines() throws {
         let baseline = try JPEGTestSupport.jpeg(width: 64, height: 48).data

@@ -25,6 +25,22 @@ struct BitmapMappingPoolTests {
         pool.give(again.pointer, length: again.length)
     }
 
+    @Test("a new mapping says so and is all zero, its pages provided at once or not; a kept one is as left")
+    func newMappings() throws {
+        let pool = BitmapMappingPool(capacity: 8 * megabyte)
+        for populated in [false, true] {
+            let fresh = try #require(pool.take(megabyte, populated: populated))
+            #expect(fresh.isNew)
+            #expect(UnsafeRawBufferPointer(start: fresh.pointer, count: fresh.length).allSatisfy { $0 == 0 })
+            fresh.pointer.storeBytes(of: 0xAB, as: UInt8.self)
+            pool.give(fresh.pointer, length: fresh.length)
+            let kept = try #require(pool.take(megabyte, populated: populated))
+            #expect(!kept.isNew && kept.pointer == fresh.pointer)
+            #expect(kept.pointer.load(as: UInt8.self) == 0xAB)
+            PageMapping.unmap(kept.pointer, length: kept.length)
+        }
+    }
+
     @Test("the shared pool keeps 8 MiB per processor, at least 16 and at most 64 MiB")
     func defaultCapacity() {
         #expect(BitmapMappingPool.defaultCapacity(processors: 1) == 16 * megabyte)

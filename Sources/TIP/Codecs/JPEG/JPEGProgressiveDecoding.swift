@@ -36,10 +36,15 @@ extension JPEGDecoder {
 }
 
 /// Coefficient memory for ``JPEGDecoder/decodeProgressive(_:scale:outputSpace:destination:pitch:)``: any
-/// kept mapping at least as large (only the pages the decode touches count in memory, and they are warm).
-private func allocateCoefficients(_ bytes: Int, _ length: UnsafeMutablePointer<Int>?) -> UnsafeMutableRawPointer? {
-    guard let mapping = BitmapMappingPool.shared.take(bytes, acceptingAnyLarger: true) else { return nil }
+/// kept mapping at least as large (only the pages the decode touches count in memory, and they are warm), else
+/// a new one, zero already, with its pages provided at once when the decoder writes it `whole`.
+private func allocateCoefficients(
+    _ bytes: Int, _ length: UnsafeMutablePointer<Int>?, _ whole: Int32, _ zeroed: UnsafeMutablePointer<Int32>?
+) -> UnsafeMutableRawPointer? {
+    guard let mapping = BitmapMappingPool.shared.take(bytes, acceptingAnyLarger: true, populated: whole != 0)
+    else { return nil }
     length?.pointee = mapping.length
+    zeroed?.pointee = mapping.isNew ? 1 : 0
     return mapping.pointer
 }
 
