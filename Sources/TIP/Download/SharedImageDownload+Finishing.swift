@@ -60,7 +60,11 @@ extension SharedImageDownload {
             }
         }
         // Installing a file can take milliseconds: off the downloader's queue. Without one, no hop.
-        if file != nil { DispatchQueue.global(qos: .utility).async(execute: handOver) } else { handOver() }
+        if file != nil {
+            (caches?.downloadCommitQueue ?? .global(qos: .utility)).async(execute: handOver)
+        } else {
+            handOver()
+        }
     }
 
     /// Ends the download with `error`. A resumable partial goes into the memory cache at once and to the disk before
@@ -94,7 +98,11 @@ extension SharedImageDownload {
                 member.imageDownload(handle, didCompleteWith: .failure(error))
             }
         }
-        if file != nil { DispatchQueue.global(qos: .utility).async(execute: handOver) } else { handOver() }
+        if file != nil {
+            (caches?.downloadCommitQueue ?? .global(qos: .utility)).async(execute: handOver)
+        } else {
+            handOver()
+        }
     }
 
     /// Whether what arrived can be resumed later: the body began with a usable response that may be kept (not
