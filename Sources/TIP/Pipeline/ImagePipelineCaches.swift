@@ -200,10 +200,27 @@ struct ImagePipelineCaches: Sendable {
     /// The first other live pipeline whose disk holds `identifier` at `url`, fresh: its file is copied into this
     /// pipeline's disk (forced unless a placeholder; not when `copies` is false) and returned decoded.
     func otherPipelinesImage(identifier: String, url: URL, decoding: Decoding, copies: Bool = true) -> CachedImage? {
-        for other in configuration.registry.all where other !== pipeline {
-            guard let part = other.diskCache.entry(withIdentifier: identifier, includePartial: false)?.complete,
-                part.metadata.url == url, !isStale(part.metadata.freshness),
-                let found = decodeDiskPart(part, of: other.diskCache, decoding: decoding), let bytes = found.bytes
+        let others = configuration.registry.all.filter { $0 !== pipeline }
+        var next = 0
+        while next < others.count {
+            // Every disk cache of the configuration lives on one domain queue: the lookups take one trip to it, not
+            // one per pipeline (a cold fetch beside nine other pipelines made nine, which contended). Decoding a
+            // candidate happens off the queue; when it fails the search goes on after it.
+            let candidate = disk.domain.sync { () -> (index: Int, part: DiskCacheEntry.Part)? in
+                for index in next..<others.count {
+                    guard
+                        let part = others[index].diskCache.entry(withIdentifier: identifier, includePartial: false)?
+                            .complete,
+                        part.metadata.url == url, !isStale(part.metadata.freshness)
+                    else { continue }
+                    return (index, part)
+                }
+                return nil
+            }
+            guard let (index, part) = candidate else { return nil }
+            next = index + 1
+            let other = others[index]
+            guard let found = decodeDiskPart(part, of: other.diskCache, decoding: decoding), let bytes = found.bytes
             else { continue }
             if copies {
                 disk.updateImageEntry(

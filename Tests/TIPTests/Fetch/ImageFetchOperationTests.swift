@@ -242,6 +242,46 @@ struct ImageFetchOperationTests {
         await env.tearDown()
     }
 
+    @Test(
+        "among other pipelines, one whose entry has another URL is skipped and one that does not decode is passed over")
+    func otherPipelinesSkipAndPassOver() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let good = try DownloaderTestEnvironment.jpeg(width: 320, height: 240)
+        let mismatched = try DownloaderTestEnvironment.jpeg(width: 64, height: 48)
+        let url = env.server.url(for: "/never-served.jpg")  // the network would answer 404
+        let identifier = "shared-\(UUID().uuidString.prefix(6))"
+        func pipeline(_ name: String, holding bytes: Data, at url: URL) throws -> ImagePipeline {
+            let other = try #require(
+                ImagePipeline(
+                    identifier: "\(name)-" + UUID().uuidString.prefix(6).lowercased(), configuration: env.configuration)
+            )
+            other.diskCache.waitUntilManifestLoaded()
+            let metadata = DiskCacheMetadata(
+                identifier: identifier, url: url, lastAccess: env.configuration.clock(), timeToLive: 3600, width: 320,
+                height: 240, imageType: ImageType.jpeg.rawValue)
+            #expect(other.diskCache.updateImageEntry(metadata: metadata, source: .data(bytes)))
+            return other
+        }
+        let others = [
+            try pipeline("corrupt", holding: Data(repeating: 0x42, count: 500), at: url),
+            try pipeline("elsewhere", holding: mismatched, at: env.server.url(for: "/elsewhere.jpg")),
+            try pipeline("good", holding: good, at: url),
+        ]
+        let request = GenericImageFetchRequest(
+            imageURL: url, identifier: identifier, targetDimensions: .zero, targetContentMode: .center)
+        let (operation, _) = await run(env, request)
+        #expect(operation.finalResult?.imageSource == .diskCache)
+        #expect(operation.finalResult?.imageContainer.dimensions == CGSize(width: 320, height: 240))
+        #expect(env.server.requestCount(for: "/never-served.jpg") == 0)
+        let copied = try #require(env.diskEntry(identifier)?.complete)
+        #expect(try Data(contentsOf: copied.fileURL) == good)
+        // Pipelines are searched in identifier order: "corrupt-" first, whose entry failed to decode and was
+        // dropped; the entry with the other URL was looked at, not taken.
+        #expect(others[0].diskCache.entry(withIdentifier: identifier) == nil)
+        #expect(others[1].diskCache.entry(withIdentifier: identifier)?.complete?.metadata.url != url)
+        await env.tearDown()
+    }
+
     @Test("additional caches are asked in order by URL before the network")
     func additionalCaches() async throws {
         let env = try await DownloaderTestEnvironment()
