@@ -144,6 +144,9 @@ struct ImageTableFillTests {
         defer { server.stop() }
         server.setFault(.stall(afterBodyBytes: 10), for: "/slow.png")  // never completes: only a cancel ends it
         env.configuration.minimumImageDownloadBytesPerSecond = 0  // (and no rate limit)
+        // Nor an idle timeout: on a loaded machine the cancel below came more than the default 60 s after the
+        // request, and the download had failed with a timeout by then.
+        env.configuration.imageFetchDownloadProvider = CurlImageFetchDownloadProvider(requestTimeout: 3600)
         let format = try TableTestImages.format()
         let store = try env.store([format], pipeline: try env.pipeline())
         let entity = GenericImageTableEntity(identifier: "s", sourceURL: server.url(for: "/slow.png"))
