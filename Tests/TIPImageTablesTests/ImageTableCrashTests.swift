@@ -49,12 +49,25 @@ struct ImageTableCrashTests {
             let output = Pipe()
             process.standardOutput = output
             let printed = Locked(Data())
-            output.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                printed.withLock { $0.append(data) }
-            }
+            let readerDone = Locked(false)
             let ready = { printed.withLock { $0.contains(UInt8(ascii: "\n")) } }
             try process.run()
+            // A plain thread reads the child's output until the end of the pipe. Not `readabilityHandler`: its
+            // dispatch source on a pipe whose writer is killed crashed libdispatch's event loop once in CI
+            // (a known Linux bug: swift-corelibs-foundation #3276).
+            let readFD = output.fileHandleForReading.fileDescriptor
+            Thread {
+                var buffer = [UInt8](repeating: 0, count: 256)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { Glibc.read(readFD, $0.baseAddress, $0.count) }
+                    if count > 0 {
+                        printed.withLock { $0.append(contentsOf: buffer[0..<count]) }
+                    } else if count == 0 || errno != EINTR {
+                        break
+                    }
+                }
+                readerDone.withLock { $0 = true }
+            }.start()
             // Most kills land among the writes; every tenth lands while the tables open (or are made).
             if kill % 10 != 3 {
                 for _ in 0..<2_000 where !ready() && process.isRunning { try await Task.sleep(for: .milliseconds(1)) }
@@ -63,7 +76,9 @@ struct ImageTableCrashTests {
             try await Task.sleep(for: .microseconds(Int64(next(kill == Self.kills ? 200_000 : 25_000))))
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            output.fileHandleForReading.readabilityHandler = nil
+            // The child's end closed when it died (the parent's copy closes at launch): the reader sees the end.
+            try? output.fileHandleForWriting.close()
+            while !readerDone.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
             // "ready N": the entries this child dropped as torn when it opened the tables the last one left.
             let line = String(decoding: printed.withLock { $0 }, as: UTF8.self)
             if line.hasPrefix("ready "), let count = Int(line.dropFirst(6).prefix { $0.isNumber }) { torn += count }
