@@ -63,46 +63,62 @@ struct HEIFContainer: Equatable {
     /// Walks the top-level boxes of `bytes`.
     static func scan(_ bytes: UnsafeRawBufferPointer) -> HEIFContainer {
         var container = HEIFContainer(brands: [], metaEnd: nil, hasMeta: false, requiredLength: nil)
-        var offset = 0
-        while let box = Box(bytes, at: offset, limit: bytes.count) {
-            let end = box.end ?? Int.max
-            if box.type == "ftyp", offset == 0, end <= bytes.count, end - box.payload >= 8 {
-                container.brands = [readBE32(bytes, box.payload)]
-                var brand = box.payload + 8
-                while brand + 4 <= end {
-                    container.brands.append(readBE32(bytes, brand))
-                    brand += 4
-                }
+        if let box = Box(bytes, at: 0, limit: bytes.count), box.type == "ftyp", let end = box.end,
+            end <= bytes.count, end - box.payload >= 8
+        {
+            container.brands = [readBE32(bytes, box.payload)]
+            var brand = box.payload + 8
+            while brand + 4 <= end {
+                container.brands.append(readBE32(bytes, brand))
+                brand += 4
             }
-            if box.type == "meta" {
-                container.metaEnd = box.end
-                if end <= bytes.count {
-                    container.hasMeta = true
-                    container.requiredLength = requiredLength(bytes, meta: box)
-                }
-                break
+        }
+        if let meta = metaBox(bytes) {
+            container.metaEnd = meta.end
+            if (meta.end ?? Int.max) <= bytes.count {
+                container.hasMeta = true
+                container.requiredLength = requiredLength(bytes, meta: meta)
             }
-            guard let next = box.end, next > offset else { break }
-            offset = next
         }
         return container
+    }
+
+    /// The top-level `meta` box of `bytes`, once its header has arrived.
+    static func metaBox(_ bytes: UnsafeRawBufferPointer) -> Box? {
+        var offset = 0
+        while let box = Box(bytes, at: offset, limit: bytes.count) {
+            if box.type == "meta" { return box }
+            guard let next = box.end, next > offset else { return nil }
+            offset = next
+        }
+        return nil
+    }
+
+    /// The child boxes of a whole `meta` box, each with its end, in order up to the first that claims to end past
+    /// its parent (or to run to the end of the file); `complete` is false when such a child stopped the walk.
+    static func metaChildren(_ bytes: UnsafeRawBufferPointer, meta: Box) -> (
+        children: [(box: Box, end: Int)], complete: Bool
+    ) {
+        guard let metaEnd = meta.end else { return ([], false) }
+        var children: [(box: Box, end: Int)] = []
+        var offset = meta.payload + 4  // FullBox version and flags
+        while let child = Box(bytes, at: offset, limit: metaEnd) {
+            guard let end = child.end, end > offset, end <= metaEnd else { return (children, false) }
+            children.append((child, end))
+            offset = end
+        }
+        return (children, true)
     }
 
     /// The largest end of an `iloc` extent stored at a file offset, or nil when one runs to the end
     /// of the file or the box cannot be read.
     private static func requiredLength(_ bytes: UnsafeRawBufferPointer, meta: Box) -> Int? {
-        guard let metaEnd = meta.end else { return nil }
-        var offset = meta.payload + 4  // FullBox version and flags
-        while let child = Box(bytes, at: offset, limit: metaEnd) {
-            // A child may not claim to end past its parent (nor run to the end of the file).
-            guard let end = child.end, end > offset, end <= metaEnd else { return nil }
-            if child.type == "iloc" {
-                var reader = Reader(bytes: bytes, offset: child.payload, limit: end)
-                return reader.ilocRequiredLength()
-            }
-            offset = end
+        let (children, complete) = metaChildren(bytes, meta: meta)
+        if let iloc = children.first(where: { $0.box.type == "iloc" }) {
+            var reader = Reader(bytes: bytes, offset: iloc.box.payload, limit: iloc.end)
+            return reader.ilocRequiredLength()
         }
-        return 0  // no item data in the file
+        return complete ? 0 : nil  // 0: no item data in the file
     }
 
     static func fourCC(_ value: UInt32) -> String {

@@ -24,10 +24,8 @@ struct HEIFDerivedImages {
         var locations: [UInt32: Location] = [:]
         var idat: Range<Int>?
         var edges: [UInt32: [UInt32]] = [:]
-        if let meta = Self.metaBox(bytes), let metaEnd = meta.end, metaEnd <= bytes.count {
-            var offset = meta.payload + 4  // FullBox version and flags
-            while let child = HEIFContainer.Box(bytes, at: offset, limit: metaEnd) {
-                guard let end = child.end, end > offset, end <= metaEnd else { break }
+        if let meta = HEIFContainer.metaBox(bytes), let metaEnd = meta.end, metaEnd <= bytes.count {
+            for (child, end) in HEIFContainer.metaChildren(bytes, meta: meta).children {
                 switch child.type {
                 case "iinf": types = Self.itemTypes(bytes, payload: child.payload, end: end)
                 case "iloc": locations = Self.itemLocations(bytes, payload: child.payload, end: end)
@@ -35,7 +33,6 @@ struct HEIFDerivedImages {
                 case "iref": edges = Self.decodingEdges(bytes, payload: child.payload, end: end)
                 default: break
                 }
-                offset = end
             }
         }
         sizes = types.compactMap { item, type in
@@ -133,16 +130,6 @@ struct HEIFDerivedImages {
         }
     }
 
-    private static func metaBox(_ bytes: UnsafeRawBufferPointer) -> HEIFContainer.Box? {
-        var offset = 0
-        while let box = HEIFContainer.Box(bytes, at: offset, limit: bytes.count) {
-            if box.type == "meta" { return box }
-            guard let next = box.end, next > offset else { return nil }
-            offset = next
-        }
-        return nil
-    }
-
     /// Item types from an `iinf` payload (`infe` versions 2 and 3; older ones carry no type).
     private static func itemTypes(_ bytes: UnsafeRawBufferPointer, payload: Int, end: Int) -> [UInt32: String] {
         var reader = HEIFContainer.Reader(bytes: bytes, offset: payload, limit: end)
@@ -174,10 +161,9 @@ struct HEIFDerivedImages {
         var locations: [UInt32: Location] = [:]
         var first: UInt64?
         _ = reader.walkILoc { extent in
-            if extent.index == 0 { first = nil }
-            if first == nil {
+            if extent.index == 0 {
                 let (start, overflow) = extent.base.addingReportingOverflow(extent.offset)
-                if !overflow { first = start }
+                first = overflow ? nil : start
             }
             if extent.index == extent.count - 1, let first {
                 locations[UInt32(truncatingIfNeeded: extent.item)] = Location(method: extent.method, offset: first)

@@ -34,12 +34,7 @@ struct HEIFFuzzRegressionTests {
         for format in HEIFCodec.Format.allCases {
             let decoder = HEIFCodec(format: format).decoder
             #expect(throws: ImageDecodingError.self) { try decoder.decode(data, options: ImageDecodingOptions()) }
-            let context = decoder.makeContext(expectedLength: nil, options: ImageDecodingOptions())
-            _ = try? context.append(data)
-            #expect(throws: ImageDecodingError.self) {
-                _ = try context.finalize()
-                _ = try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center)
-            }
+            expectIncrementalFailure(decoder, data, options: ImageDecodingOptions())
         }
     }
 
@@ -63,12 +58,7 @@ struct HEIFFuzzRegressionTests {
                 default: return false
                 }
             }
-            let context = decoder.makeContext(expectedLength: nil, options: options)
-            _ = try? context.append(data)
-            #expect(throws: ImageDecodingError.self) {
-                _ = try context.finalize()
-                _ = try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center)
-            }
+            expectIncrementalFailure(decoder, data, options: options)
         }
     }
 
@@ -95,5 +85,19 @@ struct HEIFFuzzRegressionTests {
         // With the grids' own sizes, nothing is refused for size (the cycle is, as above).
         let original = try HEIFTestFiles.data("fuzz/grid-alpha-cycle.heic")
         #expect(original.withUnsafeBytes { HEIFDerivedImages($0).sizes }.allSatisfy { $0 == (24, 40) })
+    }
+
+    /// `data` fed whole to an incremental context of `decoder` ends in an ``ImageDecodingError`` (at the finish or
+    /// the render).
+    private func expectIncrementalFailure(
+        _ decoder: any ImageDecoder, _ data: Data, options: ImageDecodingOptions,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let context = decoder.makeContext(expectedLength: nil, options: options)
+        _ = try? context.append(data)
+        #expect(throws: ImageDecodingError.self, sourceLocation: sourceLocation) {
+            _ = try context.finalize()
+            _ = try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center)
+        }
     }
 }

@@ -59,12 +59,7 @@ extension SharedImageDownload {
                 member.imageDownload(handle, didCompleteWith: .success(delivered))
             }
         }
-        // Installing a file can take milliseconds: off the downloader's queue. Without one, no hop.
-        if file != nil {
-            (caches?.downloadCommitQueue ?? .global(qos: .utility)).async(execute: handOver)
-        } else {
-            handOver()
-        }
+        Self.run(handOver, installingFile: file != nil, caches: caches)
     }
 
     /// Ends the download with `error`. A resumable partial goes into the memory cache at once and to the disk before
@@ -98,7 +93,15 @@ extension SharedImageDownload {
                 member.imageDownload(handle, didCompleteWith: .failure(error))
             }
         }
-        if file != nil {
+        Self.run(handOver, installingFile: file != nil, caches: caches)
+    }
+
+    /// Runs a download's hand-over: with a file to install (which can take milliseconds), off the downloader's
+    /// queue, on `caches`' commit queue; without one, here, with no hop.
+    private static func run(
+        _ handOver: @escaping @Sendable () -> Void, installingFile: Bool, caches: ImagePipelineCaches?
+    ) {
+        if installingFile {
             (caches?.downloadCommitQueue ?? .global(qos: .utility)).async(execute: handOver)
         } else {
             handOver()
