@@ -97,6 +97,15 @@ struct FetchCommand: AsyncParsableCommand {
         help: "Port of the embedded server (default: the one the last run with this --root used, else any free port).")
     var port: Int?
 
+    @Flag(
+        help:
+            """
+            Also keep every scaled or processed image in the disk cache and read it back first \
+            (ImageFetchOptions.storeProcessedImageToDiskCache): a warm run with the same --root decodes thumbnails, \
+            not the originals.
+            """)
+    var storeThumbnails = false
+
     @Option(help: "Write a grid of the fetched thumbnails to this PNG file.")
     var contactSheet: String?
 
@@ -170,7 +179,7 @@ struct FetchCommand: AsyncParsableCommand {
             scenario: scenario, corpus: corpus, baseURL: setup.baseURL, count: count,
             concurrency: concurrency, size: size.dimensions, pipelineCount: pipelines, seed: seed
         )
-        .applyingProcessors(processors, size: size.dimensions)
+        .applying(processors, size: size.dimensions, options: storeThumbnails ? [.storeProcessedImageToDiskCache] : [])
         let sheet = contactSheet.map { _ in ContactSheet() }
         let phaseDidEnd: @Sendable (Int) -> Void = { phase in
             if phase == 0 { setup.clearFaults() }

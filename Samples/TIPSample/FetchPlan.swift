@@ -29,6 +29,8 @@ struct FetchJob: Sendable {
     var processors: [ProcessorArgument] = []
     /// The size `crop` and `fit` work to (`--size`).
     var processorSize: CGSize = .zero
+    /// Request options (`--store-thumbnails`: `storeProcessedImageToDiskCache`).
+    var options: ImageFetchOptions = []
 
     /// The request handed to the pipeline.
     var request: GenericImageFetchRequest {
@@ -36,6 +38,7 @@ struct FetchJob: Sendable {
             imageURL: url, identifier: image.identifier, targetDimensions: targetDimensions,
             targetContentMode: .scaleAspectFit)
         request.processors = processors.map { $0.processor(workingTo: processorSize) }
+        request.options = options
         return request
     }
 
@@ -61,13 +64,15 @@ struct FetchPlan: Sendable {
     /// Identifiers whose full-size file the server drops midway during the first phase (flaky).
     let faultedIdentifiers: Set<String>
 
-    /// The same plan with `processors` applied to every fetch (`crop` and `fit` working to `size`).
-    func applyingProcessors(_ processors: [ProcessorArgument], size: CGSize) -> FetchPlan {
+    /// The same plan with `processors` applied to every fetch (`crop` and `fit` working to `size`) and `options` set
+    /// on every request.
+    func applying(_ processors: [ProcessorArgument], size: CGSize, options: ImageFetchOptions = []) -> FetchPlan {
         let processed = phases.map { jobs in
             jobs.map { job in
                 var job = job
                 job.processors = processors
                 job.processorSize = size
+                job.options = options
                 return job
             }
         }

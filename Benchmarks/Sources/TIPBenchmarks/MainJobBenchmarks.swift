@@ -5,6 +5,8 @@ import Foundation
 /// side as its own process measured with `wait4` (user + system CPU, wall time, peak RSS):
 /// - ours: `tip-sample fetch --scenario list --api async` (the sample's async API, TIP's default configuration),
 ///   cold (a fresh caches root) and warm (a second process on the same root: every image from the disk cache);
+///   and the same pair with `--store-thumbnails` (`ImageFetchOptions.storeProcessedImageToDiskCache`: the disk
+///   cache keeps each 200x200 thumbnail too, so the warm run decodes thumbnails instead of the originals);
 /// - the peers a Linux user would write instead (`mainjob_peer.py`): 8 Python threads doing `http.client` +
 ///   Pillow `draft` + `thumbnail`, or + pyvips `thumbnail_buffer`. They have no cache: their one run is compared
 ///   with both of ours.
@@ -41,13 +43,14 @@ enum MainJobBenchmarks {
         let roots = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tip-bench-mainjob-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: roots) }
-        func tip(root: URL, source: String) throws -> ChildProcess.Usage {
-            let usage = try ChildProcess.run([
-                sample.path, "fetch", "--scenario", "list", "--api", "async", "--images", corpus.path,
-                "--base-url", nginx.baseURL.absoluteString, "--count", String(names.count),
-                "--size", "\(size)x\(size)", "--concurrency", String(concurrency), "--pipelines", "1",
-                "--root", root.path, "--json", "--quiet",
-            ])
+        func tip(root: URL, source: String, storingThumbnails: Bool = false) throws -> ChildProcess.Usage {
+            let usage = try ChildProcess.run(
+                [
+                    sample.path, "fetch", "--scenario", "list", "--api", "async", "--images", corpus.path,
+                    "--base-url", nginx.baseURL.absoluteString, "--count", String(names.count),
+                    "--size", "\(size)x\(size)", "--concurrency", String(concurrency), "--pipelines", "1",
+                    "--root", root.path, "--json", "--quiet",
+                ] + (storingThumbnails ? ["--store-thumbnails"] : []))
             try checkSample(usage, expected: names.count, source: source)
             return usage
         }
@@ -63,6 +66,7 @@ enum MainJobBenchmarks {
         }
         let hasPyvips = ChildProcess.canImport("pyvips", python: python)
         var cold: [ChildProcess.Usage] = [], warm: [ChildProcess.Usage] = []
+        var storingCold: [ChildProcess.Usage] = [], storingWarm: [ChildProcess.Usage] = []
         var pillow: [ChildProcess.Usage] = [], pyvips: [ChildProcess.Usage] = []
         // One warm-up round, then the measured rounds; the four runs of a round follow each other, so the
         // machine's drift hits them alike.
@@ -72,18 +76,27 @@ enum MainJobBenchmarks {
             let w = try tip(root: root, source: "disk")
             try? FileManager.default.removeItem(at: root)
             let p = try peer("pillow")
+            let storing = roots.appendingPathComponent("\(round)-thumbnails", isDirectory: true)
+            let sc = try tip(root: storing, source: "network", storingThumbnails: true)
+            let sw = try tip(root: storing, source: "disk", storingThumbnails: true)
+            try? FileManager.default.removeItem(at: storing)
             let v = hasPyvips ? try peer("pyvips") : nil
             guard round > 0 else { continue }
             cold.append(c)
             warm.append(w)
+            storingCold.append(sc)
+            storingWarm.append(sw)
             pillow.append(p)
             if let v { pyvips.append(v) }
         }
-        report(cold: cold, warm: warm, peers: [("Pillow", pillow), ("pyvips", pyvips)].filter { !$0.1.isEmpty })
+        report(
+            cold: cold, warm: warm, storing: (storingCold, storingWarm),
+            peers: [("Pillow", pillow), ("pyvips", pyvips)].filter { !$0.1.isEmpty })
     }
 
     private static func report(
-        cold: [ChildProcess.Usage], warm: [ChildProcess.Usage], peers: [(String, [ChildProcess.Usage])]
+        cold: [ChildProcess.Usage], warm: [ChildProcess.Usage],
+        storing: (cold: [ChildProcess.Usage], warm: [ChildProcess.Usage]), peers: [(String, [ChildProcess.Usage])]
     ) {
         func samples(_ runs: [ChildProcess.Usage], _ value: (ChildProcess.Usage) -> Double) -> Samples {
             Samples(runs.map(value))
@@ -122,6 +135,21 @@ enum MainJobBenchmarks {
             "main job, cold: peak RSS", ours: samples(cold, rss),
             baselineName: "\(bestRSS.name)'s peak + 64 MB", baseline: allowance, target: 1.0,
             note: "warm peak RSS \(Harness.format(samples(warm, rss).median, digits: 1)) MB", unit: "MB")
+        Harness.report(
+            "main job with --store-thumbnails, cold: CPU (user + sys)", ours: samples(storing.cold, cpu),
+            baselineName: "\(bestCPU.name) in 8 threads", baseline: bestCPU.samples, target: 0.5,
+            note:
+                "the default configuration's cold CPU is the row above; this one also encodes and writes each thumbnail"
+        )
+        Harness.report(
+            "main job with --store-thumbnails, warm (every thumbnail from the disk cache): CPU (user + sys)",
+            ours: samples(storing.warm, cpu),
+            baselineName: "\(bestCPU.name) in 8 threads (no cache)", baseline: bestCPU.samples, target: 0.3)
+        Harness.report(
+            "main job with --store-thumbnails, warm: wall time", ours: samples(storing.warm, wall),
+            baselineName: "\(bestWall.name) in 8 threads (no cache)", baseline: bestWall.samples, target: nil,
+            note: "cold wall time \(Harness.format(samples(storing.cold, wall).median, digits: 0)) ms, cold peak RSS "
+                + "\(Harness.format(samples(storing.cold, rss).median, digits: 1)) MB")
     }
 
     /// Checks the sample's JSON summary: every image fetched from `source`, nothing failed or mismatched.

@@ -43,6 +43,17 @@ package struct DiskCacheMetadata: Sendable, Equatable {
     var contentChecksum: UInt32?
     /// How long the entry may be served without revalidation (beyond TIP); nil: while its TTL keeps it.
     var freshness: CacheFreshness?
+    /// For a stored processed or scaled-down image (beyond TIP): the pixel dimensions of the original it was made
+    /// from, which fetches served from it report; nil: `width` x `height`, the stored image's own.
+    var originalDimensions: (width: Int, height: Int)? {
+        get { originalWidth.flatMap { w in originalHeight.map { (w, $0) } } }
+        set {
+            originalWidth = newValue?.width
+            originalHeight = newValue?.height
+        }
+    }
+    private var originalWidth: Int?
+    private var originalHeight: Int?
 
     /// A record with TIP's defaults for the optional parts.
     package init(
@@ -102,17 +113,19 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         static let contentChecksum = "crc"
         static let freshUntil = "FRU"
         static let serverLifetime = "FRL"
+        static let originalWidth = "oX"
+        static let originalHeight = "oY"
         /// Every key, in the order they are written.
         static let all = [
             identifier, url, lastAccess, timeToLive, updatesExpiryOnAccess, width, height,
             isAnimated, isPlaceholder, lastModified, expectedLength, entityTag, imageType,
-            contentLength, contentChecksum, freshUntil, serverLifetime,
+            contentLength, contentChecksum, freshUntil, serverLifetime, originalWidth, originalHeight,
         ]
     }
 
     /// The values in TIP's encodings: numbers and booleans as raw 8-byte doubles, dates as seconds since
-    /// 2001, strings as UTF-8; `crc` as a little-endian UInt32. `pl`, `ETag`, `type`, `len`, `crc`, `FRU` and
-    /// `FRL` are left out when false or absent.
+    /// 2001, strings as UTF-8; `crc` as a little-endian UInt32. `pl`, `ETag`, `type`, `len`, `crc`, `FRU`,
+    /// `FRL`, `oX` and `oY` are left out when false or absent.
     var encodedValues: [(key: String, bytes: [UInt8])] { encodedValues(maximumIdentifierLength: Int.max) }
 
     /// The largest identifier (UTF-8 bytes) written to an extended attribute; longer ones are left out
@@ -144,6 +157,10 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         if let freshness {
             values.append((Key.freshUntil, number(freshness.freshUntil.timeIntervalSinceReferenceDate)))
             if let lifetime = freshness.serverLifetime { values.append((Key.serverLifetime, number(lifetime))) }
+        }
+        if let original = originalDimensions {
+            values.append((Key.originalWidth, number(Double(original.width))))
+            values.append((Key.originalHeight, number(Double(original.height))))
         }
         return values
     }
@@ -200,6 +217,13 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         }
         if let raw = value(Key.contentChecksum), raw.count == 4 {
             contentChecksum = UInt32(littleEndian: raw.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+        }
+        // Malformed original dimensions read as absent: the stored image's own are reported instead.
+        let dimensionRange = 1...Double(Int32.max)
+        if let width = number(Key.originalWidth), let height = number(Key.originalHeight),
+            dimensionRange.contains(width), dimensionRange.contains(height)
+        {
+            originalDimensions = (Int(width), Int(height))
         }
     }
 }

@@ -124,16 +124,19 @@ extension ImageFetchOperation {
     // MARK: Stored processed images
 
     /// The disk identifier of this fetch's stored processed image, when the request asks for one
-    /// (``ImageFetchOptions/storeProcessedImageToDiskCache`` with processors).
+    /// (``ImageFetchOptions/storeProcessedImageToDiskCache`` with processors or target dimensions).
     var storedProcessedIdentifier: String? {
         guard request.options.contains(.storeProcessedImageToDiskCache) else { return nil }
         return processing.processedIdentifier(of: identifier)
     }
 
-    /// Stores a processed final image encoded on disk, in the background, when the request asks and may write there.
+    /// Stores a processed (or scaled) final image encoded on disk, in the background, when the request asks and may
+    /// write there, and the response allowed storing (not `no-store`); it is used while the original is fresh.
     func storeProcessedImageIfAsked(_ image: ImageFetchFinalImage) {
         guard let processedIdentifier = storedProcessedIdentifier, !image.isStoredProcessedImage, !image.isPlaceholder,
-            image.image.isProcessed, !image.image.isPartial, !request.options.contains(.skipStoringToDiskCache)
+            !image.image.isPartial, image.isStorable,
+            processing.storesFinalImage(image.image, originalDimensions: image.originalDimensions),
+            !request.options.contains(.skipStoringToDiskCache)
         else { return }
         let caches = self.caches
         let url = request.imageURL
@@ -142,7 +145,8 @@ extension ImageFetchOperation {
         DispatchQueue.global(qos: .utility).async {
             caches.storeProcessedImage(
                 image.image, identifier: processedIdentifier, url: url, timeToLive: timeToLive,
-                updatesExpiryOnAccess: updatesExpiry)
+                updatesExpiryOnAccess: updatesExpiry, originalDimensions: image.originalDimensions,
+                freshUntil: image.freshUntil)
         }
     }
 }

@@ -36,7 +36,14 @@ struct ImageFetchProcessing: Sendable {
     func variant(transformed: Bool) -> String? {
         let transformerIdentifier = transformed ? transformer?.transformer.transformerIdentifier : nil
         guard hasProcessors else { return transformerIdentifier }
-        let steps = (transformerIdentifier.map { ["tip.transformer(\($0))"] } ?? []) + [processorsIdentifier]
+        return fetchIdentity(transformerIdentifier: transformerIdentifier)
+    }
+
+    /// "tip.fetch(steps@WxH/mode)": the transformer (when named), the processors (when any) and the target sizing.
+    private func fetchIdentity(transformerIdentifier: String?) -> String {
+        let steps =
+            (transformerIdentifier.map { ["tip.transformer(\($0))"] } ?? [])
+            + (hasProcessors ? [processorsIdentifier] : [])
         return "tip.fetch(" + steps.joined(separator: "|") + "@" + ImageProcessors.format(targetDimensions)
             + "/\(targetContentMode.rawValue))"
     }
@@ -49,10 +56,22 @@ struct ImageFetchProcessing: Sendable {
     var matchesTargetExactly: Bool { hasProcessors }
 
     /// The disk-cache identifier of the processed image of `identifier` (stored with
-    /// ``ImageFetchOptions/storeProcessedImageToDiskCache``); nil without processors or when not cacheable.
+    /// ``ImageFetchOptions/storeProcessedImageToDiskCache``): with processors, named by ``lookupVariant``; without,
+    /// by the target sizing the final scaling worked to (and the transformer). Nil when not cacheable, and without
+    /// processors when there are no target dimensions (nothing is scaled).
     func processedIdentifier(of identifier: String) -> String? {
-        guard hasProcessors, isCacheable, let variant = lookupVariant else { return nil }
-        return identifier + Self.processedSeparator + variant
+        guard isCacheable else { return nil }
+        if hasProcessors { return lookupVariant.map { identifier + Self.processedSeparator + $0 } }
+        guard targetDimensions.width > 0, targetDimensions.height > 0 else { return nil }
+        let transformerIdentifier = transformer?.transformer.transformerIdentifier
+        return identifier + Self.processedSeparator + fetchIdentity(transformerIdentifier: transformerIdentifier)
+    }
+
+    /// Whether a final image is worth storing as this fetch's processed image: a processed one, or without processors
+    /// one smaller than the `originalDimensions` it was scaled from (an image at its original size is the original).
+    func storesFinalImage(_ image: ImageContainer, originalDimensions: CGSize) -> Bool {
+        if hasProcessors { return image.isProcessed }
+        return image.dimensions.width < originalDimensions.width || image.dimensions.height < originalDimensions.height
     }
 
     /// What separates an identifier from a processed variant's suffix in disk identifiers.

@@ -1,16 +1,18 @@
 import Foundation
 
-// The door's processed images (``ImageFetchOptions/storeProcessedImageToDiskCache``): a fetch's processed final image,
-// encoded, in the disk cache under an identifier of its own (``ImageFetchProcessing/processedIdentifier(of:)``), next
-// to the original's entry.
+// Stored processed images (``ImageFetchOptions/storeProcessedImageToDiskCache``): a fetch's processed or scaled final
+// image, encoded, in the disk cache under an identifier of its own (``ImageFetchProcessing/processedIdentifier(of:)``),
+// next to the original's entry.
 extension ImagePipelineCaches {
     /// The processed image stored under `identifier` for `url`, decoded at its own size and marked as made by
-    /// `processorIdentifiers`; nil on a miss, for another URL, or when it does not decode (removed and reported).
+    /// `processorIdentifiers`; nil on a miss, for another URL, once the original it was made from is stale (the fetch
+    /// then goes to the original, which is revalidated, and stores a new one), or when it does not decode (removed and
+    /// reported).
     func processedImage(identifier: String, url: URL, processorIdentifiers: [String], maximumPixelCount: Int)
         -> CachedImage?
     {
         guard let part = disk.entry(withIdentifier: identifier, includePartial: false)?.complete,
-            part.metadata.url == url
+            part.metadata.url == url, !part.metadata.isStale(at: configuration.clock())
         else {
             countLookup("disk", hit: false)
             return nil
@@ -29,12 +31,16 @@ extension ImagePipelineCaches {
     }
 
     /// Encodes `image` (PNG with transparency, JPEG at TIP's store quality otherwise, GIF when animated) and stores it
-    /// on disk under `identifier` for `url`, replacing what was there. Encodes and writes a file: call it off
-    /// latency-sensitive queues. A failure is logged; nothing else depends on it.
+    /// on disk under `identifier` for `url`, replacing what was there; `originalDimensions` (of the image it was made
+    /// from) is what fetches served from it report, and it is used until `freshUntil` (the original's HTTP freshness;
+    /// nil: while its TTL keeps it). Encodes and writes a file: call it off latency-sensitive queues. A failure is
+    /// logged; nothing else depends on it.
     func storeProcessedImage(
         _ image: ImageContainer, identifier: String, url: URL, timeToLive: TimeInterval,
-        updatesExpiryOnAccess: Bool
+        updatesExpiryOnAccess: Bool, originalDimensions: CGSize? = nil, freshUntil: Date? = nil
     ) {
+        // Already stale (a `no-cache` original): it would never be used.
+        if let freshUntil, freshUntil <= configuration.clock() { return }
         let type = CodecCatalogue.recommendedImageType(for: image)
         let data: Data
         do {
@@ -44,11 +50,17 @@ extension ImagePipelineCaches {
             configuration.log(.warning, "the processed image \(identifier) was not stored on disk: \(error)")
             return
         }
-        let metadata = DiskCacheMetadata(
+        var metadata = DiskCacheMetadata(
             identifier: identifier, url: url, lastAccess: configuration.clock(), timeToLive: timeToLive,
             updatesExpiryOnAccess: updatesExpiryOnAccess, width: Int(image.dimensions.width),
             height: Int(image.dimensions.height),
-            isAnimated: image.isAnimated, isPlaceholder: false, imageType: type.rawValue)
+            isAnimated: image.isAnimated, isPlaceholder: false, imageType: type.rawValue,
+            freshness: freshUntil.map { CacheFreshness(freshUntil: $0, serverLifetime: nil) })
+        if let original = originalDimensions, let pixels = ImageProcessors.pixels(original), pixels.width > 0,
+            pixels.height > 0
+        {
+            metadata.originalDimensions = (pixels.width, pixels.height)
+        }
         disk.updateImageEntry(metadata: metadata, source: .data(data), forced: true)
     }
 }

@@ -241,8 +241,9 @@ struct ImagePipelineCaches: Sendable {
                 data, type: type, quality: configuration.defaultInterpolationQuality,
                 metrics: configuration.metrics)
             let original =
-                metadata.width > 0 && metadata.height > 0
-                ? CGSize(width: metadata.width, height: metadata.height) : image.dimensions
+                metadata.originalDimensions.map { CGSize(width: $0.width, height: $0.height) }
+                ?? (metadata.width > 0 && metadata.height > 0
+                    ? CGSize(width: metadata.width, height: metadata.height) : image.dimensions)
             let bytes = MemoryCacheCompleteImage(
                 data: data, imageType: type, url: metadata.url,
                 dimensions: CGSize(width: metadata.width, height: metadata.height),
