@@ -122,10 +122,11 @@ extension ImagePipelineCaches {
         memory.updateEntry(MemoryCacheEntry(identifier: request.identifier, partial: partial))
     }
 
-    /// Where downloads' files are installed (``commitDownloadFile(_:image:for:complete:)``): the disk cache's serial
-    /// commit queue, or with durable writes, whose `fsync`s may overlap, a concurrent utility queue. One file at a
-    /// time per directory avoids the kernel's contention on the directory: with four downloads in flight, 1,000
-    /// small fetches spent 5% of their CPU spinning on it (`rwsem_spin_on_owner` under `rename` and `openat`).
+    /// Where downloads' files are installed (``commitDownloadFile(_:image:for:complete:)``) and stored processed
+    /// images written: the disk cache's serial commit queue, or with durable writes, whose `fsync`s may overlap, a
+    /// concurrent utility queue. One file at a time per directory avoids the kernel's contention on the directory:
+    /// with four downloads in flight, 1,000 small fetches spent 5% of their CPU spinning on it
+    /// (`rwsem_spin_on_owner` under `rename` and `openat`).
     var downloadCommitQueue: DispatchQueue {
         configuration.diskCacheWritesAreDurable ? .global(qos: .utility) : disk.commits
     }

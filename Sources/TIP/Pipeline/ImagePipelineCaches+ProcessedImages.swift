@@ -33,11 +33,13 @@ extension ImagePipelineCaches {
     /// Encodes `image` (PNG with transparency, JPEG at TIP's store quality otherwise, GIF when animated) and stores it
     /// on disk under `identifier` for `url`, replacing what was there; `originalDimensions` (of the image it was made
     /// from) is what fetches served from it report, and it is used until `freshUntil` (the original's HTTP freshness;
-    /// nil: while its TTL keeps it). Encodes and writes a file: call it off latency-sensitive queues. A failure is
-    /// logged; nothing else depends on it.
+    /// nil: while its TTL keeps it). Encodes on the calling thread, then writes the file there, or on `writeQueue`
+    /// when given (the disk cache's commit queue: one writer per directory). Call it off latency-sensitive queues. A
+    /// failure is logged; nothing else depends on it.
     func storeProcessedImage(
         _ image: ImageContainer, identifier: String, url: URL, timeToLive: TimeInterval,
-        updatesExpiryOnAccess: Bool, originalDimensions: CGSize? = nil, freshUntil: Date? = nil
+        updatesExpiryOnAccess: Bool, originalDimensions: CGSize? = nil, freshUntil: Date? = nil,
+        writeQueue: DispatchQueue? = nil
     ) {
         // Already stale (a `no-cache` original): it would never be used.
         if let freshUntil, freshUntil <= configuration.clock() { return }
@@ -61,6 +63,10 @@ extension ImagePipelineCaches {
         {
             metadata.originalDimensions = (pixels.width, pixels.height)
         }
-        disk.updateImageEntry(metadata: metadata, source: .data(data), forced: true)
+        let disk = self.disk, entry = metadata
+        let write: @Sendable () -> Void = {
+            _ = disk.updateImageEntry(metadata: entry, source: .data(data), forced: true)
+        }
+        if let writeQueue { writeQueue.async(execute: write) } else { write() }
     }
 }

@@ -196,6 +196,17 @@ struct ImageFetchProcessedDiskTests {
         caches.storeProcessedImage(
             thumbnail, identifier: "unlimited", url: Self.url, timeToLive: 3_600, updatesExpiryOnAccess: true)
         #expect(lookup("unlimited")?.originalDimensions == CGSize(width: 96, height: 72))
+
+        // Fetches encode on their own thread and write on the disk cache's commit queue (one writer per directory).
+        let writes = DispatchQueue(label: "tip-tests.processed-writes")
+        writes.suspend()
+        caches.storeProcessedImage(
+            thumbnail, identifier: "queued", url: Self.url, timeToLive: 3_600, updatesExpiryOnAccess: true,
+            writeQueue: writes)
+        #expect(env.diskEntry("queued") == nil)
+        writes.resume()
+        writes.sync {}
+        #expect(lookup("queued") != nil)
     }
 
     @Test("without the option nothing processed is written; with another URL the stored image is not used")
