@@ -28,8 +28,8 @@ public struct ImageFetchOptions: OptionSet, Sendable, Hashable {
     /// Beyond TIP: nothing is written to the disk cache for this fetch: a download it starts keeps no file (and no
     /// resumable partial on disk), and no processed image is stored (16).
     public static let skipStoringToDiskCache = ImageFetchOptions(rawValue: 16)
-    /// Beyond TIP: a fetch with ``ImageFetchRequest/processors``, or with target dimensions its final image was
-    /// scaled down to, also stores that final image, encoded (PNG with transparency, JPEG at TIP's store quality
+    /// Beyond TIP: a fetch with ``ImageFetchRequest/processors``, or with target dimensions its (still) final image
+    /// was scaled down to, also stores that final image, encoded (PNG with transparency, JPEG at TIP's store quality
     /// otherwise, GIF when animated), in the disk cache under an identity of its own (the original's entry stays),
     /// and reads it back first: a later fetch of the same URL, target and processors, even in a new process, gets
     /// the thumbnail without decoding the original, and reports the original's dimensions (32).

@@ -68,9 +68,11 @@ struct ImageFetchProcessing: Sendable {
     }
 
     /// Whether a final image is worth storing as this fetch's processed image: a processed one, or without processors
-    /// one smaller than the `originalDimensions` it was scaled from (an image at its original size is the original).
+    /// a still image smaller than the `originalDimensions` it was scaled from (an image at its original size is the
+    /// original; a scaled animation would be re-encoded as GIF, frame by frame, into new palettes).
     func storesFinalImage(_ image: ImageContainer, originalDimensions: CGSize) -> Bool {
         if hasProcessors { return image.isProcessed }
+        guard !image.isAnimated else { return false }
         return image.dimensions.width < originalDimensions.width || image.dimensions.height < originalDimensions.height
     }
 

@@ -152,6 +152,11 @@ struct ImageFetchProcessedDiskTests {
         let scaling = ImageFetchProcessing(request: plain)
         #expect(scaling.storesFinalImage(thumbnail, originalDimensions: CGSize(width: 640, height: 480)))
         #expect(!scaling.storesFinalImage(thumbnail, originalDimensions: CGSize(width: 96, height: 72)))
+        // A scaled animation is not re-encoded: the original stays the only copy on disk.
+        let frame = TestImages.solid(width: 96, height: 72, SIMD4(10, 20, 30, 255))
+        let animation = try #require(
+            ImageContainer(animatedFrames: [frame, frame], frameDurations: [0.1, 0.1], loopCount: 0))
+        #expect(!scaling.storesFinalImage(animation, originalDimensions: CGSize(width: 640, height: 480)))
         // Another target or content mode is another stored image.
         var other = plain
         other.targetContentMode = .scaleAspectFill
