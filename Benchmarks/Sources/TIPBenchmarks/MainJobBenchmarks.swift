@@ -71,7 +71,7 @@ enum MainJobBenchmarks {
         var cold: [ChildProcess.Usage] = [], warm: [ChildProcess.Usage] = []
         var storingCold: [ChildProcess.Usage] = [], storingWarm: [ChildProcess.Usage] = []
         var pillow: [ChildProcess.Usage] = [], pyvips: [ChildProcess.Usage] = []
-        // One warm-up round, then the measured rounds; the four runs of a round follow each other, so the
+        // One warm-up round, then the measured rounds; the six runs of a round follow each other, so the
         // machine's drift hits them alike.
         for round in 0...Harness.iterations {
             let root = roots.appendingPathComponent("\(round)", isDirectory: true)
