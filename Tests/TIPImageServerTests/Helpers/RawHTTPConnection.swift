@@ -47,8 +47,11 @@ final class RawHTTPConnection {
             }
         }
         guard result == 0 else {
-            Glibc.close(descriptor)
-            throw RawHTTPError.socket("connect errno \(errno)")
+            let code = errno
+            // Closed by deinit, which runs even though this initializer throws (every property is set): closing the
+            // descriptor here as well closed it twice, and the second close could hit whatever descriptor took its
+            // number meanwhile (an event loop's epoll descriptor crashed the test process once).
+            throw RawHTTPError.socket("connect errno \(code)")
         }
     }
 
