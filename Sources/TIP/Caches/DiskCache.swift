@@ -46,9 +46,9 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
     let configuration: GlobalConfiguration
     /// Files flushed with `fsync` so far (``GlobalConfiguration/diskCacheWritesAreDurable``); thread-safe.
     let flushCount = Locked(0)
-    /// The serial queue that installs finished downloads' files (``ImagePipelineCaches/downloadCommitQueue``):
-    /// creating and renaming files in one directory from several threads at once made them contend for the
-    /// directory's lock in the kernel, which spins.
+    /// The serial queue that installs finished downloads' files and writes stored processed images
+    /// (``ImagePipelineCaches/diskWriteQueue``): creating and renaming files in one directory from several
+    /// threads at once made them contend for the directory's lock in the kernel, which spins.
     let commits = DispatchQueue(label: "tip.disk-cache.commits", qos: .utility)
     /// The cache directory.
     let directory: URL

@@ -45,15 +45,7 @@ package struct DiskCacheMetadata: Sendable, Equatable {
     var freshness: CacheFreshness?
     /// For a stored processed or scaled-down image (beyond TIP): the pixel dimensions of the original it was made
     /// from, which fetches served from it report; nil: `width` x `height`, the stored image's own.
-    var originalDimensions: (width: Int, height: Int)? {
-        get { originalWidth.flatMap { w in originalHeight.map { (w, $0) } } }
-        set {
-            originalWidth = newValue?.width
-            originalHeight = newValue?.height
-        }
-    }
-    private var originalWidth: Int?
-    private var originalHeight: Int?
+    var originalDimensions: CGSize?
 
     /// A record with TIP's defaults for the optional parts.
     package init(
@@ -223,7 +215,7 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         if let width = number(Key.originalWidth), let height = number(Key.originalHeight),
             dimensionRange.contains(width), dimensionRange.contains(height)
         {
-            originalDimensions = (Int(width), Int(height))
+            originalDimensions = CGSize(width: Int(width), height: Int(height))
         }
     }
 }

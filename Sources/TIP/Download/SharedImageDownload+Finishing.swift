@@ -102,7 +102,7 @@ extension SharedImageDownload {
         _ handOver: @escaping @Sendable () -> Void, installingFile: Bool, caches: ImagePipelineCaches?
     ) {
         if installingFile {
-            (caches?.downloadCommitQueue ?? .global(qos: .utility)).async(execute: handOver)
+            (caches?.diskWriteQueue ?? .global(qos: .utility)).async(execute: handOver)
         } else {
             handOver()
         }

@@ -146,7 +146,7 @@ extension ImageFetchOperation {
             caches.storeProcessedImage(
                 image.image, identifier: processedIdentifier, url: url, timeToLive: timeToLive,
                 updatesExpiryOnAccess: updatesExpiry, originalDimensions: image.originalDimensions,
-                freshUntil: image.freshUntil, writeQueue: caches.downloadCommitQueue)
+                freshUntil: image.freshUntil, writeQueue: caches.diskWriteQueue)
         }
     }
 }

@@ -60,9 +60,10 @@ struct ImageFetchProcessing: Sendable {
     /// by the target sizing the final scaling worked to (and the transformer). Nil when not cacheable, and without
     /// processors when there are no target dimensions (nothing is scaled).
     func processedIdentifier(of identifier: String) -> String? {
-        guard isCacheable else { return nil }
-        if hasProcessors { return lookupVariant.map { identifier + Self.processedSeparator + $0 } }
-        guard targetDimensions.width > 0, targetDimensions.height > 0 else { return nil }
+        guard isCacheable, hasProcessors || (targetDimensions.width > 0 && targetDimensions.height > 0) else {
+            return nil
+        }
+        // With processors this is ``lookupVariant``: the transformer is taken to transform.
         let transformerIdentifier = transformer?.transformer.transformerIdentifier
         return identifier + Self.processedSeparator + fetchIdentity(transformerIdentifier: transformerIdentifier)
     }

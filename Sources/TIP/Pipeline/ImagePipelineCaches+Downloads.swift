@@ -127,7 +127,7 @@ extension ImagePipelineCaches {
     /// concurrent utility queue. One file at a time per directory avoids the kernel's contention on the directory:
     /// with four downloads in flight, 1,000 small fetches spent 5% of their CPU spinning on it
     /// (`rwsem_spin_on_owner` under `rename` and `openat`).
-    var downloadCommitQueue: DispatchQueue {
+    var diskWriteQueue: DispatchQueue {
         configuration.diskCacheWritesAreDurable ? .global(qos: .utility) : disk.commits
     }
 

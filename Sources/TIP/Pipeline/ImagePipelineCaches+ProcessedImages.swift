@@ -58,10 +58,8 @@ extension ImagePipelineCaches {
             height: Int(image.dimensions.height),
             isAnimated: image.isAnimated, isPlaceholder: false, imageType: type.rawValue,
             freshness: freshUntil.map { CacheFreshness(freshUntil: $0, serverLifetime: nil) })
-        if let original = originalDimensions, let pixels = ImageProcessors.pixels(original), pixels.width > 0,
-            pixels.height > 0
-        {
-            metadata.originalDimensions = (pixels.width, pixels.height)
+        if let pixels = originalDimensions.flatMap(ImageProcessors.pixels) {
+            metadata.originalDimensions = CGSize(width: pixels.width, height: pixels.height)
         }
         let disk = self.disk, entry = metadata
         let write: @Sendable () -> Void = {

@@ -241,7 +241,7 @@ struct ImagePipelineCaches: Sendable {
                 data, type: type, quality: configuration.defaultInterpolationQuality,
                 metrics: configuration.metrics)
             let original =
-                metadata.originalDimensions.map { CGSize(width: $0.width, height: $0.height) }
+                metadata.originalDimensions
                 ?? (metadata.width > 0 && metadata.height > 0
                     ? CGSize(width: metadata.width, height: metadata.height) : image.dimensions)
             let bytes = MemoryCacheCompleteImage(

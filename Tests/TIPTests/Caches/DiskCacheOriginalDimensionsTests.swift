@@ -10,7 +10,7 @@ struct DiskCacheOriginalDimensionsTests {
         let env = DiskCacheTestEnvironment()
         var metadata = env.metadata("thumb")
         #expect(!metadata.encodedValues.contains { $0.key == "oX" || $0.key == "oY" })
-        metadata.originalDimensions = (2048, 1365)
+        metadata.originalDimensions = CGSize(width: 2048, height: 1365)
         let decoded = try #require(metadata.packed.withUnsafeBytes { DiskCacheMetadata(packed: $0) })
         #expect(decoded == metadata)
         #expect(decoded.originalDimensions?.width == 2048)

@@ -32,7 +32,7 @@ struct DownloadCommitQueueTests {
         env.pipeline.observer = observer
         let commits = env.pipeline.diskCache.commits
         commits.setSpecific(key: QueueObserver.key, value: "commits")
-        #expect(env.pipeline.caches.downloadCommitQueue === commits)
+        #expect(env.pipeline.caches.diskWriteQueue === commits)
 
         func fetch(_ names: [String]) async throws {
             let operations = names.map { name in
@@ -56,7 +56,7 @@ struct DownloadCommitQueueTests {
         }
 
         env.configuration.diskCacheWritesAreDurable = true
-        #expect(env.pipeline.caches.downloadCommitQueue !== commits)
+        #expect(env.pipeline.caches.diskWriteQueue !== commits)
         try await fetch(["durable.jpg"])
         #expect(observer.onCommitQueue.withLock { $0["durable.jpg"] } == false)
         #expect(env.pipeline.diskCache.flushCount.withLock { $0 } >= 1)
