@@ -4,16 +4,20 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What the shipped providers' downloads share, whatever loads the bytes (a URLSession task, a libcurl
-/// transfer): the phases, the client calls up to the load (`didStart`, hydration, authorization, the request
-/// `ImageFetchDownloadRequestPolicy` allows), priority, cancellation and the single completion. A subclass makes,
-/// starts and stops its `Load`, and reports the load's events through `liveContext` and `finish(error:)`.
+/// A download that runs TIP's steps and leaves only the loading of bytes to a subclass: subclass it to write a
+/// provider that behaves as the shipped ones do (libcurl, URLSession, and AsyncHTTPClient in its own package).
+///
+/// It makes the client calls up to the load (`didStart`, hydration, authorization), then asks the subclass for a
+/// `Load` of the request to send: the hydrated request with the context's `Authorization` applied and
+/// `Accept-Encoding: identity`, refused with `ImageFetchError` `invalidRequest` unless it is http or https. It
+/// keeps the priority, cancellation and the single completion. A subclass makes, starts and stops its `Load`
+/// and reports the load's events through `liveContext` (the response, the data) and `finish(error:)`.
 ///
 /// Client calls happen on the context's download queue in contract order; hydration and authorization
 /// completions may be called from any thread (they hop to the download queue). `cancel(description:)` ends the
 /// download with one `ImageFetchError.cancelled` completion, whatever its phase, without waiting for the load to
 /// stop; nothing the load brings after the call is delivered.
-class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked Sendable {
+open class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked Sendable {
     private enum Phase {
         case idle, preparing
         case loading(Load)
@@ -31,22 +35,26 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
     // All mutable state lives in `state` (its own lock).
     private let state: Locked<State>
     /// The context's download queue: every client call happens there.
-    let queue: DispatchQueue
+    public let queue: DispatchQueue
 
-    init(context: any ImageFetchDownloadContext) {
+    /// A download for `context`, idle until `start()`.
+    public init(context: any ImageFetchDownloadContext) {
         state = Locked(State(context: context))
         queue = context.downloadQueue
         queue.markIdentity()  // tells `ask(_:then:)` when it runs on `queue`
     }
 
-    final var context: (any ImageFetchDownloadContext)? { state.withLock { $0.context } }
+    /// The context; nil after `discardContext()`.
+    public final var context: (any ImageFetchDownloadContext)? { state.withLock { $0.context } }
 
-    final var finalURLRequest: URLRequest? { state.withLock { $0.finalRequest } }
+    /// The request the load was made for (hydrated, authorized); nil before.
+    public final var finalURLRequest: URLRequest? { state.withLock { $0.finalRequest } }
 
     /// Provider metrics; none unless a subclass has some.
-    var downloadMetrics: (any Sendable)? { nil }
+    open var downloadMetrics: (any Sendable)? { nil }
 
-    final var priority: Operation.QueuePriority {
+    /// The priority; a change while loading reaches `load(_:priorityDidChange:)`.
+    public final var priority: Operation.QueuePriority {
         get { state.withLock { $0.priority } }
         set {
             let load = state.withLock { state -> Load? in
@@ -58,11 +66,13 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
         }
     }
 
-    final func start() {
+    /// Begins the steps on the download queue: `didStart`, hydration, authorization, then the load.
+    public final func start() {
         queue.async { self.begin() }
     }
 
-    final func cancel(description: String) {
+    /// Ends the download with one `ImageFetchError.cancelled` completion and stops its load.
+    public final func cancel(description: String) {
         let load = state.withLock { state -> Load?? in
             if case .completed = state.phase { return nil }
             if state.cancelReason != nil { return nil }
@@ -76,7 +86,8 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
         if let load { stopLoad(load) }
     }
 
-    final func discardContext() {
+    /// Drops the context; a load still running is stopped and reports nothing more.
+    public final func discardContext() {
         let load = state.withLock { state -> Load? in
             state.context = nil
             guard case .loading(let load) = state.phase else { return nil }
@@ -93,26 +104,26 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
 
     /// A load for `request` (authorized, http or https), made on the download queue; a failure completes the
     /// download with that error.
-    func makeLoad(for request: URLRequest) -> Result<Load, any Error> {
+    open func makeLoad(for request: URLRequest) -> Result<Load, any Error> {
         .failure(ImageFetchError(.couldNotDownloadImage, "This download cannot load anything."))
     }
 
     /// Starts `load`, now the running load, on the download queue.
-    func startLoad(_ load: Load) {}
+    open func startLoad(_ load: Load) {}
 
     /// Stops `load` (running, or made and never started), from any thread.
-    func stopLoad(_ load: Load) {}
+    open func stopLoad(_ load: Load) {}
 
     /// The priority changed while `load` runs.
-    func load(_ load: Load, priorityDidChange priority: Operation.QueuePriority) {}
+    open func load(_ load: Load, priorityDidChange priority: Operation.QueuePriority) {}
 
     /// The download ended: completed, or its context discarded while it loaded. Called once.
-    func downloadDidEnd() {}
+    open func downloadDidEnd() {}
 
     // MARK: - For subclasses, on the download queue
 
     /// The context while the download is neither completed nor cancelled.
-    final var liveContext: (any ImageFetchDownloadContext)? {
+    public final var liveContext: (any ImageFetchDownloadContext)? {
         state.withLock { state in
             if case .completed = state.phase { return nil }
             if state.cancelReason != nil { return nil }
@@ -121,7 +132,7 @@ class LoadingImageFetchDownload<Load: Sendable>: ImageFetchDownload, @unchecked 
     }
 
     /// Completes the download with `error` (nil: success), once; later calls do nothing.
-    final func finish(error: (any Error)?) {
+    public final func finish(error: (any Error)?) {
         let (ended, context) = state.withLock { state -> (Bool, (any ImageFetchDownloadContext)?) in
             if case .completed = state.phase { return (false, nil) }
             state.phase = .completed
