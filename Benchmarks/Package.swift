@@ -9,6 +9,8 @@ let package = Package(
     dependencies: [
         .package(name: "TIP", path: ".."),
         .package(path: "../ImageServer"),
+        // The optional AsyncHTTPClient provider, measured by the download and network-fetch rows.
+        .package(path: "../Packages/TIPAsyncHTTPClient"),
     ],
     targets: [
         // TurboJPEG called directly: the baseline the codec is measured against.
@@ -26,6 +28,7 @@ let package = Package(
                 .product(name: "TIP", package: "TIP"),
                 // The embedded loopback server the download benchmarks fetch from.
                 .product(name: "TIPImageServer", package: "ImageServer"),
+                .product(name: "TIPAsyncHTTPClient", package: "TIPAsyncHTTPClient"),
                 // The optional WebP codec, measured by the webp rows.
                 .product(name: "TIPWebP", package: "TIP"),
                 // Image tables, measured by the tables rows.

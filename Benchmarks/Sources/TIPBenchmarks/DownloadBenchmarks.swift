@@ -1,4 +1,5 @@
 import Foundation
+import TIPAsyncHTTPClient
 import TIPImageServer
 
 @testable import TIP
@@ -58,6 +59,7 @@ enum DownloadBenchmarks {
         let memberQueue = DispatchQueue(label: "tip-bench.download-members")
         let curlProvider = CurlImageFetchDownloadProvider()
         let urlSessionProvider = URLSessionImageFetchDownloadProvider()
+        let asyncHTTPClientProvider = AsyncHTTPClientImageFetchDownloadProvider()
 
         /// One run through the downloader with `provider`; `pipeline` nil caches nothing.
         func downloader(_ provider: any ImageFetchDownloadProvider, pipeline: ImagePipeline?) throws {
@@ -111,10 +113,14 @@ enum DownloadBenchmarks {
             },
             checked("the downloader (URLSession provider)") { try downloader(urlSessionProvider, pipeline: nil) },
             checked("the libcurl provider alone") { try providerLoop.run(urls: urls, expectedByteCounts: sizes) },
+            checked("the downloader (AsyncHTTPClient provider)") {
+                try downloader(asyncHTTPClientProvider, pipeline: nil)
+            },
         ]
         var names = [
             "URLSession delegate loop", "URLSession completion-handler loop", "downloader (libcurl)",
             "downloader (libcurl) + disk cache", "downloader (URLSession)", "libcurl provider alone",
+            "downloader (AsyncHTTPClient)",
         ]
         if let curl, let curlToFiles {
             variants.append(checked("curl") { try curl.run() })
@@ -130,9 +136,9 @@ enum DownloadBenchmarks {
         }
         let samples = try interleaved(variants, names: names)
         let (streamingLoop, completionHandlers, ours, withCache) = (samples[0], samples[1], samples[2], samples[3])
-        let (oursOnURLSession, providerAlone) = (samples[4], samples[5])
-        let limit = curl == nil ? nil : samples[6]
-        let limitToFiles = curl == nil ? nil : samples[7]
+        let (oursOnURLSession, providerAlone, oursOnAsyncHTTPClient) = (samples[4], samples[5], samples[6])
+        let limit = curl == nil ? nil : samples[7]
+        let limitToFiles = curl == nil ? nil : samples[8]
 
         let stored =
             pipelines.last.map { pipeline in
@@ -169,6 +175,16 @@ enum DownloadBenchmarks {
             "\(name): downloader (URLSession provider), no pipeline", ours: oursOnURLSession,
             baselineName: baselineName,
             baseline: baseline, target: nil, note: "information: the provider the downloader used before")
+        Harness.report(
+            "\(name): downloader (AsyncHTTPClient provider), no pipeline", ours: oursOnAsyncHTTPClient,
+            baselineName: baselineName, baseline: baseline, target: nil,
+            note: "information: the optional provider of Packages/TIPAsyncHTTPClient")
+        if let limit {
+            Harness.report(
+                "\(name): downloader (AsyncHTTPClient provider), no pipeline", ours: oursOnAsyncHTTPClient,
+                baselineName: "curl --parallel-max \(concurrency)", baseline: limit, target: nil,
+                note: "information: against the limit")
+        }
         Harness.report(
             "\(name): downloader (libcurl provider)", ours: ours,
             baselineName: "the downloader with the URLSession provider",

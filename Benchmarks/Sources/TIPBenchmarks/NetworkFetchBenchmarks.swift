@@ -1,5 +1,6 @@
 import CTurboJPEGDirect
 import Foundation
+import TIPAsyncHTTPClient
 import TIPImageServer
 
 @testable import TIP
@@ -11,8 +12,8 @@ import FoundationNetworking
 /// The whole-fetch network row of the README's benchmarks: 1,000 distinct small JPEGs fetched over loopback from the
 /// embedded server through real `ImagePipeline` fetch operations (download with the default provider, libcurl's,
 /// decode, caching; cold caches: a fresh pipeline per run) vs a plain URLSession + TurboJPEG loop with the same
-/// concurrency, and the same fetches with the URLSession provider. Every run checks the decoded sizes and the
-/// server's request log.
+/// concurrency, and the same fetches with the URLSession and AsyncHTTPClient providers. Every run checks the decoded
+/// sizes and the server's request log.
 enum NetworkFetchBenchmarks {
     static let concurrency = DownloadBenchmarks.concurrency
     static let imageCount = 1_000
@@ -52,6 +53,9 @@ enum NetworkFetchBenchmarks {
         let onURLSession = try PipelineSet(
             root: root.appendingPathComponent("urlsession", isDirectory: true),
             name: "bench-network-fetch-urlsession", provider: URLSessionImageFetchDownloadProvider())
+        let onAsyncHTTPClient = try PipelineSet(
+            root: root.appendingPathComponent("ahc", isDirectory: true),
+            name: "bench-network-fetch-ahc", provider: AsyncHTTPClientImageFetchDownloadProvider())
         let shm = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
         let shmRoot = shm.appendingPathComponent("tip-bench-\(UUID().uuidString)", isDirectory: true)
         let onTmpfs =
@@ -103,9 +107,11 @@ enum NetworkFetchBenchmarks {
             checked("the fetch operations") { try fetches(onDisk) },
             checked("the URLSession + TurboJPEG loop") { try loop.runDecoding(urls: urls, dimensions: dimensions) },
             checked("the fetch operations, URLSession provider") { try fetches(onURLSession) },
+            checked("the fetch operations, AsyncHTTPClient provider") { try fetches(onAsyncHTTPClient) },
         ]
         var names = [
             "ImagePipeline fetches", "URLSession + TurboJPEG loop", "ImagePipeline fetches, URLSession provider",
+            "ImagePipeline fetches, AsyncHTTPClient provider",
         ]
         if let onTmpfs {
             variants.append(checked("the fetch operations, caches on tmpfs") { try fetches(onTmpfs) })
@@ -126,9 +132,13 @@ enum NetworkFetchBenchmarks {
             name + ", URLSession provider", ours: samples[2], baselineName: baselineName, baseline: samples[1],
             target: nil,
             note: "information: the same fetches with the provider the pipeline used before")
+        Harness.report(
+            name + ", AsyncHTTPClient provider", ours: samples[3], baselineName: baselineName,
+            baseline: samples[1], target: nil,
+            note: "information: the same fetches with the optional provider of Packages/TIPAsyncHTTPClient")
         if onTmpfs != nil {
             Harness.report(
-                name + ", caches on tmpfs", ours: samples[3], baselineName: baselineName, baseline: samples[1],
+                name + ", caches on tmpfs", ours: samples[4], baselineName: baselineName, baseline: samples[1],
                 target: nil,
                 note: "diagnostic: the same fetches with the caches root on /dev/shm, where fsync is free")
         }
