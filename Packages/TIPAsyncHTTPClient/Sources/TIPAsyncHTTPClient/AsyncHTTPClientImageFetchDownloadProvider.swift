@@ -22,7 +22,8 @@ import TIP
 ///   coding, verifies certificates against the system's store, negotiates HTTP/2 over https, and does not retry
 ///   a connection that was refused.
 /// - **Timeouts**: `requestTimeout` without a byte (waiting for the response or during the body) fails the
-///   download with `URLError.timedOut`, whatever the client's own read timeout.
+///   download with `URLError.timedOut`, whatever the client's own read timeout; time spent waiting for TIP to
+///   take the data (flow control) does not count.
 /// - **Flow control**: a download runs at most `maxBufferedByteCount` bytes ahead of TIP; past that,
 ///   AsyncHTTPClient stops reading until TIP has taken the data.
 /// - **Errors**: transport failures are the `URLError`s the shipped providers report for the same failure

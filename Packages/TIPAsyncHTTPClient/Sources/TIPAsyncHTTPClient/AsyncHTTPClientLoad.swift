@@ -72,8 +72,9 @@ final class AsyncHTTPClientLoad: HTTPClientResponseDelegate, Sendable {
 
     // MARK: - Idle timeout
 
-    private func scheduleIdleCheck(on eventLoop: any EventLoop) {
-        let deadline = state.withLock { $0.lastActivity } + options.idleTimeout
+    /// Checks for silence at `deadline` (default: the idle timeout after the last activity).
+    private func scheduleIdleCheck(on eventLoop: any EventLoop, at deadline: NIODeadline? = nil) {
+        let deadline = deadline ?? state.withLock { $0.lastActivity } + options.idleTimeout
         let check = eventLoop.scheduleTask(deadline: deadline) { self.checkIdle(on: eventLoop) }
         let keep = state.withLock { state -> Bool in
             guard !state.isStopped, state.download != nil else { return false }
@@ -84,16 +85,24 @@ final class AsyncHTTPClientLoad: HTTPClientResponseDelegate, Sendable {
     }
 
     private func checkIdle(on eventLoop: any EventLoop) {
-        let (task, idle) = state.withLock { state -> (HTTPClient.Task<Void>?, Bool) in
-            guard !state.isStopped, state.download != nil else { return (nil, false) }
-            return (state.task, NIODeadline.now() - state.lastActivity >= options.idleTimeout)
+        enum Verdict {
+            case ended
+            case idle(HTTPClient.Task<Void>)
+            case waitsForTIP, active
         }
-        guard let task else { return }
-        if idle {
+        let verdict = state.withLock { state -> Verdict in
+            guard !state.isStopped, state.download != nil, let task = state.task else { return .ended }
+            // While reading waits for TIP, the silence is ours, not the server's.
+            if state.readPromise != nil { return .waitsForTIP }
+            return NIODeadline.now() - state.lastActivity >= options.idleTimeout ? .idle(task) : .active
+        }
+        switch verdict {
+        case .ended: return
+        case .idle(let task):
             let seconds = Double(options.idleTimeout.nanoseconds) / 1_000_000_000
             task.fail(reason: AsyncHTTPClientIdleTimeout(seconds: seconds))
-        } else {
-            scheduleIdleCheck(on: eventLoop)
+        case .waitsForTIP: scheduleIdleCheck(on: eventLoop, at: .now() + options.idleTimeout)
+        case .active: scheduleIdleCheck(on: eventLoop)
         }
     }
 
@@ -162,9 +171,12 @@ final class AsyncHTTPClientLoad: HTTPClientResponseDelegate, Sendable {
     private func didDeliver(_ count: Int) {
         let promise = state.withLock { state -> EventLoopPromise<Void>? in
             state.bufferedByteCount -= count
-            guard state.bufferedByteCount <= options.maxBufferedByteCount else { return nil }
-            defer { state.readPromise = nil }
-            return state.readPromise
+            guard state.bufferedByteCount <= options.maxBufferedByteCount, let promise = state.readPromise else {
+                return nil
+            }
+            state.readPromise = nil
+            state.lastActivity = .now()  // the idle timeout counts from the resumption
+            return promise
         }
         promise?.succeed(())
     }

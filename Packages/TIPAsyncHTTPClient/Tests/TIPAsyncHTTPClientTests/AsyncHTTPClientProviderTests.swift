@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 import TIP
 import TIPAsyncHTTPClient
 import TIPImageServer
@@ -142,6 +143,30 @@ struct AsyncHTTPClientProviderTests {
             #expect((context.recorder.error as? URLError)?.code == .timedOut)
             #expect(context.recorder.body == Self.payload.prefix(context.recorder.body.count))
             #expect(context.recorder.events.filter { $0 == "complete" }.count == 1)
+        }
+    }
+
+    @Test("a client that holds the data longer than requestTimeout is not an idle server: the download completes")
+    func slowClientIsNotIdle() throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let held = Mutex(false)
+        let provider = AsyncHTTPClientImageFetchDownloadProvider(requestTimeout: 0.3, maxBufferedByteCount: 16 * 1024)
+        let context = RecordingDownloadContext(
+            url: server.url(for: "/image"),
+            onData: { _, _ in
+                // The first delivery holds the download queue for three timeouts: reading pauses meanwhile.
+                guard
+                    held.withLock({ held in
+                        defer { held = true }; return !held
+                    })
+                else { return }
+                Thread.sleep(forTimeInterval: 0.9)
+            })
+        _ = try #require(context.run(provider))
+        context.downloadQueue.sync {
+            #expect(context.recorder.error == nil)
+            #expect(context.recorder.body == Self.payload)
         }
     }
 
