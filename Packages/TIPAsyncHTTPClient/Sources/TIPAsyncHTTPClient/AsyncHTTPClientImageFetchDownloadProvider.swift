@@ -90,7 +90,6 @@ public final class AsyncHTTPClientImageFetchDownloadProvider: ImageFetchDownload
             timeout: .init(connect: timeAmount(connectTimeout)),
             decompression: .disabled)
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.httpVersion = .automatic
         return configuration
     }
 

@@ -31,7 +31,7 @@ final class AsyncHTTPClientLoad: HTTPClientResponseDelegate, Sendable {
         var idleCheck: Scheduled<Void>?
     }
 
-    let request: HTTPClient.Request
+    private let request: HTTPClient.Request
     private let options: AsyncHTTPClientDownloadOptions
     private let queue: DispatchQueue
     private let state: Mutex<State>
