@@ -166,7 +166,7 @@ let package = Package(
             // The crash-consistency tests run the harness executable as a child process, the callback-queue tests
             // the plain `main.swift` program.
             dependencies: [
-                "TIP", "TIPTestSupport", .product(name: "TIPImageServer", package: "ImageServer"),
+                "TIP", "TIPTestSupport", "CJPEGRescan", .product(name: "TIPImageServer", package: "ImageServer"),
                 "TIPCacheCrashHarness", "TIPStressHarness", "TIPCallbackHarness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -184,6 +184,13 @@ let package = Package(
             name: "TIPTestSupport",
             dependencies: ["TIP", "TIPImageTables"],
             path: "Tests/TIPTestSupport"
+        ),
+        // libjpeg's transcoder for the progressive decoding tests: the same coefficients in other scan scripts,
+        // restart intervals and codings.
+        .target(
+            name: "CJPEGRescan",
+            path: "Tests/CJPEGRescan",
+            linkerSettings: [.linkedLibrary("jpeg")]
         ),
         // A child process the crash-consistency tests kill with SIGKILL in the middle of cache writes.
         .executableTarget(

@@ -20,6 +20,9 @@ let package = Package(
         .systemLibrary(name: "CFuzzerDriver"),
         .executableTarget(name: "FuzzJPEG", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzJPEGIncremental", dependencies: ["FuzzSupport"]),
+        // TIP's JPEG decode against TurboJPEG alone: the same pixels (a differential fuzzer).
+        .executableTarget(name: "FuzzJPEGDifferential", dependencies: ["FuzzSupport", "CTurboJPEGReference"]),
+        .systemLibrary(name: "CTurboJPEGReference"),
         .executableTarget(name: "FuzzPNG", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzGIF", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzTIFF", dependencies: ["FuzzSupport"]),

@@ -1,11 +1,15 @@
-// One-shot decoding of complete progressive JPEGs over libjpeg, for two savings TurboJPEG's API cannot make:
+// One-shot decoding of complete progressive JPEGs over libjpeg, for savings TurboJPEG's API cannot make:
 // - the whole-image coefficient arrays come from the caller's allocator (reused, already-touched pages)
 //   instead of libjpeg's malloc calls, which page-faulted on every decode and left tens of megabytes in
 //   glibc's per-thread heaps;
+// - the AC scans, most of the file and of libjpeg's time, are decoded by our own decoder
+//   (jpeg_progressive_ac.c) while libjpeg decodes the DC scans and produces the pixels;
 // - at scales where a component's inverse DCT reads only the DC coefficient (1/8 for full-resolution luma),
-//   that component's AC scans are left out before decoding: most of a progressive file's entropy-coded bytes.
-// The output is byte-identical to TurboJPEG's decode of the whole file (the tests check it). Anything unusual
-// (a warning, an error, a layout the filter does not expect) returns 1 so the caller decodes with TurboJPEG.
+//   that component's AC scans are not decoded at all.
+// The output is byte-identical to TurboJPEG's decode of the whole file (the tests and a differential fuzzer
+// check it). A file our AC decoder does not take (an incomplete progression, which libjpeg smooths; arithmetic
+// coding; anything libjpeg would warn about) is decoded by libjpeg whole, as TurboJPEG would; a warning or an
+// error returns 1 so the caller decodes with TurboJPEG.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +17,7 @@
 #include <jpeglib.h>
 #include <jerror.h>
 #include "CJPEGIncremental.h"
+#include "jpeg_progressive_ac.h"
 
 #if JPEG_LIB_VERSION >= 70
 #define TIP_DCT_ONLY_DC(comp) ((comp)->DCT_h_scaled_size == 1 && (comp)->DCT_v_scaled_size == 1)
@@ -38,7 +43,9 @@ typedef struct {
     struct jpeg_decompress_struct cinfo;
     tip_oneshot_error err;
     const tip_jpeg_large_allocator *allocator;
-    tip_barray *arrays;  // requested in the image pool, realized or not
+    tip_barray *arrays;  // requested in the image pool, realized or not (newest first)
+    tip_barray *by_request[MAX_COMPONENTS];  // the first MAX_COMPONENTS of them, in the order requested
+    int requested;
     void *memory;        // one block from the allocator for all the realized arrays
     size_t length;
     // libjpeg's own methods, called for everything that is not a coefficient array of the image pool.
@@ -72,6 +79,7 @@ static void release_arrays(tip_oneshot *dec) {
     if (dec->memory) dec->allocator->release(dec->memory, dec->length);
     dec->memory = NULL;
     dec->arrays = NULL;  // the structs themselves live in the image pool
+    dec->requested = 0;
 }
 
 static jvirt_barray_ptr hook_request_virt_barray(j_common_ptr cinfo, int pool_id, boolean pre_zero, JDIMENSION blocks_per_row,
@@ -85,6 +93,8 @@ static jvirt_barray_ptr hook_request_virt_barray(j_common_ptr cinfo, int pool_id
     a->pre_zero = pre_zero;
     a->next = dec->arrays;
     dec->arrays = a;
+    if (dec->requested < MAX_COMPONENTS) dec->by_request[dec->requested] = a;
+    dec->requested++;
     return (jvirt_barray_ptr)a;
 }
 
@@ -136,7 +146,8 @@ static void hook_self_destruct(j_common_ptr cinfo) {
 // MARK: - Leaving out AC scans
 
 // The bytes of `data` without the AC scans (Ss > 0) whose single component is in `skip` (component ids), or
-// 0 when the layout is not the expected marker / scan sequence. `out` has room for `size` bytes.
+// 0 when none was left out or the layout is not the expected marker / scan sequence. `out` has room for `size`
+// bytes.
 static size_t without_ac_scans(const uint8_t *data, size_t size, const int *skip, int skip_count, uint8_t *out) {
     if (size < 4 || data[0] != 0xFF || data[1] != 0xD8) return 0;
     memcpy(out, data, 2);
@@ -170,9 +181,8 @@ static size_t without_ac_scans(const uint8_t *data, size_t size, const int *skip
         if (spectral_start > 0 && count == 1) {
             for (int k = 0; k < skip_count; k++) drop |= skip[k] == data[i + 5];
         }
-        size_t j = end;
-        while (j + 1 < size && !(data[j] == 0xFF && data[j + 1] != 0 && !(data[j + 1] >= 0xD0 && data[j + 1] <= 0xD7))) j++;
-        if (j + 1 >= size) return 0;
+        size_t j = tip_jpeg_entropy_end(data, size, end);
+        if (j >= size) return 0;
         if (drop) {
             skipped = 1;
         } else {
@@ -182,6 +192,40 @@ static size_t without_ac_scans(const uint8_t *data, size_t size, const int *skip
         i = j;
     }
     return 0;
+}
+
+// MARK: - Our AC decoder
+
+// Decodes the AC scans of `data` into the arrays libjpeg realized for `dec` (one per component, in frame
+// order), those of components whose `decode` is 0 left out. 0 when done; 1 when the arrays are not the ones
+// expected or our decoder declines (nothing it wrote is then used).
+static int decode_ac(tip_oneshot *dec, const uint8_t *data, size_t size, const int *decode) {
+    struct jpeg_decompress_struct *cinfo = &dec->cinfo;
+    int count = cinfo->num_components;
+    if (count > MAX_COMPONENTS || dec->requested != count) return 1;
+    tip_ac_plane planes[MAX_COMPONENTS];
+    size_t blocks = 0;
+    for (int c = 0; c < count; c++) {
+        jpeg_component_info *comp = &cinfo->comp_info[c];
+        tip_barray *a = dec->by_request[c];
+        if (!a->rows || a->blocks_per_row < comp->width_in_blocks || a->row_count < comp->height_in_blocks) return 1;
+        planes[c] = (tip_ac_plane){a->rows, comp->component_id, (int)comp->width_in_blocks,
+                                   (int)comp->height_in_blocks, decode[c], NULL};
+        blocks += (size_t)comp->width_in_blocks * comp->height_in_blocks;
+    }
+    size_t length = 0;
+    int zeroed = 0;
+    uint64_t *masks = (uint64_t *)dec->allocator->allocate(blocks * sizeof(uint64_t), &length, 1, &zeroed);
+    if (!masks) return 1;
+    if (!zeroed) memset(masks, 0, blocks * sizeof(uint64_t));
+    uint64_t *next = masks;
+    for (int c = 0; c < count; c++) {
+        planes[c].nonzero = next;
+        next += (size_t)planes[c].width_in_blocks * planes[c].height_in_blocks;
+    }
+    int status = tip_jpeg_decode_ac_scans(data, size, planes, count);
+    dec->allocator->release(masks, length);
+    return status;
 }
 
 // MARK: - Decoding
@@ -203,24 +247,22 @@ static void begin(tip_oneshot *dec, const uint8_t *data, size_t size, int scale_
     dec->cinfo.out_color_space = color_space(out_space);
 }
 
-int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num, int scale_denom, int out_space,
-                                uint8_t *destination, size_t pitch, int width, int height,
-                                const tip_jpeg_large_allocator *allocator, int *dc_only) {
-    // Read again after a longjmp from libjpeg: volatile, so they are not cached in registers.
-    tip_oneshot *volatile dec = (tip_oneshot *)calloc(1, sizeof(tip_oneshot));
-    uint8_t *volatile filtered = NULL;  // from the allocator too: a copy of the file as large as the file
-    volatile size_t filtered_length = 0;
-    volatile int created = 0, result = 1;
-    if (!dec) return 1;
-    if (dc_only) *dc_only = 0;
+// A decoder whose image-pool coefficient arrays come from `allocator`, or NULL. libjpeg's errors jump to
+// `dec->err.jump`, which the caller sets before calling jpeg_create_decompress (see create below).
+static tip_oneshot *new_decoder(const tip_jpeg_large_allocator *allocator) {
+    tip_oneshot *dec = (tip_oneshot *)calloc(1, sizeof(tip_oneshot));
+    if (!dec) return NULL;
     dec->allocator = allocator;
     dec->cinfo.err = jpeg_std_error(&dec->err.pub);
     dec->err.pub.error_exit = oneshot_error_exit;
     dec->err.pub.emit_message = oneshot_emit_message;
     dec->err.pub.output_message = oneshot_output_message;
-    if (setjmp(dec->err.jump)) goto done;
+    return dec;
+}
+
+// jpeg_create_decompress, then our memory hooks (call under setjmp).
+static void create(tip_oneshot *dec) {
     jpeg_create_decompress(&dec->cinfo);
-    created = 1;
     dec->cinfo.client_data = dec;
     struct jpeg_memory_mgr *mem = dec->cinfo.mem;
     dec->request_virt_barray = mem->request_virt_barray;
@@ -233,50 +275,142 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
     mem->access_virt_barray = hook_access_virt_barray;
     mem->free_pool = hook_free_pool;
     mem->self_destruct = hook_self_destruct;
+}
+
+// The ids of the components of the frame just read, and which of them need their AC coefficients at the
+// output scale (after jpeg_calc_output_dimensions). Returns how many need none.
+static int components(tip_oneshot *dec, int *ids, int *decode) {
+    int dc_only = 0;
+    for (int c = 0; c < dec->cinfo.num_components && c < MAX_COMPONENTS; c++) {
+        jpeg_component_info *comp = &dec->cinfo.comp_info[c];
+        ids[c] = comp->component_id;
+        decode[c] = !TIP_DCT_ONLY_DC(comp);
+        dc_only += !decode[c];
+    }
+    return dc_only;
+}
+
+int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num, int scale_denom, int out_space,
+                                uint8_t *destination, size_t pitch, int width, int height,
+                                const tip_jpeg_large_allocator *allocator, int *path) {
+    // Read again after a longjmp from libjpeg: volatile, so they are not cached in registers.
+    tip_oneshot *volatile dec = new_decoder(allocator);
+    uint8_t *volatile filtered = NULL;  // from the allocator too: a copy of the file as large as the file
+    volatile size_t filtered_length = 0;
+    volatile int created = 0, result = 1, how = 0;
+    if (path) *path = 0;
+    if (!dec) return 1;
+    if (setjmp(dec->err.jump)) goto done;
+    create(dec);
+    created = 1;
 
     begin(dec, data, size, scale_num, scale_denom, out_space);
     if (!dec->cinfo.progressive_mode) goto done;
     jpeg_calc_output_dimensions(&dec->cinfo);
-    // Components whose inverse DCT at this scale reads only DC: their AC scans change nothing in the output.
-    int skip[MAX_COMPONENTS], skip_count = 0;
-    for (int c = 0; c < dec->cinfo.num_components && c < MAX_COMPONENTS; c++) {
-        jpeg_component_info *comp = &dec->cinfo.comp_info[c];
-        if (TIP_DCT_ONLY_DC(comp)) skip[skip_count++] = comp->component_id;
-    }
+    int ids[MAX_COMPONENTS], decode[MAX_COMPONENTS];
+    int dc_only = components(dec, ids, decode);
+    int count = dec->cinfo.num_components < MAX_COMPONENTS ? dec->cinfo.num_components : MAX_COMPONENTS;
     size_t length = 0;
     int zeroed = 0;  // unused: the copy is written before it is read
-    if (skip_count > 0 && (filtered = (uint8_t *)allocator->allocate(size, &length, 0, &zeroed)) != NULL) {
-        filtered_length = length;
-        size_t filtered_size = without_ac_scans(data, size, skip, skip_count, (uint8_t *)filtered);
-        if (filtered_size > 0) {
-            jpeg_abort_decompress(&dec->cinfo);
-            begin(dec, (const uint8_t *)filtered, filtered_size, scale_num, scale_denom, out_space);
-            jpeg_calc_output_dimensions(&dec->cinfo);
-            // The same components must still be DC-only (they are, unless this libjpeg scales otherwise).
-            int same = 1;
-            for (int c = 0; c < dec->cinfo.num_components && c < MAX_COMPONENTS; c++) {
-                jpeg_component_info *comp = &dec->cinfo.comp_info[c];
-                for (int k = 0; k < skip_count; k++) {
-                    if (skip[k] == comp->component_id && !TIP_DCT_ONLY_DC(comp)) same = 0;
-                }
-            }
-            if (!same) goto done;
-            // Smoothing would estimate the missing AC coefficients and, with none at all, adjust DC as well.
-            dec->cinfo.do_block_smoothing = FALSE;
-            if (dc_only) *dc_only = 1;
+    filtered = (uint8_t *)allocator->allocate(size, &length, 0, &zeroed);
+    filtered_length = length;
+
+    // libjpeg decodes the DC scans, ours the AC scans; smoothing stays off (libjpeg never sees the AC
+    // coefficients arrive, and in a complete file there is nothing to smooth: our decoder declines the others).
+    size_t filtered_size = 0;
+    if (filtered && !dec->cinfo.arith_code && dec->cinfo.num_components <= MAX_COMPONENTS) {
+        filtered_size = without_ac_scans(data, size, ids, count, (uint8_t *)filtered);
+    }
+    if (filtered_size > 0) {
+        jpeg_abort_decompress(&dec->cinfo);
+        begin(dec, (const uint8_t *)filtered, filtered_size, scale_num, scale_denom, out_space);
+        dec->cinfo.do_block_smoothing = FALSE;
+        jpeg_start_decompress(&dec->cinfo);
+        int same_ids[MAX_COMPONENTS], same_decode[MAX_COMPONENTS];
+        components(dec, same_ids, same_decode);
+        if ((int)dec->cinfo.output_width != width || (int)dec->cinfo.output_height != height) goto done;
+        if (dec->err.warnings == 0 && memcmp(decode, same_decode, sizeof(int) * (size_t)count) == 0 &&
+            decode_ac(dec, data, size, decode) == 0) {
+            how = TIP_JPEG_PROGRESSIVE_OWN_AC | (dc_only ? TIP_JPEG_PROGRESSIVE_DC_ONLY : 0);
+            goto output;
         }
+        // Declined: libjpeg decodes the whole file, smoothing as TurboJPEG does.
+        jpeg_abort_decompress(&dec->cinfo);
+        dec->err.warnings = 0;
+        begin(dec, data, size, scale_num, scale_denom, out_space);
     }
     jpeg_start_decompress(&dec->cinfo);
     if ((int)dec->cinfo.output_width != width || (int)dec->cinfo.output_height != height) goto done;
+output:
     while (dec->cinfo.output_scanline < dec->cinfo.output_height) {
         JSAMPROW row = destination + (size_t)dec->cinfo.output_scanline * pitch;
         if (jpeg_read_scanlines(&dec->cinfo, &row, 1) != 1) goto done;
     }
     jpeg_finish_decompress(&dec->cinfo);
     result = dec->err.warnings == 0 ? 0 : 1;
+    if (result == 0 && path) *path = how;
 done:
     if (created) jpeg_destroy_decompress(&dec->cinfo);
     if (filtered) allocator->release((void *)filtered, filtered_length);
     free((void *)dec);
+    return result;
+}
+
+// MARK: - Checking our AC decoder against libjpeg
+
+// Reads every coefficient of `data` into arrays from `allocator`: all of them through libjpeg, or with
+// `ours` set, the DC scans through libjpeg and the AC scans through our decoder. Returns 0 when read, 1 on a
+// libjpeg warning or error, 2 when our decoder declined.
+static int read_coefficients(tip_oneshot *dec, const uint8_t *data, size_t size, int ours, uint8_t *scratch) {
+    if (setjmp(dec->err.jump)) return 1;
+    create(dec);
+    jpeg_mem_src(&dec->cinfo, data, (unsigned long)size);
+    jpeg_read_header(&dec->cinfo, TRUE);
+    if (!dec->cinfo.progressive_mode) return 1;
+    int ids[MAX_COMPONENTS], decode[MAX_COMPONENTS];
+    for (int c = 0; c < MAX_COMPONENTS; c++) decode[c] = 1;
+    if (ours) {
+        if (dec->cinfo.arith_code || dec->cinfo.num_components > MAX_COMPONENTS) return 2;
+        components(dec, ids, decode);
+        size_t filtered_size = without_ac_scans(data, size, ids, dec->cinfo.num_components, scratch);
+        if (filtered_size == 0) return 2;
+        jpeg_abort_decompress(&dec->cinfo);
+        jpeg_mem_src(&dec->cinfo, scratch, (unsigned long)filtered_size);
+        jpeg_read_header(&dec->cinfo, TRUE);
+        for (int c = 0; c < MAX_COMPONENTS; c++) decode[c] = 1;
+    }
+    jpeg_read_coefficients(&dec->cinfo);
+    if (dec->err.warnings) return 1;
+    if (ours && decode_ac(dec, data, size, decode) != 0) return 2;
+    return 0;
+}
+
+int tip_jpeg_progressive_ac_check(const uint8_t *data, size_t size, const tip_jpeg_large_allocator *allocator) {
+    tip_oneshot *theirs = new_decoder(allocator), *ours = new_decoder(allocator);
+    uint8_t *scratch = (uint8_t *)malloc(size ? size : 1);
+    int result = 1;
+    if (theirs && ours && scratch) {
+        int a = read_coefficients(theirs, data, size, 0, NULL);
+        int b = a == 0 ? read_coefficients(ours, data, size, 1, scratch) : 1;
+        result = a != 0 ? 1 : b != 0 ? 2 : 0;
+        if (result == 0) {
+            // Every array, padding blocks included, byte for byte.
+            if (theirs->requested != ours->requested || theirs->requested > MAX_COMPONENTS) result = -1;
+            for (int c = 0; result == 0 && c < theirs->requested; c++) {
+                tip_barray *x = theirs->by_request[c], *y = ours->by_request[c];
+                size_t bytes = (size_t)x->blocks_per_row * sizeof(JBLOCK) * x->row_count;
+                if (x->blocks_per_row != y->blocks_per_row || x->row_count != y->row_count ||
+                    (bytes && memcmp(x->rows[0], y->rows[0], bytes) != 0)) {
+                    result = -1;
+                }
+            }
+        }
+    }
+    // jpeg_destroy_decompress is safe on a decoder whose jpeg_create_decompress never ran (cinfo->mem is NULL).
+    if (theirs) jpeg_destroy_decompress(&theirs->cinfo);
+    if (ours) jpeg_destroy_decompress(&ours->cinfo);
+    free(theirs);
+    free(ours);
+    free(scratch);
     return result;
 }

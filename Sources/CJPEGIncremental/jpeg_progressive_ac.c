@@ -1,0 +1,475 @@
+// The AC scans of a progressive JPEG, decoded into libjpeg's coefficient arrays (ITU-T T.81, G.1.2.2 and
+// G.1.2.3). They are most of a progressive file's bytes and, through libjpeg's per-coefficient loops, most
+// of its decoding time (the refinement scans above all). This decoder differs from libjpeg's in how, never in
+// what: a scan runs in one loop with the bit buffer in registers; a 10-bit table decodes most codes, and in
+// first scans the code and its value bits together; end-of-band runs skip whole blocks; and a 64-bit mask per
+// block of the AC coefficients already set (zig-zag order) lets a refinement scan reach them, and the zero
+// ones it counts, without reading the others. The coefficients are libjpeg's, bit for bit (the tests compare
+// them on every file they decode), and anything libjpeg would warn about makes it decline instead.
+#include <string.h>
+#include "jpeg_progressive_ac.h"
+
+#define FAST_BITS 10
+#define MAX_PLANES 4
+
+// Zig-zag index to natural (row-major) index.
+static const uint8_t zigzag_to_natural[64] = {
+    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48,
+    41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
+    30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+};
+
+// MARK: - Markers and entropy-coded data
+
+size_t tip_jpeg_entropy_end(const uint8_t *data, size_t size, size_t from) {
+    size_t i = from;
+    while (i < size) {
+        const uint8_t *ff = memchr(data + i, 0xFF, size - i);
+        if (!ff) return size;
+        size_t run = (size_t)(ff - data), j = run;
+        while (j < size && data[j] == 0xFF) j++;  // fill bytes
+        if (j >= size) return size;
+        uint8_t next = data[j];
+        if (next != 0x00 && !(next >= 0xD0 && next <= 0xD7)) return run;
+        i = j + 1;
+    }
+    return size;
+}
+
+// The next marker at or after `from` inside [from, end): the offset of its first 0xFF (or `end`), and its code.
+static size_t next_marker_in(const uint8_t *data, size_t end, size_t from, uint8_t *code) {
+    size_t i = from;
+    *code = 0;
+    while (i < end) {
+        const uint8_t *ff = memchr(data + i, 0xFF, end - i);
+        if (!ff) return end;
+        size_t run = (size_t)(ff - data), j = run;
+        while (j < end && data[j] == 0xFF) j++;
+        if (j >= end) return end;
+        if (data[j] != 0x00) {
+            *code = data[j];
+            return run;
+        }
+        i = j + 1;
+    }
+    return end;
+}
+
+// MARK: - Bits
+
+// The bits of one restart interval's data [p, end), where every run of 0xFF is followed by a stuffed zero.
+// `buffer` holds `count` bits from its top, the rest zero. Past the end it supplies zero bits and counts them in
+// `phantom`: a decode that consumed any of them read past its data (libjpeg's "hit marker" warning).
+typedef struct {
+    const uint8_t *p, *end;
+    uint64_t buffer;
+    int count;
+    int phantom;
+} bit_reader;
+
+static inline uint64_t load_be64(const uint8_t *p) {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return __builtin_bswap64(x);
+}
+
+// Brings `count` to at least 57.
+static inline void fill(bit_reader *b) {
+    if (b->end - b->p >= 8) {
+        uint64_t x = load_be64(b->p), inverted = ~x;
+        // No byte of x is 0xFF: take the whole bytes that fit.
+        if (((inverted - 0x0101010101010101ULL) & ~inverted & 0x8080808080808080ULL) == 0) {
+            int take = (64 - b->count) >> 3;
+            x &= ~0ULL << (64 - 8 * take);
+            b->buffer |= x >> b->count;
+            b->p += take;
+            b->count += 8 * take;
+            return;
+        }
+    }
+    while (b->count <= 56) {
+        if (b->p >= b->end) {
+            b->phantom += 64 - b->count;
+            b->count = 64;
+            return;
+        }
+        uint64_t c = *b->p++;
+        if (c == 0xFF) {
+            while (*b->p == 0xFF) b->p++;  // more fill bytes; the stuffed zero follows inside the data
+            b->p++;
+        }
+        b->buffer |= c << (56 - b->count);
+        b->count += 8;
+    }
+}
+
+static inline uint32_t peek(const bit_reader *b, int n) { return (uint32_t)(b->buffer >> (64 - n)); }
+
+static inline void drop(bit_reader *b, int n) {
+    b->buffer <<= n;
+    b->count -= n;
+}
+
+static inline uint32_t take_bits(bit_reader *b, int n) {
+    if (n == 0) return 0;
+    uint32_t v = peek(b, n);
+    drop(b, n);
+    return v;
+}
+
+static inline int take_bit(bit_reader *b) {
+    if (b->count == 0) fill(b);
+    int v = (int)(b->buffer >> 63);
+    drop(b, 1);
+    return v;
+}
+
+// The value of `n` magnitude bits `v` (T.81 F.2.2.1, EXTEND).
+static inline int extend(uint32_t v, int n) { return v < (1u << (n - 1)) ? (int)v - (1 << n) + 1 : (int)v; }
+
+// MARK: - Huffman tables
+
+typedef struct {
+    uint16_t fast[1 << FAST_BITS];     // (length << 8) | symbol for codes of at most FAST_BITS bits; 0: longer
+    int32_t fast_first[1 << FAST_BITS]; // first scans: (value << 8) | (run << 4) | bits, code and value bits
+                                        // together within FAST_BITS; 0: decode the long way
+    int32_t maxcode[17];               // the largest code of each length, -1 when none
+    int32_t offset[17];                // index in `symbols` of a code of each length, less the code
+    uint8_t symbols[256];
+    int defined;
+} huffman_table;
+
+// Builds `t` from a DHT table's counts per length (1...16) and symbols; 0 when libjpeg would refuse it.
+static int build_table(huffman_table *t, const uint8_t *counts, const uint8_t *symbols, int total) {
+    memset(t->fast, 0, sizeof t->fast);
+    memset(t->fast_first, 0, sizeof t->fast_first);
+    memcpy(t->symbols, symbols, (size_t)total);
+    int32_t code = 0;
+    int k = 0;
+    for (int length = 1; length <= 16; length++) {
+        t->offset[length] = k - code;
+        for (int i = 0; i < counts[length - 1]; i++, k++, code++) {
+            if (length > FAST_BITS) continue;
+            int spread = FAST_BITS - length;
+            uint8_t symbol = symbols[k];
+            int run = symbol >> 4, magnitude = symbol & 15;
+            for (int low = 0; low < (1 << spread); low++) {
+                int index = (int)(code << spread) | low;
+                t->fast[index] = (uint16_t)(length << 8 | symbol);
+                if (magnitude > 0 && length + magnitude <= FAST_BITS) {
+                    uint32_t bits = (uint32_t)index >> (spread - magnitude) & ((1u << magnitude) - 1);
+                    int value = extend(bits, magnitude);
+                    t->fast_first[index] = (int32_t)((uint32_t)value << 8) | run << 4 | (length + magnitude);
+                }
+            }
+        }
+        t->maxcode[length] = counts[length - 1] ? code - 1 : -1;
+        if (code >= (int32_t)1 << length) return 0;  // over-subscribed, or the all-ones code (libjpeg refuses both)
+        code <<= 1;
+    }
+    return 1;
+}
+
+// The next symbol, or -1 for a code the table lacks. Needs 16 bits in the buffer.
+static inline int decode_symbol(bit_reader *b, const huffman_table *t) {
+    uint16_t entry = t->fast[peek(b, FAST_BITS)];
+    if (entry) {
+        drop(b, entry >> 8);
+        return entry & 0xFF;
+    }
+    for (int length = FAST_BITS + 1; length <= 16; length++) {
+        int32_t code = (int32_t)peek(b, length);
+        if (code <= t->maxcode[length]) {
+            drop(b, length);
+            return t->symbols[code + t->offset[length]];
+        }
+    }
+    return -1;
+}
+
+// MARK: - Scans
+
+typedef struct {
+    const uint8_t *data;
+    int Ss, Se, Ah, Al;
+    const huffman_table *table;
+    tip_ac_plane *plane;
+    int eobrun;
+} ac_scan;
+
+// First scan (Ah == 0) over `blocks` blocks from block `index`. 0 on a bad code or a run past the band.
+static int decode_first(ac_scan *scan, bit_reader *b, size_t index, size_t blocks) {
+    const huffman_table *t = scan->table;
+    tip_ac_plane *plane = scan->plane;
+    const int Ss = scan->Ss, Se = scan->Se, Al = scan->Al;
+    const size_t width = (size_t)plane->width_in_blocks;
+    size_t end = index + blocks;
+    int eobrun = scan->eobrun;
+    while (index < end) {
+        if (eobrun > 0) {
+            size_t skip = (size_t)eobrun < end - index ? (size_t)eobrun : end - index;
+            index += skip;
+            eobrun -= (int)skip;
+            continue;
+        }
+        JCOEF *block = plane->rows[index / width][index % width];
+        uint64_t mask = plane->nonzero[index];
+        for (int k = Ss; k <= Se;) {
+            if (b->count < 32) fill(b);
+            int32_t quick = t->fast_first[peek(b, FAST_BITS)];
+            if (quick) {
+                drop(b, quick & 15);
+                k += (quick >> 4) & 15;
+                if (k > Se) return 0;
+                JCOEF value = (JCOEF)((unsigned)(quick >> 8) << Al);
+                block[zigzag_to_natural[k]] = value;
+                mask |= (uint64_t)(value != 0) << k;
+                k++;
+                continue;
+            }
+            int symbol = decode_symbol(b, t);
+            if (symbol < 0) return 0;
+            int run = symbol >> 4, magnitude = symbol & 15;
+            if (magnitude) {
+                k += run;
+                if (k > Se) return 0;
+                JCOEF value = (JCOEF)((unsigned)extend(take_bits(b, magnitude), magnitude) << Al);
+                block[zigzag_to_natural[k]] = value;
+                mask |= (uint64_t)(value != 0) << k;
+                k++;
+            } else if (run == 15) {
+                k += 16;
+            } else {
+                eobrun = (1 << run) + (int)take_bits(b, run) - 1;  // this block ends the first of the run
+                break;
+            }
+        }
+        plane->nonzero[index] = mask;
+        index++;
+    }
+    scan->eobrun = eobrun;
+    return 1;
+}
+
+// One correction bit for each coefficient set in `positions` (zig-zag), in order: a 1 adds p1 to the
+// coefficient's magnitude unless that bit is set already. Without branches on the bits, which are as good as
+// random.
+static inline void correct(bit_reader *b, JCOEF *block, uint64_t positions, int p1) {
+    while (positions) {
+        if (b->count == 0) fill(b);
+        int k = __builtin_ctzll(positions);
+        positions &= positions - 1;
+        int bit = (int)(b->buffer >> 63);
+        drop(b, 1);
+        JCOEF *c = &block[zigzag_to_natural[k]];
+        int value = *c, sign = value >> 31;  // 0 or -1
+        int apply = -(bit & ((value & p1) == 0));
+        *c = (JCOEF)(value + (((p1 ^ sign) - sign) & apply));
+    }
+}
+
+// The zig-zag positions from `k` on, as a mask (none when k is 64).
+static inline uint64_t from(int k) { return k >= 64 ? 0 : ~0ULL << k; }
+
+// Refinement scan (Ah > 0) over `blocks` blocks from block `index`. 0 on a bad code or a coefficient past the
+// band.
+static int decode_refine(ac_scan *scan, bit_reader *b, size_t index, size_t blocks) {
+    const huffman_table *t = scan->table;
+    tip_ac_plane *plane = scan->plane;
+    const int Ss = scan->Ss, Se = scan->Se;
+    const int p1 = 1 << scan->Al, m1 = -(1 << scan->Al);
+    const uint64_t band = from(Ss) & (~0ULL >> (63 - Se));
+    const size_t width = (size_t)plane->width_in_blocks;
+    size_t end = index + blocks;
+    int eobrun = scan->eobrun;
+    size_t row = index / width, column = index % width;
+    for (; index < end; index++) {
+        JCOEF *block = plane->rows[row][column];
+        if (++column == width) {
+            column = 0;
+            row++;
+        }
+        uint64_t mask = plane->nonzero[index];
+        int k = Ss;
+        if (eobrun == 0) {
+            while (k <= Se) {
+                if (b->count < 32) fill(b);
+                int symbol = decode_symbol(b, t);
+                if (symbol < 0) return 0;
+                int run = symbol >> 4, magnitude = symbol & 15, value = 0;
+                if (magnitude) {
+                    if (magnitude != 1) return 0;  // libjpeg warns and reads it as 1
+                    value = take_bits(b, 1) ? p1 : m1;
+                } else if (run != 15) {
+                    eobrun = (1 << run) + (int)take_bits(b, run);
+                    break;
+                }
+                // The coefficient lands on the (run + 1)th zero one from k (a ZRL passes 16 of them); the set
+                // ones on the way get their correction bits.
+                uint64_t ahead = ~0ULL << k;  // k <= Se <= 63 here
+                uint64_t zeros = ~mask & band & ahead;
+                for (int i = 0; i < run && zeros; i++) zeros &= zeros - 1;
+                if (!zeros) {
+                    if (magnitude) return 0;
+                    correct(b, block, mask & band & ahead, p1);
+                    k = Se + 1;
+                    break;
+                }
+                int target = __builtin_ctzll(zeros);
+                correct(b, block, mask & ahead & ((1ULL << target) - 1), p1);
+                if (magnitude) {
+                    block[zigzag_to_natural[target]] = (JCOEF)value;
+                    mask |= 1ULL << target;
+                }
+                k = target + 1;
+            }
+        }
+        if (eobrun > 0) {
+            correct(b, block, mask & band & from(k), p1);
+            eobrun--;
+        }
+        plane->nonzero[index] = mask;
+    }
+    scan->eobrun = eobrun;
+    return 1;
+}
+
+// Decodes the scan whose entropy-coded data is [start, end), in restart intervals of `restart` blocks (0: one
+// interval). 0 when it must be declined.
+static int decode_scan(ac_scan *scan, size_t start, size_t end, int restart) {
+    tip_ac_plane *plane = scan->plane;
+    size_t total = (size_t)plane->width_in_blocks * (size_t)plane->height_in_blocks;
+    size_t interval = restart > 0 ? (size_t)restart : total;
+    size_t position = start;
+    int expected = 0;
+    for (size_t index = 0; index < total; index += interval) {
+        size_t blocks = total - index < interval ? total - index : interval;
+        uint8_t code = 0;
+        size_t stop = next_marker_in(scan->data, end, position, &code);
+        int last = index + blocks >= total;
+        // Between intervals, the next restart marker in sequence; after the last, nothing until the scan's end.
+        if (last ? stop != end : !(code == 0xD0 + expected)) return 0;
+        bit_reader b = {scan->data + position, scan->data + stop, 0, 0, 0};
+        fill(&b);
+        scan->eobrun = 0;
+        int ok = scan->Ah == 0 ? decode_first(scan, &b, index, blocks) : decode_refine(scan, &b, index, blocks);
+        if (!ok || b.phantom > b.count) return 0;
+        if (!last) {
+            while (scan->data[stop] == 0xFF) stop++;
+            position = stop + 1;
+            expected = (expected + 1) & 7;
+        }
+    }
+    return 1;
+}
+
+// MARK: - The walk over the file
+
+static int segment_length(const uint8_t *data, size_t size, size_t at, size_t *end) {
+    if (at + 4 > size) return 0;
+    size_t length = (size_t)data[at + 2] << 8 | data[at + 3];
+    if (length < 2 || at + 2 + length > size) return 0;
+    *end = at + 2 + length;
+    return 1;
+}
+
+// DHT: every table of the segment [at + 4, end); AC tables into `tables`. 0 when libjpeg would refuse it.
+static int read_tables(const uint8_t *data, size_t at, size_t end, huffman_table *tables) {
+    size_t i = at + 4;
+    while (i < end) {
+        if (i + 17 > end) return 0;
+        int index = data[i];
+        int total = 0;
+        for (int l = 0; l < 16; l++) total += data[i + 1 + l];
+        if (total > 256 || i + 17 + (size_t)total > end) return 0;
+        int is_ac = index & 0x10, number = index & ~0x10;
+        if (number < 0 || number >= 4) return 0;
+        // A table libjpeg would refuse is an error only once a scan uses it.
+        if (is_ac) tables[number].defined = build_table(&tables[number], data + i + 1, data + i + 17, total);
+        i += 17 + (size_t)total;
+    }
+    return i == end;
+}
+
+int tip_jpeg_decode_ac_scans(const uint8_t *data, size_t size, tip_ac_plane *planes, int plane_count) {
+    if (plane_count < 1 || plane_count > MAX_PLANES || size < 4 || data[0] != 0xFF || data[1] != 0xD8) return 1;
+    huffman_table tables[4];  // about 26 KB
+    for (int i = 0; i < 4; i++) tables[i].defined = 0;
+    // libjpeg's progression bookkeeping (coef_bits): the last Al of each coefficient, -1 before any scan.
+    int bits[MAX_PLANES][64];
+    memset(bits, 0xFF, sizeof bits);
+    int restart = 0;
+    size_t i = 2;
+    for (;;) {
+        if (i >= size || data[i] != 0xFF) return 1;  // garbage between segments: libjpeg warns
+        while (i + 1 < size && data[i + 1] == 0xFF) i++;
+        if (i + 1 >= size) return 1;
+        uint8_t marker = data[i + 1];
+        if (marker == 0xD9) break;
+        size_t end;
+        if (!segment_length(data, size, i, &end)) return 1;
+        switch (marker) {
+        case 0xC4:
+            if (!read_tables(data, i, end, tables)) return 1;
+            break;
+        case 0xCC:  // arithmetic conditioning
+            return 1;
+        case 0xDD:
+            if (end - i != 6) return 1;
+            restart = data[i + 4] << 8 | data[i + 5];
+            break;
+        case 0xDA: {
+            int count = data[i + 4];
+            if (count < 1 || count > 4 || end - i != 2 + 6 + 2 * (size_t)count) return 1;
+            const uint8_t *tail = data + i + 5 + 2 * count;
+            int Ss = tail[0], Se = tail[1], Ah = tail[2] >> 4, Al = tail[2] & 15;
+            int is_dc = Ss == 0;
+            if ((is_dc ? Se != 0 : (Ss > Se || Se > 63 || count != 1)) || (Ah != 0 && Al != Ah - 1) || Al > 13) return 1;
+            tip_ac_plane *plane = NULL;
+            for (int c = 0; c < count; c++) {
+                int id = data[i + 5 + 2 * c], index = -1;
+                for (int p = 0; p < plane_count && index < 0; p++) {
+                    if (planes[p].component_id == id) index = p;
+                }
+                if (index < 0) return 1;
+                for (int d = 0; d < c; d++) {
+                    if (data[i + 5 + 2 * d] == id) return 1;  // the same component twice
+                }
+                if (!is_dc && bits[index][0] < 0) return 1;  // AC before DC
+                for (int k = Ss; k <= Se; k++) {
+                    if (Ah != (bits[index][k] < 0 ? 0 : bits[index][k])) return 1;
+                    bits[index][k] = Al;
+                }
+                plane = &planes[index];
+            }
+            size_t data_end = tip_jpeg_entropy_end(data, size, end);
+            if (data_end >= size) return 1;
+            if (!is_dc && plane->decode) {
+                int table = data[i + 6] & 15;
+                if (table >= 4 || !tables[table].defined) return 1;
+                ac_scan scan = {data, Ss, Se, Ah, Al, &tables[table], plane, 0};
+                if (!decode_scan(&scan, end, data_end, restart)) return 1;
+            }
+            end = data_end;
+            break;
+        }
+        default:
+            // Other segments with a length: frame, quantization and application data, comments. A second frame,
+            // a hierarchical or arithmetic one, or an unknown marker: libjpeg's checks (on the stream without
+            // the AC scans) refuse it on their own.
+            if ((marker >= 0xC0 && marker <= 0xCF) && marker != 0xC2) return 1;
+            if (marker < 0xC0 || (marker >= 0xD0 && marker <= 0xD8)) return 1;
+            break;
+        }
+        i = end;
+    }
+    // Every coefficient of every plane complete (left-out planes included: libjpeg's smoothing is on for all
+    // components once one is incomplete, and may change the DC of a plane without AC): the caller decodes with
+    // smoothing off, which is then what libjpeg would do.
+    for (int p = 0; p < plane_count; p++) {
+        for (int k = 0; k < 64; k++) {
+            if (bits[p][k] != 0) return 1;
+        }
+    }
+    return 0;
+}

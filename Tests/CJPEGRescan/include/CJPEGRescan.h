@@ -1,0 +1,22 @@
+#ifndef CJPEGRESCAN_H
+#define CJPEGRESCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// One scan of a progressive script: `count` component indices (in frame order), the spectral band Ss...Se
+/// and the successive approximation bits Ah, Al.
+typedef struct {
+    int count;
+    int components[4];
+    int Ss, Se, Ah, Al;
+} tip_test_scan;
+
+/// Writes the JPEG `data` again as a progressive JPEG with the scans `scans` (or libjpeg's default script when
+/// `scan_count` is 0), a restart marker every `restart` MCUs (0: none), and arithmetic coding when `arithmetic`
+/// is set; the coefficients are not changed. The result is malloc'd into `*out` (free it with free()).
+/// Returns 0, or -1 when libjpeg refuses (a script it does not accept, a file it cannot read).
+int tip_test_rescan(const uint8_t *data, size_t size, const tip_test_scan *scans, int scan_count, int restart,
+                    int arithmetic, uint8_t **out, size_t *out_size);
+
+#endif
