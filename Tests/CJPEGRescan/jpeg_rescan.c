@@ -1,4 +1,4 @@
-// Lossless re-scripting of JPEGs through libjpeg's transcoding API, for the progressive decoding tests: the
+// Lossless re-coding of JPEGs through libjpeg's transcoding API, for the JPEG decoding tests: the
 // same coefficients in other scan scripts, restart intervals and entropy codings.
 #include <setjmp.h>
 #include <stdio.h>
@@ -16,8 +16,10 @@ static void rescan_error_exit(j_common_ptr cinfo) { longjmp(((rescan_error *)cin
 
 static void rescan_output_message(j_common_ptr cinfo) { (void)cinfo; }
 
-int tip_test_rescan(const uint8_t *data, size_t size, const tip_test_scan *scans, int scan_count, int restart,
-                    int arithmetic, uint8_t **out, size_t *out_size) {
+// Both calls: progressive when `progressive` is set (with `scans`, `restart`, `arithmetic` as documented), else
+// sequential with optimized Huffman tables.
+static int transcode(const uint8_t *data, size_t size, int progressive, const tip_test_scan *scans, int scan_count,
+                     int restart, int arithmetic, uint8_t **out, size_t *out_size) {
     struct jpeg_decompress_struct source;
     struct jpeg_compress_struct target;
     rescan_error error;  // shared: one jump target for both
@@ -45,7 +47,9 @@ int tip_test_rescan(const uint8_t *data, size_t size, const tip_test_scan *scans
     jvirt_barray_ptr *coefficients = jpeg_read_coefficients(&source);
     jpeg_copy_critical_parameters(&source, &target);
     jpeg_mem_dest(&target, (unsigned char **)&buffer, &length);
-    if (scan_count > 0) {
+    if (!progressive) {
+        target.optimize_coding = TRUE;
+    } else if (scan_count > 0) {
         script = (jpeg_scan_info *)calloc((size_t)scan_count, sizeof(jpeg_scan_info));
         if (!script) longjmp(error.jump, 1);
         for (int i = 0; i < scan_count; i++) {
@@ -72,4 +76,13 @@ int tip_test_rescan(const uint8_t *data, size_t size, const tip_test_scan *scans
     *out = buffer;
     *out_size = length;
     return 0;
+}
+
+int tip_test_rescan(const uint8_t *data, size_t size, const tip_test_scan *scans, int scan_count, int restart,
+                    int arithmetic, uint8_t **out, size_t *out_size) {
+    return transcode(data, size, 1, scans, scan_count, restart, arithmetic, out, out_size);
+}
+
+int tip_test_optimize(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size) {
+    return transcode(data, size, 0, NULL, 0, 0, 0, out, out_size);
 }

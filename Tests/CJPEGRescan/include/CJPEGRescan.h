@@ -19,4 +19,8 @@ typedef struct {
 int tip_test_rescan(const uint8_t *data, size_t size, const tip_test_scan *scans, int scan_count, int restart,
                     int arithmetic, uint8_t **out, size_t *out_size);
 
+/// Writes the JPEG `data` again as a baseline JPEG with Huffman tables optimized for it (not the standard
+/// ones), the coefficients unchanged; the result as for tip_test_rescan. Returns 0 or -1.
+int tip_test_optimize(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size);
+
 #endif

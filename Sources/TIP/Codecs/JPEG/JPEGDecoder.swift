@@ -82,44 +82,63 @@ struct JPEGDecoder: ImageDecoder {
         let pitch = bitmap.bytesPerRow
         let sw = Int32(scale.scaledWidth), sh = Int32(scale.scaledHeight)
         let outputSpace = Int32(isGray ? TIP_JPEG_OUT_GRAY : (isCMYK ? TIP_JPEG_OUT_CMYK : TIP_JPEG_OUT_RGBX))
-        let status = bitmap.withUnsafeMutableBytes { dst -> Int32 in
+        // A file that uses tables it does not define decodes on a handle of its own (see definesItsTables).
+        let pooled = markers.definesItsTables
+        func decompress(into dst: UnsafeMutableRawBufferPointer, handle: tjhandle) -> DecompressStatus {
+            let status = tjDecompress2(
+                handle, base, UInt(bytes.count), dst.baseAddress!.assumingMemoryBound(to: UInt8.self), sw,
+                Int32(pitch), sh, pixelFormat, 0)
+            if status == 0 { return .ok }
+            if tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue) { return .warning(errorMessage(handle)) }
+            return .error(errorMessage(handle))
+        }
+        let status = bitmap.withUnsafeMutableBytes { dst -> DecompressStatus in
             if markers.isProgressive, endsWithEOI(bytes),
                 decodeProgressive(
                     bytes, scale: scale, outputSpace: outputSpace, destination: dst.baseAddress!, pitch: pitch)
             {
-                return 0
+                return .ok
             }
-            if decodeInParallel(
-                base, count: bytes.count, scale: scale, pixelFormat: pixelFormat, destination: dst.baseAddress!,
-                pitch: pitch)
+            if pooled,
+                decodeInParallel(
+                    base, count: bytes.count, scale: scale, pixelFormat: pixelFormat, destination: dst.baseAddress!,
+                    pitch: pitch)
             {
-                return 0
+                return .ok
             }
-            return tjDecompress2(
-                handle, base, UInt(bytes.count), dst.baseAddress!.assumingMemoryBound(to: UInt8.self), sw, Int32(pitch),
-                sh, pixelFormat, 0)
+            if pooled { return decompress(into: dst, handle: handle) }
+            return TurboJPEGHandlePool.decompressors.withHandle(fresh: true) { own, _ in
+                decompress(into: dst, handle: own)
+            } ?? .error("TurboJPEG could not create a decompressor")
         }
         var isPartial = false
-        if status != 0 {
+        switch status {
+        case .ok:
+            break
+        case .error(let message):
             discard = true
-            guard tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue) else {
-                return .failure(.corruptData(errorMessage(handle)))
-            }
+            return .failure(.corruptData(message))
+        case .warning:
+            discard = true
             // A warning (truncated or slightly corrupt data). The warning code also survives a later
             // fatal error, which may leave rows unwritten: decode again into a pre-filled buffer so
-            // every pixel is defined.
+            // every pixel is defined, on a new handle (the first decode left this one's tables changed).
             fillMidGray(&bitmap, cmyk: isCMYK, inverted: markers.hasAdobeMarker)
             let retry = bitmap.withUnsafeMutableBytes { dst in
-                tjDecompress2(
-                    handle, base, UInt(bytes.count), dst.baseAddress!.assumingMemoryBound(to: UInt8.self), sw,
-                    Int32(pitch), sh, pixelFormat, 0)
+                TurboJPEGHandlePool.decompressors.withHandle(fresh: true) { own, _ in decompress(into: dst, handle: own)
+                }
+                    ?? .error("TurboJPEG could not create a decompressor")
             }
-            if retry != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
-                return .failure(.corruptData(errorMessage(handle)))
+            switch retry {
+            case .error(let message):
+                return .failure(.corruptData(message))
+            case .warning(let message):
+                // Cut short: no EOI, or an EOI (or another marker) inside a scan's data, which libjpeg reports as
+                // a premature end and fills with gray. Other warnings (extraneous bytes before a marker) are benign.
+                isPartial = !endsWithEOI(bytes) || message.localizedLowercase.contains("premature end")
+            case .ok:
+                isPartial = !endsWithEOI(bytes)
             }
-            // Cut short: no EOI, or an EOI (or another marker) inside a scan's data, which libjpeg reports as a
-            // premature end and fills with gray. Other warnings (extraneous bytes before a marker) are benign.
-            isPartial = !endsWithEOI(bytes) || errorMessage(handle).localizedLowercase.contains("premature end")
         }
         if isCMYK {
             bitmap.withUnsafeMutableBytes { dst in
@@ -133,6 +152,13 @@ struct JPEGDecoder: ImageDecoder {
                 image: finish(
                     bitmap, orientation: orientation, width: scale.finalWidth, height: scale.finalHeight,
                     quality: options.interpolationQuality), isPartial: isPartial))
+    }
+
+    /// How a `tjDecompress2` call ended.
+    private enum DecompressStatus {
+        case ok
+        case warning(String)
+        case error(String)
     }
 
     /// Orients `bitmap` and resamples it to `width` x `height` (display orientation) when needed.

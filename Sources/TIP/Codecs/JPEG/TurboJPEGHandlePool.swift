@@ -23,9 +23,12 @@ final class TurboJPEGHandlePool: Sendable {
 
     /// Runs `body` with an exclusive handle, or returns nil when TurboJPEG cannot make one. `body`
     /// sets its flag to true to have the handle destroyed instead of reused: after a failure a
-    /// handle may keep state (e.g. tables from a truncated header) that breaks later calls.
-    func withHandle<R>(_ body: (tjhandle, inout Bool) -> R) -> R? {
-        let reused = idle.withLock { $0.popLast() }
+    /// handle may keep state (e.g. tables from a truncated header) that breaks later calls. With `fresh`
+    /// set, the handle is a new one, destroyed afterwards: libjpeg keeps the Huffman and quantization tables
+    /// of earlier images on a decompressor (for abbreviated streams), so a file that uses a table it does not
+    /// define must not meet a used handle (see ``JPEGMarkerScanner/definesItsTables``).
+    func withHandle<R>(fresh: Bool = false, _ body: (tjhandle, inout Bool) -> R) -> R? {
+        let reused = fresh ? nil : idle.withLock { $0.popLast() }
         let handle: TurboJPEGHandle
         if let reused {
             handle = reused
@@ -34,7 +37,7 @@ final class TurboJPEGHandlePool: Sendable {
             guard let made else { return nil }
             handle = TurboJPEGHandle(raw: made)
         }
-        var discard = false
+        var discard = fresh
         let result = body(handle.raw, &discard)
         if discard {
             tjDestroy(handle.raw)
