@@ -30,6 +30,7 @@ typedef struct tip_barray {
     JDIMENSION row_count;
     JDIMENSION blocks_per_row;
     boolean pre_zero;
+    int index;  // in the order requested (libjpeg requests one per component, in frame order)
     struct tip_barray *next;
 } tip_barray;
 
@@ -46,6 +47,7 @@ typedef struct {
     tip_barray *arrays;  // requested in the image pool, realized or not (newest first)
     tip_barray *by_request[MAX_COMPONENTS];  // the first MAX_COMPONENTS of them, in the order requested
     int requested;
+    unsigned dirty_ok;   // arrays (bit per request index) left unzeroed: components whose output reads DC alone
     void *memory;        // one block from the allocator for all the realized arrays
     size_t length;
     // libjpeg's own methods, called for everything that is not a coefficient array of the image pool.
@@ -92,6 +94,7 @@ static jvirt_barray_ptr hook_request_virt_barray(j_common_ptr cinfo, int pool_id
     a->blocks_per_row = blocks_per_row;
     a->pre_zero = pre_zero;
     a->next = dec->arrays;
+    a->index = dec->requested;
     dec->arrays = a;
     if (dec->requested < MAX_COMPONENTS) dec->by_request[dec->requested] = a;
     dec->requested++;
@@ -114,8 +117,9 @@ static void hook_realize_virt_arrays(j_common_ptr cinfo) {
     for (tip_barray *a = dec->arrays; a; a = a->next) {
         size_t row_bytes = (size_t)a->blocks_per_row * sizeof(JBLOCK);
         // Kept mappings hold the last image's coefficients: progressive decoding needs zeros (a new mapping
-        // has them already).
-        if (a->pre_zero && !zeroed) memset(next, 0, row_bytes * a->row_count);
+        // has them already), but for a component whose inverse DCT reads only DC, which every DC scan writes.
+        int dirty_ok = a->index < MAX_COMPONENTS && (dec->dirty_ok >> a->index & 1);
+        if (a->pre_zero && !zeroed && !dirty_ok) memset(next, 0, row_bytes * a->row_count);
         a->rows = (JBLOCKARRAY)(*cinfo->mem->alloc_small)(cinfo, JPOOL_IMAGE, sizeof(JBLOCKROW) * (a->row_count ? a->row_count : 1));
         for (JDIMENSION r = 0; r < a->row_count; r++) a->rows[r] = (JBLOCKROW)(next + r * row_bytes);
         next += row_bytes * a->row_count;
@@ -325,7 +329,11 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
         jpeg_abort_decompress(&dec->cinfo);
         begin(dec, (const uint8_t *)filtered, filtered_size, scale_num, scale_denom, out_space);
         dec->cinfo.do_block_smoothing = FALSE;
+        // The components that read DC alone need no zeroed arrays: our decoder declines a file where a DC scan
+        // does not write every block of them, and nothing reads their AC coefficients.
+        for (int c = 0; c < count; c++) dec->dirty_ok |= (unsigned)!decode[c] << c;
         jpeg_start_decompress(&dec->cinfo);
+        dec->dirty_ok = 0;
         int same_ids[MAX_COMPONENTS], same_decode[MAX_COMPONENTS];
         components(dec, same_ids, same_decode);
         if ((int)dec->cinfo.output_width != width || (int)dec->cinfo.output_height != height) goto done;
