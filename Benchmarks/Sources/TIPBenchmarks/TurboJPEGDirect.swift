@@ -21,6 +21,19 @@ final class TurboJPEGDirect {
         return (Int(w), Int(h))
     }
 
+    /// The DCT scale TIP decodes `data` at for an image of `width` x `height`: the largest reduction of 1/2,
+    /// 1/4, 1/8 that still covers those dimensions (as `JPEGScaleSelection` picks it), as its denominator.
+    func scaleDenominator(_ data: Data, covering width: Int, _ height: Int) -> Int32 {
+        let (w, h) = dimensions(data)
+        var denominator: Int32 = 1
+        while denominator < 8, (w + Int(denominator) * 2 - 1) / (Int(denominator) * 2) >= width,
+            (h + Int(denominator) * 2 - 1) / (Int(denominator) * 2) >= height
+        {
+            denominator *= 2
+        }
+        return denominator
+    }
+
     /// Decodes to RGBX at `num/denom` scale into a freshly allocated 64-byte-aligned buffer (like
     /// the codec does), and frees it. Returns the decoded dimensions.
     @discardableResult
