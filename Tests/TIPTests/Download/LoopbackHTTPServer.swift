@@ -32,6 +32,9 @@ final class LoopbackHTTPServer: @unchecked Sendable {
     // `listener` is set once in init; the handler is immutable.
     private let listener: Int32
     private let handler: @Sendable (Request) -> Response
+    /// The connections being served, and whether `stop` was called. A connection leaves the set under the lock
+    /// before its descriptor is closed, so `stop` never shuts down a number that another thread reopened.
+    private let connections = Locked((open: Set<Int32>(), stopped: false))
 
     init(handler: @escaping @Sendable (Request) -> Response) throws {
         self.handler = handler
@@ -41,9 +44,15 @@ final class LoopbackHTTPServer: @unchecked Sendable {
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
+    /// Stops accepting and ends the connections being served: a script's sender returns false from then on, so
+    /// no hostile script keeps writing to a client that never hangs up.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+        connections.withLock { state in
+            state.stopped = true
+            for fd in state.open { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func acceptLoop() {
@@ -55,7 +64,20 @@ final class LoopbackHTTPServer: @unchecked Sendable {
     }
 
     private func serve(_ fd: Int32) {
-        defer { close(fd) }
+        let stopped = connections.withLock { state in
+            if !state.stopped { state.open.insert(fd) }
+            return state.stopped
+        }
+        if stopped {
+            close(fd)
+            return
+        }
+        defer {
+            connections.withLock { state in
+                state.open.remove(fd)
+                close(fd)
+            }
+        }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var head = [UInt8]()

@@ -185,6 +185,13 @@ struct HostileOriginTests {
         var testDescription: String { rawValue }
     }
 
+    /// How much of an "endless" body the server sends before it hangs up: 64 times the limit, four times what
+    /// the kernel's buffers hold. The client cannot tell it from an endless one before the limit trips, and it
+    /// keeps the test bounded where FoundationNetworking goes on reading a cancelled download: with a truly
+    /// endless body it read at loopback speed into memory until the test process was killed (24 GB, when other
+    /// tests held up its teardown) and held up every other URLSession download in the process meanwhile.
+    static let endlessBodyByteCount = 64 * 1024 * 1024
+
     @Test(
         """
         a fast endless body stops at the limit (or at a Content-Length over it): DownloadTooLarge, at most two \
@@ -199,7 +206,9 @@ struct HostileOriginTests {
         let server = try Self.server { send in
             _ = send(Self.bytes("HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\n\(length)Connection: close\r\n\r\n"))
             let block = ArraySlice([UInt8](repeating: 0, count: 64 * 1024))
-            while send(block) { sent.withLock { $0 += block.count } }
+            while sent.withLock({ $0 }) < Self.endlessBodyByteCount, send(block) {
+                sent.withLock { $0 += block.count }
+            }
         }
         defer { server.stop() }
         let outcome = await env.fetch(

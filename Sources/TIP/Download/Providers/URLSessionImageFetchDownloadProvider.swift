@@ -24,7 +24,9 @@ import FoundationNetworking
 ///   request asks for `identity`, but a server that compresses anyway has its body decoded, so a small bomb
 ///   becomes as many decoded bytes as the downloader's `maxImageDownloadByteCount` lets through.
 /// - No flow control: a fast body keeps being read after the download was cancelled (over 300 MiB on loopback
-///   past a 1 MiB limit before the cancellation reached libcurl), buffered in memory meanwhile.
+///   past a 1 MiB limit before the cancellation reached libcurl), buffered in memory meanwhile. With other
+///   URLSession downloads running, the cancellation did not get through at all: an endless body was read until
+///   the kernel killed the process for memory (24 GB), and the process's other URLSession downloads waited.
 /// - No cap on response headers: every line of a header flood is read and kept until the flood ends or a
 ///   timeout stops it.
 /// - Priority is passed to the task, which FoundationNetworking ignores.
