@@ -59,9 +59,13 @@ extension ImageFetchOperation {
     /// Counts the fetch's outcome in the configuration's metrics (a revalidated image's source is
     /// `disk_revalidated` or `memory_revalidated`).
     func countFetch(source: ImageLoadSource?, result: String, revalidated: Bool = false) {
-        let name = (source.map(Self.metricName) ?? "none") + (revalidated ? "_revalidated" : "")
         configuration.metrics.increment(
-            "tip_fetches_total", [("pipeline", imagePipeline.identifier), ("source", name), ("result", result)])
+            "tip_fetches_total",
+            [
+                ("pipeline", imagePipeline.identifier),
+                ("source", (source.map(Self.metricName) ?? "none") + (revalidated ? "_revalidated" : "")),
+                ("result", result),
+            ])
     }
 
     private static func metricName(_ source: ImageLoadSource) -> String {
