@@ -444,11 +444,15 @@ int tip_jpeg_decode_ac_scans(const uint8_t *data, size_t size, tip_ac_plane *pla
             }
             size_t data_end = tip_jpeg_entropy_end(data, size, end);
             if (data_end >= size) return 1;
-            if (!is_dc && plane->decode) {
+            if (!is_dc) {
+                // libjpeg builds an AC scan's table whether or not its coefficients are read at the output
+                // scale, and a table it refuses is a fatal error: so it is for a left-out plane too.
                 int table = data[i + 6] & 15;
                 if (table >= 4 || !tables[table].defined) return 1;
-                ac_scan scan = {data, Ss, Se, Ah, Al, &tables[table], plane, 0};
-                if (!decode_scan(&scan, end, data_end, restart)) return 1;
+                if (plane->decode) {
+                    ac_scan scan = {data, Ss, Se, Ah, Al, &tables[table], plane, 0};
+                    if (!decode_scan(&scan, end, data_end, restart)) return 1;
+                }
             }
             end = data_end;
             break;

@@ -41,6 +41,31 @@ struct FuzzRegressionJPEGDifferentialTests {
         AQEAAAAAAAAAAAAAAAERkfAhMUFRof/aAAgBAQABPyFIJur4csQCuU4kgFcpXKVyv//Z
         """)
 
+    /// A progressive file whose last luma AC scan uses an over-subscribed Huffman table (TurboJPEG: "Bogus
+    /// Huffman table definition", a fatal error that TurboJPEG reports with the code of the warning before it).
+    /// At 1/8 TIP leaves the luma AC scans out, so its own decoder never checked that table, and TIP returned the
+    /// image of the other scans as complete. The table is now checked for left-out scans too; the file goes to
+    /// libjpeg, which fails on it, and the image, all of it left gray, is partial.
+    static let bogusTable = FuzzReplay.bytes(
+        """
+        /9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAcFBQYFBAcGBgYIBwcICxILCwoKCxYPEA0SGhYbGhkWGRgcICgiHB4mHhgZIzEkJior
+        LS4tGyIyNTEsNSgsLSz/2wBDAQcICAsJCxULCxUsHRkdLCwsLCwsLCwsLCwsLCwsLCwsLCwsLCwsLCwsLCwsLCwsLCwsLCwsLCws
+        LCwsLCwsLCz/wgARCAAoABgDASIAAhEBAxEB/8QAGgAAAgMBAQAAAAAAAAAAAAAAAAQCBQYDB//EABoBAAICAwAAAAAAAAAAAAAA
+        AAQGAQIDBQf/2gAMAwEAAhADEAAAAfO9HK3zzAsgdpSfXfrz5g7gLdknw2SvYACuP//EABsQAQACAwEBAAAAAAAAAAAAAAIAAwQT
+        FRIB/9oACAEBAAEFAq61a8fG+eQNsxsY+ANsA2wDbANsA2x3VCO6oR3VCAc2Ac2Ac2f/xAAjEQABBAECBwEAAAAAAAAAAAABAAID
+        EQQSIQUTMUKBkcHw/9oACAEDAQE/AcaYarChmptXSwS/ah++rH5pZbQfS4e4yaNXfd+Oiw42zxCSTclf/8QAIBEAAQIGAwEAAAAA
+        AAAAAAAAAgABAxESIzFBQnGBof/aAAgBAgEBPwFrfaKNLaNy0yuPhvicAB8QAAIBAwUBAAAAAAAAAAAAAAARUQECExIhMVOBQf/a
+        AAgBAQAGPwLTbyKniGskIVOftZIRCIRCIRblu0RsymW7RGzLct2iNmdmTxHZk8R2ZPEf/8QAHRAAAQQDAQEAAAAAAAAAAAAAAAER
+        kfAhMUFRof/aAAgBAQABPyFIJur4csQCuU4kgFcpXKVylcpXKdo32Og7VvsdzAdo32NtbW1tbW1tbW1tbW1tbW1tbW1tbW1tbW1t
+        bW1tbW1tbW1tbW1tbW1tbW1tbW1tbW1tbW1tbW1tbW1tbW1tbW1tbaCuxT6V2KfSuxT6f//aAAwDAQACAAMAAAAQBx9//D//xAAh
+        EQACAQMEAwEAAAAAAAAAAAABEQAhMUFhcZGhUYGx8f/aAAgBAwEBPxAu2WfH71E/oJ9wqtrahO6+laEGg0IjlTO/J2LLRPLgu8os
+        ixQoCBYT/8QAIREAAgEEAQUBAAAAAAAAAAAAAREAITFBYXFRkaHB0eH/2gAIAQIBAT8QQCT+PrjCo1eEplWqE8rr6jqGWiPmZE7j
+        DhaW4IDZXNRYrFLT/8QAIBAAAwEFAgEBAAAAAAAAAAAAASERADCRUWFxobHwQf/aAAgBAQABPxC75BJsH6SfwVHjVJBJI+AQhvyS
+        ivVONKAAKpKJJHwCEN+SUV6pxpSK9U40pFeqcaUivVONKa+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+v
+        r6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vrxXqnGldcseJsULN
+        ddseJsULNdcseJsULNIr7O6ebTbZV92lPEivs7p42r//2Q==
+        """)
+
     @Test("An incomplete progression: TurboJPEG's pixels")
     func incompleteProgression() throws {
         let warning = try Self.expectTurboJPEGPixels(Self.incompleteProgression)
@@ -52,6 +77,23 @@ struct FuzzRegressionJPEGDifferentialTests {
     func laterTables() throws {
         let warning = try Self.expectTurboJPEGPixels(Self.laterTables)
         #expect(warning?.contains("more than one scan") == true)
+    }
+
+    @Test("A bogus Huffman table in a left-out scan: a partial image, nothing of the file shown")
+    func bogusTableInLeftOutScan() throws {
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 3, height: 5), targetContentMode: .scaleToFill)
+        let decoded = try JPEGCodec().decoder.decode(Self.bogusTable, options: options)
+        #expect(decoded.isPartial)
+        let pixels = decoded.image.withUnsafeBytes { Array($0) }
+        #expect(pixels.count >= 3 * 5 * 4)
+        let rows = (0..<5).flatMap { y in (0..<3 * 4).map { pixels[y * decoded.image.bytesPerRow + $0] } }
+        #expect(rows.enumerated().allSatisfy { $0.offset % 4 == 3 || $0.element == 0x80 }, "\(rows)")
+        let reference = try JPEGProgressiveACTests.turboJPEGDecode(
+            Self.bogusTable, denominator: 8, acceptingWarnings: true)
+        #expect(reference?.warning == "Bogus Huffman table definition")
+        #expect(!JPEGDecoder.isLibjpegWarning("Bogus Huffman table definition"))
+        #expect(JPEGDecoder.isLibjpegWarning("Corrupt JPEG data: 61 extraneous bytes before marker 0xda"))
     }
 
     /// Decodes `data` through TIP to 3x5 (1/8 of its 24x40) and expects TurboJPEG's pixels at 1/8; returns

@@ -135,7 +135,11 @@ struct JPEGDecoder: ImageDecoder {
             case .warning(let message):
                 // Cut short: no EOI, or an EOI (or another marker) inside a scan's data, which libjpeg reports as
                 // a premature end and fills with gray. Other warnings (extraneous bytes before a marker) are benign.
-                isPartial = !endsWithEOI(bytes) || message.localizedLowercase.contains("premature end")
+                // A message that is not a warning's is the fatal error that ended the decode after one: what it
+                // left unwritten is gray, so the image is partial.
+                isPartial =
+                    !endsWithEOI(bytes) || message.localizedLowercase.contains("premature end")
+                    || !isLibjpegWarning(message)
             case .ok:
                 isPartial = !endsWithEOI(bytes)
             }
@@ -168,6 +172,19 @@ struct JPEGDecoder: ImageDecoder {
         let oriented = bitmap.applyingOrientation(orientation)
         if oriented.width == width && oriented.height == height { return oriented }
         return Resampler.resample(oriented, width: width, height: height, quality: quality)
+    }
+
+    /// The beginnings of libjpeg's warning messages (`JWRN_*` in jerror.h). TurboJPEG reports a fatal error
+    /// that follows a warning with the warning's code and the error's message, so the message tells them apart.
+    private static let libjpegWarningPrefixes = [
+        "Corrupt JPEG data", "Premature end of JPEG file", "Warning:", "Unknown Adobe color transform",
+        "Inconsistent progression sequence", "Invalid SOS parameters for sequential JPEG",
+        "Application transferred too many scanlines",
+    ]
+
+    /// Whether `message` is one of libjpeg's warnings rather than a fatal error.
+    static func isLibjpegWarning(_ message: String) -> Bool {
+        libjpegWarningPrefixes.contains { message.hasPrefix($0) }
     }
 
     /// Whether the data ends with an EOI marker (trailing zero padding allowed).
