@@ -23,7 +23,7 @@ enum CodecBenchmarks {
             targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
         let thumb = try decoder.decode(carnivalJPEG, options: thumbOptions)
         let ours = try Harness.measure { _ = try decoder.decode(carnivalJPEG, options: thumbOptions) }
-        let denom = turbo.scaleDenominator(carnivalJPEG, covering: thumb.image.width, thumb.image.height)
+        let denom = turbo.scaleDenominator(carnivalJPEG, for: thumbOptions)
         let limit = Harness.measure { turbo.decode(carnivalJPEG, num: 1, denom: denom) }
         Harness.report(
             "JPEG to \(thumb.image.width)x\(thumb.image.height)", ours: ours,
@@ -68,7 +68,7 @@ enum CodecBenchmarks {
             let options = ImageDecodingOptions(
                 targetDimensions: CGSize(width: side, height: side), targetContentMode: .scaleAspectFit)
             let image = try decoder.decode(pjpeg, options: options).image
-            let denominator = turbo.scaleDenominator(pjpeg, covering: image.width, image.height)
+            let denominator = turbo.scaleDenominator(pjpeg, for: options)
             let ours = try Harness.measureCPU { _ = try decoder.decode(pjpeg, options: options) }
             let base = Harness.measureCPU { turbo.decode(pjpeg, num: 1, denom: denominator) }
             Harness.report(
@@ -87,8 +87,7 @@ enum CodecBenchmarks {
                 (chunkedOffset, renders) = try streamProgressive(
                     pjpeg, decoder: decoder, options: streamOptions, chunkSize: 16 * 1024)
             }
-            let final = try decoder.decode(pjpeg, options: streamOptions).image
-            let denominator = turbo.scaleDenominator(pjpeg, covering: final.width, final.height)
+            let denominator = turbo.scaleDenominator(pjpeg, for: streamOptions)
             let base = Harness.measureCPU { turbo.decode(pjpeg, num: 1, denom: denominator) }
             // Where the first scan becomes available, to 1 KiB (untimed): 16 KiB chunks round it up.
             let (exactOffset, _) = try streamProgressive(

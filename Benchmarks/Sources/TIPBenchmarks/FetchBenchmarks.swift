@@ -152,9 +152,8 @@ enum FetchBenchmarks {
         // The baseline is PERFORMANCE.md's: one complete TurboJPEG decode at the fetch's DCT scale (TIP's own
         // complete decode of a progressive file, with its own AC decoder, is faster than that now).
         let options = ImageDecodingOptions(targetDimensions: target, targetContentMode: .scaleAspectFit)
-        let final = try JPEGCodec().decoder.decode(pjpeg, options: options).image
         let turbo = TurboJPEGDirect()
-        let denominator = turbo.scaleDenominator(pjpeg, covering: final.width, final.height)
+        let denominator = turbo.scaleDenominator(pjpeg, for: options)
         let baseline = Harness.measureCPU { turbo.decode(pjpeg, num: 1, denom: denominator) }
         let baselineName = "one complete TurboJPEG decode at 1/\(denominator) (CPU)"
         Harness.report(

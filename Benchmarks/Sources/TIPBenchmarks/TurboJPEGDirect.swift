@@ -1,6 +1,6 @@
 import CTurboJPEGDirect
 import Foundation
-import TIP
+@testable import TIP
 
 /// TurboJPEG called directly, with nothing around it: the physical limit for JPEG decoding.
 final class TurboJPEGDirect {
@@ -21,17 +21,14 @@ final class TurboJPEGDirect {
         return (Int(w), Int(h))
     }
 
-    /// The DCT scale TIP decodes `data` at for an image of `width` x `height`: the largest reduction of 1/2,
-    /// 1/4, 1/8 that still covers those dimensions (as `JPEGScaleSelection` picks it), as its denominator.
-    func scaleDenominator(_ data: Data, covering width: Int, _ height: Int) -> Int32 {
+    /// The DCT scale TIP's codec decodes `data` at for `options` (its own `JPEGScaleSelection`), as the
+    /// denominator of 1/1, 1/2, 1/4 or 1/8.
+    func scaleDenominator(_ data: Data, for options: ImageDecodingOptions) -> Int32 {
         let (w, h) = dimensions(data)
-        var denominator: Int32 = 1
-        while denominator < 8, (w + Int(denominator) * 2 - 1) / (Int(denominator) * 2) >= width,
-            (h + Int(denominator) * 2 - 1) / (Int(denominator) * 2) >= height
-        {
-            denominator *= 2
-        }
-        return denominator
+        let selection = JPEGScaleSelection(
+            width: w, height: h, orientation: .up, targetDimensions: options.targetDimensions,
+            contentMode: options.targetContentMode)
+        return Int32(selection.denominator)
     }
 
     /// Decodes to RGBX at `num/denom` scale into a freshly allocated 64-byte-aligned buffer (like
