@@ -79,12 +79,13 @@ final class ImageDownloadBody {
     }
 
     /// Appends the next bytes: to the buffer, the file (dropped if writing fails: the download goes on without it),
-    /// the header reader and the partial image. Nil when the memory could not be had.
-    func append(_ data: Data, expectedLength: Int?) -> ImageDecoderAppendResult? {
-        guard buffer.append(data) else { return nil }
+    /// the header reader and the partial image. False when the memory could not be had.
+    func append(_ data: Data, expectedLength: Int?) -> Bool {
+        guard buffer.append(data) else { return false }
         if file != nil, buffer.count - fileByteCount >= Self.fileWriteBatch { writePendingBytes() }
         header.consume(all: buffer.copy(), chunk: data, expectedLength: expectedLength)
-        return partialImage?.append(data) ?? .didProgress
+        partialImage?.append(data)
+        return true
     }
 
     /// Makes the partial image (fed every byte so far) unless there is one, decoding for the given sizing (JPEG

@@ -63,9 +63,6 @@ struct ImageDownloadUpdate: Sendable {
     var dimensions: CGSize
     /// Whether the download resumes a cached partial (the server answered 206).
     var isResumed: Bool
-    /// What the bytes did to the shared partial image (`didLoadFrame` when a scan or frame completed);
-    /// `didProgress` without one. Merged updates keep the furthest result.
-    var appendResult: ImageDecoderAppendResult = .didProgress
     /// The download's shared partial image, made as soon as the type was known when a member may render
     /// progressively (see ``ImageDownloadRequest/rendering``).
     var partialImage: PartialImage?

@@ -27,10 +27,8 @@ struct ImageDownloadMembers {
         /// Merges a later `update`: counts add up, everything else is the newest.
         mutating func merge(_ later: ImageDownloadUpdate) {
             let total = update.appendedByteCount + later.appendedByteCount
-            let furthest = max(update.appendResult, later.appendResult)
             update = later
             update.appendedByteCount = total
-            update.appendResult = furthest
         }
     }
 

@@ -83,6 +83,12 @@ final class PartialImage: Sendable {
         storage.unreportedResult = max(storage.unreportedResult ?? result, result)
     }
 
+    /// Runs `body` while holding the main lock, as a render does: appends meanwhile wait in the intake. For tests
+    /// that make the download's appends and a fetch's reads contend deterministically.
+    func holdingLock<R>(_ body: () -> R) -> R {
+        storage.withLock { _ in body() }
+    }
+
     /// The loading state.
     var state: State { withStorage { $0.state } }
     /// The detected type, once known.

@@ -85,13 +85,13 @@ extension SharedImageDownload {
             expectedLength: expectedLength ?? rules.resume?.expectedLength)
     }
 
-    func makeUpdate(appended: Int, appendResult: ImageDecoderAppendResult = .didProgress) -> ImageDownloadUpdate {
+    func makeUpdate(appended: Int) -> ImageDownloadUpdate {
         ImageDownloadUpdate(
             // Before the response, a resumed partial's recorded length stands in for the expected length.
             appendedByteCount: appended, totalByteCount: body.count,
             expectedLength: expectedLength ?? rules.resume?.expectedLength,
             imageType: body.imageType, dimensions: body.dimensions, isResumed: isResumed,
-            appendResult: appendResult, partialImage: body.partialImage)
+            partialImage: body.partialImage)
     }
 
 }

@@ -229,7 +229,7 @@ final class SharedImageDownload: @unchecked Sendable {
         timeouts?.received(data.count)
         receivedByteCount += data.count
         let hadType = body.imageType != nil
-        guard let appendResult = body.append(data, expectedLength: expectedLength) else {
+        guard body.append(data, expectedLength: expectedLength) else {
             return abandon(
                 failing: ImageFetchError(
                     .couldNotDownloadImage,
@@ -240,13 +240,12 @@ final class SharedImageDownload: @unchecked Sendable {
                 failing: ImageFetchError.downloadTooLarge(
                     byteCount: Int64(body.count), limit: byteLimit, url: request.url))
         }
-        var result = appendResult
         if !hadType, body.imageType != nil, body.partialImage == nil {
             for member in members.all { makePartialImageIfWanted(by: member.request) }
-            // Made from every byte so far: report how far that got.
-            if let partial = body.partialImage, partial.frameCount > 0 { result = .didLoadFrame }
         }
-        members.deliver(makeUpdate(appended: data.count, appendResult: result))
+        // Members see new scans by the partial image's frame count, not by this append's result: an append that
+        // finds the partial image busy leaves its bytes for the next reader.
+        members.deliver(makeUpdate(appended: data.count))
     }
 
     func client(_ client: ImageDownloadClient, didCompleteWith error: (any Error)?) {

@@ -11,6 +11,8 @@ final class ImageFetchProgressiveRendering: @unchecked Sendable {
     var wantsFirstAnimatedFrame = false
     var deliveredFirstAnimatedFrame = false
     var renderCount = 0
+    /// The partial image's completed scans (or frames) when this fetch last looked.
+    var seenFrameCount = 0
     /// The download's shared partial image, once it came with an update.
     var partialImage: PartialImage?
 }
@@ -64,11 +66,14 @@ extension ImageFetchOperation {
         let frameCount = partial.frameCount
         guarded.withLock { $0.progressiveFrameCount = frameCount }
         let source: ImageLoadSource = update.isResumed ? .networkResumed : .network
+        // A new scan is one this fetch has not seen, whatever the update says: a download's append that found the
+        // partial image busy (a render, or another fetch's read) leaves its bytes for the next reader to decode
+        // and reports no scan, and that reader may be this fetch, reading `frameCount` just above.
+        let hasNewFrame = frameCount > rendering.seenFrameCount
+        rendering.seenFrameCount = frameCount
         if rendering.loadsProgressively == true, let policy = progressivePolicy(for: type) {
             let frameProgress: ImageFetchProgress =
-                update.appendResult >= .didLoadFrame
-                ? .fullFrame
-                : (update.appendedByteCount > 0 ? .partialFrame : .none)
+                hasNewFrame ? .fullFrame : (update.appendedByteCount > 0 ? .partialFrame : .none)
             let behavior = policy.behavior(
                 for: self, frameProgress: frameProgress, frameCount: frameCount, progress: update.progress,
                 type: type, dimensions: update.dimensions, renderCount: rendering.renderCount)

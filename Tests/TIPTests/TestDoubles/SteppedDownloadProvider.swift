@@ -185,6 +185,13 @@ final class SteppedDownload: ImageFetchDownload {
         state.withLock { $0.context = nil }
     }
 
+    /// Waits until every call sent so far (response, chunks) ran on the download queue; false on timeout.
+    func flush(timeout: Duration = .seconds(60)) async -> Bool {
+        let ran = Locked(false)
+        queue.async { ran.withLock { $0 = true } }
+        return await eventually(timeout: timeout) { ran.withLock { $0 } }
+    }
+
     /// Waits until the download ended (completed or cancelled); false on timeout.
     func waitUntilOver(timeout: Duration = .seconds(60)) async -> Bool {
         await eventually(timeout: timeout) { self.isOver }

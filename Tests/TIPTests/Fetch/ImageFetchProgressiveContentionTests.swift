@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+@testable import TIP
+
+/// A download appends to its partial image without waiting: while another queue holds the partial image's lock,
+/// the bytes wait in its intake and are decoded by the next reader, which may be a fetch rather than the
+/// download. A fetch tells new scans by the partial image's scan count, not by what an append reported. The first
+/// test holds that lock by hand, so the contention a loaded machine makes now and then happens on every run; the
+/// second joins a download whose scans were decoded before it came.
+@Suite("Fetch: scans decoded while the partial image is contended")
+struct ImageFetchProgressiveContentionTests {
+    @Test("scans that the fetch's own read decoded from the intake are shown before more bytes arrive")
+    func scansDecodedByTheFetch() async throws {
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        let jpeg = try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true, seed: 13)
+        let delegate = ProgressiveRecordingDelegate(optIn: true)
+        let request = GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url("contended.jpg"), identifier: nil,
+            targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFit)
+        let operation = env.pipeline.operation(with: request, delegate: delegate)
+        env.pipeline.fetchImage(with: operation)
+        let download = try await env.provider.next()
+        download.respond(
+            status: 200,
+            headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"c\""))
+
+        // The first 4 KiB hold the header and no whole scan: the fetch opts in and takes the partial image.
+        download.send(jpeg.prefix(4096))
+        let partialImage = Locked<PartialImage?>(nil)
+        let tookPartial = await eventually {
+            let partial = operation.workQueue.sync { operation.rendering.partialImage }
+            partialImage.withLock { $0 = partial }
+            return partial != nil
+        }
+        let partial = try #require(partialImage.withLock { $0 }, "the fetch never got the partial image")
+        #expect(tookPartial)
+        #expect(partial.frameCount == 0)
+
+        // Half the image arrives while another thread holds the partial image: every append leaves its bytes in
+        // the intake and reports no scan.
+        let held = Locked(false)
+        let release = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            partial.holdingLock {
+                held.withLock { $0 = true }
+                release.wait()
+            }
+        }
+        #expect(await eventually { held.withLock { $0 } })
+        let half = jpeg.count / 2
+        download.send(jpeg.subdata(in: 4096..<half), chunkSize: 4096)
+        let flushed = await download.flush()
+        release.signal()
+        #expect(flushed)
+
+        // The fetch's next read decodes the waiting bytes (several scans): it shows them now, not when (or
+        // whether) more bytes come.
+        #expect(
+            await eventually { !delegate.scans.withLock { $0 }.isEmpty },
+            "no scan at \(operation.progress) with \(partial.frameCount) scans decoded")
+        #expect(delegate.scans.withLock { $0 }.allSatisfy { $0 == CGSize(width: 300, height: 225) })
+
+        download.send(jpeg.suffix(from: half), chunkSize: 16 * 1024)
+        download.finish()
+        #expect(await eventually { operation.isFinished })
+        let final = try #require(delegate.final.withLock { $0 })
+        #expect(final.imageContainer.dimensions == CGSize(width: 300, height: 225))
+        #expect(!final.imageContainer.isPartial)
+        #expect(delegate.order.withLock { $0 }.last == "final")
+    }
+
+    @Test("a fetch that joins a download midway shows the scans decoded before it joined, before more bytes arrive")
+    func joinerShowsEarlierScans() async throws {
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        let jpeg = try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true, seed: 13)
+        let request = GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url("joined.jpg"), identifier: nil,
+            targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFit)
+        let first = ProgressiveRecordingDelegate(optIn: true)
+        let firstOperation = env.pipeline.operation(with: request, delegate: first)
+        env.pipeline.fetchImage(with: firstOperation)
+        let download = try await env.provider.next()
+        download.respond(
+            status: 200,
+            headers: SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"j\""))
+        let half = jpeg.count / 2
+        download.send(jpeg.prefix(half), chunkSize: 4096)
+        #expect(await eventually { !first.scans.withLock { $0 }.isEmpty && firstOperation.progress >= 0.45 })
+
+        // Same URL and sizing: the second fetch joins the running download (no second download is asked for).
+        let second = ProgressiveRecordingDelegate(optIn: true)
+        let secondOperation = env.pipeline.operation(with: request, delegate: second)
+        env.pipeline.fetchImage(with: secondOperation)
+        #expect(
+            await eventually { !second.scans.withLock { $0 }.isEmpty },
+            "the joiner showed no scan at \(secondOperation.progress)")
+        #expect(second.asked.withLock { $0 } == 1)
+        #expect(env.provider.count == 1)
+
+        download.send(jpeg.suffix(from: half), chunkSize: 16 * 1024)
+        download.finish()
+        #expect(await eventually { firstOperation.isFinished && secondOperation.isFinished })
+        for delegate in [first, second] {
+            #expect(delegate.final.withLock { $0 }?.imageContainer.dimensions == CGSize(width: 300, height: 225))
+            #expect(delegate.order.withLock { $0 }.last == "final")
+        }
+    }
+}
