@@ -11,7 +11,7 @@ final class ImageFetchProgressiveRendering: @unchecked Sendable {
     var wantsFirstAnimatedFrame = false
     var deliveredFirstAnimatedFrame = false
     var renderCount = 0
-    /// The partial image's completed scans (or frames) when this fetch last looked.
+    /// The completed scans (or frames) of `partialImage` when this fetch last looked.
     var seenFrameCount = 0
     /// The download's shared partial image, once it came with an update.
     var partialImage: PartialImage?
@@ -62,7 +62,11 @@ extension ImageFetchOperation {
         guard rendering.loadsProgressively == true || rendering.wantsFirstAnimatedFrame,
             let partial = update.partialImage
         else { return }
-        rendering.partialImage = partial
+        if rendering.partialImage !== partial {
+            // A body that started over (the server ignored Range) comes with a new partial image, counting anew.
+            rendering.partialImage = partial
+            rendering.seenFrameCount = 0
+        }
         let frameCount = partial.frameCount
         guarded.withLock { $0.progressiveFrameCount = frameCount }
         let source: ImageLoadSource = update.isResumed ? .networkResumed : .network

@@ -7,6 +7,8 @@ import Testing
 final class ProgressiveRecordingDelegate: ImageFetchDelegate {
     let optIn: Bool
     let scans = Locked<[CGSize]>([])
+    /// The progress each scan came with.
+    let scanProgress = Locked<[Float]>([])
     let firstFrames = Locked<[CGSize]>([])
     let asked = Locked(0)
     let final = Locked<ImageFetchResult?>(nil)
@@ -28,6 +30,7 @@ final class ProgressiveRecordingDelegate: ImageFetchDelegate {
         _ operation: ImageFetchOperation, didUpdateProgressiveImage result: ImageFetchResult, progress: Float
     ) {
         scans.withLock { $0.append(result.imageContainer.dimensions) }
+        scanProgress.withLock { $0.append(progress) }
         order.withLock { $0.append("scan") }
         #expect(progress < 1)
     }

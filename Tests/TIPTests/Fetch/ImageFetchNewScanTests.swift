@@ -3,13 +3,13 @@ import Testing
 
 @testable import TIP
 
-/// A download appends to its partial image without waiting: while another queue holds the partial image's lock,
-/// the bytes wait in its intake and are decoded by the next reader, which may be a fetch rather than the
-/// download. A fetch tells new scans by the partial image's scan count, not by what an append reported. The first
-/// test holds that lock by hand, so the contention a loaded machine makes now and then happens on every run; the
-/// second joins a download whose scans were decoded before it came.
-@Suite("Fetch: scans decoded while the partial image is contended")
-struct ImageFetchProgressiveContentionTests {
+/// A fetch tells new scans by its partial image's scan count, not by what the download's last append reported. A
+/// download appends without waiting: while another queue holds the partial image's lock, the bytes wait in its
+/// intake and are decoded by the next reader, which may be a fetch rather than the download. The first test holds
+/// that lock by hand, so the contention a loaded machine makes now and then happens on every run; the second joins
+/// a download whose scans were decoded before it came; the third restarts a resumed body from byte 0.
+@Suite("Fetch: a scan is shown once the fetch sees it decoded")
+struct ImageFetchNewScanTests {
     @Test("scans that the fetch's own read decoded from the intake are shown before more bytes arrive")
     func scansDecodedByTheFetch() async throws {
         let env = try SteppedPipelineEnvironment()
@@ -107,5 +107,50 @@ struct ImageFetchProgressiveContentionTests {
             #expect(delegate.final.withLock { $0 }?.imageContainer.dimensions == CGSize(width: 300, height: 225))
             #expect(delegate.order.withLock { $0 }.last == "final")
         }
+    }
+
+    @Test("a resumed body that the server restarts from byte 0 shows the new body's scans")
+    func scansAfterARestart() async throws {
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        let jpeg = try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true, seed: 13)
+        let request = GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url("restarted.jpg"), identifier: nil,
+            targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFit)
+        let headers = SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"r\"")
+        // A first fetch takes 60% of the body (8 scans) and is cancelled: the disk cache keeps the partial.
+        let cut = jpeg.count * 6 / 10
+        let first = ProgressiveRecordingDelegate(optIn: true)
+        let firstOperation = env.pipeline.operation(with: request, delegate: first)
+        env.pipeline.fetchImage(with: firstOperation)
+        let download = try await env.provider.next()
+        download.respond(status: 200, headers: headers)
+        download.send(jpeg.prefix(cut), chunkSize: 16 * 1024)
+        #expect(await eventually { !first.scans.withLock { $0 }.isEmpty && firstOperation.progress > 0.55 })
+        firstOperation.cancel()
+        #expect(await eventually { firstOperation.isFinished })
+
+        // The second fetch resumes from that partial, but the server ignores Range: the body starts over, with a
+        // new partial image whose scans count from 0 again.
+        let second = ProgressiveRecordingDelegate(optIn: true)
+        let secondOperation = env.pipeline.operation(with: request, delegate: second)
+        env.pipeline.fetchImage(with: secondOperation)
+        let resumed = try await env.provider.next()
+        #expect(resumed.header("Range") == "bytes=\(cut)-")
+        resumed.respond(status: 200, headers: headers)
+        // One chunk with fewer scans (4) than the resumed partial had (9): they are new all the same.
+        let start = 40 * 1024
+        resumed.send(jpeg.prefix(start))
+        #expect(
+            await eventually { second.scanProgress.withLock { $0 }.contains { $0 < 0.2 } },
+            "scans at \(second.scanProgress.withLock { $0 }), progress \(secondOperation.progress)")
+
+        resumed.send(jpeg.suffix(from: start), chunkSize: 16 * 1024)
+        resumed.finish()
+        #expect(await eventually { secondOperation.isFinished })
+        let final = try #require(second.final.withLock { $0 })
+        #expect(final.imageSource == .network)
+        #expect(final.imageContainer.dimensions == CGSize(width: 300, height: 225))
+        #expect(!final.imageContainer.isPartial)
     }
 }
