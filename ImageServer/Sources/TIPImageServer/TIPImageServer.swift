@@ -260,18 +260,24 @@ public final class TIPImageServer: Sendable {
         store.requestCount(for: Self.normalized(path))
     }
 
-    /// Polls `condition` (every 5 ms) until it holds or `timeout` passes; returns whether it held. For tests
-    /// that must wait for the server side to catch up, e.g.
+    /// Polls `condition` (every 5 ms) until it holds or `timeout` of waiting has passed; returns whether it held.
+    /// For tests that must wait for the server side to catch up, e.g.
     /// `await server.waitUntil { $0.requestCount(for: "/a.jpg") == 2 }` or
     /// `await server.waitUntil { $0.openConnectionCount == 0 }`.
+    ///
+    /// The timeout counts the time the polls took, each capped at 50 ms: a waiter held off its threads (a
+    /// starved concurrency pool, where the client it waits for cannot run either) does not see its time run out.
     public func waitUntil(
         timeout: Duration = .seconds(5), _ condition: @Sendable (TIPImageServer) -> Bool
     ) async -> Bool {
         let clock = ContinuousClock()
-        let deadline = clock.now + timeout
+        let poll = Duration.milliseconds(5)
+        var waited = Duration.zero
         while !condition(self) {
-            if clock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
+            if waited >= timeout { return false }
+            let start = clock.now
+            try? await Task.sleep(for: poll)
+            waited += min(clock.now - start, poll * 10)
         }
         return true
     }

@@ -83,12 +83,7 @@ final class DownloadTestMember: ImageDownloadMember {
 
     /// Waits for the completion (nil on timeout).
     func completion(timeout: Duration = .seconds(60)) async -> Result<ImageDownloadResult, any Error>? {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if let result { return result }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
+        _ = await eventually(timeout: timeout) { self.result != nil }
         return result
     }
 
