@@ -10,17 +10,34 @@ import Testing
 /// a download whose scans were decoded before it came; the third restarts a resumed body from byte 0.
 @Suite("Fetch: a scan is shown once the fetch sees it decoded")
 struct ImageFetchNewScanTests {
+    /// The image of every test: 10 scans, the first complete within 24 KiB, 8 by half the body, 9 by 60%.
+    private func progressiveJPEG() throws -> Data {
+        try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true, seed: 13)
+    }
+
+    /// A request for `name` at 300x300, aspect fit (the image comes out 300x225).
+    private func scanRequest(_ name: String) -> GenericImageFetchRequest {
+        GenericImageFetchRequest(
+            imageURL: SteppedPipelineEnvironment.url(name), identifier: nil,
+            targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFit)
+    }
+
+    /// Starts a fetch of `request` whose delegate opts into scans.
+    private func startFetch(_ env: SteppedPipelineEnvironment, _ request: GenericImageFetchRequest) -> (
+        ImageFetchOperation, ProgressiveRecordingDelegate
+    ) {
+        let delegate = ProgressiveRecordingDelegate(optIn: true)
+        let operation = env.pipeline.operation(with: request, delegate: delegate)
+        env.pipeline.fetchImage(with: operation)
+        return (operation, delegate)
+    }
+
     @Test("scans that the fetch's own read decoded from the intake are shown before more bytes arrive")
     func scansDecodedByTheFetch() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
-        let jpeg = try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true, seed: 13)
-        let delegate = ProgressiveRecordingDelegate(optIn: true)
-        let request = GenericImageFetchRequest(
-            imageURL: SteppedPipelineEnvironment.url("contended.jpg"), identifier: nil,
-            targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFit)
-        let operation = env.pipeline.operation(with: request, delegate: delegate)
-        env.pipeline.fetchImage(with: operation)
+        let jpeg = try progressiveJPEG()
+        let (operation, delegate) = startFetch(env, scanRequest("contended.jpg"))
         let download = try await env.provider.next()
         download.respond(
             status: 200,
@@ -75,13 +92,9 @@ struct ImageFetchNewScanTests {
     func joinerShowsEarlierScans() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
-        let jpeg = try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true, seed: 13)
-        let request = GenericImageFetchRequest(
-            imageURL: SteppedPipelineEnvironment.url("joined.jpg"), identifier: nil,
-            targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFit)
-        let first = ProgressiveRecordingDelegate(optIn: true)
-        let firstOperation = env.pipeline.operation(with: request, delegate: first)
-        env.pipeline.fetchImage(with: firstOperation)
+        let jpeg = try progressiveJPEG()
+        let request = scanRequest("joined.jpg")
+        let (firstOperation, first) = startFetch(env, request)
         let download = try await env.provider.next()
         download.respond(
             status: 200,
@@ -91,9 +104,7 @@ struct ImageFetchNewScanTests {
         #expect(await eventually { !first.scans.withLock { $0 }.isEmpty && firstOperation.progress >= 0.45 })
 
         // Same URL and sizing: the second fetch joins the running download (no second download is asked for).
-        let second = ProgressiveRecordingDelegate(optIn: true)
-        let secondOperation = env.pipeline.operation(with: request, delegate: second)
-        env.pipeline.fetchImage(with: secondOperation)
+        let (secondOperation, second) = startFetch(env, request)
         #expect(
             await eventually { !second.scans.withLock { $0 }.isEmpty },
             "the joiner showed no scan at \(secondOperation.progress)")
@@ -113,16 +124,12 @@ struct ImageFetchNewScanTests {
     func scansAfterARestart() async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
-        let jpeg = try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, progressive: true, seed: 13)
-        let request = GenericImageFetchRequest(
-            imageURL: SteppedPipelineEnvironment.url("restarted.jpg"), identifier: nil,
-            targetDimensions: CGSize(width: 300, height: 300), targetContentMode: .scaleAspectFit)
+        let jpeg = try progressiveJPEG()
+        let request = scanRequest("restarted.jpg")
         let headers = SteppedPipelineEnvironment.resumableHeaders(length: jpeg.count, entityTag: "\"r\"")
-        // A first fetch takes 60% of the body (8 scans) and is cancelled: the disk cache keeps the partial.
+        // A first fetch takes 60% of the body (9 scans) and is cancelled: the disk cache keeps the partial.
         let cut = jpeg.count * 6 / 10
-        let first = ProgressiveRecordingDelegate(optIn: true)
-        let firstOperation = env.pipeline.operation(with: request, delegate: first)
-        env.pipeline.fetchImage(with: firstOperation)
+        let (firstOperation, first) = startFetch(env, request)
         let download = try await env.provider.next()
         download.respond(status: 200, headers: headers)
         download.send(jpeg.prefix(cut), chunkSize: 16 * 1024)
@@ -132,9 +139,7 @@ struct ImageFetchNewScanTests {
 
         // The second fetch resumes from that partial, but the server ignores Range: the body starts over, with a
         // new partial image whose scans count from 0 again.
-        let second = ProgressiveRecordingDelegate(optIn: true)
-        let secondOperation = env.pipeline.operation(with: request, delegate: second)
-        env.pipeline.fetchImage(with: secondOperation)
+        let (secondOperation, second) = startFetch(env, request)
         let resumed = try await env.provider.next()
         #expect(resumed.header("Range") == "bytes=\(cut)-")
         resumed.respond(status: 200, headers: headers)
