@@ -3,7 +3,8 @@ import Foundation
 // TIP benchmark suite: every row prints ours vs a baseline measured in the same run, and a ratio.
 // Usage: TIPBenchmarks [--iterations N]
 //   [--only codecs|codecs2|caches|downloads|fetches|webp|memory|fetches-network|codecs3|processing|tables|mainjob]
-//   (`--only progressive-fetch` runs the progressive fetch row of `fetches` alone, for `perf record`.)
+//   (`--only progressive-fetch` runs the progressive fetch row of `fetches` alone, for `perf record`; `--only sync-hit`
+//   its synchronous rendered-cache hit row alone, for `valgrind --tool=callgrind`.)
 let arguments = CommandLine.arguments
 // The memory row's child process (see MemoryBenchmarks): runs alone, prints its measurements, exits.
 if arguments.contains(MemoryBenchmarks.childFlag) {
@@ -28,7 +29,7 @@ do {
     let groups = [
         "codecs", "codecs2", "caches", "downloads", "fetches", "webp", "memory", "fetches-network", "codecs3",
         "processing", "tables", "mainjob",
-        "progressive-fetch",
+        "progressive-fetch", "sync-hit",
     ]
     if let only, !groups.contains(only) {
         print("unknown group \(only); one of: \(groups.joined(separator: ", "))")
@@ -40,6 +41,7 @@ do {
     if only == nil || only == "downloads" { try DownloadBenchmarks.run() }
     if only == nil || only == "fetches" { try FetchBenchmarks.run() }
     if only == "progressive-fetch" { try FetchBenchmarks.progressiveFetch() }
+    if only == "sync-hit" { try FetchBenchmarks.synchronousRenderedHit() }
     if only == nil || only == "webp" { try WebPBenchmarks.run() }
     if only == nil || only == "codecs3" { try OptionalCodecBenchmarks.run() }
     if only == nil || only == "fetches-network" { try NetworkFetchBenchmarks.run() }

@@ -137,27 +137,30 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
     /// `doNotResetExpiryOnAccess` entry keeps both).
     func entry(withIdentifier identifier: String, touch: Bool = true) -> MemoryCacheEntry? {
         let now = configuration.clock()
-        return domain.withLock { budget in
-            guard var entry = entries.peek(identifier) else { return nil }
-            let oldCost = entry.byteCount
-            let expired = entry.removeExpiredParts(at: now)
-            if entry.byteCount == 0 {
-                entries.remove(identifier)
-                ownBytes -= oldCost
-                budget.subtract(bytes: oldCost, count: 1)
-                return nil
-            }
-            if touch {
-                if entry.accessRefreshesRecency { entries.touch(identifier) }
-                if entry.complete?.updateExpiryOnAccess == true { entry.complete?.lastAccess = now }
-                if entry.partial?.updateExpiryOnAccess == true { entry.partial?.lastAccess = now }
-            }
-            if touch || expired {
-                entries.updateValue(entry, for: identifier)
-                adjustBytes(by: entry.byteCount - oldCost, budget)
-            }
-            return entry
+        return domain.withLock { budget in read(identifier, touch: touch, at: now, budget) }
+    }
+
+    /// ``entry(withIdentifier:touch:)`` inside the domain's lock.
+    private func read(_ identifier: String, touch: Bool, at now: Date, _ budget: CacheBudget) -> MemoryCacheEntry? {
+        guard var entry = entries.peek(identifier) else { return nil }
+        let oldCost = entry.byteCount
+        let expired = entry.removeExpiredParts(at: now)
+        if entry.byteCount == 0 {
+            entries.remove(identifier)
+            ownBytes -= oldCost
+            budget.subtract(bytes: oldCost, count: 1)
+            return nil
         }
+        if touch {
+            if entry.accessRefreshesRecency { entries.touch(identifier) }
+            if entry.complete?.updateExpiryOnAccess == true { entry.complete?.lastAccess = now }
+            if entry.partial?.updateExpiryOnAccess == true { entry.partial?.lastAccess = now }
+        }
+        if touch || expired {
+            entries.updateValue(entry, for: identifier)
+            adjustBytes(by: entry.byteCount - oldCost, budget)
+        }
+        return entry
     }
 
     /// Changes the metadata of `identifier`'s complete variant in place when `accepts` takes it (a revalidation
@@ -212,20 +215,42 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
     }
 
     /// Refreshes `identifier` soon, off the caller's thread (TIP touches asynchronously too): touches made
-    /// in a burst are applied together by one background block. For the synchronous rendered-cache hit.
+    /// within ``touchBatchDelay`` of the first pending one are applied together by one background block. For
+    /// the synchronous rendered-cache hit, which must not pay for waking a thread each time: a block sent at
+    /// once ran on the other core before the next hit, so every hit woke a worker (13% of the hit's time).
     func touchImageLater(withIdentifier identifier: String) {
         let first = pendingTouches.withLock { pending -> Bool in
             pending.append(identifier)
             return pending.count == 1
         }
         guard first else { return }
-        DispatchQueue.global(qos: .utility).async { [weak self] in
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.touchBatchDelay) { [weak self] in
             guard let self else { return }
             let batch = self.pendingTouches.withLock { pending -> [String] in
                 defer { pending.removeAll(keepingCapacity: true) }
                 return pending
             }
-            for identifier in batch { self.touchImage(withIdentifier: identifier) }
+            self.touchImages(withIdentifiers: batch)
+        }
+    }
+
+    /// How long deferred touches gather before they are applied.
+    static let touchBatchDelay = DispatchTimeInterval.milliseconds(5)
+
+    /// Refreshes each of `identifiers` as a read would, in one hold of the domain's lock. One listed more than
+    /// once is refreshed once, in the place of its last mention (the recency order the touches one by one
+    /// would leave): a list that keeps showing the same images touches each once per batch.
+    func touchImages(withIdentifiers identifiers: [String]) {
+        guard identifiers.count > 1 else {
+            if let only = identifiers.first { touchImage(withIdentifier: only) }
+            return
+        }
+        var seen = Set<String>(minimumCapacity: min(identifiers.count, 64))
+        var order: [String] = []
+        for identifier in identifiers.reversed() where seen.insert(identifier).inserted { order.append(identifier) }
+        let now = configuration.clock()
+        domain.withLock { budget in
+            for identifier in order.reversed() { _ = read(identifier, touch: true, at: now, budget) }
         }
     }
 

@@ -46,6 +46,9 @@ public final class GlobalConfiguration: Sendable {
         var maxCount: [ImageCacheType: Int16]
         var maxRatioSizeOfCacheEntry: Int = GlobalConfiguration.defaultMaxRatioSizeOfCacheEntry
         var callbackQueue: DispatchQueue
+        /// `callbackQueue`'s token (``GlobalConfiguration/token(of:)``), kept with it so that
+        /// ``GlobalConfiguration/isOnCallbackQueue`` asks dispatch once, not twice.
+        var callbackQueueToken = 0
         var cachesRootDirectory: URL
         var logger: (any PipelineLogger)? = GlobalConfiguration.defaultLogger
         var maximumPixelCount = ImageDecodingOptions.defaultMaximumPixelCount
@@ -116,8 +119,10 @@ public final class GlobalConfiguration: Sendable {
         ]
         let callbackQueue = GlobalConfiguration.makeDefaultCallbackQueue()
         GlobalConfiguration.tag(callbackQueue)
-        settings = Locked(
-            Settings(maxBytes: maxBytes, maxCount: maxCount, callbackQueue: callbackQueue, cachesRootDirectory: root))
+        var initial = Settings(
+            maxBytes: maxBytes, maxCount: maxCount, callbackQueue: callbackQueue, cachesRootDirectory: root)
+        initial.callbackQueueToken = GlobalConfiguration.token(of: callbackQueue)
+        settings = Locked(initial)
         func budget(_ kind: ImageCacheType) -> CacheBudget {
             CacheBudget(
                 maxBytes: maxBytes[kind]!, maxCount: Int(maxCount[kind]!),
@@ -279,7 +284,11 @@ public final class GlobalConfiguration: Sendable {
         get { settings.withLock { $0.callbackQueue } }
         set {
             Self.tag(newValue)
-            settings.withLock { $0.callbackQueue = newValue }
+            let token = Self.token(of: newValue)
+            settings.withLock { settings in
+                settings.callbackQueue = newValue
+                settings.callbackQueueToken = token
+            }
         }
     }
 
@@ -376,10 +385,9 @@ public final class GlobalConfiguration: Sendable {
 
     /// Whether the caller runs on ``callbackQueue`` (the synchronous rendered-cache hit needs it).
     var isOnCallbackQueue: Bool {
-        let queue = callbackQueue
+        let (queue, token) = settings.withLock { ($0.callbackQueue, $0.callbackQueueToken) }
         if queue === DispatchQueue.main { return Thread.isMainThread }
-        guard let token = queue.getSpecific(key: Self.queueTokenKey) else { return false }
-        return DispatchQueue.getSpecific(key: Self.queueTokenKey) == token
+        return token != 0 && DispatchQueue.getSpecific(key: Self.queueTokenKey) == token
     }
 
     // MARK: Observers

@@ -52,6 +52,13 @@ final class PipelineMetrics: Sendable {
         counter(label, dimensions(), factory).increment(by: Int64(amount))
     }
 
+    /// Adds one to each counter of `counters` (labels with their dimensions), with one look at the factory for
+    /// them all: for a caller with several events at once (the synchronous rendered hit's lookup and fetch).
+    func incrementEach(_ counters: @autoclosure () -> [(label: String, dimensions: [(String, String)])]) {
+        guard let factory else { return }
+        for (label, dimensions) in counters() { counter(label, dimensions, factory).increment(by: 1) }
+    }
+
     /// Records `duration` in timer `label` with `dimensions` (not evaluated while nothing listens).
     func record(_ label: String, _ dimensions: @autoclosure () -> [(String, String)] = [], duration: Duration) {
         guard let factory else { return }

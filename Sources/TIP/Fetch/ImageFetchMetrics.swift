@@ -12,6 +12,16 @@ public struct ImageFetchMetrics: Sendable {
     /// Whether the fetch was cancelled.
     public let wasCancelled: Bool
 
+    /// A fetch answered inside `fetchImage(with:)` by the rendered-image cache: the memory cache's final hit,
+    /// loaded synchronously, in no time (what the recorder gives a source begun and ended at one instant).
+    /// One shared value, so that the hit allocates nothing for its metrics.
+    static let synchronousMemoryHit: ImageFetchMetrics = {
+        var info = ImageFetchMetricInfo(source: .memoryCache)
+        info.result = .hitFinal
+        info.wasLoadedSynchronously = true
+        return ImageFetchMetrics(infos: [info], totalDuration: 0, firstImageLoadDuration: 0, wasCancelled: false)
+    }()
+
     /// The info of `source`, nil when the fetch never visited it.
     public func metricInfo(for source: ImageLoadSource) -> ImageFetchMetricInfo? {
         infos.first { $0.source == source }
@@ -41,11 +51,10 @@ struct ImageFetchMetricsRecorder {
     }
 
     /// Records `result` for the current source (results only upgrade) and notes the first image.
-    mutating func record(_ result: ImageFetchLoadResult, at now: ContinuousClock.Instant, synchronously: Bool = false) {
+    mutating func record(_ result: ImageFetchLoadResult, at now: ContinuousClock.Instant) {
         guard !infos.isEmpty else { return }
         let index = infos.count - 1
         infos[index].result = max(infos[index].result, result)
-        if synchronously { infos[index].wasLoadedSynchronously = true }
         if result > .miss, firstImage == nil { firstImage = now }
     }
 

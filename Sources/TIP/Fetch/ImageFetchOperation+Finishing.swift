@@ -59,13 +59,22 @@ extension ImageFetchOperation {
     /// Counts the fetch's outcome in the configuration's metrics (a revalidated image's source is
     /// `disk_revalidated` or `memory_revalidated`).
     func countFetch(source: ImageLoadSource?, result: String, revalidated: Bool = false) {
-        configuration.metrics.increment(
+        let (label, dimensions) = fetchCounter(source: source, result: result, revalidated: revalidated)
+        configuration.metrics.increment(label, dimensions)
+    }
+
+    /// The `tip_fetches_total` counter of this fetch's outcome.
+    func fetchCounter(
+        source: ImageLoadSource?, result: String, revalidated: Bool = false
+    ) -> (label: String, dimensions: [(String, String)]) {
+        (
             "tip_fetches_total",
             [
                 ("pipeline", imagePipeline.identifier),
                 ("source", (source.map(Self.metricName) ?? "none") + (revalidated ? "_revalidated" : "")),
                 ("result", result),
-            ])
+            ]
+        )
     }
 
     private static func metricName(_ source: ImageLoadSource) -> String {

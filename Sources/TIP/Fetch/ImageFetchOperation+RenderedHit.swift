@@ -11,17 +11,23 @@ extension ImageFetchOperation {
         // their own identity, so an unprocessed image never answers a processed request.
         guard processing.isCacheable else { return false }
         guard request.loadingSources.allows(.memoryCache), !isCancelRequested,
-            TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode),
+            TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode)
+        else { return false }
+        guard
             let hit = caches.renderedImage(
                 identifier: identifier, targetDimensions: target,
                 targetContentMode: request.targetContentMode,
-                transformerIdentifier: processing.lookupVariant)
-        else { return false }
+                transformerIdentifier: processing.lookupVariant, countsLookup: false)
+        else {
+            countLookup(hit: false)
+            return false
+        }
         let result = ImageFetchResult(
             imageContainer: hit.image, imageSource: .memoryCache, imageURL: request.imageURL,
             imageOriginalDimensions: hit.originalDimensions, imageIsTreatedAsPlaceholder: false,
             imageWasTransformed: processing.transformer != nil, imageIdentifier: identifier)
         if hit.isDirty {
+            countLookup(hit: true)
             guarded.withLock { $0.previewResult = result }
             delegate?.imageFetchOperation(self, didLoadDirtyPreviewImage: result)
             return false
@@ -33,22 +39,34 @@ extension ImageFetchOperation {
             state.phase = .ending(.succeeded, wasExecuting: false)
             state.startedAt = now
             state.enqueuedAt = now
-            _ = state.recorder.begin(.memoryCache, at: now)
-            state.recorder.record(.hitFinal, at: now, synchronously: true)
             state.finalResult = result
             state.progress = 1
-            state.metrics = state.recorder.finish(at: now, cancelled: false)
+            state.metrics = .synchronousMemoryHit
             return .some(state.delegate)
         }
-        guard case .some(let delegate) = answered else { return false }
+        guard case .some(let delegate) = answered else {
+            countLookup(hit: true)
+            return false
+        }
         // Sync hits refresh the memory cache's recency, later and in batches (as TIP, asynchronously).
         if !request.options.contains(.doNotResetExpiryOnAccess) {
             caches.renderedImageWasServed(identifier: identifier)
         }
-        countFetch(source: .memoryCache, result: "success")
+        // Both counters with one look at the metrics factory (each look costs as much as a cache lookup).
+        configuration.metrics.incrementEach(
+            [
+                ImagePipelineCaches.lookupCounter("rendered", hit: true),
+                fetchCounter(source: .memoryCache, result: "success"),
+            ])
         delegate?.imageFetchOperationDidStart(self)
         delegate?.imageFetchOperation(self, didLoadFinalImage: result)
         markFinished()
         return true
+    }
+
+    /// Counts the rendered-cache lookup alone (the hit did not finish the fetch).
+    private func countLookup(hit: Bool) {
+        let (label, dimensions) = ImagePipelineCaches.lookupCounter("rendered", hit: hit)
+        configuration.metrics.increment(label, dimensions)
     }
 }

@@ -106,13 +106,18 @@ struct ImagePipelineCaches: Sendable {
     /// The rendered image for this exact sizing, if any (a synchronous lookup under a lock).
     func renderedImage(
         identifier: String, targetDimensions: CGSize, targetContentMode: ContentMode,
-        transformerIdentifier: String?
+        transformerIdentifier: String?, countsLookup: Bool = true
     ) -> RenderedCacheHit? {
         let hit = rendered.image(
             withIdentifier: identifier, targetDimensions: targetDimensions, targetContentMode: targetContentMode,
             transformerIdentifier: transformerIdentifier)
-        countLookup("rendered", hit != nil ? "hit" : "miss")
+        if countsLookup { countLookup("rendered", hit != nil ? "hit" : "miss") }
         return hit
+    }
+
+    /// The `tip_cache_lookups_total` counter of one lookup, for ``PipelineMetrics/incrementEach(_:)``.
+    static func lookupCounter(_ cache: String, hit: Bool) -> (label: String, dimensions: [(String, String)]) {
+        ("tip_cache_lookups_total", [("cache", cache), ("result", hit ? "hit" : "miss")])
     }
 
     func countLookup(_ cache: String, _ result: String) {

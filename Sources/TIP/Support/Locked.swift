@@ -22,8 +22,8 @@ package final class Locked<Value>: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// Guards `value`.
-    package init(_ value: Value) {
-        self.value = value
+    package init(_ value: consuming Value) {
+        self.value = consume value  // moved in: a copy of a large state here showed up in every fetch
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)

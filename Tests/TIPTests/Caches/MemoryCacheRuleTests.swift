@@ -254,6 +254,23 @@ struct MemoryCacheRuleTests {
         #expect(cache.peek("c")?.complete?.lastAccess == start)
     }
 
+    @Test("A batch of touches refreshes each identifier once, in the place of its last mention")
+    func batchedTouchesKeepLastMentionOrder() {
+        cache.put("a", MemoryTestValue.complete(10, 10))
+        cache.put("b", MemoryTestValue.complete(10, 10))
+        cache.put("c", MemoryTestValue.complete(10, 10))
+        cache.put("d", MemoryTestValue.complete(10, 10))
+        let start = clock.date
+        clock.advance(30)
+        cache.touchImages(withIdentifiers: ["a", "b", "a", "c", "b", "gone"])
+        // One by one: a, b, a, c, b leaves b newest, then c, then a; d untouched.
+        #expect(cache.identifiersNewestFirst == ["b", "c", "a", "d"])
+        #expect(cache.peek("a")?.complete?.lastAccess == start + 30)
+        #expect(cache.peek("d")?.complete?.lastAccess == start)
+        cache.touchImages(withIdentifiers: ["d"])
+        #expect(cache.identifiersNewestFirst == ["d", "b", "c", "a"])
+    }
+
     @Test("Reads refresh recency unless no part updates its expiry on access; peeks never do")
     func readsRefreshRecency() {
         domain.setLimits(maxCount: 3)
