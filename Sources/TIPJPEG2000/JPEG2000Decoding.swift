@@ -51,7 +51,7 @@ enum JPEG2000Decoding {
         // Many pixels to decode (at the level chosen) need their own decompressor, with threads: they are
         // set before the header is read.
         let decompressor: OpenJPEGDecompressor
-        if selection.decodedPixelCount >= parallelPixelThreshold, ProcessInfo.processInfo.activeProcessorCount > 1 {
+        if selection.decodedPixelCount >= parallelPixelThreshold, Processors.active > 1 {
             decompressor = try OpenJPEGDecompressor(bytes, format: layout.format, strict: layout.isComplete, threads: 2)
         } else {
             decompressor = header.decompressor

@@ -46,7 +46,7 @@ extension DiskCache {
         let slots = Slots(count: candidates.count)
         defer { slots.deallocate() }
         // One lane per core (2 to 4): the reads are system calls, and extra lanes only contend in the kernel.
-        let lanes = min(max(2, ProcessInfo.processInfo.activeProcessorCount), 4, max(1, candidates.count / 64))
+        let lanes = min(max(2, Processors.active), 4, max(1, candidates.count / 64))
         DispatchQueue.concurrentPerform(iterations: lanes) { lane in
             var index = lane
             while index < candidates.count {

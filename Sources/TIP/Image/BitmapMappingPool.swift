@@ -12,7 +12,7 @@ final class BitmapMappingPool: Sendable {
     /// once, which the processors bound; each kept byte stays resident (a fixed 32 MiB was 7 MB of the main
     /// job's peak RSS on 2 cores, for no CPU saved over 16 MiB).
     static let shared = BitmapMappingPool(
-        capacity: defaultCapacity(processors: ProcessInfo.processInfo.activeProcessorCount))
+        capacity: defaultCapacity(processors: Processors.active))
 
     /// The shared pool's capacity on a machine with `processors` processors.
     static func defaultCapacity(processors: Int) -> Int {

@@ -317,7 +317,7 @@ package enum Resampler {
     /// Runs `body` over `0..<rows`, split into bands on several threads when `work` exceeds
     /// `threshold`. Bands write disjoint destination rows.
     static func forEachBand(rows: Int, work: Int, threshold: Int, _ body: @Sendable (Range<Int>) -> Void) {
-        let threads = min(ProcessInfo.processInfo.activeProcessorCount, rows, 8)
+        let threads = min(Processors.active, rows, 8)
         guard work > threshold, threads > 1 else {
             body(0..<rows)
             return

@@ -16,7 +16,7 @@ extension JPEGDecoder {
         _ base: UnsafePointer<UInt8>, count: Int, scale: JPEGScaleSelection,
         pixelFormat: Int32, destination: UnsafeMutableRawPointer, pitch: Int
     ) -> Bool {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = Processors.active
         guard cores >= 2, count >= parallelDecodingMinimumBytes,
             let parts = JPEGRestartSplitter.split(base, count: count, parts: min(cores, 4))
         else { return false }

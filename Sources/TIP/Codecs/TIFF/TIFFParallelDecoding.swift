@@ -16,7 +16,7 @@ extension TIFFDecoder {
         _ bytes: UnsafeRawBufferPointer, first: OpaquePointer, info: tip_tiff_info, allocationLimit: UInt64,
         into bitmap: inout Bitmap
     ) -> Bool {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = Processors.active
         let height = Int(info.height), piece = max(1, Int(info.rows_per_piece))
         let pieces = (height + piece - 1) / piece
         guard cores >= 2, pieces >= 2, Int(info.width) * height >= parallelDecodingMinimumPixels,

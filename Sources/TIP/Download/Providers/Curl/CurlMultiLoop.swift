@@ -21,6 +21,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         var isShuttingDown = false
         /// Set by the thread just before it cleans the multi handle up: no wake-up may touch it after that.
         var isClosed = false
+        /// Whether the thread was woken for commands it has not taken yet: a command posted meanwhile rides
+        /// on that wake-up instead of sending another (a burst of adds wakes the thread once).
+        var isWakePending = false
     }
 
     private let inbox = Locked(Inbox())
@@ -88,6 +91,8 @@ final class CurlMultiLoop: @unchecked Sendable {
         inbox.withLock { inbox in
             guard !inbox.isClosed else { return }
             command(&inbox)
+            guard !inbox.isWakePending else { return }
+            inbox.isWakePending = true
             // Under the lock, so the thread cannot clean the multi handle up in between.
             _ = curl_multi_wakeup(multi)
         }
@@ -104,6 +109,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                     inbox.removals = []
                     inbox.resumes = []
                     inbox.weights = []
+                    inbox.isWakePending = false  // commands posted from now on wake the thread again
                 }
                 return inbox
             }
