@@ -241,10 +241,7 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
     /// once is refreshed once, in the place of its last mention (the recency order the touches one by one
     /// would leave): a list that keeps showing the same images touches each once per batch.
     func touchImages(withIdentifiers identifiers: [String]) {
-        guard identifiers.count > 1 else {
-            if let only = identifiers.first { touchImage(withIdentifier: only) }
-            return
-        }
+        guard !identifiers.isEmpty else { return }
         var seen = Set<String>(minimumCapacity: min(identifiers.count, 64))
         var order: [String] = []
         for identifier in identifiers.reversed() where seen.insert(identifier).inserted { order.append(identifier) }

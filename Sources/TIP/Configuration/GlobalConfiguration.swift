@@ -118,10 +118,9 @@ public final class GlobalConfiguration: Sendable {
             .disk: GlobalConfiguration.defaultMaxCountForAllDiskCaches,
         ]
         let callbackQueue = GlobalConfiguration.makeDefaultCallbackQueue()
-        GlobalConfiguration.tag(callbackQueue)
         var initial = Settings(
             maxBytes: maxBytes, maxCount: maxCount, callbackQueue: callbackQueue, cachesRootDirectory: root)
-        initial.callbackQueueToken = GlobalConfiguration.token(of: callbackQueue)
+        initial.callbackQueueToken = GlobalConfiguration.tag(callbackQueue)
         settings = Locked(initial)
         func budget(_ kind: ImageCacheType) -> CacheBudget {
             CacheBudget(
@@ -283,8 +282,7 @@ public final class GlobalConfiguration: Sendable {
     public var callbackQueue: DispatchQueue {
         get { settings.withLock { $0.callbackQueue } }
         set {
-            Self.tag(newValue)
-            let token = Self.token(of: newValue)
+            let token = Self.tag(newValue)
             settings.withLock { settings in
                 settings.callbackQueue = newValue
                 settings.callbackQueueToken = token
@@ -370,11 +368,14 @@ public final class GlobalConfiguration: Sendable {
     private static let queueTokenKey = DispatchSpecificKey<Int>()
     private static let nextQueueToken = Locked(1)
 
-    static func tag(_ queue: DispatchQueue) {
+    /// Tags `queue` with a token of its own unless it has one; returns its token.
+    static func tag(_ queue: DispatchQueue) -> Int {
         nextQueueToken.withLock { next in
-            guard queue.getSpecific(key: queueTokenKey) == nil else { return }
-            queue.setSpecific(key: queueTokenKey, value: next)
+            if let token = queue.getSpecific(key: queueTokenKey) { return token }
+            let token = next
+            queue.setSpecific(key: queueTokenKey, value: token)
             next += 1
+            return token
         }
     }
 

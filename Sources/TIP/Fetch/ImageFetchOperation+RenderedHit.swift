@@ -19,7 +19,7 @@ extension ImageFetchOperation {
                 targetContentMode: request.targetContentMode,
                 transformerIdentifier: processing.lookupVariant, countsLookup: false)
         else {
-            countLookup(hit: false)
+            caches.countLookup("rendered", hit: false)
             return false
         }
         let result = ImageFetchResult(
@@ -27,7 +27,7 @@ extension ImageFetchOperation {
             imageOriginalDimensions: hit.originalDimensions, imageIsTreatedAsPlaceholder: false,
             imageWasTransformed: processing.transformer != nil, imageIdentifier: identifier)
         if hit.isDirty {
-            countLookup(hit: true)
+            caches.countLookup("rendered", hit: true)
             guarded.withLock { $0.previewResult = result }
             delegate?.imageFetchOperation(self, didLoadDirtyPreviewImage: result)
             return false
@@ -45,7 +45,7 @@ extension ImageFetchOperation {
             return .some(state.delegate)
         }
         guard case .some(let delegate) = answered else {
-            countLookup(hit: true)
+            caches.countLookup("rendered", hit: true)
             return false
         }
         // Sync hits refresh the memory cache's recency, later and in batches (as TIP, asynchronously).
@@ -55,18 +55,12 @@ extension ImageFetchOperation {
         // Both counters with one look at the metrics factory (each look costs as much as a cache lookup).
         configuration.metrics.incrementEach(
             [
-                ImagePipelineCaches.lookupCounter("rendered", hit: true),
+                ImagePipelineCaches.lookupCounter("rendered", "hit"),
                 fetchCounter(source: .memoryCache, result: "success"),
             ])
         delegate?.imageFetchOperationDidStart(self)
         delegate?.imageFetchOperation(self, didLoadFinalImage: result)
         markFinished()
         return true
-    }
-
-    /// Counts the rendered-cache lookup alone (the hit did not finish the fetch).
-    private func countLookup(hit: Bool) {
-        let (label, dimensions) = ImagePipelineCaches.lookupCounter("rendered", hit: hit)
-        configuration.metrics.increment(label, dimensions)
     }
 }

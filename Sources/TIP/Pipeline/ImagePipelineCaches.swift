@@ -115,13 +115,14 @@ struct ImagePipelineCaches: Sendable {
         return hit
     }
 
-    /// The `tip_cache_lookups_total` counter of one lookup, for ``PipelineMetrics/incrementEach(_:)``.
-    static func lookupCounter(_ cache: String, hit: Bool) -> (label: String, dimensions: [(String, String)]) {
-        ("tip_cache_lookups_total", [("cache", cache), ("result", hit ? "hit" : "miss")])
+    /// The `tip_cache_lookups_total` counter of one lookup (`result`: `hit`, `miss` or `stale`).
+    static func lookupCounter(_ cache: String, _ result: String) -> (label: String, dimensions: [(String, String)]) {
+        ("tip_cache_lookups_total", [("cache", cache), ("result", result)])
     }
 
     func countLookup(_ cache: String, _ result: String) {
-        configuration.metrics.increment("tip_cache_lookups_total", [("cache", cache), ("result", result)])
+        let (label, dimensions) = Self.lookupCounter(cache, result)
+        configuration.metrics.increment(label, dimensions)
     }
 
     func countLookup(_ cache: String, hit: Bool) {
