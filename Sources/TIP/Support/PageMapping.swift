@@ -19,11 +19,18 @@ enum PageMapping {
     /// A zero-filled, page-aligned mapping of at least `length` bytes (whole pages), or nil when the
     /// system refuses one. `populated` asks for every page at once, one system call instead of a page fault
     /// per 4 KiB (about a third cheaper here): only for memory that is written whole right away, never for a
-    /// size that comes from outside (a server's announced length).
+    /// size that comes from outside (a server's announced length). A populated mapping of a huge page or more
+    /// (2 MiB on x86-64) is aligned to huge pages and asks for them (`MADV_HUGEPAGE`): one allocation and one
+    /// page-table entry per 2 MiB instead of 512, both when it is made and when it is unmapped.
     static func map(_ length: Int, populated: Bool = false) -> (pointer: UnsafeMutableRawPointer, length: Int)? {
         let page = max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
         guard length > 0, length <= Int.max - page else { return nil }
         let rounded = (length + page - 1) / page * page
+        #if os(Linux)
+        if populated, let huge = hugePageSize, rounded >= huge, let pointer = mapHuge(rounded, huge) {
+            return (pointer, rounded)
+        }
+        #endif
         var flags = MAP_PRIVATE | MAP_ANONYMOUS
         #if os(Linux)
         if populated { flags |= MAP_POPULATE }
@@ -32,6 +39,39 @@ enum PageMapping {
         else { return nil }
         return (pointer, rounded)
     }
+
+    #if os(Linux)
+    /// The size of a transparent huge page, or nil when the system has none to give.
+    static let hugePageSize: Int? = {
+        let base = "/sys/kernel/mm/transparent_hugepage/"
+        guard let enabled = try? String(contentsOfFile: base + "enabled", encoding: .utf8),
+            !enabled.contains("[never]"),
+            let text = try? String(contentsOfFile: base + "hpage_pmd_size", encoding: .utf8),
+            let size = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), size > 0, size & (size - 1) == 0
+        else { return nil }
+        return size
+    }()
+
+    /// `length` bytes (whole pages) at an address aligned to `huge`, backed by huge pages where the system
+    /// has them and populated at once (`MADV_POPULATE_WRITE`, Linux 5.14; before it, faulted in on use).
+    private static func mapHuge(_ length: Int, _ huge: Int) -> UnsafeMutableRawPointer? {
+        guard length <= Int.max - huge else { return nil }
+        let span = length + huge
+        guard let raw = mmap(nil, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+            raw != MAP_FAILED
+        else { return nil }
+        // Over-mapped by one huge page; the parts before the aligned start and after its end go back.
+        let start = Int(bitPattern: raw)
+        let aligned = (start + huge - 1) & ~(huge - 1)
+        if aligned > start { munmap(raw, aligned - start) }
+        let end = aligned + length
+        if start + span > end, let tail = UnsafeMutableRawPointer(bitPattern: end) { munmap(tail, start + span - end) }
+        guard let pointer = UnsafeMutableRawPointer(bitPattern: aligned) else { return nil }
+        _ = madvise(pointer, length, MADV_HUGEPAGE)
+        _ = madvise(pointer, length, MADV_POPULATE_WRITE)
+        return pointer
+    }
+    #endif
 
     /// Releases a mapping made by ``map(_:)`` (`length` as it returned).
     static func unmap(_ pointer: UnsafeMutableRawPointer, length: Int) {

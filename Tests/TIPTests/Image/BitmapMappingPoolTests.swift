@@ -41,6 +41,22 @@ struct BitmapMappingPoolTests {
         }
     }
 
+    @Test("a populated mapping of a huge page or more starts on a huge page, is all zero and wholly writable")
+    func hugeMappings() throws {
+        let length = 5 * megabyte + 100
+        let mapping = try #require(PageMapping.map(length, populated: true))
+        defer { PageMapping.unmap(mapping.pointer, length: mapping.length) }
+        #expect(mapping.length >= length && mapping.length % 4096 == 0 && mapping.length - length < 65536)
+        if let huge = PageMapping.hugePageSize, mapping.length >= huge {
+            #expect(Int(bitPattern: mapping.pointer) % huge == 0)
+        }
+        let bytes = UnsafeMutableRawBufferPointer(start: mapping.pointer, count: mapping.length)
+        #expect(bytes.allSatisfy { $0 == 0 })
+        bytes[0] = 1
+        bytes[mapping.length - 1] = 2
+        #expect(bytes[0] == 1 && bytes[mapping.length - 1] == 2)
+    }
+
     @Test("the shared pool keeps 8 MiB per processor, at least 16 and at most 64 MiB")
     func defaultCapacity() {
         #expect(BitmapMappingPool.defaultCapacity(processors: 1) == 16 * megabyte)
