@@ -7,7 +7,11 @@
 // ones it counts, without reading the others. The coefficients are libjpeg's, bit for bit (the tests compare
 // them on every file they decode), and anything libjpeg would warn about makes it decline instead.
 #include <string.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include "jpeg_progressive_ac.h"
+#include "CJPEGIncremental.h"
 
 #define FAST_BITS 10
 #define MAX_PLANES 4
@@ -251,10 +255,74 @@ static int decode_first(ac_scan *scan, bit_reader *b, size_t index, size_t block
     return 1;
 }
 
+// MARK: - Selecting a set bit
+
+// Whether PDEP (BMI2) is there and fast: from Haswell on at Intel, from Zen 3 on at AMD (family 19h). Zen 1
+// and 2 run it in microcode, in up to hundreds of cycles.
+static int fast_pdep(void) {
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & (1u << 8))) return 0;  // BMI2
+    char vendor[13] = {0};
+    __get_cpuid(0, &a, (unsigned *)&vendor[0], (unsigned *)&vendor[8], (unsigned *)&vendor[4]);
+    if (strcmp(vendor, "AuthenticAMD") != 0) return strcmp(vendor, "GenuineIntel") == 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    unsigned family = (a >> 8) & 15;
+    if (family == 15) family += (a >> 20) & 255;
+    return family >= 0x19;
+#else
+    return 0;
+#endif
+}
+
+// `mask` with all but its (n + 1)th lowest set bit cleared by its lowest ones, n < 64: its lowest set bit is
+// the one wanted, and it is 0 when `mask` has at most n bits. With PDEP (`pdep`: checked by the caller), one
+// instruction in place of a loop whose end the processor mispredicts.
+static inline __attribute__((always_inline)) uint64_t select_bit(uint64_t mask, int n, int pdep) {
+#if defined(__x86_64__)
+    if (pdep) {
+        uint64_t selected;
+        __asm__("pdepq %2, %1, %0" : "=r"(selected) : "r"(1ULL << n), "rm"(mask));
+        return selected;
+    }
+#endif
+    (void)pdep;
+    for (int i = 0; i < n && mask; i++) mask &= mask - 1;
+    return mask;
+}
+
 // One correction bit for each coefficient set in `positions` (zig-zag), in order: a 1 adds p1 to the
 // coefficient's magnitude unless that bit is set already. Without branches on the bits, which are as good as
-// random.
-static inline void correct(bit_reader *b, JCOEF *block, uint64_t positions, int p1) {
+// random. With PDEP (`pdep`: checked by the caller), up to 32 bits at a time are spread over their positions,
+// and only the coefficients whose bit is 1 are visited.
+static inline __attribute__((always_inline)) void correct(
+    bit_reader *b, JCOEF *block, uint64_t positions, int p1, int pdep) {
+#if defined(__x86_64__)
+    if (pdep) {
+        while (positions) {
+            if (b->count < 32) fill(b);
+            uint64_t count;
+            __asm__("popcntq %1, %0" : "=r"(count) : "rm"(positions));
+            int n = count < 32 ? (int)count : 32;
+            uint64_t part, ones;
+            __asm__("pdepq %2, %1, %0" : "=r"(part) : "r"((1ULL << n) - 1), "rm"(positions));
+            // The first bit read goes to the lowest position: reversed, it is the lowest bit PDEP places.
+            uint64_t bits = __builtin_bitreverse32(peek(b, n)) >> (32 - n);
+            drop(b, n);
+            __asm__("pdepq %2, %1, %0" : "=r"(ones) : "r"(bits), "rm"(part));
+            positions &= ~part;
+            while (ones) {
+                JCOEF *c = &block[zigzag_to_natural[__builtin_ctzll(ones)]];
+                ones &= ones - 1;
+                int value = *c, sign = value >> 31;
+                int apply = -((value & p1) == 0);
+                *c = (JCOEF)(value + (((p1 ^ sign) - sign) & apply));
+            }
+        }
+        return;
+    }
+#endif
+    (void)pdep;
     while (positions) {
         if (b->count == 0) fill(b);
         int k = __builtin_ctzll(positions);
@@ -273,7 +341,8 @@ static inline uint64_t from(int k) { return k >= 64 ? 0 : ~0ULL << k; }
 
 // Refinement scan (Ah > 0) over `blocks` blocks from block `index`. 0 on a bad code or a coefficient past the
 // band.
-static int decode_refine(ac_scan *scan, bit_reader *b, size_t index, size_t blocks) {
+static inline __attribute__((always_inline)) int decode_refine(
+    ac_scan *scan, bit_reader *b, size_t index, size_t blocks, int pdep) {
     const huffman_table *t = scan->table;
     tip_ac_plane *plane = scan->plane;
     const int Ss = scan->Ss, Se = scan->Se;
@@ -307,16 +376,15 @@ static int decode_refine(ac_scan *scan, bit_reader *b, size_t index, size_t bloc
                 // The coefficient lands on the (run + 1)th zero one from k (a ZRL passes 16 of them); the set
                 // ones on the way get their correction bits.
                 uint64_t ahead = ~0ULL << k;  // k <= Se <= 63 here
-                uint64_t zeros = ~mask & band & ahead;
-                for (int i = 0; i < run && zeros; i++) zeros &= zeros - 1;
+                uint64_t zeros = select_bit(~mask & band & ahead, run, pdep);
                 if (!zeros) {
                     if (magnitude) return 0;
-                    correct(b, block, mask & band & ahead, p1);
+                    correct(b, block, mask & band & ahead, p1, pdep);
                     k = Se + 1;
                     break;
                 }
                 int target = __builtin_ctzll(zeros);
-                correct(b, block, mask & ahead & ((1ULL << target) - 1), p1);
+                correct(b, block, mask & ahead & ((1ULL << target) - 1), p1, pdep);
                 if (magnitude) {
                     block[zigzag_to_natural[target]] = (JCOEF)value;
                     mask |= 1ULL << target;
@@ -325,7 +393,7 @@ static int decode_refine(ac_scan *scan, bit_reader *b, size_t index, size_t bloc
             }
         }
         if (eobrun > 0) {
-            correct(b, block, mask & band & from(k), p1);
+            correct(b, block, mask & band & from(k), p1, pdep);
             eobrun--;
         }
         plane->nonzero[index] = mask;
@@ -336,7 +404,8 @@ static int decode_refine(ac_scan *scan, bit_reader *b, size_t index, size_t bloc
 
 // Decodes the scan whose entropy-coded data is [start, end), in restart intervals of `restart` blocks (0: one
 // interval). 0 when it must be declined.
-static int decode_scan(ac_scan *scan, size_t start, size_t end, int restart) {
+static inline __attribute__((always_inline)) int decode_scan(
+    ac_scan *scan, size_t start, size_t end, int restart, int pdep) {
     tip_ac_plane *plane = scan->plane;
     size_t total = (size_t)plane->width_in_blocks * (size_t)plane->height_in_blocks;
     size_t interval = restart > 0 ? (size_t)restart : total;
@@ -352,7 +421,7 @@ static int decode_scan(ac_scan *scan, size_t start, size_t end, int restart) {
         bit_reader b = {scan->data + position, scan->data + stop, 0, 0, 0};
         fill(&b);
         scan->eobrun = 0;
-        int ok = scan->Ah == 0 ? decode_first(scan, &b, index, blocks) : decode_refine(scan, &b, index, blocks);
+        int ok = scan->Ah == 0 ? decode_first(scan, &b, index, blocks) : decode_refine(scan, &b, index, blocks, pdep);
         if (!ok || b.phantom > b.count) return 0;
         if (!last) {
             while (scan->data[stop] == 0xFF) stop++;
@@ -361,6 +430,27 @@ static int decode_scan(ac_scan *scan, size_t start, size_t end, int restart) {
         }
     }
     return 1;
+}
+
+// The scan decoder, with and without PDEP.
+static int decode_scan_plain(ac_scan *scan, size_t start, size_t end, int restart) {
+    return decode_scan(scan, start, end, restart, 0);
+}
+
+static int decode_scan_pdep(ac_scan *scan, size_t start, size_t end, int restart) {
+    return decode_scan(scan, start, end, restart, 1);
+}
+
+// Whether the scans use PDEP: -1 until the first decode asks (racing first calls store the same value).
+static int use_pdep = -1;
+
+int tip_jpeg_ac_use_pdep(int use) {
+    if (use >= 0) {
+        __atomic_store_n(&use_pdep, use && fast_pdep(), __ATOMIC_RELAXED);
+    } else if (__atomic_load_n(&use_pdep, __ATOMIC_RELAXED) < 0) {
+        __atomic_store_n(&use_pdep, fast_pdep(), __ATOMIC_RELAXED);
+    }
+    return __atomic_load_n(&use_pdep, __ATOMIC_RELAXED);
 }
 
 // MARK: - The walk over the file
@@ -393,6 +483,7 @@ static int read_tables(const uint8_t *data, size_t at, size_t end, huffman_table
 
 int tip_jpeg_decode_ac_scans(const uint8_t *data, size_t size, tip_ac_plane *planes, int plane_count) {
     if (plane_count < 1 || plane_count > MAX_PLANES || size < 4 || data[0] != 0xFF || data[1] != 0xD8) return 1;
+    int has_pdep = tip_jpeg_ac_use_pdep(-1);
     huffman_table tables[4];  // about 26 KB
     for (int i = 0; i < 4; i++) tables[i].defined = 0;
     // libjpeg's progression bookkeeping (coef_bits): the last Al of each coefficient, -1 before any scan.
@@ -451,7 +542,7 @@ int tip_jpeg_decode_ac_scans(const uint8_t *data, size_t size, tip_ac_plane *pla
                 if (table >= 4 || !tables[table].defined) return 1;
                 if (plane->decode) {
                     ac_scan scan = {data, Ss, Se, Ah, Al, &tables[table], plane, 0};
-                    if (!decode_scan(&scan, end, data_end, restart)) return 1;
+                    if (!(has_pdep ? decode_scan_pdep : decode_scan_plain)(&scan, end, data_end, restart)) return 1;
                 }
             }
             end = data_end;

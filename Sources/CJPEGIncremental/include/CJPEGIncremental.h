@@ -107,6 +107,11 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
 /// TIP's decoder declines the file. For tests and fuzzing.
 int tip_jpeg_progressive_ac_check(const uint8_t *data, size_t size, const tip_jpeg_large_allocator *allocator);
 
+/// Whether TIP's progressive AC decoder uses the PDEP instruction (only where the processor runs it fast):
+/// `use` 1 lets it, 0 stops it, -1 leaves it as it is. Returns whether it does now. For tests and benchmarks;
+/// decodes are right either way.
+int tip_jpeg_ac_use_pdep(int use);
+
 /// Whether `bytes` (the queued input right after a completed scan; `pending_marker` is libjpeg's
 /// already-read marker code or 0) holds a whole next scan, or the EOI. Exposed for tests.
 int tip_jpeg_next_scan_available(const uint8_t *bytes, size_t count, int pending_marker);
