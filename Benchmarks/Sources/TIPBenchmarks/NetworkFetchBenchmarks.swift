@@ -48,7 +48,8 @@ enum NetworkFetchBenchmarks {
         )
 
         // Cold caches: a fresh pipeline (its own directory, empty caches) per run, made before the clock starts.
-        // Diagnostic variant: the same with the caches on tmpfs (/dev/shm), where fsync costs nothing.
+        // Diagnostic variant: the same with the caches on tmpfs (/dev/shm), where making a file costs no disk
+        // file system's work (ext4 allocating the inode and journalling the rename).
         let onDisk = try PipelineSet(root: root, name: "bench-network-fetch")
         let onURLSession = try PipelineSet(
             root: root.appendingPathComponent("urlsession", isDirectory: true),
@@ -125,7 +126,7 @@ enum NetworkFetchBenchmarks {
             note:
                 """
                 ours: ImagePipeline fetch operations (libcurl provider), \(concurrency) downloads in flight, \
-                disk-cache writes (fsync + rename) included
+                disk-cache writes (write + rename; no fsync by default) included
                 """
         )
         Harness.report(
@@ -140,7 +141,7 @@ enum NetworkFetchBenchmarks {
             Harness.report(
                 name + ", caches on tmpfs", ours: samples[4], baselineName: baselineName, baseline: samples[1],
                 target: nil,
-                note: "diagnostic: the same fetches with the caches root on /dev/shm, where fsync is free")
+                note: "diagnostic: the same fetches with the caches root on /dev/shm, where files cost no disk work")
         }
     }
 }
