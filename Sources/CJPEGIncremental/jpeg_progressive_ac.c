@@ -263,8 +263,10 @@ static int fast_pdep(void) {
 #if defined(__x86_64__)
     unsigned a, b, c, d;
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & (1u << 8))) return 0;  // BMI2
+    unsigned words[3];  // the vendor string: EBX, EDX, ECX
+    if (!__get_cpuid(0, &a, &words[0], &words[2], &words[1])) return 0;
     char vendor[13] = {0};
-    __get_cpuid(0, &a, (unsigned *)&vendor[0], (unsigned *)&vendor[8], (unsigned *)&vendor[4]);
+    memcpy(vendor, words, 12);
     if (strcmp(vendor, "AuthenticAMD") != 0) return strcmp(vendor, "GenuineIntel") == 0;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
     unsigned family = (a >> 8) & 15;

@@ -68,9 +68,12 @@ enum PageMapping {
         if start + span > end, let tail = UnsafeMutableRawPointer(bitPattern: end) { munmap(tail, start + span - end) }
         guard let pointer = UnsafeMutableRawPointer(bitPattern: aligned) else { return nil }
         _ = madvise(pointer, length, MADV_HUGEPAGE)
-        _ = madvise(pointer, length, MADV_POPULATE_WRITE)
+        _ = madvise(pointer, length, populateWrite)
         return pointer
     }
+
+    /// `MADV_POPULATE_WRITE` (Linux 5.14), which C library headers older than glibc 2.35 lack.
+    private static let populateWrite: Int32 = 23
     #endif
 
     /// Releases a mapping made by ``map(_:)`` (`length` as it returned).
