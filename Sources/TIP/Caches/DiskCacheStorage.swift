@@ -152,13 +152,19 @@ extension DiskCache {
     func writeSidecar(_ sidecar: DiskCacheSidecar, for fileName: String) throws(POSIXError) {
         let temporary = DiskCacheFiles.temporaryName()
         let fd = try DiskCacheFiles.create(path(temporary))
+        // The descriptor is closed exactly once: a second close after a failed rename could close a number
+        // another thread had just been given (a socket, another cache file).
         do throws(POSIXError) {
+            defer { DiskCacheFiles.close(fd) }
             try DiskCacheFiles.writeAll(fd, Data(sidecar.encoded))
             try flushIfDurable(fd)
-            DiskCacheFiles.close(fd)
+        } catch {
+            DiskCacheFiles.remove(path(temporary))
+            throw error
+        }
+        do throws(POSIXError) {
             try DiskCacheFiles.rename(path(temporary), path(DiskCacheSidecar.name(for: fileName)))
         } catch {
-            DiskCacheFiles.close(fd)
             DiskCacheFiles.remove(path(temporary))
             throw error
         }

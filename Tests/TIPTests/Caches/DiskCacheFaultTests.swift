@@ -111,6 +111,22 @@ struct DiskCacheFaultTests {
         #expect(reopened.totalBytes == env.dataBytes(storage: storage))
     }
 
+    @Test("A sidecar whose rename fails: the error is thrown and its temporary file goes")
+    func sidecarRenameFailure() throws {
+        let env = DiskCacheTestEnvironment()
+        let cache = env.cache(storage: .sidecar)
+        // A non-empty directory where the sidecar goes: the rename cannot replace it.
+        let blocker = env.directory().appendingPathComponent(DiskCacheSidecar.name(for: "x"))
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: blocker.appendingPathComponent("inside"))
+        #expect(throws: POSIXError.self) {
+            try cache.domain.sync {
+                try cache.writeSidecar(DiskCacheSidecar(metadata: env.metadata("x"), inode: 1, size: 1), for: "x")
+            }
+        }
+        #expect(!env.files().contains { $0.hasPrefix(DiskCacheFiles.temporaryPrefix) })
+    }
+
     @Test("A read-only directory: writes fail with a problem, reads still work, totals stay consistent")
     func readOnlyDirectory() throws {
         let env = DiskCacheTestEnvironment()

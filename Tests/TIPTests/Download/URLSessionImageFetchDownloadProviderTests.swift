@@ -370,7 +370,10 @@ struct URLSessionImageFetchDownloadProviderTests {
             })
         let download = kind.make().imageFetchDownload(with: context)
         download.start()
-        #expect(context.recorder.done.wait(timeout: .now() + 1) == .timedOut)
+        let waited = context.recorder.done.wait(timeout: .now() + 1)
+        // What ended it, should it end: the report names the error.
+        let error = context.downloadQueue.sync { context.recorder.error.map { String(describing: $0) } }
+        #expect(waited == .timedOut, "completed with \(error ?? "no error")")
         #expect(download.context == nil)
         context.downloadQueue.sync {
             #expect(context.recorder.completions == 0)
