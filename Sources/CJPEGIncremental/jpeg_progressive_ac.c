@@ -277,20 +277,34 @@ static int fast_pdep(void) {
 #endif
 }
 
+#if defined(__x86_64__)
+// PDEP: the low bits of `source` placed, in order, on the set bits of `mask`. Inline assembly, so the file builds
+// for any x86-64; only called once fast_pdep said yes.
+static inline uint64_t pdep64(uint64_t source, uint64_t mask) {
+    uint64_t deposited;
+    __asm__("pdepq %2, %1, %0" : "=r"(deposited) : "r"(source), "rm"(mask));
+    return deposited;
+}
+#endif
+
 // `mask` with all but its (n + 1)th lowest set bit cleared by its lowest ones, n < 64: its lowest set bit is
 // the one wanted, and it is 0 when `mask` has at most n bits. With PDEP (`pdep`: checked by the caller), one
 // instruction in place of a loop whose end the processor mispredicts.
 static inline __attribute__((always_inline)) uint64_t select_bit(uint64_t mask, int n, int pdep) {
 #if defined(__x86_64__)
-    if (pdep) {
-        uint64_t selected;
-        __asm__("pdepq %2, %1, %0" : "=r"(selected) : "r"(1ULL << n), "rm"(mask));
-        return selected;
-    }
+    if (pdep) return pdep64(1ULL << n, mask);
 #endif
     (void)pdep;
     for (int i = 0; i < n && mask; i++) mask &= mask - 1;
     return mask;
+}
+
+// A correction bit `bit` (0 or 1) for the coefficient `c`: a 1 adds p1 to its magnitude unless that bit is set
+// already. Without a branch on the bit.
+static inline void refine(JCOEF *c, int bit, int p1) {
+    int value = *c, sign = value >> 31;  // 0 or -1
+    int apply = -(bit & ((value & p1) == 0));
+    *c = (JCOEF)(value + (((p1 ^ sign) - sign) & apply));
 }
 
 // One correction bit for each coefficient set in `positions` (zig-zag), in order: a 1 adds p1 to the
@@ -306,19 +320,15 @@ static inline __attribute__((always_inline)) void correct(
             uint64_t count;
             __asm__("popcntq %1, %0" : "=r"(count) : "rm"(positions));
             int n = count < 32 ? (int)count : 32;
-            uint64_t part, ones;
-            __asm__("pdepq %2, %1, %0" : "=r"(part) : "r"((1ULL << n) - 1), "rm"(positions));
+            uint64_t part = pdep64((1ULL << n) - 1, positions);
             // The first bit read goes to the lowest position: reversed, it is the lowest bit PDEP places.
             uint64_t bits = __builtin_bitreverse32(peek(b, n)) >> (32 - n);
             drop(b, n);
-            __asm__("pdepq %2, %1, %0" : "=r"(ones) : "r"(bits), "rm"(part));
+            uint64_t ones = pdep64(bits, part);
             positions &= ~part;
             while (ones) {
-                JCOEF *c = &block[zigzag_to_natural[__builtin_ctzll(ones)]];
+                refine(&block[zigzag_to_natural[__builtin_ctzll(ones)]], 1, p1);
                 ones &= ones - 1;
-                int value = *c, sign = value >> 31;
-                int apply = -((value & p1) == 0);
-                *c = (JCOEF)(value + (((p1 ^ sign) - sign) & apply));
             }
         }
         return;
@@ -331,10 +341,7 @@ static inline __attribute__((always_inline)) void correct(
         positions &= positions - 1;
         int bit = (int)(b->buffer >> 63);
         drop(b, 1);
-        JCOEF *c = &block[zigzag_to_natural[k]];
-        int value = *c, sign = value >> 31;  // 0 or -1
-        int apply = -(bit & ((value & p1) == 0));
-        *c = (JCOEF)(value + (((p1 ^ sign) - sign) & apply));
+        refine(&block[zigzag_to_natural[k]], bit, p1);
     }
 }
 
