@@ -5,7 +5,7 @@
 // - the AC scans, most of the file and of libjpeg's time, are decoded by our own decoder
 //   (jpeg_progressive_ac.c) while libjpeg decodes the DC scans and produces the pixels;
 // - at scales where a component's inverse DCT reads only the DC coefficient (1/8 for full-resolution luma),
-//   that component's AC scans are not decoded at all.
+//   that component's AC scans are not decoded at all, and its array keeps only the DC coefficients.
 // The output is byte-identical to TurboJPEG's decode of the whole file (the tests and a differential fuzzer
 // check it). A file our AC decoder does not take (an incomplete progression, which libjpeg smooths; arithmetic
 // coding; anything libjpeg would warn about) is decoded by libjpeg whole, as TurboJPEG would; a warning or an
@@ -47,7 +47,7 @@ typedef struct {
     tip_barray *arrays;  // requested in the image pool, realized or not (newest first)
     tip_barray *by_request[MAX_COMPONENTS];  // the first MAX_COMPONENTS of them, in the order requested
     int requested;
-    unsigned dirty_ok;   // arrays (bit per request index) left unzeroed: components whose output reads DC alone
+    unsigned dc_only;    // arrays (bit per request index) of components whose output reads DC alone: striped
     void *memory;        // one block from the allocator for all the realized arrays
     size_t length;
     // libjpeg's own methods, called for everything that is not a coefficient array of the image pool.
@@ -101,13 +101,35 @@ static jvirt_barray_ptr hook_request_virt_barray(j_common_ptr cinfo, int pool_id
     return (jvirt_barray_ptr)a;
 }
 
+// A component whose inverse DCT reads only DC (1x1, at 1/8) uses one coefficient of each block, and only
+// coefficient 0 of its blocks is ever written (by the DC scans) or read (by jpeg_idct_1x1). Its array is
+// striped: the blocks of up to 64 block rows overlap, row r starting 2 bytes after row r - 1, so each block's
+// coefficient 0 has its own two bytes and the array costs 2 bytes a block instead of 128 (a 2048x1536 luma:
+// 98 KB instead of 6.3 MB, which stays in the cache while the DC scans go over it again and again).
+#define DC_STRIPE_ROWS DCTSIZE2
+
+static int is_dc_only(const tip_oneshot *dec, const tip_barray *a) {
+    return a->index < MAX_COMPONENTS && (dec->dc_only >> a->index & 1);
+}
+
+// The bytes of one stripe of a striped array: its rows' blocks, plus one block so that the last row's last
+// block lies whole inside it.
+static size_t dc_stripe_bytes(const tip_barray *a) {
+    return ((size_t)a->blocks_per_row + 1) * sizeof(JBLOCK);
+}
+
+static size_t array_bytes(const tip_oneshot *dec, const tip_barray *a) {
+    if (is_dc_only(dec, a)) return ((size_t)a->row_count + DC_STRIPE_ROWS - 1) / DC_STRIPE_ROWS * dc_stripe_bytes(a);
+    return (size_t)a->blocks_per_row * sizeof(JBLOCK) * a->row_count;
+}
+
 static void hook_realize_virt_arrays(j_common_ptr cinfo) {
     tip_oneshot *dec = (tip_oneshot *)cinfo->client_data;
     dec->realize_virt_arrays(cinfo);
     if (dec->memory || !dec->arrays) return;
     // One block for every array (one reusable mapping per decode rather than one per component).
     size_t total = 0;
-    for (tip_barray *a = dec->arrays; a; a = a->next) total += (size_t)a->blocks_per_row * sizeof(JBLOCK) * a->row_count;
+    for (tip_barray *a = dec->arrays; a; a = a->next) total += array_bytes(dec, a);
     size_t length = 0;
     int zeroed = 0;
     dec->memory = dec->allocator->allocate(total ? total : sizeof(JBLOCK), &length, 1, &zeroed);
@@ -115,14 +137,19 @@ static void hook_realize_virt_arrays(j_common_ptr cinfo) {
     dec->length = length;
     char *next = (char *)dec->memory;
     for (tip_barray *a = dec->arrays; a; a = a->next) {
-        size_t row_bytes = (size_t)a->blocks_per_row * sizeof(JBLOCK);
+        size_t row_bytes = (size_t)a->blocks_per_row * sizeof(JBLOCK), bytes = array_bytes(dec, a);
+        int striped = is_dc_only(dec, a);
         // Kept mappings hold the last image's coefficients: progressive decoding needs zeros (a new mapping
-        // has them already), but for a component whose inverse DCT reads only DC, which every DC scan writes.
-        int dirty_ok = a->index < MAX_COMPONENTS && (dec->dirty_ok >> a->index & 1);
-        if (a->pre_zero && !zeroed && !dirty_ok) memset(next, 0, row_bytes * a->row_count);
+        // has them already), but not in a striped array: the first DC scan of its component sets coefficient
+        // 0 of every block the output reads (our decoder declines a file without one).
+        if (a->pre_zero && !zeroed && !striped) memset(next, 0, bytes);
         a->rows = (JBLOCKARRAY)(*cinfo->mem->alloc_small)(cinfo, JPOOL_IMAGE, sizeof(JBLOCKROW) * (a->row_count ? a->row_count : 1));
-        for (JDIMENSION r = 0; r < a->row_count; r++) a->rows[r] = (JBLOCKROW)(next + r * row_bytes);
-        next += row_bytes * a->row_count;
+        for (JDIMENSION r = 0; r < a->row_count; r++) {
+            size_t offset = striped ? r / DC_STRIPE_ROWS * dc_stripe_bytes(a) + r % DC_STRIPE_ROWS * sizeof(JCOEF)
+                                    : r * row_bytes;
+            a->rows[r] = (JBLOCKROW)(next + offset);
+        }
+        next += bytes;
     }
 }
 
@@ -215,15 +242,17 @@ static int decode_ac(tip_oneshot *dec, const uint8_t *data, size_t size, const i
         if (!a->rows || a->blocks_per_row < comp->width_in_blocks || a->row_count < comp->height_in_blocks) return 1;
         planes[c] = (tip_ac_plane){a->rows, comp->component_id, (int)comp->width_in_blocks,
                                    (int)comp->height_in_blocks, decode[c], NULL};
-        blocks += (size_t)comp->width_in_blocks * comp->height_in_blocks;
+        if (decode[c]) blocks += (size_t)comp->width_in_blocks * comp->height_in_blocks;
     }
     size_t length = 0;
     int zeroed = 0;
-    uint64_t *masks = (uint64_t *)dec->allocator->allocate(blocks * sizeof(uint64_t), &length, 1, &zeroed);
+    size_t mask_bytes = (blocks ? blocks : 1) * sizeof(uint64_t);  // none at all when every plane reads DC alone
+    uint64_t *masks = (uint64_t *)dec->allocator->allocate(mask_bytes, &length, 1, &zeroed);
     if (!masks) return 1;
-    if (!zeroed) memset(masks, 0, blocks * sizeof(uint64_t));
+    if (!zeroed) memset(masks, 0, mask_bytes);
     uint64_t *next = masks;
     for (int c = 0; c < count; c++) {
+        if (!planes[c].decode) continue;  // its masks are never read
         planes[c].nonzero = next;
         next += (size_t)planes[c].width_in_blocks * planes[c].height_in_blocks;
     }
@@ -329,11 +358,12 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
         jpeg_abort_decompress(&dec->cinfo);
         begin(dec, (const uint8_t *)filtered, filtered_size, scale_num, scale_denom, out_space);
         dec->cinfo.do_block_smoothing = FALSE;
-        // The components that read DC alone need no zeroed arrays: our decoder declines a file where a DC scan
-        // does not write every block of them, and nothing reads their AC coefficients.
-        for (int c = 0; c < count; c++) dec->dirty_ok |= (unsigned)!decode[c] << c;
+        // The components that read DC alone get striped arrays: nothing writes or reads their AC coefficients
+        // (their AC scans are left out above and our decoder skips them). A decline below starts over with
+        // whole arrays.
+        for (int c = 0; c < count; c++) dec->dc_only |= (unsigned)!decode[c] << c;
         jpeg_start_decompress(&dec->cinfo);
-        dec->dirty_ok = 0;
+        dec->dc_only = 0;
         int same_ids[MAX_COMPONENTS], same_decode[MAX_COMPONENTS];
         components(dec, same_ids, same_decode);
         if ((int)dec->cinfo.output_width != width || (int)dec->cinfo.output_height != height) goto done;

@@ -17,10 +17,17 @@ struct JPEGProgressiveDecodingTests {
             files.append(
                 (
                     "420 \(width)x\(height)",
-                    try JPEGTestSupport.jpeg(width: width, height: height, progressive: true).data
+                    try JPEGTestSupport.jpeg(width: width, height: height, progressive: true, quality: quality420).data
                 ))
         }
         files.append(("444", try JPEGTestSupport.jpeg(width: 171, height: 97, progressive: true, quality: 0.97).data))
+        // More than 128 block rows: at 1/8 the striped arrays of the components that read DC alone have three
+        // stripes.
+        files.append(
+            ("420 tall", try JPEGTestSupport.jpeg(width: 40, height: 1100, progressive: true, quality: quality420).data)
+        )
+        files.append(
+            ("444 tall", try JPEGTestSupport.jpeg(width: 24, height: 1030, progressive: true, quality: 0.97).data))
         files.append(("gray", try JPEGTestSupport.jpeg(width: 150, height: 101, progressive: true, gray: true).data))
         files.append(("422", try #require(Self.encode422(TestImages.photo(width: 187, height: 133)))))
         for name in ["carnival.pjpg", "twitterfied.pjpg", "pink_outfit.jpg"] {
@@ -28,6 +35,9 @@ struct JPEGProgressiveDecodingTests {
         }
         return files
     }
+
+    /// A quality our encoder subsamples the chroma at (4:2:0 below libjpeg's 90; its default, 0.83, is 95).
+    static let quality420: Float = 0.6
 
     static func encode422(_ bitmap: Bitmap) -> Data? {
         guard let handle = tjInitCompress() else { return nil }
@@ -136,6 +146,42 @@ struct JPEGProgressiveDecodingTests {
                 let (status, bitmap) = try decode(lying)
                 #expect(status != 0 || bitmap != reference)
             }
+        }
+    }
+
+    /// The largest coefficient request (`whole` set) of ``stripedArrays()``'s allocator.
+    private static let largestRequest = Locked(0)
+
+    @Test("At 1/8 a component whose inverse DCT reads DC alone costs 2 bytes a block, not 128")
+    func stripedArrays() throws {
+        // 4:4:4 at 1/8: every component reads DC alone. 4:2:0: only the luma does (the chroma's 2x2 inverse
+        // DCT reads AC too). 512x512 is 4,096 blocks a component, 512 KB of coefficients whole.
+        for (quality, dcComponents) in [(Float(0.97), 3), (Self.quality420, 1)] {
+            let data = try JPEGTestSupport.jpeg(width: 512, height: 512, progressive: true, quality: quality).data
+            let reference = try #require(JPEGTestSupport.turboJPEGDecode(data, scaledWidth: 64, scaledHeight: 64))
+            var allocator = tip_jpeg_large_allocator(
+                allocate: { bytes, length, whole, zeroed in
+                    if whole != 0 { JPEGProgressiveDecodingTests.largestRequest.withLock { $0 = max($0, bytes) } }
+                    zeroed?.pointee = 0
+                    return JPEGProgressiveDecodingTests.filled(bytes, length)
+                }, release: { pointer, _ in free(pointer) })
+            Self.largestRequest.withLock { $0 = 0 }
+            var bitmap = try #require(Bitmap(width: 64, height: 64, format: .rgbx8))
+            let pitch = bitmap.bytesPerRow
+            var path: Int32 = 0
+            let status = bitmap.withUnsafeMutableBytes { dst in
+                data.withUnsafeBytes { src in
+                    tip_jpeg_decode_progressive(
+                        src.bindMemory(to: UInt8.self).baseAddress, src.count, 1, 8, Int32(TIP_JPEG_OUT_RGBX),
+                        dst.bindMemory(to: UInt8.self).baseAddress, pitch, 64, 64, &allocator, &path)
+                }
+            }
+            #expect(status == 0 && path & Int32(TIP_JPEG_PROGRESSIVE_DC_ONLY) != 0 && bitmap == reference)
+            // Whole arrays: 3 x 512 KB (4:4:4) or 512 + 2 x 128 KB (4:2:0). Striped, a DC-only component takes
+            // one stripe of 65 blocks (8,320 bytes) instead of 512 KB.
+            let whole = dcComponents == 3 ? 3 * 524_288 : 524_288 + 2 * 131_072
+            let striped = whole - dcComponents * (524_288 - 8_320)
+            #expect(Self.largestRequest.withLock { $0 } == striped, "\(dcComponents) striped")
         }
     }
 
