@@ -30,9 +30,11 @@ struct ImagePipelineCaches: Sendable {
         var targetContentMode: ContentMode
         var decoderConfigMap: [ImageType: any Sendable]?
         var maximumPixelCount = ImageDecodingOptions.defaultMaximumPixelCount
+        /// Where the decode waits its turn (``DecodeGate/shared`` but in tests).
+        var gate = DecodeGate.shared
 
-        /// Decodes complete `data` straight to the target sizing (timed in `metrics`); data the decoder reads only in
-        /// part throws ``ImageDecodingError/corruptData(_:)``. An image within the pixel
+        /// Decodes complete `data` straight to the target sizing (timed in `metrics`, once `gate` lets it run); data
+        /// the decoder reads only in part throws ``ImageDecodingError/corruptData(_:)``. An image within the pixel
         /// limit whose output at the target would not be (a large target filled by upscaling) is decoded at its own
         /// size: the fetch's final scaling step then reports that it could not scale it (TIP's `ImageFailedToScale`)
         /// and delivers it as is.
@@ -42,21 +44,24 @@ struct ImagePipelineCaches: Sendable {
             var options = ImageDecodingOptions(
                 targetDimensions: targetDimensions, targetContentMode: targetContentMode,
                 maximumPixelCount: maximumPixelCount, interpolationQuality: quality)
-            let image = try metrics.measure("tip_decode_duration_seconds", [("type", type?.rawValue ?? "unknown")]) {
-                let result = Result { () throws(ImageDecodingError) in
-                    try CodecCatalogue.shared.decodeImage(
-                        data, options: options, decoderConfigMap: decoderConfigMap, imageType: type)
+            let image = try gate.run {
+                try metrics.measure("tip_decode_duration_seconds", [("type", type?.rawValue ?? "unknown")]) {
+                    let result = Result { () throws(ImageDecodingError) in
+                        try CodecCatalogue.shared.decodeImage(
+                            data, options: options, decoderConfigMap: decoderConfigMap, imageType: type)
+                    }
+                    guard case .failure(let error) = result, targetDimensions != .zero,
+                        Self.isOnlyTheOutputTooLarge(error)
+                    else {
+                        return try result.get().container
+                    }
+                    options.targetDimensions = .zero
+                    options.targetContentMode = .center
+                    return try CodecCatalogue.shared.decodeImage(
+                        data, options: options, decoderConfigMap: decoderConfigMap,
+                        imageType: type
+                    ).container
                 }
-                guard case .failure(let error) = result, targetDimensions != .zero, Self.isOnlyTheOutputTooLarge(error)
-                else {
-                    return try result.get().container
-                }
-                options.targetDimensions = .zero
-                options.targetContentMode = .center
-                return try CodecCatalogue.shared.decodeImage(
-                    data, options: options, decoderConfigMap: decoderConfigMap,
-                    imageType: type
-                ).container
             }
             // Complete bytes whose decoder could not read every pixel (cut short and closed with an end marker, a
             // bad checksum) are damaged: never a complete image, whatever the transport said.

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+@testable import TIP
+
+/// The pipelines decode complete images at most one per processor at once; a decode past that waits its turn.
+/// The tests step the gate by hand: a body that holds its slot until the test lets it go.
+@Suite("Decode gate")
+struct DecodeGateTests {
+    /// Runs `body` on a thread of its own; the returned semaphore is signalled once it has returned.
+    private static func onThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            body()
+            done.signal()
+        }
+        return done
+    }
+
+    /// Waits (up to a minute, a guard against a hang, not a timing) until `condition` holds.
+    private static func waitUntil(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while !condition() {
+            if Date() > deadline { return false }
+            usleep(1000)
+        }
+        return true
+    }
+
+    @Test("A decode past the slots waits until one is free, then runs")
+    func waitsForASlot() throws {
+        let gate = DecodeGate(slots: 1)
+        let release = DispatchSemaphore(value: 0)
+        let order = Locked<[String]>([])
+        let first = Self.onThread {
+            gate.run {
+                order.withLock { $0.append("first started") }
+                release.wait()
+                order.withLock { $0.append("first ended") }
+            }
+        }
+        #expect(Self.waitUntil { gate.occupancy.running == 1 })
+        let second = Self.onThread {
+            gate.run { order.withLock { $0.append("second started") } }
+        }
+        // The second caller is at the gate, and its body has not run while the first holds the only slot.
+        #expect(Self.waitUntil { gate.occupancy.waiting == 1 })
+        #expect(order.withLock { $0 } == ["first started"])
+        release.signal()
+        first.wait()
+        second.wait()
+        #expect(order.withLock { $0 } == ["first started", "first ended", "second started"])
+        #expect(gate.occupancy == (running: 0, waiting: 0))
+    }
+
+    @Test("As many decodes as slots run together")
+    func slotsRunTogether() throws {
+        let gate = DecodeGate(slots: 3)
+        let release = DispatchSemaphore(value: 0)
+        let holders = (0..<3).map { _ in Self.onThread { gate.run { release.wait() } } }
+        #expect(Self.waitUntil { gate.occupancy.running == 3 })
+        #expect(gate.occupancy.waiting == 0)
+        for _ in holders { release.signal() }
+        for holder in holders { holder.wait() }
+        #expect(gate.occupancy == (running: 0, waiting: 0))
+        #expect(DecodeGate(slots: 0).slots == 1)
+        #expect(DecodeGate.shared.slots == Processors.active)
+    }
+
+    @Test("A thrown error gives the slot back")
+    func errorsFreeTheSlot() throws {
+        struct Failure: Error {}
+        let gate = DecodeGate(slots: 1)
+        #expect(throws: Failure.self) { try gate.run { throw Failure() } }
+        #expect(gate.occupancy == (running: 0, waiting: 0))
+        #expect(gate.run { 7 } == 7)
+    }
+
+    @Test("A pipeline's decode of complete bytes passes the gate")
+    func pipelineDecodesPassTheGate() throws {
+        let gate = DecodeGate(slots: 1)
+        let data = try JPEGTestSupport.jpeg(width: 64, height: 48).data
+        var decoding = ImagePipelineCaches.Decoding(
+            targetDimensions: CGSize(width: 32, height: 32), targetContentMode: .scaleAspectFit, decoderConfigMap: nil)
+        decoding.gate = gate
+        let release = DispatchSemaphore(value: 0)
+        let holder = Self.onThread { gate.run { release.wait() } }
+        #expect(Self.waitUntil { gate.occupancy.running == 1 })
+        let result = Locked<ImageContainer?>(nil)
+        let decoded = Self.onThread { [decoding] in
+            let image = try? decoding.decode(data, type: .jpeg, quality: .high, metrics: PipelineMetrics())
+            result.withLock { $0 = image }
+        }
+        #expect(Self.waitUntil { gate.occupancy.waiting == 1 })
+        #expect(result.withLock { $0 } == nil)
+        release.signal()
+        holder.wait()
+        decoded.wait()
+        let image = try #require(result.withLock { $0 })
+        #expect(image.dimensions == CGSize(width: 32, height: 24))
+    }
+}
