@@ -152,17 +152,15 @@ extension DiskCache {
     func writeSidecar(_ sidecar: DiskCacheSidecar, for fileName: String) throws(POSIXError) {
         let temporary = DiskCacheFiles.temporaryName()
         let fd = try DiskCacheFiles.create(path(temporary))
-        // The descriptor is closed exactly once: a second close after a failed rename could close a number
-        // another thread had just been given (a socket, another cache file).
-        do throws(POSIXError) {
-            defer { DiskCacheFiles.close(fd) }
+        let written = Result { () throws(POSIXError) in
             try DiskCacheFiles.writeAll(fd, Data(sidecar.encoded))
             try flushIfDurable(fd)
-        } catch {
-            DiskCacheFiles.remove(path(temporary))
-            throw error
         }
+        // Closed exactly once, whatever happened: a second close after a failed rename could close a number
+        // another thread had just been given (a socket, another cache file).
+        DiskCacheFiles.close(fd)
         do throws(POSIXError) {
+            try written.get()
             try DiskCacheFiles.rename(path(temporary), path(DiskCacheSidecar.name(for: fileName)))
         } catch {
             DiskCacheFiles.remove(path(temporary))

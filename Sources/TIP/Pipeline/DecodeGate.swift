@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 
 /// Bounds how many complete images the pipelines decode at once: one decode per processor.
 ///
@@ -11,37 +11,59 @@ import Dispatch
 ///
 /// Only synchronous decoding holds a slot, never a lock or a callback, so a waiting thread always gets one.
 /// Progressive scans of a download still render at once: they are the point of progressive loading.
-final class DecodeGate: Sendable {
+final class DecodeGate: @unchecked Sendable {  // `state` is only touched holding `condition`
     /// The gate every pipeline's complete decodes pass: ``Processors/active`` slots.
     static let shared = DecodeGate(slots: Processors.active)
+
+    /// Decodes running and callers waiting for a slot.
+    typealias Occupancy = (running: Int, waiting: Int)
 
     /// How many decodes may run at once.
     let slots: Int
 
-    private let semaphore: DispatchSemaphore
-    private let counts = Locked((running: 0, waiting: 0))
+    /// Guards `state`, and is broadcast whenever it changes.
+    private let condition = NSCondition()
+    private var state: Occupancy = (0, 0)
 
     /// A gate letting `slots` (at least 1) decodes run at once.
     init(slots: Int) {
         self.slots = max(1, slots)
-        semaphore = DispatchSemaphore(value: self.slots)
     }
 
     /// Runs `body` once a slot is free, holding the slot while it runs.
     func run<Result>(_ body: () throws -> Result) rethrows -> Result {
-        counts.withLock { $0.waiting += 1 }
-        semaphore.wait()
-        counts.withLock {
-            $0.waiting -= 1
-            $0.running += 1
-        }
+        condition.lock()
+        state.waiting += 1
+        condition.broadcast()
+        while state.running >= slots { condition.wait() }
+        state.waiting -= 1
+        state.running += 1
+        condition.broadcast()
+        condition.unlock()
         defer {
-            counts.withLock { $0.running -= 1 }
-            semaphore.signal()
+            condition.lock()
+            state.running -= 1
+            condition.broadcast()
+            condition.unlock()
         }
         return try body()
     }
 
-    /// Decodes running now, and callers waiting for a slot (for tests and inspection).
-    var occupancy: (running: Int, waiting: Int) { counts.withLock { $0 } }
+    /// Decodes running now, and callers waiting for a slot.
+    var occupancy: Occupancy {
+        condition.lock()
+        defer { condition.unlock() }
+        return state
+    }
+
+    /// Blocks until `predicate` holds for the occupancy, woken by each change of it (tests step the gate by it);
+    /// false if it still does not hold at `deadline`, a guard against a hang rather than a timing.
+    func wait(until predicate: (Occupancy) -> Bool, deadline: Date) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !predicate(state) {
+            if !condition.wait(until: deadline) { return predicate(state) }
+        }
+        return true
+    }
 }

@@ -120,18 +120,8 @@ struct JPEGProgressiveDecodingTests {
             let reference = try #require(
                 JPEGTestSupport.turboJPEGDecode(data, scaledWidth: Int32(width), scaledHeight: Int32(height)))
             func decode(_ allocator: tip_jpeg_large_allocator) throws -> (status: Int32, bitmap: Bitmap) {
-                var allocator = allocator
-                var bitmap = try #require(Bitmap(width: width, height: height, format: .rgbx8))
-                let pitch = bitmap.bytesPerRow
-                var path: Int32 = 0
-                let status = bitmap.withUnsafeMutableBytes { dst in
-                    data.withUnsafeBytes { src in
-                        tip_jpeg_decode_progressive(
-                            src.bindMemory(to: UInt8.self).baseAddress, src.count, 1, Int32(denominator),
-                            Int32(TIP_JPEG_OUT_RGBX), dst.bindMemory(to: UInt8.self).baseAddress, pitch,
-                            Int32(width), Int32(height), &allocator, &path)
-                    }
-                }
+                let (status, path, bitmap) = try Self.decode(
+                    data, denominator: denominator, width: width, height: height, allocator: allocator)
                 let dcOnly = path & Int32(TIP_JPEG_PROGRESSIVE_DC_ONLY) != 0
                 #expect(status != 0 || dcOnly == (denominator == 8), "1/\(denominator)")
                 return (status, bitmap)
@@ -159,23 +149,15 @@ struct JPEGProgressiveDecodingTests {
         for (quality, dcComponents) in [(Float(0.97), 3), (Self.quality420, 1)] {
             let data = try JPEGTestSupport.jpeg(width: 512, height: 512, progressive: true, quality: quality).data
             let reference = try #require(JPEGTestSupport.turboJPEGDecode(data, scaledWidth: 64, scaledHeight: 64))
-            var allocator = tip_jpeg_large_allocator(
+            let allocator = tip_jpeg_large_allocator(
                 allocate: { bytes, length, whole, zeroed in
                     if whole != 0 { JPEGProgressiveDecodingTests.largestRequest.withLock { $0 = max($0, bytes) } }
                     zeroed?.pointee = 0
                     return JPEGProgressiveDecodingTests.filled(bytes, length)
                 }, release: { pointer, _ in free(pointer) })
             Self.largestRequest.withLock { $0 = 0 }
-            var bitmap = try #require(Bitmap(width: 64, height: 64, format: .rgbx8))
-            let pitch = bitmap.bytesPerRow
-            var path: Int32 = 0
-            let status = bitmap.withUnsafeMutableBytes { dst in
-                data.withUnsafeBytes { src in
-                    tip_jpeg_decode_progressive(
-                        src.bindMemory(to: UInt8.self).baseAddress, src.count, 1, 8, Int32(TIP_JPEG_OUT_RGBX),
-                        dst.bindMemory(to: UInt8.self).baseAddress, pitch, 64, 64, &allocator, &path)
-                }
-            }
+            let (status, path, bitmap) = try Self.decode(
+                data, denominator: 8, width: 64, height: 64, allocator: allocator)
             #expect(status == 0 && path & Int32(TIP_JPEG_PROGRESSIVE_DC_ONLY) != 0 && bitmap == reference)
             // Whole arrays: 3 x 512 KB (4:4:4) or 512 + 2 x 128 KB (4:2:0). Striped, a DC-only component takes
             // one stripe of 65 blocks (8,320 bytes) instead of 512 KB.
@@ -183,6 +165,25 @@ struct JPEGProgressiveDecodingTests {
             let striped = whole - dcComponents * (524_288 - 8_320)
             #expect(Self.largestRequest.withLock { $0 } == striped, "\(dcComponents) striped")
         }
+    }
+
+    /// `data` through `tip_jpeg_decode_progressive` at 1/`denominator` into RGBX, coefficients from `allocator`.
+    private static func decode(
+        _ data: Data, denominator: Int, width: Int, height: Int, allocator: tip_jpeg_large_allocator
+    ) throws -> (status: Int32, path: Int32, bitmap: Bitmap) {
+        var allocator = allocator
+        var bitmap = try #require(Bitmap(width: width, height: height, format: .rgbx8))
+        let pitch = bitmap.bytesPerRow
+        var path: Int32 = 0
+        let status = bitmap.withUnsafeMutableBytes { dst in
+            data.withUnsafeBytes { src in
+                tip_jpeg_decode_progressive(
+                    src.bindMemory(to: UInt8.self).baseAddress, src.count, 1, Int32(denominator),
+                    Int32(TIP_JPEG_OUT_RGBX), dst.bindMemory(to: UInt8.self).baseAddress, pitch,
+                    Int32(width), Int32(height), &allocator, &path)
+            }
+        }
+        return (status, path, bitmap)
     }
 
     /// `bytes` bytes of 0x5A from `malloc` (their length stored in `length`).

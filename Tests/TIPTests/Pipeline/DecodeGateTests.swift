@@ -4,7 +4,8 @@ import Testing
 @testable import TIP
 
 /// The pipelines decode complete images at most one per processor at once; a decode past that waits its turn.
-/// The tests step the gate by hand: a body that holds its slot until the test lets it go.
+/// The tests step the gate by hand: a body holds its slot until the test lets it go, and the test waits on the
+/// gate's own occupancy (never on time).
 @Suite("Decode gate")
 struct DecodeGateTests {
     /// Runs `body` on a thread of its own; the returned semaphore is signalled once it has returned.
@@ -17,15 +18,8 @@ struct DecodeGateTests {
         return done
     }
 
-    /// Waits (up to a minute, a guard against a hang, not a timing) until `condition` holds.
-    private static func waitUntil(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(60)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(1000)
-        }
-        return true
-    }
+    /// How long a wait may take before the test fails instead of hanging (the waits end on the gate's changes).
+    private static var deadline: Date { Date().addingTimeInterval(60) }
 
     @Test("A decode past the slots waits until one is free, then runs")
     func waitsForASlot() throws {
@@ -39,12 +33,12 @@ struct DecodeGateTests {
                 order.withLock { $0.append("first ended") }
             }
         }
-        #expect(Self.waitUntil { gate.occupancy.running == 1 })
+        #expect(gate.wait(until: { $0.running == 1 }, deadline: Self.deadline))
         let second = Self.onThread {
             gate.run { order.withLock { $0.append("second started") } }
         }
         // The second caller is at the gate, and its body has not run while the first holds the only slot.
-        #expect(Self.waitUntil { gate.occupancy.waiting == 1 })
+        #expect(gate.wait(until: { $0.waiting == 1 }, deadline: Self.deadline))
         #expect(order.withLock { $0 } == ["first started"])
         release.signal()
         first.wait()
@@ -58,7 +52,7 @@ struct DecodeGateTests {
         let gate = DecodeGate(slots: 3)
         let release = DispatchSemaphore(value: 0)
         let holders = (0..<3).map { _ in Self.onThread { gate.run { release.wait() } } }
-        #expect(Self.waitUntil { gate.occupancy.running == 3 })
+        #expect(gate.wait(until: { $0.running == 3 }, deadline: Self.deadline))
         #expect(gate.occupancy.waiting == 0)
         for _ in holders { release.signal() }
         for holder in holders { holder.wait() }
@@ -85,13 +79,13 @@ struct DecodeGateTests {
         decoding.gate = gate
         let release = DispatchSemaphore(value: 0)
         let holder = Self.onThread { gate.run { release.wait() } }
-        #expect(Self.waitUntil { gate.occupancy.running == 1 })
+        #expect(gate.wait(until: { $0.running == 1 }, deadline: Self.deadline))
         let result = Locked<ImageContainer?>(nil)
         let decoded = Self.onThread { [decoding] in
             let image = try? decoding.decode(data, type: .jpeg, quality: .high, metrics: PipelineMetrics())
             result.withLock { $0 = image }
         }
-        #expect(Self.waitUntil { gate.occupancy.waiting == 1 })
+        #expect(gate.wait(until: { $0.waiting == 1 }, deadline: Self.deadline))
         #expect(result.withLock { $0 } == nil)
         release.signal()
         holder.wait()
