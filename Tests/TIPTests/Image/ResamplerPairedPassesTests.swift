@@ -262,4 +262,23 @@ struct ResamplerPairedPassesTests {
         let triangle = ResamplerWeightsCache.weights(filter: .triangle, sourceCount: 512, count: 400)
         #expect(triangle.weights == ResamplerWeights(filter: .triangle, sourceCount: 512, count: 400).weights)
     }
+
+    @Test("The weights cache keeps many tables, within its count and its budget of weights")
+    func cacheLimits() {
+        let limits = ResamplerWeightsCache.limits
+        // More small tables than the cache keeps: the newest stay, the count never passes the limit.
+        for source in 3_000..<(3_000 + limits.tables + 20) {
+            _ = ResamplerWeightsCache.weights(filter: .lanczos3, sourceCount: source, count: 60)
+            let kept = ResamplerWeightsCache.kept
+            #expect(kept.tables <= limits.tables && kept.weights <= limits.weights)
+        }
+        // Large tables (each near the largest kept): the budget evicts before the count does.
+        for source in 2_000..<2_040 {
+            let weights = ResamplerWeightsCache.weights(filter: .lanczos3, sourceCount: source, count: 400)
+            #expect(weights.count * weights.stride > limits.weights / 40)
+            let kept = ResamplerWeightsCache.kept
+            #expect(kept.tables <= limits.tables && kept.weights <= limits.weights)
+        }
+        #expect(ResamplerWeightsCache.kept.tables < limits.tables)
+    }
 }
