@@ -2,12 +2,13 @@
 // - the whole-image coefficient arrays come from the caller's allocator (reused, already-touched pages)
 //   instead of libjpeg's malloc calls, which page-faulted on every decode and left tens of megabytes in
 //   glibc's per-thread heaps;
-// - the AC scans, most of the file and of libjpeg's time, are decoded by our own decoder
-//   (jpeg_progressive_ac.c) while libjpeg decodes the DC scans and produces the pixels;
+// - the scans are decoded by our own decoder (jpeg_progressive_ac.c): libjpeg reads the file's header and a
+//   stand-in scan of a few bytes (so that it sets up its arrays and output as for the file), then produces the
+//   pixels from the coefficients ours put in its arrays;
 // - at scales where a component's inverse DCT reads only the DC coefficient (1/8 for full-resolution luma),
 //   that component's AC scans are not decoded at all, and its array keeps only the DC coefficients.
 // The output is byte-identical to TurboJPEG's decode of the whole file (the tests and a differential fuzzer
-// check it). A file our AC decoder does not take (an incomplete progression, which libjpeg smooths; arithmetic
+// check it). A file our decoder does not take (an incomplete progression, which libjpeg smooths; arithmetic
 // coding; anything libjpeg would warn about) is decoded by libjpeg whole, as TurboJPEG would; a warning or an
 // error returns 1 so the caller decodes with TurboJPEG.
 #include <stdio.h>
@@ -174,89 +175,134 @@ static void hook_self_destruct(j_common_ptr cinfo) {
     dec->self_destruct(cinfo);
 }
 
-// MARK: - Leaving out AC scans
+// MARK: - The stream libjpeg reads
 
-// The bytes of `data` without the AC scans (Ss > 0) whose single component is in `skip` (component ids), or
-// 0 when none was left out or the layout is not the expected marker / scan sequence. `out` has room for `size`
-// bytes.
-static size_t without_ac_scans(const uint8_t *data, size_t size, const int *skip, int skip_count, uint8_t *out) {
-    if (size < 4 || data[0] != 0xFF || data[1] != 0xD8) return 0;
+// The bytes of a DHT segment defining DC table 0 with one code, "0" for a difference of 0.
+static const uint8_t stand_in_table[] = {0xFF, 0xC4, 0x00, 0x14, 0x00, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+// What libjpeg reads in place of `data`: its segments up to the first scan (restart intervals left out), then
+// a first DC scan of the one component `component_id` (`blocks` blocks), every difference 0, then EOI. libjpeg
+// sets up its arrays and output for the frame as for the whole file, and spends a bit per block of that
+// component on the stand-in scan. The size written to `out` (room for `capacity` bytes), or 0 when the layout
+// is not the expected marker sequence.
+static size_t stand_in_stream(const uint8_t *data, size_t size, int component_id, size_t blocks, uint8_t *out,
+                              size_t capacity) {
+    if (size < 4 || data[0] != 0xFF || data[1] != 0xD8 || capacity < 2) return 0;
     memcpy(out, data, 2);
     size_t i = 2, o = 2;
-    int skipped = 0;
-    while (i + 1 < size) {
-        if (data[i] != 0xFF) return 0;
+    for (;;) {
+        if (i + 1 >= size || data[i] != 0xFF) return 0;
         uint8_t marker = data[i + 1];
         if (marker == 0xFF) { i++; continue; }  // fill byte
-        if (marker == 0xD9) {
-            out[o++] = 0xFF;
-            out[o++] = 0xD9;
-            return skipped ? o : 0;
-        }
-        if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) return 0;  // no length field expected here
+        if (marker == 0xDA) break;
+        if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD9)) return 0;  // no length field expected here
         if (i + 4 > size) return 0;
         size_t end = i + 2 + ((size_t)data[i + 2] << 8 | data[i + 3]);
-        if (end > size) return 0;
-        if (marker != 0xDA) {
+        if (end > size || end - i < 4) return 0;
+        if (marker != 0xDD) {
+            if (o + (end - i) > capacity) return 0;
             memcpy(out + o, data + i, end - i);
             o += end - i;
-            i = end;
-            continue;
         }
-        // SOS: Ns, then Ns (id, tables) pairs, then Ss; the entropy-coded data runs to the next marker
-        // that is neither a stuffed 0xFF00 nor a restart marker.
-        int count = data[i + 4];
-        if (i + 5 + 2 * (size_t)count + 1 > end) return 0;
-        int spectral_start = data[i + 5 + 2 * count];
-        int drop = 0;
-        if (spectral_start > 0 && count == 1) {
-            for (int k = 0; k < skip_count; k++) drop |= skip[k] == data[i + 5];
-        }
-        size_t j = tip_jpeg_entropy_end(data, size, end);
-        if (j >= size) return 0;
-        if (drop) {
-            skipped = 1;
-        } else {
-            memcpy(out + o, data + i, j - i);
-            o += j - i;
-        }
-        i = j;
+        i = end;
     }
-    return 0;
+    size_t scan_bytes = (blocks + 7) / 8;
+    if (o + sizeof stand_in_table + 10 + scan_bytes + 2 > capacity) return 0;
+    memcpy(out + o, stand_in_table, sizeof stand_in_table);
+    o += sizeof stand_in_table;
+    const uint8_t scan[10] = {0xFF, 0xDA, 0x00, 0x08, 1, (uint8_t)component_id, 0x00, 0, 0, 0};
+    memcpy(out + o, scan, sizeof scan);
+    o += sizeof scan;
+    memset(out + o, 0, scan_bytes);
+    o += scan_bytes;
+    out[o++] = 0xFF;
+    out[o++] = 0xD9;
+    return o;
 }
 
-// MARK: - Our AC decoder
+// The component with the fewest blocks (the stand-in scan's), and the bytes its stand-in stream may take.
+static int stand_in_component(const struct jpeg_decompress_struct *cinfo, size_t size, size_t *blocks,
+                              size_t *capacity) {
+    int best = 0;
+    for (int c = 1; c < cinfo->num_components; c++) {
+        const jpeg_component_info *x = &cinfo->comp_info[c], *y = &cinfo->comp_info[best];
+        if ((size_t)x->width_in_blocks * x->height_in_blocks < (size_t)y->width_in_blocks * y->height_in_blocks) {
+            best = c;
+        }
+    }
+    const jpeg_component_info *comp = &cinfo->comp_info[best];
+    *blocks = (size_t)comp->width_in_blocks * comp->height_in_blocks;
+    *capacity = size + sizeof stand_in_table + 10 + (*blocks + 7) / 8 + 2;
+    return comp->component_id;
+}
 
-// Decodes the AC scans of `data` into the arrays libjpeg realized for `dec` (one per component, in frame
-// order), those of components whose `decode` is 0 left out. 0 when done; 1 when the arrays are not the ones
+// Each component's quantization table, latched now as libjpeg latches it at the component's first scan:
+// libjpeg latches only the components of the scans it reads, and keeps a table already latched. Our decoder
+// declines a file that defines a table after its first scan, so the tables are the header's. 0 when a
+// component's table is missing (libjpeg's JERR_NO_QUANT_TABLE).
+static int latch_quant_tables(j_decompress_ptr cinfo) {
+    for (int c = 0; c < cinfo->num_components; c++) {
+        jpeg_component_info *comp = &cinfo->comp_info[c];
+        int q = comp->quant_tbl_no;
+        if (q < 0 || q >= NUM_QUANT_TBLS || !cinfo->quant_tbl_ptrs[q]) return 0;
+        JQUANT_TBL *table = (JQUANT_TBL *)(*cinfo->mem->alloc_small)((j_common_ptr)cinfo, JPOOL_IMAGE, sizeof(JQUANT_TBL));
+        memcpy(table, cinfo->quant_tbl_ptrs[q], sizeof(JQUANT_TBL));
+        comp->quant_table = table;
+    }
+    return 1;
+}
+
+// MARK: - Our decoder
+
+// Decodes the scans of `data` into the arrays libjpeg realized for `dec` (one per component, in frame order),
+// the AC scans of components whose `decode` is 0 left out. 0 when done; 1 when the arrays are not the ones
 // expected or our decoder declines (nothing it wrote is then used).
-static int decode_ac(tip_oneshot *dec, const uint8_t *data, size_t size, const int *decode) {
+static int decode_scans(tip_oneshot *dec, const uint8_t *data, size_t size, const int *decode) {
     struct jpeg_decompress_struct *cinfo = &dec->cinfo;
     int count = cinfo->num_components;
     if (count > MAX_COMPONENTS || dec->requested != count) return 1;
     tip_ac_plane planes[MAX_COMPONENTS];
-    size_t blocks = 0;
+    size_t blocks = 0, dc_count = 0;
     for (int c = 0; c < count; c++) {
         jpeg_component_info *comp = &cinfo->comp_info[c];
         tip_barray *a = dec->by_request[c];
         if (!a->rows || a->blocks_per_row < comp->width_in_blocks || a->row_count < comp->height_in_blocks) return 1;
-        planes[c] = (tip_ac_plane){a->rows, comp->component_id, (int)comp->width_in_blocks,
-                                   (int)comp->height_in_blocks, decode[c], NULL};
+        planes[c] = (tip_ac_plane){a->rows,
+                                   comp->component_id,
+                                   (int)comp->width_in_blocks,
+                                   (int)comp->height_in_blocks,
+                                   comp->h_samp_factor,
+                                   comp->v_samp_factor,
+                                   (int)a->blocks_per_row,
+                                   (int)a->row_count,
+                                   decode[c],
+                                   NULL,
+                                   NULL};
         if (decode[c]) blocks += (size_t)comp->width_in_blocks * comp->height_in_blocks;
+        dc_count += (size_t)a->blocks_per_row * a->row_count;
     }
+    // One zeroed block: the masks of the planes whose AC scans are decoded, then every plane's DC coefficients.
     size_t length = 0;
     int zeroed = 0;
-    size_t mask_bytes = (blocks ? blocks : 1) * sizeof(uint64_t);  // none at all when every plane reads DC alone
-    uint64_t *masks = (uint64_t *)dec->allocator->allocate(mask_bytes, &length, 1, &zeroed);
+    size_t bytes = blocks * sizeof(uint64_t) + dc_count * sizeof(JCOEF);
+    uint64_t *masks = (uint64_t *)dec->allocator->allocate(bytes ? bytes : 1, &length, 1, &zeroed);
     if (!masks) return 1;
-    if (!zeroed) memset(masks, 0, mask_bytes);
+    if (!zeroed) memset(masks, 0, bytes);
     uint64_t *next = masks;
     for (int c = 0; c < count; c++) {
         if (!planes[c].decode) continue;  // its masks are never read
         planes[c].nonzero = next;
         next += (size_t)planes[c].width_in_blocks * planes[c].height_in_blocks;
     }
-    int status = tip_jpeg_decode_ac_scans(data, size, planes, count);
+    JCOEF *dc = (JCOEF *)next;
+    for (int c = 0; c < count; c++) {
+        planes[c].dc = dc;
+        dc += (size_t)planes[c].array_width * planes[c].array_height;
+    }
+    int unit_width = cinfo->max_h_samp_factor * DCTSIZE, unit_height = cinfo->max_v_samp_factor * DCTSIZE;
+    int mcus_per_row = (int)((cinfo->image_width + (JDIMENSION)unit_width - 1) / (JDIMENSION)unit_width);
+    int mcu_rows = (int)((cinfo->image_height + (JDIMENSION)unit_height - 1) / (JDIMENSION)unit_height);
+    int status = tip_jpeg_decode_scans(data, size, planes, count, mcus_per_row, mcu_rows);
     dec->allocator->release(masks, length);
     return status;
 }
@@ -328,8 +374,8 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
                                 const tip_jpeg_large_allocator *allocator, int *path) {
     // Read again after a longjmp from libjpeg: volatile, so they are not cached in registers.
     tip_oneshot *volatile dec = new_decoder(allocator);
-    uint8_t *volatile filtered = NULL;  // from the allocator too: a copy of the file as large as the file
-    volatile size_t filtered_length = 0;
+    uint8_t *volatile stand_in = NULL;  // from the allocator too: the stream libjpeg reads
+    volatile size_t stand_in_length = 0;
     volatile int created = 0, result = 1, how = 0;
     if (path) *path = 0;
     if (!dec) return 1;
@@ -343,34 +389,37 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
     int ids[MAX_COMPONENTS], decode[MAX_COMPONENTS];
     int dc_only = components(dec, ids, decode);
     int count = dec->cinfo.num_components < MAX_COMPONENTS ? dec->cinfo.num_components : MAX_COMPONENTS;
-    size_t length = 0;
-    int zeroed = 0;  // unused: the copy is written before it is read
-    filtered = (uint8_t *)allocator->allocate(size, &length, 0, &zeroed);
-    filtered_length = length;
 
-    // libjpeg decodes the DC scans, ours the AC scans; smoothing stays off (libjpeg never sees the AC
-    // coefficients arrive, and in a complete file there is nothing to smooth: our decoder declines the others).
-    size_t filtered_size = 0;
-    if (filtered && !dec->cinfo.arith_code && dec->cinfo.num_components <= MAX_COMPONENTS) {
-        filtered_size = without_ac_scans(data, size, ids, count, (uint8_t *)filtered);
+    // libjpeg reads the header and a stand-in scan, ours every scan; smoothing stays off (libjpeg never sees
+    // the coefficients arrive, and in a complete file there is nothing to smooth: our decoder declines the
+    // others).
+    size_t stand_in_size = 0;
+    if (!dec->cinfo.arith_code && dec->cinfo.num_components <= MAX_COMPONENTS) {
+        size_t blocks = 0, capacity = 0, length = 0;
+        int zeroed = 0;  // unused: the stream is written before it is read
+        int id = stand_in_component(&dec->cinfo, size, &blocks, &capacity);
+        stand_in = (uint8_t *)allocator->allocate(capacity, &length, 0, &zeroed);
+        stand_in_length = length;
+        if (stand_in) stand_in_size = stand_in_stream(data, size, id, blocks, (uint8_t *)stand_in, capacity);
     }
-    if (filtered_size > 0) {
+    if (stand_in_size > 0) {
         jpeg_abort_decompress(&dec->cinfo);
-        begin(dec, (const uint8_t *)filtered, filtered_size, scale_num, scale_denom, out_space);
-        dec->cinfo.do_block_smoothing = FALSE;
-        // The components that read DC alone get striped arrays: nothing writes or reads their AC coefficients
-        // (their AC scans are left out above and our decoder skips them). A decline below starts over with
-        // whole arrays.
-        for (int c = 0; c < count; c++) dec->dc_only |= (unsigned)!decode[c] << c;
-        jpeg_start_decompress(&dec->cinfo);
-        dec->dc_only = 0;
-        int same_ids[MAX_COMPONENTS], same_decode[MAX_COMPONENTS];
-        components(dec, same_ids, same_decode);
-        if ((int)dec->cinfo.output_width != width || (int)dec->cinfo.output_height != height) goto done;
-        if (dec->err.warnings == 0 && memcmp(decode, same_decode, sizeof(int) * (size_t)count) == 0 &&
-            decode_ac(dec, data, size, decode) == 0) {
-            how = TIP_JPEG_PROGRESSIVE_OWN_AC | (dc_only ? TIP_JPEG_PROGRESSIVE_DC_ONLY : 0);
-            goto output;
+        begin(dec, (const uint8_t *)stand_in, stand_in_size, scale_num, scale_denom, out_space);
+        if (latch_quant_tables(&dec->cinfo)) {
+            dec->cinfo.do_block_smoothing = FALSE;
+            // The components that read DC alone get striped arrays: nothing writes or reads their AC
+            // coefficients (our decoder skips their AC scans). A decline below starts over with whole arrays.
+            for (int c = 0; c < count; c++) dec->dc_only |= (unsigned)!decode[c] << c;
+            jpeg_start_decompress(&dec->cinfo);
+            dec->dc_only = 0;
+            int same_ids[MAX_COMPONENTS], same_decode[MAX_COMPONENTS];
+            components(dec, same_ids, same_decode);
+            if ((int)dec->cinfo.output_width != width || (int)dec->cinfo.output_height != height) goto done;
+            if (dec->err.warnings == 0 && memcmp(decode, same_decode, sizeof(int) * (size_t)count) == 0 &&
+                decode_scans(dec, data, size, decode) == 0) {
+                how = TIP_JPEG_PROGRESSIVE_OWN_AC | (dc_only ? TIP_JPEG_PROGRESSIVE_DC_ONLY : 0);
+                goto output;
+            }
         }
         // Declined: libjpeg decodes the whole file, smoothing as TurboJPEG does.
         jpeg_abort_decompress(&dec->cinfo);
@@ -389,17 +438,17 @@ output:
     if (result == 0 && path) *path = how;
 done:
     if (created) jpeg_destroy_decompress(&dec->cinfo);
-    if (filtered) allocator->release((void *)filtered, filtered_length);
+    if (stand_in) allocator->release((void *)stand_in, stand_in_length);
     free((void *)dec);
     return result;
 }
 
-// MARK: - Checking our AC decoder against libjpeg
+// MARK: - Checking our decoder against libjpeg
 
 // Reads every coefficient of `data` into arrays from `allocator`: all of them through libjpeg, or with
-// `ours` set, the DC scans through libjpeg and the AC scans through our decoder. Returns 0 when read, 1 on a
-// libjpeg warning or error, 2 when our decoder declined.
-static int read_coefficients(tip_oneshot *dec, const uint8_t *data, size_t size, int ours, uint8_t *scratch) {
+// `ours` set, through our decoder (libjpeg reading the stand-in stream, kept in `*scratch` for the caller
+// to free). Returns 0 when read, 1 on a libjpeg warning or error, 2 when our decoder declined.
+static int read_coefficients(tip_oneshot *dec, const uint8_t *data, size_t size, int ours, uint8_t **scratch) {
     if (setjmp(dec->err.jump)) return 1;
     create(dec);
     jpeg_mem_src(&dec->cinfo, data, (unsigned long)size);
@@ -410,26 +459,30 @@ static int read_coefficients(tip_oneshot *dec, const uint8_t *data, size_t size,
     if (ours) {
         if (dec->cinfo.arith_code || dec->cinfo.num_components > MAX_COMPONENTS) return 2;
         components(dec, ids, decode);
-        size_t filtered_size = without_ac_scans(data, size, ids, dec->cinfo.num_components, scratch);
-        if (filtered_size == 0) return 2;
+        size_t blocks = 0, capacity = 0;
+        int id = stand_in_component(&dec->cinfo, size, &blocks, &capacity);
+        *scratch = (uint8_t *)malloc(capacity);
+        size_t stand_in_size = *scratch ? stand_in_stream(data, size, id, blocks, *scratch, capacity) : 0;
+        if (stand_in_size == 0) return 2;
         jpeg_abort_decompress(&dec->cinfo);
-        jpeg_mem_src(&dec->cinfo, scratch, (unsigned long)filtered_size);
+        jpeg_mem_src(&dec->cinfo, *scratch, (unsigned long)stand_in_size);
         jpeg_read_header(&dec->cinfo, TRUE);
+        if (!latch_quant_tables(&dec->cinfo)) return 2;
         for (int c = 0; c < MAX_COMPONENTS; c++) decode[c] = 1;
     }
     jpeg_read_coefficients(&dec->cinfo);
     if (dec->err.warnings) return 1;
-    if (ours && decode_ac(dec, data, size, decode) != 0) return 2;
+    if (ours && decode_scans(dec, data, size, decode) != 0) return 2;
     return 0;
 }
 
 int tip_jpeg_progressive_ac_check(const uint8_t *data, size_t size, const tip_jpeg_large_allocator *allocator) {
     tip_oneshot *theirs = new_decoder(allocator), *ours = new_decoder(allocator);
-    uint8_t *scratch = (uint8_t *)malloc(size ? size : 1);
+    uint8_t *scratch = NULL;
     int result = 1;
-    if (theirs && ours && scratch) {
+    if (theirs && ours) {
         int a = read_coefficients(theirs, data, size, 0, NULL);
-        int b = a == 0 ? read_coefficients(ours, data, size, 1, scratch) : 1;
+        int b = a == 0 ? read_coefficients(ours, data, size, 1, &scratch) : 1;
         result = a != 0 ? 1 : b != 0 ? 2 : 0;
         if (result == 0) {
             // Every array, padding blocks included, byte for byte.

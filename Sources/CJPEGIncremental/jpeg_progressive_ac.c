@@ -1,6 +1,7 @@
-// The AC scans of a progressive JPEG, decoded into libjpeg's coefficient arrays (ITU-T T.81, G.1.2.2 and
-// G.1.2.3). They are most of a progressive file's bytes and, through libjpeg's per-coefficient loops, most
-// of its decoding time (the refinement scans above all). This decoder differs from libjpeg's in how, never in
+// The scans of a progressive JPEG, decoded into libjpeg's coefficient arrays (ITU-T T.81, G.1.2.1 to
+// G.1.2.3). The AC scans are most of a progressive file's bytes and, through libjpeg's per-coefficient loops,
+// most of its decoding time (the refinement scans above all); the DC scans, one or two codes a block, cost
+// libjpeg a function call and a restart check per MCU. This decoder differs from libjpeg's in how, never in
 // what: a scan runs in one loop with the bit buffer in registers; a 10-bit table decodes most codes, and in
 // first scans the code and its value bits together; end-of-band runs skip whole blocks; and a 64-bit mask per
 // block of the AC coefficients already set (zig-zag order) lets a refinement scan reach them, and the zero
@@ -15,6 +16,7 @@
 
 #define FAST_BITS 10
 #define MAX_PLANES 4
+#define MAX_BLOCKS_IN_MCU 10  // libjpeg's D_MAX_BLOCKS_IN_MCU: an interleaved scan with more is an error
 
 // Zig-zag index to natural (row-major) index.
 static const uint8_t zigzag_to_natural[64] = {
@@ -136,15 +138,17 @@ static inline int extend(uint32_t v, int n) { return v < (1u << (n - 1)) ? (int)
 typedef struct {
     uint16_t fast[1 << FAST_BITS];     // (length << 8) | symbol for codes of at most FAST_BITS bits; 0: longer
     int32_t fast_first[1 << FAST_BITS]; // first scans: (value << 8) | (run << 4) | bits, code and value bits
-                                        // together within FAST_BITS; 0: decode the long way
+                                        // together within FAST_BITS (in a DC table, a difference of 0 too);
+                                        // 0: decode the long way
     int32_t maxcode[17];               // the largest code of each length, -1 when none
     int32_t offset[17];                // index in `symbols` of a code of each length, less the code
     uint8_t symbols[256];
     int defined;
 } huffman_table;
 
-// Builds `t` from a DHT table's counts per length (1...16) and symbols; 0 when libjpeg would refuse it.
-static int build_table(huffman_table *t, const uint8_t *counts, const uint8_t *symbols, int total) {
+// Builds `t` from a DHT table's counts per length (1...16) and symbols, as a DC table (`dc`: symbols are
+// magnitudes) or an AC one; 0 when libjpeg would refuse it.
+static int build_table(huffman_table *t, const uint8_t *counts, const uint8_t *symbols, int total, int dc) {
     memset(t->fast, 0, sizeof t->fast);
     memset(t->fast_first, 0, sizeof t->fast_first);
     memcpy(t->symbols, symbols, (size_t)total);
@@ -160,9 +164,9 @@ static int build_table(huffman_table *t, const uint8_t *counts, const uint8_t *s
             for (int low = 0; low < (1 << spread); low++) {
                 int index = (int)(code << spread) | low;
                 t->fast[index] = (uint16_t)(length << 8 | symbol);
-                if (magnitude > 0 && length + magnitude <= FAST_BITS) {
+                if ((magnitude > 0 || dc) && length + magnitude <= FAST_BITS) {
                     uint32_t bits = (uint32_t)index >> (spread - magnitude) & ((1u << magnitude) - 1);
-                    int value = extend(bits, magnitude);
+                    int value = magnitude ? extend(bits, magnitude) : 0;
                     t->fast_first[index] = (int32_t)((uint32_t)value << 8) | run << 4 | (length + magnitude);
                 }
             }
@@ -170,6 +174,11 @@ static int build_table(huffman_table *t, const uint8_t *counts, const uint8_t *s
         t->maxcode[length] = counts[length - 1] ? code - 1 : -1;
         if (code >= (int32_t)1 << length) return 0;  // over-subscribed, or the all-ones code (libjpeg refuses both)
         code <<= 1;
+    }
+    if (dc) {
+        for (int i = 0; i < total; i++) {
+            if (symbols[i] > 15) return 0;  // a DC magnitude past 15
+        }
     }
     return 1;
 }
@@ -462,6 +471,121 @@ int tip_jpeg_ac_use_pdep(int use) {
     return __atomic_load_n(&use_pdep, __ATOMIC_RELAXED);
 }
 
+// MARK: - DC scans
+
+// One component of a DC scan, and its DC predictor.
+typedef struct {
+    tip_ac_plane *plane;
+    const huffman_table *table;  // first scans
+    int h, v;                    // its blocks in an MCU: its sampling factors when interleaved, else 1 x 1
+    int predictor;
+} dc_member;
+
+typedef struct {
+    const uint8_t *data;
+    int Ah, Al;
+    int count;
+    dc_member members[MAX_PLANES];
+    size_t mcus_per_row, mcus;
+} dc_scan;
+
+// The next DC difference (T.81 F.2.2.1). Needs 32 bits in the buffer. 0 on a bad code.
+static inline __attribute__((always_inline)) int dc_difference(bit_reader *b, const huffman_table *t,
+                                                               int *difference) {
+    int32_t quick = t->fast_first[peek(b, FAST_BITS)];
+    if (quick) {
+        drop(b, quick & 15);
+        *difference = quick >> 8;
+        return 1;
+    }
+    int magnitude = decode_symbol(b, t);
+    if (magnitude < 0) return 0;
+    *difference = magnitude ? extend(take_bits(b, magnitude), magnitude) : 0;
+    return 1;
+}
+
+// `count` MCUs from MCU `index` of a DC scan (T.81 G.1.2.1), into the planes' `dc` arrays: a first scan
+// sets each block's coefficient to its predicted value << Al, a refinement scan adds 1 << Al for each 1 bit.
+// The blocks of an MCU are listed once (their member and offset from the MCU's corner) and each member's
+// corner moves along the MCU rows. 0 on a bad code, or a predictor past int (libjpeg's JERR_BAD_DCT_COEF).
+static int decode_dc_mcus(dc_scan *scan, bit_reader *b, size_t index, size_t count) {
+    const int Al = scan->Al, first = scan->Ah == 0;
+    int member[MAX_BLOCKS_IN_MCU], blocks = 0;
+    size_t offset[MAX_BLOCKS_IN_MCU];
+    JCOEF *corner[MAX_PLANES];
+    int predictor[MAX_PLANES];
+    size_t mcu_row = index / scan->mcus_per_row, mcu_column = index % scan->mcus_per_row;
+    for (int c = 0; c < scan->count; c++) {
+        const dc_member *m = &scan->members[c];
+        size_t stride = (size_t)m->plane->array_width;
+        for (int y = 0; y < m->v; y++) {
+            for (int x = 0; x < m->h; x++) {
+                member[blocks] = c;
+                offset[blocks++] = (size_t)y * stride + (size_t)x;
+            }
+        }
+        corner[c] = m->plane->dc + mcu_row * (size_t)m->v * stride + mcu_column * (size_t)m->h;
+        predictor[c] = m->predictor;
+    }
+    for (; count > 0; count--) {
+        if (first) {
+            for (int j = 0; j < blocks; j++) {
+                int c = member[j], difference;
+                if (b->count < 32) fill(b);
+                if (!dc_difference(b, scan->members[c].table, &difference)) return 0;
+                long long predicted = (long long)predictor[c] + difference;
+                if (predicted > 0x7FFFFFFF || predicted < -0x7FFFFFFF - 1) return 0;
+                predictor[c] = (int)predicted;
+                corner[c][offset[j]] = (JCOEF)((unsigned)predicted << Al);
+            }
+        } else {
+            if (b->count < 32) fill(b);  // at most 10 bits an MCU
+            for (int j = 0; j < blocks; j++) {
+                JCOEF *coefficient = &corner[member[j]][offset[j]];
+                *coefficient = (JCOEF)(*coefficient | (int)(b->buffer >> 63) << Al);
+                drop(b, 1);
+            }
+        }
+        if (++mcu_column < scan->mcus_per_row) {
+            for (int c = 0; c < scan->count; c++) corner[c] += scan->members[c].h;
+        } else {
+            mcu_column = 0;
+            mcu_row++;
+            for (int c = 0; c < scan->count; c++) {
+                const dc_member *m = &scan->members[c];
+                corner[c] = m->plane->dc + mcu_row * (size_t)m->v * (size_t)m->plane->array_width;
+            }
+        }
+    }
+    for (int c = 0; c < scan->count; c++) scan->members[c].predictor = predictor[c];
+    return 1;
+}
+
+// Decodes the DC scan whose entropy-coded data is [start, end), in restart intervals of `restart` MCUs (0:
+// one interval). 0 when it must be declined.
+static int decode_dc_scan(dc_scan *scan, size_t start, size_t end, int restart) {
+    size_t interval = restart > 0 ? (size_t)restart : scan->mcus;
+    size_t position = start;
+    int expected = 0;
+    for (size_t index = 0; index < scan->mcus; index += interval) {
+        size_t count = scan->mcus - index < interval ? scan->mcus - index : interval;
+        uint8_t code = 0;
+        size_t stop = next_marker_in(scan->data, end, position, &code);
+        int last = index + count >= scan->mcus;
+        if (last ? stop != end : !(code == 0xD0 + expected)) return 0;
+        bit_reader b = {scan->data + position, scan->data + stop, 0, 0, 0};
+        fill(&b);
+        for (int c = 0; c < scan->count; c++) scan->members[c].predictor = 0;
+        if (!decode_dc_mcus(scan, &b, index, count) || b.phantom > b.count) return 0;
+        if (!last) {
+            while (scan->data[stop] == 0xFF) stop++;
+            position = stop + 1;
+            expected = (expected + 1) & 7;
+        }
+    }
+    return 1;
+}
+
 // MARK: - The walk over the file
 
 static int segment_length(const uint8_t *data, size_t size, size_t at, size_t *end) {
@@ -472,8 +596,8 @@ static int segment_length(const uint8_t *data, size_t size, size_t at, size_t *e
     return 1;
 }
 
-// DHT: every table of the segment [at + 4, end); AC tables into `tables`. 0 when libjpeg would refuse it.
-static int read_tables(const uint8_t *data, size_t at, size_t end, huffman_table *tables) {
+// DHT: every table of the segment [at + 4, end), into `dc` and `ac`. 0 when libjpeg would refuse the segment.
+static int read_tables(const uint8_t *data, size_t at, size_t end, huffman_table *dc, huffman_table *ac) {
     size_t i = at + 4;
     while (i < end) {
         if (i + 17 > end) return 0;
@@ -484,21 +608,24 @@ static int read_tables(const uint8_t *data, size_t at, size_t end, huffman_table
         int is_ac = index & 0x10, number = index & ~0x10;
         if (number < 0 || number >= 4) return 0;
         // A table libjpeg would refuse is an error only once a scan uses it.
-        if (is_ac) tables[number].defined = build_table(&tables[number], data + i + 1, data + i + 17, total);
+        huffman_table *t = is_ac ? &ac[number] : &dc[number];
+        t->defined = build_table(t, data + i + 1, data + i + 17, total, !is_ac);
         i += 17 + (size_t)total;
     }
     return i == end;
 }
 
-int tip_jpeg_decode_ac_scans(const uint8_t *data, size_t size, tip_ac_plane *planes, int plane_count) {
+int tip_jpeg_decode_scans(const uint8_t *data, size_t size, tip_ac_plane *planes, int plane_count, int mcus_per_row,
+                          int mcu_rows) {
     if (plane_count < 1 || plane_count > MAX_PLANES || size < 4 || data[0] != 0xFF || data[1] != 0xD8) return 1;
+    if (mcus_per_row < 1 || mcu_rows < 1) return 1;
     int has_pdep = tip_jpeg_ac_use_pdep(-1);
-    huffman_table tables[4];  // about 26 KB
-    for (int i = 0; i < 4; i++) tables[i].defined = 0;
+    huffman_table dc_tables[4], tables[4];  // about 52 KB
+    for (int i = 0; i < 4; i++) dc_tables[i].defined = tables[i].defined = 0;
     // libjpeg's progression bookkeeping (coef_bits): the last Al of each coefficient, -1 before any scan.
     int bits[MAX_PLANES][64];
     memset(bits, 0xFF, sizeof bits);
-    int restart = 0;
+    int restart = 0, scans = 0;
     size_t i = 2;
     for (;;) {
         if (i >= size || data[i] != 0xFF) return 1;  // garbage between segments: libjpeg warns
@@ -510,7 +637,7 @@ int tip_jpeg_decode_ac_scans(const uint8_t *data, size_t size, tip_ac_plane *pla
         if (!segment_length(data, size, i, &end)) return 1;
         switch (marker) {
         case 0xC4:
-            if (!read_tables(data, i, end, tables)) return 1;
+            if (!read_tables(data, i, end, dc_tables, tables)) return 1;
             break;
         case 0xCC:  // arithmetic conditioning
             return 1;
@@ -526,6 +653,8 @@ int tip_jpeg_decode_ac_scans(const uint8_t *data, size_t size, tip_ac_plane *pla
             int is_dc = Ss == 0;
             if ((is_dc ? Se != 0 : (Ss > Se || Se > 63 || count != 1)) || (Ah != 0 && Al != Ah - 1) || Al > 13) return 1;
             tip_ac_plane *plane = NULL;
+            dc_scan dc = {data, Ah, Al, count, {{0}}, 0, 0};
+            int blocks_in_mcu = 0;
             for (int c = 0; c < count; c++) {
                 int id = data[i + 5 + 2 * c], index = -1;
                 for (int p = 0; p < plane_count && index < 0; p++) {
@@ -541,10 +670,26 @@ int tip_jpeg_decode_ac_scans(const uint8_t *data, size_t size, tip_ac_plane *pla
                     bits[index][k] = Al;
                 }
                 plane = &planes[index];
+                int h = count > 1 ? plane->h_samp : 1, v = count > 1 ? plane->v_samp : 1;
+                int table = data[i + 6 + 2 * c] >> 4;
+                if (is_dc && Ah == 0 && (table >= 4 || !dc_tables[table].defined)) return 1;
+                dc.members[c] = (dc_member){plane, is_dc && Ah == 0 ? &dc_tables[table] : NULL, h, v, 0};
+                blocks_in_mcu += h * v;
+                // An interleaved scan's MCUs cover whole sampling units, padding blocks included.
+                if (count > 1 && ((size_t)mcus_per_row * (size_t)h > (size_t)plane->array_width ||
+                                  (size_t)mcu_rows * (size_t)v > (size_t)plane->array_height)) {
+                    return 1;
+                }
             }
+            if (blocks_in_mcu > MAX_BLOCKS_IN_MCU) return 1;
             size_t data_end = tip_jpeg_entropy_end(data, size, end);
             if (data_end >= size) return 1;
-            if (!is_dc) {
+            if (is_dc) {
+                dc.mcus_per_row = count > 1 ? (size_t)mcus_per_row : (size_t)plane->width_in_blocks;
+                dc.mcus = count > 1 ? (size_t)mcus_per_row * (size_t)mcu_rows
+                                    : (size_t)plane->width_in_blocks * (size_t)plane->height_in_blocks;
+                if (dc.mcus > 0 && !decode_dc_scan(&dc, end, data_end, restart)) return 1;
+            } else {
                 // libjpeg builds an AC scan's table whether or not its coefficients are read at the output
                 // scale, and a table it refuses is a fatal error: so it is for a left-out plane too.
                 int table = data[i + 6] & 15;
@@ -554,13 +699,16 @@ int tip_jpeg_decode_ac_scans(const uint8_t *data, size_t size, tip_ac_plane *pla
                     if (!(has_pdep ? decode_scan_pdep : decode_scan_plain)(&scan, end, data_end, restart)) return 1;
                 }
             }
+            scans++;
             end = data_end;
             break;
         }
         default:
-            // Other segments with a length: frame, quantization and application data, comments. A second frame,
-            // a hierarchical or arithmetic one, or an unknown marker: libjpeg's checks (on the stream without
-            // the AC scans) refuse it on their own.
+            // Other segments with a length. libjpeg reads the ones before the first scan (the frame, the
+            // quantization tables, application data and comments) and refuses what it must there; after it,
+            // this walk takes only application data, comments and DNL (which libjpeg skips). A quantization
+            // table defined after the first scan would be latched by the components scanned later: declined.
+            if (scans > 0 && !((marker >= 0xE0 && marker <= 0xEF) || marker == 0xFE || marker == 0xDC)) return 1;
             if ((marker >= 0xC0 && marker <= 0xCF) && marker != 0xC2) return 1;
             if (marker < 0xC0 || (marker >= 0xD0 && marker <= 0xD8)) return 1;
             break;
@@ -573,6 +721,14 @@ int tip_jpeg_decode_ac_scans(const uint8_t *data, size_t size, tip_ac_plane *pla
     for (int p = 0; p < plane_count; p++) {
         for (int k = 0; k < 64; k++) {
             if (bits[p][k] != 0) return 1;
+        }
+    }
+    // The DC coefficients into the arrays, padding blocks included (zero where no scan reached).
+    for (int p = 0; p < plane_count; p++) {
+        const JCOEF *dc = planes[p].dc;
+        for (int r = 0; r < planes[p].array_height; r++) {
+            JBLOCKROW row = planes[p].rows[r];
+            for (int c = 0; c < planes[p].array_width; c++) row[c][0] = *dc++;
         }
     }
     return 0;

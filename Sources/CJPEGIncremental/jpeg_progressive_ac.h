@@ -1,5 +1,5 @@
-// Our decoder of a progressive JPEG's AC scans (jpeg_progressive_ac.c), used by the one-shot decode: libjpeg
-// decodes the DC scans and produces the pixels, this fills in the AC coefficients. Private to CJPEGIncremental.
+// Our decoder of a progressive JPEG's scans (jpeg_progressive_ac.c), used by the one-shot decode: this fills in
+// the coefficients, libjpeg produces the pixels from them. Private to CJPEGIncremental.
 #ifndef TIP_JPEG_PROGRESSIVE_AC_H
 #define TIP_JPEG_PROGRESSIVE_AC_H
 
@@ -11,12 +11,18 @@
 /// One component's whole-image coefficient array, as libjpeg lays it out (rows of blocks, each block 64
 /// coefficients in natural order), and what to do with its AC scans.
 typedef struct {
-    JBLOCKARRAY rows;        ///< at least height_in_blocks rows of at least width_in_blocks blocks
+    JBLOCKARRAY rows;        ///< array_height rows of array_width blocks
     int component_id;        ///< the id in the frame header
     int width_in_blocks;     ///< the blocks a non-interleaved scan of the component covers
     int height_in_blocks;
+    int h_samp, v_samp;      ///< sampling factors: the blocks of the component in an interleaved scan's MCU
+    int array_width;         ///< blocks per row of `rows` (interleaved scans also fill the MCUs' padding blocks)
+    int array_height;
     int decode;              ///< 1: decode its AC scans; 0: skip them (its inverse DCT reads only DC)
     uint64_t *nonzero;       ///< scratch, width x height in blocks, zero on entry: which AC coefficients are set
+    JCOEF *dc;               ///< scratch, array_width x array_height, zero on entry: the DC coefficients, which
+                             ///< the DC scans build here (2 bytes a block rather than a cache line) and the
+                             ///< end of the walk copies into `rows`
 } tip_ac_plane;
 
 /// The end of the entropy-coded data that starts at `from`: the offset of the first 0xFF of the next marker
@@ -24,12 +30,14 @@ typedef struct {
 /// data runs to the end.
 size_t tip_jpeg_entropy_end(const uint8_t *data, size_t size, size_t from);
 
-/// Walks the complete progressive JPEG `data` (its frame already read into `planes`, in frame order) and
-/// decodes every AC scan (Ss > 0) of the planes whose `decode` is set into their coefficient arrays, exactly
-/// as libjpeg would; DC scans and the AC scans of other planes are only checked. Returns 0 when done, 1 for
-/// anything libjpeg would warn or fail on, or that this decoder does not take (arithmetic coding, a table it
-/// lacks, a progression that leaves a decoded plane's coefficients incomplete, restart markers out of order,
-/// data that runs short): the caller then decodes without it.
-int tip_jpeg_decode_ac_scans(const uint8_t *data, size_t size, tip_ac_plane *planes, int plane_count);
+/// Walks the complete progressive JPEG `data` (its frame already read into `planes`, in frame order; an
+/// interleaved scan has `mcus_per_row` x `mcu_rows` MCUs) and decodes every DC scan, and every AC scan (Ss > 0)
+/// of the planes whose `decode` is set, into their coefficient arrays, exactly as libjpeg would; the AC scans
+/// of other planes are only checked. Returns 0 when done, 1 for anything libjpeg would warn or fail on, or that
+/// this decoder does not take (arithmetic coding, a table it lacks, a quantization table defined after the
+/// first scan, a progression that leaves a coefficient incomplete, restart markers out of order, data that
+/// runs short): the caller then decodes without it.
+int tip_jpeg_decode_scans(const uint8_t *data, size_t size, tip_ac_plane *planes, int plane_count, int mcus_per_row,
+                          int mcu_rows);
 
 #endif

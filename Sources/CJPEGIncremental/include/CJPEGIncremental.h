@@ -86,13 +86,13 @@ typedef struct {
 enum {
     /// The AC scans of components whose inverse DCT at the scale reads only DC were not decoded.
     TIP_JPEG_PROGRESSIVE_DC_ONLY = 1,
-    /// The AC scans were decoded by TIP's own decoder, libjpeg decoding the DC scans and the pixels.
+    /// The scans were decoded by TIP's own decoder, libjpeg producing the pixels from the coefficients.
     TIP_JPEG_PROGRESSIVE_OWN_AC = 2,
 };
 
 /// Decodes a complete progressive JPEG at scale_num/scale_denom into `destination` (`height` rows of `pitch`
 /// bytes, `out_space` a TIP_JPEG_OUT_* value) exactly as TurboJPEG decodes it, with the coefficient arrays
-/// from `allocator`, the AC scans decoded by TIP's own decoder where it takes the file, and without the AC
+/// from `allocator`, the scans decoded by TIP's own decoder where it takes the file, and without the AC
 /// scans of components whose inverse DCT at that scale reads only the DC coefficient; `*path` says which
 /// (TIP_JPEG_PROGRESSIVE_* flags). Returns 0 when the image was written; 1 when the caller should decode with
 /// TurboJPEG instead: not progressive, output dimensions other than `width` x `height`, any libjpeg warning or
@@ -101,8 +101,8 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
                                 uint8_t *destination, size_t pitch, int width, int height,
                                 const tip_jpeg_large_allocator *allocator, int *path);
 
-/// Compares TIP's progressive AC decoder with libjpeg on `data`: every coefficient of every component read by
-/// libjpeg alone, and by libjpeg for the DC scans with TIP's decoder for the AC scans. Returns 0 when they are
+/// Compares TIP's progressive scan decoder with libjpeg on `data`: every coefficient of every component read by
+/// libjpeg alone, and by TIP's decoder (libjpeg reading only the header). Returns 0 when they are
 /// identical, -1 when they differ, 1 when libjpeg warns or fails (or the file is not progressive), 2 when
 /// TIP's decoder declines the file. For tests and fuzzing.
 int tip_jpeg_progressive_ac_check(const uint8_t *data, size_t size, const tip_jpeg_large_allocator *allocator);

@@ -131,6 +131,30 @@ struct JPEGProgressiveACTests {
         try Self.expectDecodes(arithmetic, ownAC: false, "arithmetic")
     }
 
+    @Test("Segments between scans: application data is passed over, a late quantization table is declined")
+    func segmentsBetweenScans() throws {
+        let source = try JPEGTestSupport.jpeg(width: 203, height: 151).data
+        // Per-component DC scans: the chroma components' first scans come after the luma's.
+        let mixed = try #require(Self.scripts(components: 3).first { $0.name == "per-component DC, mixed bands" })
+        let file = [UInt8](try #require(Self.rescan(source, mixed.scans, restart: 0)))
+        let scans = Self.scanOffsets(file)
+        #expect(scans.count == 3 + 3 * 3 + 3 + 3)
+        let second = try #require(scans.dropFirst().first)
+        // Application data and a comment after the first scan: libjpeg skips them, so does our decoder.
+        let app: [UInt8] = [0xFF, 0xE5, 0x00, 0x06, 0x54, 0x49, 0x50, 0x00, 0xFF, 0xFE, 0x00, 0x03, 0x21]
+        let withApp = Data(file[..<second] + app + file[second...])
+        #expect(Self.check(withApp) == 0)
+        try Self.expectDecodes(withApp, ownAC: true, "application data between scans")
+        // A new table 1 before the chroma components' first scans: libjpeg quantizes them with it, not with the
+        // header's. Our decoder, which latches the header's tables, declines, and the pixels are libjpeg's.
+        let table: [UInt8] = [0xFF, 0xDB, 0x00, 0x43, 0x01] + (0..<64).map { UInt8(2 + $0 % 7) }
+        let withTable = Data(file[..<second] + table + file[second...])
+        #expect(Self.check(withTable) == 2)
+        try Self.expectDecodes(withTable, ownAC: false, "quantization table between scans")
+        let header = try #require(try Self.turboJPEGDecode(Data(file), denominator: 1))
+        #expect(try Self.turboJPEGDecode(withTable, denominator: 1) != header, "the late table changes the image")
+    }
+
     @Test("Corrupt and truncated files never make it disagree with libjpeg")
     func corruption() throws {
         let source = try JPEGTestSupport.jpeg(width: 96, height: 64).data
@@ -277,6 +301,27 @@ struct JPEGProgressiveACTests {
     }
 
     /// The offset of the first SOS marker.
+    /// The offset of every SOS marker of `bytes`, in order.
+    static func scanOffsets(_ bytes: [UInt8]) -> [Int] {
+        var offsets = [Int]()
+        var i = 2
+        while i + 3 < bytes.count, bytes[i] == 0xFF, bytes[i + 1] != 0xD9 {
+            let end = i + 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
+            guard bytes[i + 1] == 0xDA else {
+                i = end
+                continue
+            }
+            offsets.append(i)
+            // The entropy-coded data runs to the next marker that is neither a stuffed zero nor a restart.
+            i = end
+            while i + 1 < bytes.count, !(bytes[i] == 0xFF && bytes[i + 1] != 0 && !(0xD0...0xD7).contains(bytes[i + 1]))
+            {
+                i += 1
+            }
+        }
+        return offsets
+    }
+
     static func firstScanOffset(_ bytes: [UInt8]) -> Int? {
         var i = 2
         while i + 3 < bytes.count {

@@ -2,9 +2,9 @@ import CJPEGIncremental
 
 extension JPEGDecoder {
     /// Decodes a complete progressive JPEG through libjpeg (`tip_jpeg_decode_progressive`) instead of
-    /// TurboJPEG, byte for byte the same image, for what TurboJPEG's API cannot do: the AC scans (most of the
-    /// file, and most of libjpeg's time in its refinement scans) are decoded by TIP's own decoder while
-    /// libjpeg decodes the DC scans and produces the pixels; the whole-image coefficient arrays (about 1.5 x
+    /// TurboJPEG, byte for byte the same image, for what TurboJPEG's API cannot do: the scans (the AC scans
+    /// most of the file, and most of libjpeg's time in its refinement scans) are decoded by TIP's own decoder,
+    /// libjpeg reading only the header and producing the pixels; the whole-image coefficient arrays (about 1.5 x
     /// width x height x 2 bytes) come from warm mappings of ``BitmapMappingPool`` instead of fresh `malloc`
     /// memory that page-faulted on every decode and stayed in glibc's per-thread heaps; and at a scale where
     /// the luma inverse DCT reads only DC (1/8, usual for thumbnails of large photos) the luma AC scans are not
@@ -24,7 +24,7 @@ extension JPEGDecoder {
         let rawValue: Int32
         /// The AC scans of components that read only DC at the scale were not decoded.
         static let dcOnly = ProgressivePath(rawValue: Int32(TIP_JPEG_PROGRESSIVE_DC_ONLY))
-        /// TIP's own decoder read the AC scans.
+        /// TIP's own decoder read the scans.
         static let ownAC = ProgressivePath(rawValue: Int32(TIP_JPEG_PROGRESSIVE_OWN_AC))
     }
 
