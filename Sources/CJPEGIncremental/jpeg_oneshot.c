@@ -3,14 +3,14 @@
 //   instead of libjpeg's malloc calls, which page-faulted on every decode and left tens of megabytes in
 //   glibc's per-thread heaps;
 // - the scans are decoded by our own decoder (jpeg_progressive_ac.c): libjpeg reads the file's header and a
-//   stand-in scan of a few bytes (so that it sets up its arrays and output as for the file), then produces the
-//   pixels from the coefficients ours put in its arrays;
+//   stand-in scan of a bit per block of one component (so that it sets up its arrays and output as for the
+//   file), then produces the pixels from the coefficients ours put in its arrays;
 // - at scales where a component's inverse DCT reads only the DC coefficient (1/8 for full-resolution luma),
 //   that component's AC scans are not decoded at all, and its array keeps only the DC coefficients.
 // The output is byte-identical to TurboJPEG's decode of the whole file (the tests and a differential fuzzer
 // check it). A file our decoder does not take (an incomplete progression, which libjpeg smooths; arithmetic
-// coding; anything libjpeg would warn about) is decoded by libjpeg whole, as TurboJPEG would; a warning or an
-// error returns 1 so the caller decodes with TurboJPEG.
+// coding; a quantization table defined after the first scan; anything libjpeg would warn about) is decoded by
+// libjpeg whole, as TurboJPEG would; a warning or an error returns 1 so the caller decodes with TurboJPEG.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
