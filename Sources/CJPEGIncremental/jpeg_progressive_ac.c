@@ -157,6 +157,9 @@ static int build_table(huffman_table *t, const uint8_t *counts, const uint8_t *s
     for (int length = 1; length <= 16; length++) {
         t->offset[length] = k - code;
         for (int i = 0; i < counts[length - 1]; i++, k++, code++) {
+            // The all-ones code or past it (an over-subscribed table): libjpeg refuses the table. Checked before
+            // the code indexes the lookup tables, which it would overrun.
+            if (code >= ((int32_t)1 << length) - 1) return 0;
             if (length > FAST_BITS) continue;
             int spread = FAST_BITS - length;
             uint8_t symbol = symbols[k];
@@ -172,7 +175,6 @@ static int build_table(huffman_table *t, const uint8_t *counts, const uint8_t *s
             }
         }
         t->maxcode[length] = counts[length - 1] ? code - 1 : -1;
-        if (code >= (int32_t)1 << length) return 0;  // over-subscribed, or the all-ones code (libjpeg refuses both)
         code <<= 1;
     }
     if (dc) {

@@ -155,6 +155,26 @@ struct JPEGProgressiveACTests {
         #expect(try Self.turboJPEGDecode(withTable, denominator: 1) != header, "the late table changes the image")
     }
 
+    @Test("Over-subscribed Huffman tables that no scan uses are refused without harm, DC and AC alike")
+    func oversubscribedTables() throws {
+        let file = [UInt8](
+            try #require(Self.rescan(try JPEGTestSupport.jpeg(width: 203, height: 151).data, nil, restart: 0)))
+        let second = try #require(Self.scanOffsets(file).dropFirst().first)
+        // Table 3 of each class (the file's scans use 0 and 1) with 255 codes of length 1: libjpeg builds a table
+        // only for a scan that uses it, so it decodes the file; our walk builds every table it reads, and must
+        // refuse these before their codes index its lookup tables (far past them: 254 << 9).
+        for (index, label) in [(0x03, "DC"), (0x13, "AC")] {
+            let table: [UInt8] =
+                [0xFF, 0xC4, 0x01, 0x12, UInt8(index), 255] + [UInt8](repeating: 0, count: 15)
+                + [UInt8](repeating: 0x01, count: 255)
+            for at in [2, second] {
+                let bytes = Data(file[..<at] + table + file[at...])
+                #expect(Self.check(bytes) == 0, "\(label) table at \(at)")
+                try Self.expectDecodes(bytes, ownAC: true, "\(label) table at \(at)")
+            }
+        }
+    }
+
     @Test("Corrupt and truncated files never make it disagree with libjpeg")
     func corruption() throws {
         let source = try JPEGTestSupport.jpeg(width: 96, height: 64).data
