@@ -3,8 +3,8 @@
 //   instead of libjpeg's malloc calls, which page-faulted on every decode and left tens of megabytes in
 //   glibc's per-thread heaps;
 // - the scans are decoded by our own decoder (jpeg_progressive_ac.c): libjpeg reads the file's header and a
-//   stand-in scan of a bit per block of one component (so that it sets up its arrays and output as for the
-//   file), then produces the pixels from the coefficients ours put in its arrays;
+//   stand-in scan without data (so that it sets up its arrays and output as for the file), then produces the
+//   pixels from the coefficients ours put in its arrays;
 // - at scales where a component's inverse DCT reads only the DC coefficient (1/8 for full-resolution luma),
 //   that component's AC scans are not decoded at all, and its array keeps only the DC coefficients.
 // The output is byte-identical to TurboJPEG's decode of the whole file (the tests and a differential fuzzer
@@ -39,6 +39,7 @@ typedef struct {
     struct jpeg_error_mgr pub;
     jmp_buf jump;
     int warnings;
+    int stand_in;  // reading the stand-in stream, whose scan has no data: its "hit marker" warning is expected
 } tip_oneshot_error;
 
 typedef struct {
@@ -64,7 +65,8 @@ static void oneshot_error_exit(j_common_ptr cinfo) {
 }
 
 static void oneshot_emit_message(j_common_ptr cinfo, int level) {
-    if (level < 0) ((tip_oneshot_error *)cinfo->err)->warnings++;
+    tip_oneshot_error *err = (tip_oneshot_error *)cinfo->err;
+    if (level < 0 && !(err->stand_in && err->pub.msg_code == JWRN_HIT_MARKER)) err->warnings++;
 }
 
 static void oneshot_output_message(j_common_ptr cinfo) { (void)cinfo; }
@@ -177,16 +179,17 @@ static void hook_self_destruct(j_common_ptr cinfo) {
 
 // MARK: - The stream libjpeg reads
 
-// The bytes of a DHT segment defining DC table 0 with one code, "0" for a difference of 0.
+// The bytes of a DHT segment defining DC table 0 with one code, "0" for a difference of 0 (the stand-in scan
+// needs a table libjpeg accepts, whatever the file's are).
 static const uint8_t stand_in_table[] = {0xFF, 0xC4, 0x00, 0x14, 0x00, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 // What libjpeg reads in place of `data`: its segments up to the first scan (restart intervals left out), then
-// a first DC scan of the one component `component_id` (`blocks` blocks), every difference 0, then EOI. libjpeg
-// sets up its arrays and output for the frame as for the whole file, and spends a bit per block of that
-// component on the stand-in scan. The size written to `out` (room for `capacity` bytes), or 0 when the layout
-// is not the expected marker sequence.
-static size_t stand_in_stream(const uint8_t *data, size_t size, int component_id, size_t blocks, uint8_t *out,
-                              size_t capacity) {
+// a first DC scan of the one component `component_id` with no data at all, then EOI. libjpeg sets up its arrays
+// and output for the frame as for the whole file; in the scan its entropy decoder meets EOI at once, warns once
+// that it hit a marker (expected: see `stand_in`) and leaves every block as it is, at a call per block of that
+// component. The size written to `out` (room for `capacity` bytes), or 0 when the layout is not the expected
+// marker sequence.
+static size_t stand_in_stream(const uint8_t *data, size_t size, int component_id, uint8_t *out, size_t capacity) {
     if (size < 4 || data[0] != 0xFF || data[1] != 0xD8 || capacity < 2) return 0;
     memcpy(out, data, 2);
     size_t i = 2, o = 2;
@@ -206,23 +209,19 @@ static size_t stand_in_stream(const uint8_t *data, size_t size, int component_id
         }
         i = end;
     }
-    size_t scan_bytes = (blocks + 7) / 8;
-    if (o + sizeof stand_in_table + 10 + scan_bytes + 2 > capacity) return 0;
+    if (o + sizeof stand_in_table + 10 + 2 > capacity) return 0;
     memcpy(out + o, stand_in_table, sizeof stand_in_table);
     o += sizeof stand_in_table;
     const uint8_t scan[10] = {0xFF, 0xDA, 0x00, 0x08, 1, (uint8_t)component_id, 0x00, 0, 0, 0};
     memcpy(out + o, scan, sizeof scan);
     o += sizeof scan;
-    memset(out + o, 0, scan_bytes);
-    o += scan_bytes;
     out[o++] = 0xFF;
     out[o++] = 0xD9;
     return o;
 }
 
-// The component with the fewest blocks (the stand-in scan's), and the bytes its stand-in stream may take.
-static int stand_in_component(const struct jpeg_decompress_struct *cinfo, size_t size, size_t *blocks,
-                              size_t *capacity) {
+// The component with the fewest blocks (the stand-in scan's), and the bytes the stand-in stream may take.
+static int stand_in_component(const struct jpeg_decompress_struct *cinfo, size_t size, size_t *capacity) {
     int best = 0;
     for (int c = 1; c < cinfo->num_components; c++) {
         const jpeg_component_info *x = &cinfo->comp_info[c], *y = &cinfo->comp_info[best];
@@ -230,10 +229,8 @@ static int stand_in_component(const struct jpeg_decompress_struct *cinfo, size_t
             best = c;
         }
     }
-    const jpeg_component_info *comp = &cinfo->comp_info[best];
-    *blocks = (size_t)comp->width_in_blocks * comp->height_in_blocks;
-    *capacity = size + sizeof stand_in_table + 10 + (*blocks + 7) / 8 + 2;
-    return comp->component_id;
+    *capacity = size + sizeof stand_in_table + 10 + 2;
+    return cinfo->comp_info[best].component_id;
 }
 
 // Each component's quantization table, latched now as libjpeg latches it at the component's first scan:
@@ -395,12 +392,12 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
     // others).
     size_t stand_in_size = 0;
     if (!dec->cinfo.arith_code && dec->cinfo.num_components <= MAX_COMPONENTS) {
-        size_t blocks = 0, capacity = 0, length = 0;
+        size_t capacity = 0, length = 0;
         int zeroed = 0;  // unused: the stream is written before it is read
-        int id = stand_in_component(&dec->cinfo, size, &blocks, &capacity);
+        int id = stand_in_component(&dec->cinfo, size, &capacity);
         stand_in = (uint8_t *)allocator->allocate(capacity, &length, 0, &zeroed);
         stand_in_length = length;
-        if (stand_in) stand_in_size = stand_in_stream(data, size, id, blocks, (uint8_t *)stand_in, capacity);
+        if (stand_in) stand_in_size = stand_in_stream(data, size, id, (uint8_t *)stand_in, capacity);
     }
     if (stand_in_size > 0) {
         jpeg_abort_decompress(&dec->cinfo);
@@ -410,7 +407,9 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
             // The components that read DC alone get striped arrays: nothing writes or reads their AC
             // coefficients (our decoder skips their AC scans). A decline below starts over with whole arrays.
             for (int c = 0; c < count; c++) dec->dc_only |= (unsigned)!decode[c] << c;
+            dec->err.stand_in = 1;
             jpeg_start_decompress(&dec->cinfo);
+            dec->err.stand_in = 0;
             dec->dc_only = 0;
             int same_ids[MAX_COMPONENTS], same_decode[MAX_COMPONENTS];
             components(dec, same_ids, same_decode);
@@ -459,10 +458,10 @@ static int read_coefficients(tip_oneshot *dec, const uint8_t *data, size_t size,
     if (ours) {
         if (dec->cinfo.arith_code || dec->cinfo.num_components > MAX_COMPONENTS) return 2;
         components(dec, ids, decode);
-        size_t blocks = 0, capacity = 0;
-        int id = stand_in_component(&dec->cinfo, size, &blocks, &capacity);
+        size_t capacity = 0;
+        int id = stand_in_component(&dec->cinfo, size, &capacity);
         *scratch = (uint8_t *)malloc(capacity);
-        size_t stand_in_size = *scratch ? stand_in_stream(data, size, id, blocks, *scratch, capacity) : 0;
+        size_t stand_in_size = *scratch ? stand_in_stream(data, size, id, *scratch, capacity) : 0;
         if (stand_in_size == 0) return 2;
         jpeg_abort_decompress(&dec->cinfo);
         jpeg_mem_src(&dec->cinfo, *scratch, (unsigned long)stand_in_size);
@@ -470,7 +469,9 @@ static int read_coefficients(tip_oneshot *dec, const uint8_t *data, size_t size,
         if (!latch_quant_tables(&dec->cinfo)) return 2;
         for (int c = 0; c < MAX_COMPONENTS; c++) decode[c] = 1;
     }
+    dec->err.stand_in = ours;
     jpeg_read_coefficients(&dec->cinfo);
+    dec->err.stand_in = 0;
     if (dec->err.warnings) return 1;
     if (ours && decode_scans(dec, data, size, decode) != 0) return 2;
     return 0;
