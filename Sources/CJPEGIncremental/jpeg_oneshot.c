@@ -184,44 +184,27 @@ static void hook_self_destruct(j_common_ptr cinfo) {
 static const uint8_t stand_in_table[] = {0xFF, 0xC4, 0x00, 0x14, 0x00, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 // What libjpeg reads in place of `data`: its segments up to the first scan (restart intervals left out), then
-// a first DC scan of the one component `component_id` with no data at all, then EOI. libjpeg sets up its arrays
-// and output for the frame as for the whole file; in the scan its entropy decoder meets EOI at once, warns once
-// that it hit a marker (expected: see `stand_in`) and leaves every block as it is, at a call per block of that
-// component. The size written to `out` (room for `capacity` bytes), or 0 when the layout is not the expected
-// marker sequence.
-static size_t stand_in_stream(const uint8_t *data, size_t size, int component_id, uint8_t *out, size_t capacity) {
-    if (size < 4 || data[0] != 0xFF || data[1] != 0xD8 || capacity < 2) return 0;
-    memcpy(out, data, 2);
-    size_t i = 2, o = 2;
+// a first DC scan of its component with the fewest blocks, with no data at all, then EOI. libjpeg sets up its
+// arrays and output for the frame as for the whole file; in the scan its entropy decoder meets EOI at once,
+// warns once that it hit a marker (expected: see `stand_in`) and leaves every block as it is, at a call per
+// block of that component. Returns the stream from malloc (the caller frees it) and its size in `*length`, or
+// NULL when the layout is not the expected marker sequence or memory runs out.
+static uint8_t *stand_in_stream(const struct jpeg_decompress_struct *cinfo, const uint8_t *data, size_t size,
+                                size_t *length) {
+    if (size < 4 || data[0] != 0xFF || data[1] != 0xD8) return NULL;
+    // The header: the segments before the first scan.
+    size_t header = 2;
     for (;;) {
-        if (i + 1 >= size || data[i] != 0xFF) return 0;
-        uint8_t marker = data[i + 1];
-        if (marker == 0xFF) { i++; continue; }  // fill byte
+        if (header + 1 >= size || data[header] != 0xFF) return NULL;
+        uint8_t marker = data[header + 1];
+        if (marker == 0xFF) { header++; continue; }  // fill byte
         if (marker == 0xDA) break;
-        if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD9)) return 0;  // no length field expected here
-        if (i + 4 > size) return 0;
-        size_t end = i + 2 + ((size_t)data[i + 2] << 8 | data[i + 3]);
-        if (end > size || end - i < 4) return 0;
-        if (marker != 0xDD) {
-            if (o + (end - i) > capacity) return 0;
-            memcpy(out + o, data + i, end - i);
-            o += end - i;
-        }
-        i = end;
+        if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD9)) return NULL;  // no length field expected here
+        if (header + 4 > size) return NULL;
+        size_t end = header + 2 + ((size_t)data[header + 2] << 8 | data[header + 3]);
+        if (end > size || end - header < 4) return NULL;
+        header = end;
     }
-    if (o + sizeof stand_in_table + 10 + 2 > capacity) return 0;
-    memcpy(out + o, stand_in_table, sizeof stand_in_table);
-    o += sizeof stand_in_table;
-    const uint8_t scan[10] = {0xFF, 0xDA, 0x00, 0x08, 1, (uint8_t)component_id, 0x00, 0, 0, 0};
-    memcpy(out + o, scan, sizeof scan);
-    o += sizeof scan;
-    out[o++] = 0xFF;
-    out[o++] = 0xD9;
-    return o;
-}
-
-// The component with the fewest blocks (the stand-in scan's), and the bytes the stand-in stream may take.
-static int stand_in_component(const struct jpeg_decompress_struct *cinfo, size_t size, size_t *capacity) {
     int best = 0;
     for (int c = 1; c < cinfo->num_components; c++) {
         const jpeg_component_info *x = &cinfo->comp_info[c], *y = &cinfo->comp_info[best];
@@ -229,8 +212,29 @@ static int stand_in_component(const struct jpeg_decompress_struct *cinfo, size_t
             best = c;
         }
     }
-    *capacity = size + sizeof stand_in_table + 10 + 2;
-    return cinfo->comp_info[best].component_id;
+    const uint8_t scan[10] = {0xFF, 0xDA, 0x00, 0x08, 1, (uint8_t)cinfo->comp_info[best].component_id, 0x00, 0, 0, 0};
+    const uint8_t eoi[2] = {0xFF, 0xD9};
+    uint8_t *out = (uint8_t *)malloc(header + sizeof stand_in_table + sizeof scan + sizeof eoi);
+    if (!out) return NULL;
+    // The header again, its segments checked above, without fill bytes and restart intervals.
+    memcpy(out, data, 2);
+    size_t o = 2;
+    for (size_t i = 2; i < header;) {
+        if (data[i + 1] == 0xFF) { i++; continue; }
+        size_t end = i + 2 + ((size_t)data[i + 2] << 8 | data[i + 3]);
+        if (data[i + 1] != 0xDD) {
+            memcpy(out + o, data + i, end - i);
+            o += end - i;
+        }
+        i = end;
+    }
+    memcpy(out + o, stand_in_table, sizeof stand_in_table);
+    o += sizeof stand_in_table;
+    memcpy(out + o, scan, sizeof scan);
+    o += sizeof scan;
+    memcpy(out + o, eoi, sizeof eoi);
+    *length = o + sizeof eoi;
+    return out;
 }
 
 // Each component's quantization table, latched now as libjpeg latches it at the component's first scan:
@@ -353,13 +357,12 @@ static void create(tip_oneshot *dec) {
     mem->self_destruct = hook_self_destruct;
 }
 
-// The ids of the components of the frame just read, and which of them need their AC coefficients at the
+// Which components of the frame just read need their AC coefficients at the
 // output scale (after jpeg_calc_output_dimensions). Returns how many need none.
-static int components(tip_oneshot *dec, int *ids, int *decode) {
+static int components(tip_oneshot *dec, int *decode) {
     int dc_only = 0;
     for (int c = 0; c < dec->cinfo.num_components && c < MAX_COMPONENTS; c++) {
         jpeg_component_info *comp = &dec->cinfo.comp_info[c];
-        ids[c] = comp->component_id;
         decode[c] = !TIP_DCT_ONLY_DC(comp);
         dc_only += !decode[c];
     }
@@ -371,8 +374,7 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
                                 const tip_jpeg_large_allocator *allocator, int *path) {
     // Read again after a longjmp from libjpeg: volatile, so they are not cached in registers.
     tip_oneshot *volatile dec = new_decoder(allocator);
-    uint8_t *volatile stand_in = NULL;  // from the allocator too: the stream libjpeg reads
-    volatile size_t stand_in_length = 0;
+    uint8_t *volatile stand_in = NULL;  // the stream libjpeg reads, from malloc
     volatile int created = 0, result = 1, how = 0;
     if (path) *path = 0;
     if (!dec) return 1;
@@ -383,8 +385,8 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
     begin(dec, data, size, scale_num, scale_denom, out_space);
     if (!dec->cinfo.progressive_mode) goto done;
     jpeg_calc_output_dimensions(&dec->cinfo);
-    int ids[MAX_COMPONENTS], decode[MAX_COMPONENTS];
-    int dc_only = components(dec, ids, decode);
+    int decode[MAX_COMPONENTS];
+    int dc_only = components(dec, decode);
     int count = dec->cinfo.num_components < MAX_COMPONENTS ? dec->cinfo.num_components : MAX_COMPONENTS;
 
     // libjpeg reads the header and a stand-in scan, ours every scan; smoothing stays off (libjpeg never sees
@@ -392,14 +394,9 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
     // others).
     size_t stand_in_size = 0;
     if (!dec->cinfo.arith_code && dec->cinfo.num_components <= MAX_COMPONENTS) {
-        size_t capacity = 0, length = 0;
-        int zeroed = 0;  // unused: the stream is written before it is read
-        int id = stand_in_component(&dec->cinfo, size, &capacity);
-        stand_in = (uint8_t *)allocator->allocate(capacity, &length, 0, &zeroed);
-        stand_in_length = length;
-        if (stand_in) stand_in_size = stand_in_stream(data, size, id, (uint8_t *)stand_in, capacity);
+        stand_in = stand_in_stream(&dec->cinfo, data, size, &stand_in_size);
     }
-    if (stand_in_size > 0) {
+    if (stand_in) {
         jpeg_abort_decompress(&dec->cinfo);
         begin(dec, (const uint8_t *)stand_in, stand_in_size, scale_num, scale_denom, out_space);
         if (latch_quant_tables(&dec->cinfo)) {
@@ -411,8 +408,8 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
             jpeg_start_decompress(&dec->cinfo);
             dec->err.stand_in = 0;
             dec->dc_only = 0;
-            int same_ids[MAX_COMPONENTS], same_decode[MAX_COMPONENTS];
-            components(dec, same_ids, same_decode);
+            int same_decode[MAX_COMPONENTS];
+            components(dec, same_decode);
             if ((int)dec->cinfo.output_width != width || (int)dec->cinfo.output_height != height) goto done;
             if (dec->err.warnings == 0 && memcmp(decode, same_decode, sizeof(int) * (size_t)count) == 0 &&
                 decode_scans(dec, data, size, decode) == 0) {
@@ -437,7 +434,7 @@ output:
     if (result == 0 && path) *path = how;
 done:
     if (created) jpeg_destroy_decompress(&dec->cinfo);
-    if (stand_in) allocator->release((void *)stand_in, stand_in_length);
+    free((void *)stand_in);
     free((void *)dec);
     return result;
 }
@@ -453,21 +450,17 @@ static int read_coefficients(tip_oneshot *dec, const uint8_t *data, size_t size,
     jpeg_mem_src(&dec->cinfo, data, (unsigned long)size);
     jpeg_read_header(&dec->cinfo, TRUE);
     if (!dec->cinfo.progressive_mode) return 1;
-    int ids[MAX_COMPONENTS], decode[MAX_COMPONENTS];
-    for (int c = 0; c < MAX_COMPONENTS; c++) decode[c] = 1;
+    int decode[MAX_COMPONENTS];
+    for (int c = 0; c < MAX_COMPONENTS; c++) decode[c] = 1;  // every AC scan, whatever the scale
     if (ours) {
         if (dec->cinfo.arith_code || dec->cinfo.num_components > MAX_COMPONENTS) return 2;
-        components(dec, ids, decode);
-        size_t capacity = 0;
-        int id = stand_in_component(&dec->cinfo, size, &capacity);
-        *scratch = (uint8_t *)malloc(capacity);
-        size_t stand_in_size = *scratch ? stand_in_stream(data, size, id, *scratch, capacity) : 0;
-        if (stand_in_size == 0) return 2;
+        size_t stand_in_size = 0;
+        *scratch = stand_in_stream(&dec->cinfo, data, size, &stand_in_size);
+        if (!*scratch) return 2;
         jpeg_abort_decompress(&dec->cinfo);
         jpeg_mem_src(&dec->cinfo, *scratch, (unsigned long)stand_in_size);
         jpeg_read_header(&dec->cinfo, TRUE);
         if (!latch_quant_tables(&dec->cinfo)) return 2;
-        for (int c = 0; c < MAX_COMPONENTS; c++) decode[c] = 1;
     }
     dec->err.stand_in = ours;
     jpeg_read_coefficients(&dec->cinfo);
