@@ -7,6 +7,10 @@
 // block of the AC coefficients already set (zig-zag order) lets a refinement scan reach them, and the zero
 // ones it counts, without reading the others. The coefficients are libjpeg's, bit for bit (the tests compare
 // them on every file they decode), and anything libjpeg would warn about makes it decline instead.
+// The arrays of the planes whose AC scans are decoded need not be zero on entry: a block is cleared just before
+// its first nonzero AC coefficient is written (its mask still 0), while the walk has it in the cache, and the
+// end of the walk clears the blocks that never got one. A separate pass zeroing the whole arrays first cost as
+// much as the DC scans, and its lines were out of the cache again by the time the AC scans came to them.
 #include <string.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -17,6 +21,9 @@
 #define FAST_BITS 10
 #define MAX_PLANES 4
 #define MAX_BLOCKS_IN_MCU 10  // libjpeg's D_MAX_BLOCKS_IN_MCU: an interleaved scan with more is an error
+
+// Clears a block before its first nonzero AC coefficient (see the file comment).
+static inline void clear_block(JCOEF *block) { memset(block, 0, sizeof(JBLOCK)); }
 
 // Zig-zag index to natural (row-major) index.
 static const uint8_t zigzag_to_natural[64] = {
@@ -229,6 +236,7 @@ static int decode_first(ac_scan *scan, bit_reader *b, size_t index, size_t block
         }
         JCOEF *block = plane->rows[index / width][index % width];
         uint64_t mask = plane->nonzero[index];
+        if (mask == 0) clear_block(block);
         for (int k = Ss; k <= Se;) {
             if (b->count < 32) fill(b);
             int32_t quick = t->fast_first[peek(b, FAST_BITS)];
@@ -406,6 +414,7 @@ static inline __attribute__((always_inline)) int decode_refine(
                 int target = __builtin_ctzll(zeros);
                 correct(b, block, mask & ahead & ((1ULL << target) - 1), p1, pdep);
                 if (magnitude) {
+                    if (mask == 0) clear_block(block);
                     block[zigzag_to_natural[target]] = (JCOEF)value;
                     mask |= 1ULL << target;
                 }
@@ -725,12 +734,22 @@ int tip_jpeg_decode_scans(const uint8_t *data, size_t size, tip_ac_plane *planes
             if (bits[p][k] != 0) return 1;
         }
     }
-    // The DC coefficients into the arrays, padding blocks included (zero where no scan reached).
+    // The DC coefficients into the arrays, padding blocks included (zero where no scan reached). A decoded
+    // plane's blocks without a nonzero AC coefficient (padding blocks among them) are cleared first.
     for (int p = 0; p < plane_count; p++) {
-        const JCOEF *dc = planes[p].dc;
-        for (int r = 0; r < planes[p].array_height; r++) {
-            JBLOCKROW row = planes[p].rows[r];
-            for (int c = 0; c < planes[p].array_width; c++) row[c][0] = *dc++;
+        const tip_ac_plane *plane = &planes[p];
+        const JCOEF *dc = plane->dc;
+        for (int r = 0; r < plane->array_height; r++) {
+            JBLOCKROW row = plane->rows[r];
+            const uint64_t *nonzero = plane->decode && r < plane->height_in_blocks
+                                          ? plane->nonzero + (size_t)r * (size_t)plane->width_in_blocks
+                                          : NULL;
+            for (int c = 0; c < plane->array_width; c++) {
+                if (plane->decode && !(nonzero && c < plane->width_in_blocks && nonzero[c] != 0)) {
+                    clear_block(row[c]);
+                }
+                row[c][0] = *dc++;
+            }
         }
     }
     return 0;

@@ -9,7 +9,8 @@
 #include <jpeglib.h>
 
 /// One component's whole-image coefficient array, as libjpeg lays it out (rows of blocks, each block 64
-/// coefficients in natural order), and what to do with its AC scans.
+/// coefficients in natural order), and what to do with its AC scans. The array need not be zero on entry: the
+/// walk clears each block of a plane whose AC scans it decodes, and writes coefficient 0 of the others.
 typedef struct {
     JBLOCKARRAY rows;        ///< array_height rows of array_width blocks
     int component_id;        ///< the id in the frame header

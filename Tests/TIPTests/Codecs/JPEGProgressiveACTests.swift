@@ -110,20 +110,7 @@ struct JPEGProgressiveACTests {
     @Test("Incomplete progressions and arithmetic coding are declined, and still decode as TurboJPEG does")
     func declines() throws {
         let data = try JPEGTestSupport.jpeg(width: 203, height: 151).data
-        var dc = tip_test_scan(), ac = tip_test_scan()
-        dc.count = 3
-        dc.components = (0, 1, 2, 0)
-        ac.count = 1
-        ac.Ss = 1
-        ac.Se = 63
-        ac.Al = 1
-        // No refinement: every AC coefficient stays at half precision, which libjpeg smooths.
-        var scans = [dc]
-        for c in 0..<3 {
-            ac.components.0 = Int32(c)
-            scans.append(ac)
-        }
-        let incomplete = try #require(Self.rescan(data, scans, restart: 0))
+        let incomplete = try #require(Self.incompleteProgression(data))
         #expect(Self.check(incomplete) == 2)
         try Self.expectDecodes(incomplete, ownAC: false, "incomplete")
         let arithmetic = try #require(Self.rescan(data, nil, restart: 0, arithmetic: true))
@@ -205,6 +192,24 @@ struct JPEGProgressiveACTests {
     // MARK: - Helpers
 
     /// `tip_jpeg_progressive_ac_check` through the decoder's own allocator.
+    /// `data` (three components) rescanned without refinement: every AC coefficient stays at half precision, an
+    /// incomplete progression, which libjpeg smooths and our decoder declines only once it has walked every scan.
+    static func incompleteProgression(_ data: Data) -> Data? {
+        var dc = tip_test_scan(), ac = tip_test_scan()
+        dc.count = 3
+        dc.components = (0, 1, 2, 0)
+        ac.count = 1
+        ac.Ss = 1
+        ac.Se = 63
+        ac.Al = 1
+        var scans = [dc]
+        for c in 0..<3 {
+            ac.components.0 = Int32(c)
+            scans.append(ac)
+        }
+        return rescan(data, scans, restart: 0)
+    }
+
     static func check(_ data: Data) -> Int32 { data.withUnsafeBytes { JPEGDecoder.checkProgressiveAC($0) } }
 
     /// `data` rewritten with `scans` (nil: libjpeg's default script).

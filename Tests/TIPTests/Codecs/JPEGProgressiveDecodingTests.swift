@@ -93,11 +93,13 @@ struct JPEGProgressiveDecodingTests {
         }
     }
 
-    @Test("Coefficient memory: the decoder zeroes what it is given unless told it is zero already")
+    @Test("Coefficient memory: our decoder clears the blocks it fills, whatever the memory it is given holds")
     func coefficientMemory() throws {
         let data = try JPEGTestSupport.jpeg(width: 203, height: 151, progressive: true).data
-        // Dirty memory said to be dirty, zero memory said to be zero, and dirty memory said to be zero (which
-        // only a decoder that trusts the flag gets wrong).
+        // Dirty memory said to be dirty and zero memory said to be zero: our decoder clears each block before its
+        // first AC coefficient and the blocks without one at the end (libjpeg's zeroing pass is skipped for the
+        // arrays it fills). Its own scratch (masks of the coefficients set, DC arrays) trusts the flag: dirty
+        // memory said to be zero is caught only by a decoder that does.
         let dirty = tip_jpeg_large_allocator(
             allocate: { bytes, length, _, zeroed in
                 zeroed?.pointee = 0
@@ -114,28 +116,35 @@ struct JPEGProgressiveDecodingTests {
                 zeroed?.pointee = whole
                 return Self.filled(bytes, length)
             }, release: { pointer, _ in free(pointer) })
-        for denominator in [1, 8] {
+        for denominator in [1, 2, 8] {
             let width = JPEGScaleSelection.scaled(203, 1, denominator)
             let height = JPEGScaleSelection.scaled(151, 1, denominator)
             let reference = try #require(
                 JPEGTestSupport.turboJPEGDecode(data, scaledWidth: Int32(width), scaledHeight: Int32(height)))
-            func decode(_ allocator: tip_jpeg_large_allocator) throws -> (status: Int32, bitmap: Bitmap) {
+            for (name, allocator) in [("dirty", dirty), ("zero", zero)] {
                 let (status, path, bitmap) = try Self.decode(
                     data, denominator: denominator, width: width, height: height, allocator: allocator)
-                let dcOnly = path & Int32(TIP_JPEG_PROGRESSIVE_DC_ONLY) != 0
-                #expect(status != 0 || dcOnly == (denominator == 8), "1/\(denominator)")
-                return (status, bitmap)
+                #expect(status == 0 && bitmap == reference, "\(name) at 1/\(denominator)")
+                #expect(path & Int32(TIP_JPEG_PROGRESSIVE_OWN_AC) != 0, "\(name) at 1/\(denominator): our decoder")
+                #expect(
+                    (path & Int32(TIP_JPEG_PROGRESSIVE_DC_ONLY) != 0) == (denominator == 8),
+                    "\(name) at 1/\(denominator)")
             }
-            for allocator in [dirty, zero] {
-                let (status, bitmap) = try decode(allocator)
-                #expect(status == 0 && bitmap == reference, "1/\(denominator)")
-            }
-            // At 1/1 every coefficient counts: left dirty, they give other pixels or libjpeg's warnings (then the
-            // decode is refused). At 1/8 this file's components all read DC alone, which the first DC scan writes.
             if denominator == 1 {
-                let (status, bitmap) = try decode(lying)
-                #expect(status != 0 || bitmap != reference)
+                let (status, _, bitmap) = try Self.decode(
+                    data, denominator: denominator, width: width, height: height, allocator: lying)
+                #expect(status != 0 || bitmap != reference, "lying at 1/1")
             }
+        }
+        // A progression our decoder declines only at its end (every AC coefficient left at half precision), after
+        // writing its arrays: libjpeg then decodes the file into new ones, which it must zero when they are dirty.
+        let incomplete = try #require(JPEGProgressiveACTests.incompleteProgression(data))
+        let reference = try #require(JPEGTestSupport.turboJPEGDecode(incomplete, scaledWidth: 203, scaledHeight: 151))
+        for (name, allocator) in [("dirty", dirty), ("zero", zero)] {
+            let (status, path, bitmap) = try Self.decode(
+                incomplete, denominator: 1, width: 203, height: 151, allocator: allocator)
+            #expect(status == 0 && bitmap == reference, "declined, \(name)")
+            #expect(path & Int32(TIP_JPEG_PROGRESSIVE_OWN_AC) == 0, "declined, \(name): libjpeg's decode")
         }
     }
 
