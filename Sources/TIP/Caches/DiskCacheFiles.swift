@@ -93,7 +93,13 @@ enum DiskCacheFiles {
         guard let info = regularFileInfo(fd), info.size >= 0, info.size <= maximumSize else { return nil }
         if mapLargeFiles && info.size >= mappingThreshold {
             let count = Int(info.size)
-            if let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED {
+            // The whole file is read at once (checksum, then decode): its pages are mapped in one call rather
+            // than a fault per 16 pages (4% of a warm main job's page faults).
+            var flags = MAP_PRIVATE
+            #if os(Linux)
+            flags |= MAP_POPULATE
+            #endif
+            if let base = mmap(nil, count, PROT_READ, flags, fd, 0), base != MAP_FAILED {
                 return Data(
                     bytesNoCopy: base, count: count,
                     deallocator: .custom { pointer, length in _ = munmap(pointer, length) })

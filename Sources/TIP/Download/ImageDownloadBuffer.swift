@@ -12,11 +12,18 @@ final class ImageDownloadBuffer {
     /// Bodies (reserved or grown) at least this large are mapped (glibc's own starting threshold is 128 KiB).
     static let mappingThreshold = 256 * 1024
 
+    /// How far ahead of the bytes held a mapped body's pages are provided (``PageMapping/provide(_:length:)``):
+    /// one system call per 256 KiB that arrive instead of 64 page faults, which were 1.3% of a cold main job's
+    /// CPU. Never further, so a length a server announces but does not send costs no memory.
+    static let provisionWindow = 256 * 1024
+
     private var base: UnsafeMutableRawPointer?
     private var capacity = 0
     private(set) var isMapped = false
     /// Bytes held.
     private(set) var count = 0
+    /// Bytes from `base` of a mapped body whose pages are provided (a multiple of the page size, or `capacity`).
+    private var provided = 0
 
     init() {}
 
@@ -37,6 +44,7 @@ final class ImageDownloadBuffer {
         guard !data.isEmpty else { return true }
         let needed = count + data.count
         if needed > capacity, !reallocate(to: max(needed, capacity * 2)), !reallocate(to: needed) { return false }
+        if isMapped && needed > provided { provide(upTo: needed) }
         data.withUnsafeBytes { bytes in
             guard let source = bytes.baseAddress, let base else { return }
             (base + count).copyMemory(from: source, byteCount: bytes.count)
@@ -87,16 +95,31 @@ final class ImageDownloadBuffer {
         capacity = 0
         count = 0
         isMapped = false
+        provided = 0
+    }
+
+    /// Provides the pages of a mapped body up to `needed` bytes rounded up to the window (within `capacity`).
+    private func provide(upTo needed: Int) {
+        guard let base, isMapped else { return }
+        let window = Self.provisionWindow
+        let end = min(capacity, (needed + window - 1) / window * window)
+        guard end > provided else { return }
+        PageMapping.provide(base + provided, length: end - provided)
+        provided = end
     }
 
     /// Moves the bytes into storage for `requested` bytes; false (nothing changed) when there is no memory.
     private func reallocate(to requested: Int) -> Bool {
         if requested >= Self.mappingThreshold, let mapped = PageMapping.map(requested) {
-            if let base, count > 0 { mapped.pointer.copyMemory(from: base, byteCount: count) }
-            Self.release(base, capacity: capacity, mapped: isMapped)
+            let old = base, oldCapacity = capacity, oldMapped = isMapped
             base = mapped.pointer
             capacity = mapped.length
             isMapped = true
+            provided = 0
+            // The pages the bytes held are copied into come at once too.
+            if count > 0 { provide(upTo: count) }
+            if let old, count > 0 { mapped.pointer.copyMemory(from: old, byteCount: count) }
+            Self.release(old, capacity: oldCapacity, mapped: oldMapped)
             return true
         }
         // Small, or the mapping failed: the heap.
@@ -106,6 +129,7 @@ final class ImageDownloadBuffer {
             Self.release(base, capacity: capacity, mapped: true)
             base = grown
             isMapped = false
+            provided = 0
         } else {
             guard let grown = realloc(base, requested) else { return false }
             base = grown

@@ -76,6 +76,16 @@ enum PageMapping {
     private static let populateWrite: Int32 = 23
     #endif
 
+    /// Provides the pages of `length` bytes at `pointer` (page-aligned, inside a mapping of ours) at once, as
+    /// a write to each would: one system call instead of a page fault per 4 KiB. Best effort: where the
+    /// system cannot (Linux before 5.14, other systems), the pages come on first write as usual.
+    static func provide(_ pointer: UnsafeMutableRawPointer, length: Int) {
+        #if os(Linux)
+        guard length > 0 else { return }
+        _ = madvise(pointer, length, populateWrite)
+        #endif
+    }
+
     /// Releases a mapping made by ``map(_:)`` (`length` as it returned).
     static func unmap(_ pointer: UnsafeMutableRawPointer, length: Int) {
         munmap(pointer, length)

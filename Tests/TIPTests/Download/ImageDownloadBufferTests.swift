@@ -59,6 +59,41 @@ struct ImageDownloadBodyTests {
         #expect(changed.count == data.count + 3 && changed[0] == data[0] &+ 1)
     }
 
+    #if os(Linux)
+    @Test("a mapped body's pages are provided a window at a time as bytes arrive, never up to an announced length")
+    func pagesProvidedAhead() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let window = ImageDownloadBuffer.provisionWindow
+        // MADV_POPULATE_WRITE came with Linux 5.14; without it pages arrive on first write and there is nothing
+        // to observe.
+        let probe = try #require(PageMapping.map(page))
+        defer { PageMapping.unmap(probe.pointer, length: probe.length) }
+        guard madvise(probe.pointer, page, 23) == 0 else { return }
+        let body = ImageDownloadBuffer()
+        // Far: past 4 MiB, beyond the two huge pages a system with transparent huge pages always on may give
+        // the first windows.
+        let announced = 64 * window, far = 16 * window
+        #expect(body.reserve(announced))
+        /// Which pages of the body's first `announced` bytes are resident.
+        func resident() -> [Bool] {
+            body.withUnsafeBytes { buffer -> [Bool] in
+                var vector = [UInt8](repeating: 0, count: announced / page)
+                let base = UnsafeMutableRawPointer(mutating: buffer.baseAddress!)
+                #expect(mincore(base, announced, &vector) == 0)
+                return vector.map { $0 & 1 != 0 }
+            }
+        }
+        #expect(body.append(bytes(1_000, seed: 5)))
+        var pages = resident()
+        #expect(pages.prefix(window / page).allSatisfy { $0 }, "the first window, at once")
+        #expect(!pages.suffix(from: far / page).contains(true), "nothing far past the bytes held")
+        #expect(body.append(bytes(window, seed: 6)))
+        pages = resident()
+        #expect(pages.prefix(2 * window / page).allSatisfy { $0 }, "the next window once bytes reach it")
+        #expect(!pages.suffix(from: far / page).contains(true), "still nothing far ahead")
+    }
+    #endif
+
     @Test("a copy does not see later bytes; clearing empties the body for reuse")
     func copyAndClear() {
         let body = ImageDownloadBuffer()

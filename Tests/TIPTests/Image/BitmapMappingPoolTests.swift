@@ -25,6 +25,31 @@ struct BitmapMappingPoolTests {
         pool.give(again.pointer, length: again.length)
     }
 
+    #if os(Linux)
+    @Test("a new bitmap's pages are provided at once up to the limit; a larger one costs only what is written")
+    func bitmapPagesProvided() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        /// The share of `bitmap`'s pages that are resident.
+        func residentShare(_ bitmap: Bitmap) -> Double {
+            bitmap.withUnsafeBytes { bytes -> Double in
+                let count = (bytes.count + page - 1) / page
+                var vector = [UInt8](repeating: 0, count: count)
+                let base = UnsafeMutableRawPointer(mutating: bytes.baseAddress!)
+                guard mincore(base, bytes.count, &vector) == 0 else { return -1 }
+                return Double(vector.filter { $0 & 1 != 0 }.count) / Double(count)
+            }
+        }
+        // Rows of 4,096 bytes: no padding for the initialiser to write. 1,000 rows (an odd size, so no kept
+        // mapping of the shared pool fits it): provided whole. 5,000 rows (20 MB, past the limit): untouched.
+        let small = try #require(Bitmap(uninitializedWidth: 1024, height: 1000, format: .rgbx8))
+        #expect(small.memoryCost <= BitmapStorage.populatedLimit && small.isMapped)
+        #expect(residentShare(small) == 1)
+        let large = try #require(Bitmap(uninitializedWidth: 1024, height: 5000, format: .rgbx8))
+        #expect(large.memoryCost > BitmapStorage.populatedLimit && large.isMapped)
+        #expect(residentShare(large) < 0.2)
+    }
+    #endif
+
     @Test("a new mapping says so and is all zero, its pages provided at once or not; a kept one is as left")
     func newMappings() throws {
         let pool = BitmapMappingPool(capacity: 8 * megabyte)
