@@ -83,7 +83,10 @@ final class ImageDownloadBody {
     func append(_ data: Data, expectedLength: Int?) -> Bool {
         guard buffer.append(data) else { return false }
         if file != nil, buffer.count - fileByteCount >= Self.fileWriteBatch { writePendingBytes() }
-        header.consume(all: buffer.copy(), chunk: data, expectedLength: expectedLength)
+        // Until the type is known the reader wants every byte so far: the chunk itself when it is all there is
+        // (the usual first chunk, up to libcurl's whole buffer), which spares a copy of it.
+        header.consume(
+            all: buffer.count == data.count ? data : buffer.copy(), chunk: data, expectedLength: expectedLength)
         partialImage?.append(data)
         return true
     }
