@@ -267,8 +267,8 @@ final class BitmapStorage: @unchecked Sendable {
 
     /// The largest new mapping whose pages are provided at once (``PageMapping/map(_:populated:)``): a page
     /// fault per 4 KiB in new bitmaps (thumbnails, scaled decodes, PNGs, all written whole right away) was
-    /// about half of a warm main job's 20,000 page faults. Larger bitmaps fault page by page as before, so a hostile header's size
-    /// costs no memory beyond this until its rows are actually written.
+    /// about half of a warm main job's 20,000 page faults. Larger bitmaps fault page by page as before, so a
+    /// hostile header's size costs no memory beyond this until its rows are actually written.
     static let populatedLimit = 16 << 20
 
     let pointer: UnsafeMutableRawPointer
