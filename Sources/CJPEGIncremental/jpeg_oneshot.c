@@ -39,7 +39,9 @@ typedef struct {
     struct jpeg_error_mgr pub;
     jmp_buf jump;
     int warnings;
-    int stand_in;  // reading the stand-in stream, whose scan has no data: its "hit marker" warning is expected
+    // Reading the stand-in stream: its scan has no data, so its "hit marker" warning is expected, and the arrays
+    // realized now are filled by our decoder, which clears their blocks itself.
+    int stand_in;
 } tip_oneshot_error;
 
 typedef struct {
@@ -50,7 +52,6 @@ typedef struct {
     tip_barray *by_request[MAX_COMPONENTS];  // the first MAX_COMPONENTS of them, in the order requested
     int requested;
     unsigned dc_only;    // arrays (bit per request index) of components whose output reads DC alone: striped
-    int ours_fill;       // arrays realized now are filled by our decoder, which clears their blocks itself
     void *memory;        // one block from the allocator for all the realized arrays
     size_t length;
     // libjpeg's own methods, called for everything that is not a coefficient array of the image pool.
@@ -146,7 +147,7 @@ static void hook_realize_virt_arrays(j_common_ptr cinfo) {
         // Kept mappings hold the last image's coefficients: libjpeg's progressive decoding needs zeros (a new
         // mapping has them already). Our decoder does not: it clears each block as it first writes it and the
         // blocks it never wrote at the end, and sets coefficient 0 of every block of a striped array.
-        if (a->pre_zero && !zeroed && !striped && !dec->ours_fill) memset(next, 0, bytes);
+        if (a->pre_zero && !zeroed && !striped && !dec->err.stand_in) memset(next, 0, bytes);
         a->rows = (JBLOCKARRAY)(*cinfo->mem->alloc_small)(cinfo, JPOOL_IMAGE, sizeof(JBLOCKROW) * (a->row_count ? a->row_count : 1));
         for (JDIMENSION r = 0; r < a->row_count; r++) {
             size_t offset = striped ? r / DC_STRIPE_ROWS * dc_stripe_bytes(a) + r % DC_STRIPE_ROWS * sizeof(JCOEF)
@@ -406,10 +407,8 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
             // coefficients (our decoder skips their AC scans). A decline below starts over with whole arrays.
             for (int c = 0; c < count; c++) dec->dc_only |= (unsigned)!decode[c] << c;
             dec->err.stand_in = 1;
-            dec->ours_fill = 1;
             jpeg_start_decompress(&dec->cinfo);
             dec->err.stand_in = 0;
-            dec->ours_fill = 0;
             dec->dc_only = 0;
             int same_decode[MAX_COMPONENTS];
             components(dec, same_decode);
@@ -466,10 +465,8 @@ static int read_coefficients(tip_oneshot *dec, const uint8_t *data, size_t size,
         if (!latch_quant_tables(&dec->cinfo)) return 2;
     }
     dec->err.stand_in = ours;
-    dec->ours_fill = ours;
     jpeg_read_coefficients(&dec->cinfo);
     dec->err.stand_in = 0;
-    dec->ours_fill = 0;
     if (dec->err.warnings) return 1;
     if (ours && decode_scans(dec, data, size, decode) != 0) return 2;
     return 0;

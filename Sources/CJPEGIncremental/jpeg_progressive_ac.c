@@ -745,9 +745,8 @@ int tip_jpeg_decode_scans(const uint8_t *data, size_t size, tip_ac_plane *planes
                                           ? plane->nonzero + (size_t)r * (size_t)plane->width_in_blocks
                                           : NULL;
             for (int c = 0; c < plane->array_width; c++) {
-                if (plane->decode && !(nonzero && c < plane->width_in_blocks && nonzero[c] != 0)) {
-                    clear_block(row[c]);
-                }
+                int has_ac = nonzero && c < plane->width_in_blocks && nonzero[c] != 0;
+                if (plane->decode && !has_ac) clear_block(row[c]);
                 row[c][0] = *dc++;
             }
         }

@@ -44,7 +44,7 @@ final class ImageDownloadBuffer {
         guard !data.isEmpty else { return true }
         let needed = count + data.count
         if needed > capacity, !reallocate(to: max(needed, capacity * 2)), !reallocate(to: needed) { return false }
-        if isMapped && needed > provided { provide(upTo: needed) }
+        provide(upTo: needed)
         data.withUnsafeBytes { bytes in
             guard let source = bytes.baseAddress, let base else { return }
             (base + count).copyMemory(from: source, byteCount: bytes.count)
@@ -98,9 +98,10 @@ final class ImageDownloadBuffer {
         provided = 0
     }
 
-    /// Provides the pages of a mapped body up to `needed` bytes rounded up to the window (within `capacity`).
+    /// Provides the pages of a mapped body up to `needed` bytes rounded up to the window (within `capacity`);
+    /// nothing for a heap body or bytes already provided.
     private func provide(upTo needed: Int) {
-        guard let base, isMapped else { return }
+        guard isMapped, needed > provided, let base else { return }
         let window = Self.provisionWindow
         let end = min(capacity, (needed + window - 1) / window * window)
         guard end > provided else { return }
@@ -117,7 +118,7 @@ final class ImageDownloadBuffer {
             isMapped = true
             provided = 0
             // The pages the bytes held are copied into come at once too.
-            if count > 0 { provide(upTo: count) }
+            provide(upTo: count)
             if let old, count > 0 { mapped.pointer.copyMemory(from: old, byteCount: count) }
             Self.release(old, capacity: oldCapacity, mapped: oldMapped)
             return true

@@ -68,7 +68,7 @@ enum PageMapping {
         if start + span > end, let tail = UnsafeMutableRawPointer(bitPattern: end) { munmap(tail, start + span - end) }
         guard let pointer = UnsafeMutableRawPointer(bitPattern: aligned) else { return nil }
         _ = madvise(pointer, length, MADV_HUGEPAGE)
-        _ = madvise(pointer, length, populateWrite)
+        provide(pointer, length: length)
         return pointer
     }
 
