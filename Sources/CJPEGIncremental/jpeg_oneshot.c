@@ -22,8 +22,11 @@
 
 #if JPEG_LIB_VERSION >= 70
 #define TIP_DCT_ONLY_DC(comp) ((comp)->DCT_h_scaled_size == 1 && (comp)->DCT_v_scaled_size == 1)
+#define TIP_DCT_SIZE(comp) \
+    ((comp)->DCT_h_scaled_size == (comp)->DCT_v_scaled_size ? (comp)->DCT_h_scaled_size : 0)
 #else
 #define TIP_DCT_ONLY_DC(comp) ((comp)->DCT_scaled_size == 1)
+#define TIP_DCT_SIZE(comp) ((comp)->DCT_scaled_size)
 #endif
 
 typedef struct tip_barray {
@@ -260,7 +263,8 @@ static int latch_quant_tables(j_decompress_ptr cinfo) {
 // Decodes the scans of `data` into the arrays libjpeg realized for `dec` (one per component, in frame order),
 // the AC scans of components whose `decode` is 0 left out. 0 when done; 1 when the arrays are not the ones
 // expected or our decoder declines (nothing it wrote is then used).
-static int decode_scans(tip_oneshot *dec, const uint8_t *data, size_t size, const int *decode) {
+static int decode_scans(tip_oneshot *dec, const uint8_t *data, size_t size, const int *decode,
+                        const uint64_t *used) {
     struct jpeg_decompress_struct *cinfo = &dec->cinfo;
     int count = cinfo->num_components;
     if (count > MAX_COMPONENTS || dec->requested != count) return 1;
@@ -280,7 +284,8 @@ static int decode_scans(tip_oneshot *dec, const uint8_t *data, size_t size, cons
                                    (int)a->row_count,
                                    decode[c],
                                    NULL,
-                                   NULL};
+                                   NULL,
+                                   used[c]};
         if (decode[c]) blocks += (size_t)comp->width_in_blocks * comp->height_in_blocks;
         dc_count += (size_t)a->blocks_per_row * a->row_count;
     }
@@ -359,13 +364,26 @@ static void create(tip_oneshot *dec) {
     mem->self_destruct = hook_self_destruct;
 }
 
-// Which components of the frame just read need their AC coefficients at the
-// output scale (after jpeg_calc_output_dimensions). Returns how many need none.
-static int components(tip_oneshot *dec, int *decode) {
+// The coefficients (bits at zig-zag positions) that the inverse DCT of `comp` at the output scale reads:
+// libjpeg-turbo's reduced transforms (jidctred.c, and its SIMD versions of them) leave out rows and columns 2, 4
+// and 6 at 2x2 and row and column 4 at 4x4; the others read every coefficient.
+static uint64_t coefficients_read(const jpeg_component_info *comp) {
+    switch (TIP_DCT_SIZE(comp)) {
+    case 2: return tip_jpeg_zigzag_positions(0xAB, 0xAB);
+    case 4: return tip_jpeg_zigzag_positions(0xEF, 0xEF);
+    default: return ~0ULL;
+    }
+}
+
+// Which components of the frame just read need their AC coefficients at the output scale (after
+// jpeg_calc_output_dimensions), and which coefficients their inverse DCT reads (`used`, may be NULL). Returns
+// how many need none.
+static int components(tip_oneshot *dec, int *decode, uint64_t *used) {
     int dc_only = 0;
     for (int c = 0; c < dec->cinfo.num_components && c < MAX_COMPONENTS; c++) {
         jpeg_component_info *comp = &dec->cinfo.comp_info[c];
         decode[c] = !TIP_DCT_ONLY_DC(comp);
+        if (used) used[c] = coefficients_read(comp);
         dc_only += !decode[c];
     }
     return dc_only;
@@ -388,7 +406,8 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
     if (!dec->cinfo.progressive_mode) goto done;
     jpeg_calc_output_dimensions(&dec->cinfo);
     int decode[MAX_COMPONENTS];
-    int dc_only = components(dec, decode);
+    uint64_t used[MAX_COMPONENTS];
+    int dc_only = components(dec, decode, used);
     int count = dec->cinfo.num_components < MAX_COMPONENTS ? dec->cinfo.num_components : MAX_COMPONENTS;
 
     // libjpeg reads the header and a stand-in scan, ours every scan; smoothing stays off (libjpeg never sees
@@ -411,10 +430,12 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
             dec->err.stand_in = 0;
             dec->dc_only = 0;
             int same_decode[MAX_COMPONENTS];
-            components(dec, same_decode);
+            uint64_t same_used[MAX_COMPONENTS];
+            components(dec, same_decode, same_used);
             if ((int)dec->cinfo.output_width != width || (int)dec->cinfo.output_height != height) goto done;
             if (dec->err.warnings == 0 && memcmp(decode, same_decode, sizeof(int) * (size_t)count) == 0 &&
-                decode_scans(dec, data, size, decode) == 0) {
+                memcmp(used, same_used, sizeof(uint64_t) * (size_t)count) == 0 &&
+                decode_scans(dec, data, size, decode, used) == 0) {
                 how = TIP_JPEG_PROGRESSIVE_OWN_AC | (dc_only ? TIP_JPEG_PROGRESSIVE_DC_ONLY : 0);
                 goto output;
             }
@@ -453,7 +474,11 @@ static int read_coefficients(tip_oneshot *dec, const uint8_t *data, size_t size,
     jpeg_read_header(&dec->cinfo, TRUE);
     if (!dec->cinfo.progressive_mode) return 1;
     int decode[MAX_COMPONENTS];
-    for (int c = 0; c < MAX_COMPONENTS; c++) decode[c] = 1;  // every AC scan, whatever the scale
+    uint64_t used[MAX_COMPONENTS];
+    for (int c = 0; c < MAX_COMPONENTS; c++) {  // every AC scan and coefficient, whatever the scale
+        decode[c] = 1;
+        used[c] = ~0ULL;
+    }
     if (ours) {
         if (dec->cinfo.arith_code || dec->cinfo.num_components > MAX_COMPONENTS) return 2;
         size_t stand_in_size = 0;
@@ -468,7 +493,7 @@ static int read_coefficients(tip_oneshot *dec, const uint8_t *data, size_t size,
     jpeg_read_coefficients(&dec->cinfo);
     dec->err.stand_in = 0;
     if (dec->err.warnings) return 1;
-    if (ours && decode_scans(dec, data, size, decode) != 0) return 2;
+    if (ours && decode_scans(dec, data, size, decode, used) != 0) return 2;
     return 0;
 }
 

@@ -6,7 +6,8 @@
 // first scans the code and its value bits together; end-of-band runs skip whole blocks; and a 64-bit mask per
 // block of the AC coefficients already set (zig-zag order) lets a refinement scan reach them, and the zero
 // ones it counts, without reading the others. The coefficients are libjpeg's, bit for bit (the tests compare
-// them on every file they decode), and anything libjpeg would warn about makes it decline instead.
+// them on every file they decode), and anything libjpeg would warn about makes it decline instead; at a reduced
+// scale, only those the inverse DCT reads get their refinement bits applied (`used`), so the pixels are libjpeg's.
 // The arrays of the planes whose AC scans are decoded need not be zero on entry: a block is cleared just before
 // its first nonzero AC coefficient is written (its mask still 0), while the walk has it in the cache, and the
 // end of the walk clears the blocks that never got one. A separate pass zeroing the whole arrays first cost as
@@ -147,6 +148,15 @@ static inline int take_bit(bit_reader *b) {
 
 // The value of `n` magnitude bits `v` (T.81 F.2.2.1, EXTEND).
 static inline int extend(uint32_t v, int n) { return v < (1u << (n - 1)) ? (int)v - (1 << n) + 1 : (int)v; }
+
+uint64_t tip_jpeg_zigzag_positions(uint8_t rows, uint8_t columns) {
+    uint64_t positions = 0;
+    for (int k = 0; k < 64; k++) {
+        int natural = zigzag_to_natural[k];
+        if ((rows >> (natural / 8) & 1) && (columns >> (natural % 8) & 1)) positions |= 1ULL << k;
+    }
+    return positions;
+}
 
 // MARK: - Huffman tables
 
@@ -338,11 +348,12 @@ static inline void refine(JCOEF *c, int bit, int p1) {
 }
 
 // One correction bit for each coefficient set in `positions` (zig-zag), in order: a 1 adds p1 to the
-// coefficient's magnitude unless that bit is set already. Without branches on the bits, which are as good as
-// random. With PDEP (`pdep`: checked by the caller), up to 32 bits at a time are spread over their positions,
-// and only the coefficients whose bit is 1 are visited.
+// coefficient's magnitude unless that bit is set already, for the coefficients in `used` (the bits of the others
+// are read and dropped). Without branches on the bits, which are as good as random. With PDEP (`pdep`: checked
+// by the caller), up to 32 bits at a time are spread over their positions, and only the used coefficients whose
+// bit is 1 are visited.
 static inline __attribute__((always_inline)) void correct(
-    bit_reader *b, JCOEF *block, uint64_t positions, int p1, int pdep) {
+    bit_reader *b, JCOEF *block, uint64_t positions, uint64_t used, int p1, int pdep) {
 #if defined(__x86_64__)
     if (pdep) {
         while (positions) {
@@ -354,7 +365,7 @@ static inline __attribute__((always_inline)) void correct(
             // The first bit read goes to the lowest position: reversed, it is the lowest bit PDEP places.
             uint64_t bits = __builtin_bitreverse32(peek(b, n)) >> (32 - n);
             drop(b, n);
-            uint64_t ones = pdep64(bits, part);
+            uint64_t ones = pdep64(bits, part) & used;
             positions &= ~part;
             while (ones) {
                 refine(&block[zigzag_to_natural[__builtin_ctzll(ones)]], 1, p1);
@@ -369,7 +380,7 @@ static inline __attribute__((always_inline)) void correct(
         if (b->count == 0) fill(b);
         int k = __builtin_ctzll(positions);
         positions &= positions - 1;
-        int bit = (int)(b->buffer >> 63);
+        int bit = (int)(b->buffer >> 63) & (int)(used >> k);
         drop(b, 1);
         refine(&block[zigzag_to_natural[k]], bit, p1);
     }
@@ -418,12 +429,12 @@ static inline __attribute__((always_inline)) int decode_refine(
                 uint64_t zeros = select_bit(~mask & band & ahead, run, pdep);
                 if (!zeros) {
                     if (magnitude) return 0;
-                    correct(b, block, mask & band & ahead, p1, pdep);
+                    correct(b, block, mask & band & ahead, plane->used, p1, pdep);
                     k = Se + 1;
                     break;
                 }
                 int target = __builtin_ctzll(zeros);
-                correct(b, block, mask & ahead & ((1ULL << target) - 1), p1, pdep);
+                correct(b, block, mask & ahead & ((1ULL << target) - 1), plane->used, p1, pdep);
                 if (magnitude) {
                     if (mask == 0) clear_block(block);
                     block[zigzag_to_natural[target]] = (JCOEF)value;
@@ -433,7 +444,7 @@ static inline __attribute__((always_inline)) int decode_refine(
             }
         }
         if (eobrun > 0) {
-            correct(b, block, mask & band & from(k), p1, pdep);
+            correct(b, block, mask & band & from(k), plane->used, p1, pdep);
             eobrun--;
         }
         plane->nonzero[index] = mask;

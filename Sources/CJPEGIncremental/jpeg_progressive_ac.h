@@ -24,7 +24,13 @@ typedef struct {
     JCOEF *dc;               ///< scratch, array_width x array_height, zero on entry: the DC coefficients, which
                              ///< the DC scans build here (2 bytes a block rather than a cache line) and the
                              ///< end of the walk copies into `rows`
+    uint64_t used;           ///< the coefficients (bits at zig-zag positions) the caller reads back: a
+                             ///< refinement scan's correction bits for the others are read but not applied
 } tip_ac_plane;
+
+/// The zig-zag positions of the coefficients whose row and column (natural order, 0...7) are both in the sets
+/// `rows` and `columns` (bit n: row or column n).
+uint64_t tip_jpeg_zigzag_positions(uint8_t rows, uint8_t columns);
 
 /// The end of the entropy-coded data that starts at `from`: the offset of the first 0xFF of the next marker
 /// that is not a restart marker (fill bytes and stuffed zeros skipped as libjpeg does), or `size` when the
