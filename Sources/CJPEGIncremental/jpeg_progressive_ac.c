@@ -6,8 +6,9 @@
 // first scans the code and its value bits together; end-of-band runs skip whole blocks; and a 64-bit mask per
 // block of the AC coefficients already set (zig-zag order) lets a refinement scan reach them, and the zero
 // ones it counts, without reading the others. The coefficients are libjpeg's, bit for bit (the tests compare
-// them on every file they decode), and anything libjpeg would warn about makes it decline instead; at a reduced
-// scale, only those the inverse DCT reads get their refinement bits applied (`used`), so the pixels are libjpeg's.
+// them on every file they decode), and anything libjpeg would warn about makes it decline instead. At a reduced
+// scale, the coefficients the inverse DCT never reads do not get their refinement bits (`used`): the pixels are
+// still libjpeg's.
 // The arrays of the planes whose AC scans are decoded need not be zero on entry: a block is cleared just before
 // its first nonzero AC coefficient is written (its mask still 0), while the walk has it in the cache, and the
 // end of the walk clears the blocks that never got one. A separate pass zeroing the whole arrays first cost as
