@@ -140,13 +140,6 @@ static inline uint32_t take_bits(bit_reader *b, int n) {
     return v;
 }
 
-static inline int take_bit(bit_reader *b) {
-    if (b->count == 0) fill(b);
-    int v = (int)(b->buffer >> 63);
-    drop(b, 1);
-    return v;
-}
-
 // The value of `n` magnitude bits `v` (T.81 F.2.2.1, EXTEND).
 static inline int extend(uint32_t v, int n) { return v < (1u << (n - 1)) ? (int)v - (1 << n) + 1 : (int)v; }
 
