@@ -20,12 +20,11 @@
 #include "CJPEGIncremental.h"
 #include "jpeg_progressive_ac.h"
 
+// A component's inverse DCT size at the output scale (0 when it differs across and down).
 #if JPEG_LIB_VERSION >= 70
-#define TIP_DCT_ONLY_DC(comp) ((comp)->DCT_h_scaled_size == 1 && (comp)->DCT_v_scaled_size == 1)
 #define TIP_DCT_SIZE(comp) \
     ((comp)->DCT_h_scaled_size == (comp)->DCT_v_scaled_size ? (comp)->DCT_h_scaled_size : 0)
 #else
-#define TIP_DCT_ONLY_DC(comp) ((comp)->DCT_scaled_size == 1)
 #define TIP_DCT_SIZE(comp) ((comp)->DCT_scaled_size)
 #endif
 
@@ -364,26 +363,26 @@ static void create(tip_oneshot *dec) {
     mem->self_destruct = hook_self_destruct;
 }
 
-// The coefficients (bits at zig-zag positions) that the inverse DCT of `comp` at the output scale reads:
-// libjpeg-turbo's reduced transforms (jidctred.c, and its SIMD versions of them) leave out rows and columns 2, 4
-// and 6 at 2x2 and row and column 4 at 4x4; the others read every coefficient.
+// The coefficients (bits at zig-zag positions) that the inverse DCT of `comp` at the output scale reads: DC
+// alone at 1x1; libjpeg-turbo's reduced transforms (jidctred.c, and its SIMD versions of them) leave out rows
+// and columns 2, 4 and 6 at 2x2 and row and column 4 at 4x4; the others read every coefficient.
 static uint64_t coefficients_read(const jpeg_component_info *comp) {
     switch (TIP_DCT_SIZE(comp)) {
+    case 1: return 1;
     case 2: return tip_jpeg_zigzag_positions(0xAB, 0xAB);
     case 4: return tip_jpeg_zigzag_positions(0xEF, 0xEF);
     default: return ~0ULL;
     }
 }
 
-// Which components of the frame just read need their AC coefficients at the output scale (after
-// jpeg_calc_output_dimensions), and which coefficients their inverse DCT reads (`used`, may be NULL). Returns
-// how many need none.
+// Which coefficients the inverse DCT of each component of the frame just read reads at the output scale (after
+// jpeg_calc_output_dimensions), and so which components need their AC scans (`decode`). Returns how many need
+// none.
 static int components(tip_oneshot *dec, int *decode, uint64_t *used) {
     int dc_only = 0;
     for (int c = 0; c < dec->cinfo.num_components && c < MAX_COMPONENTS; c++) {
-        jpeg_component_info *comp = &dec->cinfo.comp_info[c];
-        decode[c] = !TIP_DCT_ONLY_DC(comp);
-        if (used) used[c] = coefficients_read(comp);
+        used[c] = coefficients_read(&dec->cinfo.comp_info[c]);
+        decode[c] = used[c] != 1;
         dc_only += !decode[c];
     }
     return dc_only;
@@ -433,8 +432,7 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
             uint64_t same_used[MAX_COMPONENTS];
             components(dec, same_decode, same_used);
             if ((int)dec->cinfo.output_width != width || (int)dec->cinfo.output_height != height) goto done;
-            if (dec->err.warnings == 0 && memcmp(decode, same_decode, sizeof(int) * (size_t)count) == 0 &&
-                memcmp(used, same_used, sizeof(uint64_t) * (size_t)count) == 0 &&
+            if (dec->err.warnings == 0 && memcmp(used, same_used, sizeof(uint64_t) * (size_t)count) == 0 &&
                 decode_scans(dec, data, size, decode, used) == 0) {
                 how = TIP_JPEG_PROGRESSIVE_OWN_AC | (dc_only ? TIP_JPEG_PROGRESSIVE_DC_ONLY : 0);
                 goto output;
