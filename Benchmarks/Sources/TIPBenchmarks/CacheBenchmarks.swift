@@ -83,7 +83,7 @@ enum CacheBenchmarks {
         guard cache.updateImageEntry(metadata: metadata, source: .data(jpeg)),
             let part = cache.entry(withIdentifier: identifier)?.complete
         else { throw ImageDecodingError.truncatedData }
-        let path = part.fileURL.path
+        let path = part.filePath
         let options = ImageDecodingOptions(
             targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
         let decoder = JPEGCodec().decoder

@@ -8,10 +8,19 @@ struct DiskCacheEntry: Sendable, Equatable {
     struct Part: Sendable, Equatable {
         /// Its metadata.
         var metadata: DiskCacheMetadata
-        /// The file (`<safeId>` or `<safeId>.tmp`).
-        var fileURL: URL
+        /// The file's path (`<directory>/<safeId>` or `<directory>/<safeId>.tmp`): a plain path, since a start-up
+        /// scan makes one per file and a `URL` costs several times more to build.
+        var filePath: String
         /// Its size in bytes.
         var byteCount: Int64
+
+        /// The file.
+        var fileURL: URL { URL(fileURLWithPath: filePath, isDirectory: false) }
+        /// The file's name in the cache directory.
+        var fileName: String {
+            guard let slash = filePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return filePath }
+            return String(filePath[filePath.utf8.index(after: slash)...])
+        }
     }
 
     /// The image identifier.

@@ -30,33 +30,51 @@ extension DiskCacheMetadata {
         return out
     }
 
-    /// The raw values of a packed record by key; nil when malformed.
-    static func unpackValues(_ bytes: UnsafeRawBufferPointer) -> [String: [UInt8]]? {
+    /// Where a packed record's keys and values lie in `bytes`, in order; nil when malformed.
+    static func packedFields(_ bytes: UnsafeRawBufferPointer) -> [(key: Range<Int>, value: Range<Int>)]? {
         var offset = 0
-        func take(_ count: Int) -> UnsafeRawBufferPointer? {
+        func take(_ count: Int) -> Range<Int>? {
             guard count >= 0, offset + count <= bytes.count else { return nil }
             defer { offset += count }
-            return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
+            return offset..<(offset + count)
         }
         func read<T: FixedWidthInteger>(_: T.Type) -> T? {
-            take(MemoryLayout<T>.size).map { T(littleEndian: $0.loadUnaligned(as: T.self)) }
+            take(MemoryLayout<T>.size).map {
+                T(littleEndian: bytes.loadUnaligned(fromByteOffset: $0.lowerBound, as: T.self))
+            }
         }
-        guard let magic = take(packedMagic.count), magic.elementsEqual(packedMagic), let count = read(UInt16.self)
+        guard let magic = take(packedMagic.count), bytes[magic].elementsEqual(packedMagic),
+            let count = read(UInt16.self)
         else { return nil }
-        var values: [String: [UInt8]] = [:]
-        values.reserveCapacity(Int(count))
+        var fields: [(key: Range<Int>, value: Range<Int>)] = []
+        fields.reserveCapacity(Int(count))
         for _ in 0..<count {
             guard let keyLength = read(UInt8.self), let key = take(Int(keyLength)),
                 let valueLength = read(UInt32.self), let value = take(Int(valueLength))
             else { return nil }
-            values[String(decoding: key, as: UTF8.self)] = Array(value)
+            fields.append((key, value))
         }
-        return offset == bytes.count ? values : nil
+        return offset == bytes.count ? fields : nil
     }
 
-    /// Decodes a packed record; nil when malformed or missing required keys.
+    /// The raw values of a packed record by key (the last of a repeated key); nil when malformed.
+    static func unpackValues(_ bytes: UnsafeRawBufferPointer) -> [String: [UInt8]]? {
+        guard let fields = packedFields(bytes) else { return nil }
+        var values: [String: [UInt8]] = [:]
+        for field in fields { values[String(decoding: bytes[field.key], as: UTF8.self)] = Array(bytes[field.value]) }
+        return values
+    }
+
+    /// Decodes a packed record; nil when malformed or missing required keys. Looks the keys up in place (a
+    /// start-up scan decodes one record per file): the last of a repeated key counts, as in ``unpackValues(_:)``.
     init?(packed bytes: UnsafeRawBufferPointer) {
-        guard let values = Self.unpackValues(bytes) else { return nil }
-        self.init(decoding: { values[$0] })
+        guard let fields = Self.packedFields(bytes) else { return nil }
+        self.init(decoding: { key in
+            let wanted = key.utf8
+            for field in fields.reversed() where field.key.count == wanted.count {
+                if bytes[field.key].elementsEqual(wanted) { return Array(bytes[field.value]) }
+            }
+            return nil
+        })
     }
 }

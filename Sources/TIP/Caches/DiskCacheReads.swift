@@ -66,7 +66,7 @@ extension DiskCache {
     /// The bytes of a part's file (memory-mapped from 64 KiB), or nil when it is gone or not a regular
     /// file. Any thread; the bytes stay valid after the file is replaced or evicted.
     func data(of part: DiskCacheEntry.Part) -> Data? {
-        guard let fd = try? DiskCacheFiles.open(part.fileURL.path, O_RDONLY | O_NONBLOCK) else { return nil }
+        guard let fd = try? DiskCacheFiles.open(part.filePath, O_RDONLY | O_NONBLOCK) else { return nil }
         defer { DiskCacheFiles.close(fd) }
         return DiskCacheFiles.readAll(fd, mapLargeFiles: true)
     }
@@ -108,11 +108,11 @@ extension DiskCache {
         let name = SafeIdentifier.fileName(for: identifier)
         guard var entry = currentEntry(name) else { return false }
         let installed = partial ? entry.partial : entry.complete
-        guard let installed, installed.fileURL == part.fileURL,
+        guard let installed, installed.filePath == part.filePath,
             installed.metadata.contentChecksum == part.metadata.contentChecksum,
             installed.metadata.contentLength == part.metadata.contentLength
         else { return false }
-        deleteFile(part.fileURL.lastPathComponent)
+        deleteFile(part.fileName)
         if partial { entry.partial = nil } else { entry.complete = nil }
         setEntry(entry.isEmpty ? nil : entry, forName: name, bump: false)
         return true
@@ -125,11 +125,11 @@ extension DiskCache {
             userInfo: [
                 ProblemInfoKey.imageIdentifier: part.metadata.identifier,
                 ProblemInfoKey.imageURL: part.metadata.url,
-                ProblemInfoKey.path: part.fileURL.path,
+                ProblemInfoKey.path: part.filePath,
                 ProblemInfoKey.error: mismatch.description,
             ], level: .error,
             message:
-                "disk cache file \(part.fileURL.path) was damaged (\(mismatch)); removed, the image is fetched again")
+                "disk cache file \(part.filePath) was damaged (\(mismatch)); removed, the image is fetched again")
     }
 
     /// Drops a part whose file disappeared behind our back, so the totals match the files.
@@ -152,7 +152,7 @@ extension DiskCache {
         guard let part = entry(withIdentifier: identifier, includePartial: false)?.complete else {
             throw POSIXError(.ENOENT)
         }
-        let source = try DiskCacheFiles.open(part.fileURL.path, O_RDONLY | O_NONBLOCK)
+        let source = try DiskCacheFiles.open(part.filePath, O_RDONLY | O_NONBLOCK)
         defer { DiskCacheFiles.close(source) }
         guard DiskCacheFiles.regularFileInfo(source) != nil,
             let bytes = DiskCacheFiles.readAll(source, mapLargeFiles: true)

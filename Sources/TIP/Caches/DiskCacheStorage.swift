@@ -101,7 +101,7 @@ extension DiskCache {
                 }
                 continue
             }
-            let part = DiskCacheEntry.Part(metadata: metadata, fileURL: url(name), byteCount: found.size)
+            let part = DiskCacheEntry.Part(metadata: metadata, filePath: path(name), byteCount: found.size)
             entry.identifier = metadata.identifier
             if partial { entry.partial = part } else { entry.complete = part }
         }
@@ -137,7 +137,7 @@ extension DiskCache {
         }
         try writeMetadata(metadata, fd: fd, inode: info.inode, size: info.size, for: fileName)
         try DiskCacheFiles.rename(path(temporaryName), path(fileName))
-        return DiskCacheEntry.Part(metadata: metadata, fileURL: url(fileName), byteCount: info.size)
+        return DiskCacheEntry.Part(metadata: metadata, filePath: path(fileName), byteCount: info.size)
     }
 
     /// Flushes a written temporary file to storage before it is renamed into place, when
@@ -213,7 +213,7 @@ extension DiskCache {
 
     /// Deletes both files of an entry.
     func deleteFiles(of entry: DiskCacheEntry) {
-        if let complete = entry.complete { deleteFile(complete.fileURL.lastPathComponent) }
-        if let partial = entry.partial { deleteFile(partial.fileURL.lastPathComponent) }
+        if let complete = entry.complete { deleteFile(complete.fileName) }
+        if let partial = entry.partial { deleteFile(partial.fileName) }
     }
 }

@@ -198,7 +198,7 @@ extension DiskCache {
         domain.sync {
             guard isLoaded, let partial = entry(withIdentifier: identifier, includeComplete: false)?.partial,
                 accepting(partial.metadata),
-                let source = try? DiskCacheFiles.open(partial.fileURL.path, O_RDONLY | O_NONBLOCK)
+                let source = try? DiskCacheFiles.open(partial.filePath, O_RDONLY | O_NONBLOCK)
             else { return nil }
             defer { DiskCacheFiles.close(source) }
             // The partial's bytes are checked against its recorded length and checksum before a download builds on
@@ -328,7 +328,7 @@ extension DiskCache {
                     try rewriteMetadataForRename(metadata, from: from, to: to)
                     try DiskCacheFiles.rename(path(from), path(to))
                     if metadataStorage == .sidecar { DiskCacheFiles.remove(path(DiskCacheSidecar.name(for: from))) }
-                    let newPart = DiskCacheEntry.Part(metadata: metadata, fileURL: url(to), byteCount: part.byteCount)
+                    let newPart = DiskCacheEntry.Part(metadata: metadata, filePath: path(to), byteCount: part.byteCount)
                     if isPartial { moved.partial = newPart } else { moved.complete = newPart }
                 } catch {
                     deleteFile(from)

@@ -53,19 +53,20 @@ final class LRUList<Key: Hashable, Value> {
     /// position). Returns the previous value.
     @discardableResult
     func insertAtHead(_ key: Key, _ value: Value) -> Value? {
-        let previous = remove(key)
         let node = Node(key: key, value: value)
-        nodes[key] = node
+        // One hash of the key: the replaced node, if any, leaves the order here.
+        let previous = nodes.updateValue(node, forKey: key)
+        if let previous { unlink(previous) }
         link(atHead: node)
-        return previous
+        return previous?.value
     }
 
     /// Inserts `value` for `key` as the least recently used (for entries loaded oldest last).
     @discardableResult
     func insertAtTail(_ key: Key, _ value: Value) -> Value? {
-        let previous = remove(key)
         let node = Node(key: key, value: value)
-        nodes[key] = node
+        let previous = nodes.updateValue(node, forKey: key)
+        if let previous { unlink(previous) }
         if let tail {
             node.newer = tail
             tail.older = node
@@ -74,8 +75,11 @@ final class LRUList<Key: Hashable, Value> {
             head = node
             tail = node
         }
-        return previous
+        return previous?.value
     }
+
+    /// Makes room for `count` entries in all (a list about to be filled from a manifest).
+    func reserveCapacity(_ count: Int) { nodes.reserveCapacity(count) }
 
     /// Moves `key` to the head and returns its value; nil when absent.
     @discardableResult

@@ -266,10 +266,10 @@ struct ImagePipelineCaches: Sendable {
                 originalDimensions: original, bytes: bytes, freshness: metadata.freshness)
         } catch {
             cache.clearImage(
-                withIdentifier: metadata.identifier.isEmpty ? part.fileURL.lastPathComponent : metadata.identifier)
+                withIdentifier: metadata.identifier.isEmpty ? part.fileName : metadata.identifier)
             report(
                 .diskCacheEntryCouldNotBeDecoded, identifier: metadata.identifier, url: metadata.url,
-                path: part.fileURL.path, error: error)
+                path: part.filePath, error: error)
             return nil
         }
     }

@@ -163,4 +163,29 @@ struct DiskCacheLayoutTests {
         #expect(DiskCacheSidecar(decoding: Array(bytes.dropLast())) == nil)
         #expect(DiskCacheSidecar(decoding: []) == nil)
     }
+    @Test("A packed record decodes in place as through its values by key: the last of a repeated key counts")
+    func packedRecordLookups() throws {
+        let env = DiskCacheTestEnvironment()
+        var metadata = env.metadata("k", width: 3, height: 4, entityTag: "\"v1\"", expectedLength: 9)
+        metadata.contentLength = 5
+        metadata.contentChecksum = 0xDEAD_BEEF
+        let packed = metadata.packed
+        let decoded = packed.withUnsafeBytes { DiskCacheMetadata(packed: $0) }
+        #expect(decoded == metadata)
+        let values = try #require(packed.withUnsafeBytes { DiskCacheMetadata.unpackValues($0) })
+        #expect(decoded == DiskCacheMetadata(decoding: { values[$0] }))
+        // The same record with a second "dX" appended (count bumped): the later value is the one read.
+        var repeated = packed
+        let count = UInt16(littleEndian: repeated[5..<7].withUnsafeBytes { $0.loadUnaligned(as: UInt16.self) })
+        withUnsafeBytes(of: (count + 1).littleEndian) { repeated.replaceSubrange(5..<7, with: $0) }
+        repeated += [2] + Array("dX".utf8) + [8, 0, 0, 0]
+        withUnsafeBytes(of: Double(7)) { repeated += $0 }
+        #expect(repeated.withUnsafeBytes { DiskCacheMetadata(packed: $0) }?.width == 7)
+        #expect(repeated.withUnsafeBytes { DiskCacheMetadata.unpackValues($0) }?["dX"].map(\.count) == 8)
+        // Truncated anywhere, or with a byte too many, it is malformed.
+        for cut in [0, 4, 7, packed.count / 2, packed.count - 1] {
+            #expect(Array(packed[..<cut]).withUnsafeBytes { DiskCacheMetadata(packed: $0) } == nil)
+        }
+        #expect((packed + [0]).withUnsafeBytes { DiskCacheMetadata(packed: $0) } == nil)
+    }
 }

@@ -15,11 +15,13 @@ struct LRUListTests {
             let key = Int(rng.next() % 12)
             switch rng.next() % 7 {
             case 0, 1:
-                lru.insertAtHead(key, step)
+                let previous = lru.insertAtHead(key, step)
+                #expect(previous == model.first { $0.0 == key }?.1)
                 model.removeAll { $0.0 == key }
                 model.insert((key, step), at: 0)
             case 2:
-                lru.insertAtTail(key, step)
+                let previous = lru.insertAtTail(key, step)
+                #expect(previous == model.first { $0.0 == key }?.1)
                 model.removeAll { $0.0 == key }
                 model.append((key, step))
             case 3:
