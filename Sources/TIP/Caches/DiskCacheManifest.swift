@@ -154,7 +154,8 @@ extension DiskCache {
             order.append((lastAccess, live.count))
             live.append((name, entry))
         }
-        for (name, entry) in manifest.entries where !touchedWhileLoading.contains(name) { add(name, entry) }
+        let touched = touchedWhileLoading
+        for (name, entry) in manifest.entries where touched.isEmpty || !touched.contains(name) { add(name, entry) }
         for (name, entry) in reread { add(name, entry) }
         order.sort {
             $0.lastAccess != $1.lastAccess ? $0.lastAccess > $1.lastAccess : live[$0.index].name < live[$1.index].name

@@ -14,9 +14,20 @@ extension DiskCache {
     func entry(withIdentifier identifier: String, includeComplete: Bool = true, includePartial: Bool = true)
         -> DiskCacheEntry?
     {
+        guard !identifier.isEmpty else { return nil }
+        return entry(
+            withIdentifier: identifier, safeName: SafeIdentifier.fileName(for: identifier),
+            includeComplete: includeComplete, includePartial: includePartial)
+    }
+
+    /// ``entry(withIdentifier:includeComplete:includePartial:)`` with the identifier's safe name already made
+    /// (`SafeIdentifier.fileName(for: identifier)`): a lookup across every pipeline's disk cache makes it once.
+    func entry(
+        withIdentifier identifier: String, safeName name: String, includeComplete: Bool = true,
+        includePartial: Bool = true
+    ) -> DiskCacheEntry? {
         domain.sync {
             guard !identifier.isEmpty else { return nil }
-            let name = SafeIdentifier.fileName(for: identifier)
             guard var entry = currentEntry(name) else { return nil }
             if !isLoaded { entry.partial = nil }
             var changed = false

@@ -212,6 +212,8 @@ struct ImagePipelineCaches: Sendable {
     /// pipeline's disk (forced unless a placeholder; not when `copies` is false) and returned decoded.
     func otherPipelinesImage(identifier: String, url: URL, decoding: Decoding, copies: Bool = true) -> CachedImage? {
         let others = configuration.registry.all.filter { $0 !== pipeline }
+        guard !others.isEmpty, !identifier.isEmpty else { return nil }
+        let safeName = SafeIdentifier.fileName(for: identifier)
         var next = 0
         while next < others.count {
             // Every disk cache of the configuration lives on one domain queue: the lookups take one trip to it, not
@@ -220,8 +222,8 @@ struct ImagePipelineCaches: Sendable {
             let candidate = disk.domain.sync { () -> (index: Int, part: DiskCacheEntry.Part)? in
                 for index in next..<others.count {
                     guard
-                        let part = others[index].diskCache.entry(withIdentifier: identifier, includePartial: false)?
-                            .complete,
+                        let part = others[index].diskCache.entry(
+                            withIdentifier: identifier, safeName: safeName, includePartial: false)?.complete,
                         part.metadata.url == url, !isStale(part.metadata.freshness)
                     else { continue }
                     return (index, part)
