@@ -260,10 +260,10 @@ static int latch_quant_tables(j_decompress_ptr cinfo) {
 // MARK: - Our decoder
 
 // Decodes the scans of `data` into the arrays libjpeg realized for `dec` (one per component, in frame order),
-// the AC scans of components whose `decode` is 0 left out. 0 when done; 1 when the arrays are not the ones
-// expected or our decoder declines (nothing it wrote is then used).
-static int decode_scans(tip_oneshot *dec, const uint8_t *data, size_t size, const int *decode,
-                        const uint64_t *used) {
+// the coefficients of each component that its `used` leaves out not kept (the AC scans of a component that
+// reads DC alone not decoded at all). 0 when done; 1 when the arrays are not the ones expected or our decoder
+// declines (nothing it wrote is then used).
+static int decode_scans(tip_oneshot *dec, const uint8_t *data, size_t size, const uint64_t *used) {
     struct jpeg_decompress_struct *cinfo = &dec->cinfo;
     int count = cinfo->num_components;
     if (count > MAX_COMPONENTS || dec->requested != count) return 1;
@@ -281,11 +281,11 @@ static int decode_scans(tip_oneshot *dec, const uint8_t *data, size_t size, cons
                                    comp->v_samp_factor,
                                    (int)a->blocks_per_row,
                                    (int)a->row_count,
-                                   decode[c],
+                                   used[c] != 1,
                                    NULL,
                                    NULL,
                                    used[c]};
-        if (decode[c]) blocks += (size_t)comp->width_in_blocks * comp->height_in_blocks;
+        if (planes[c].decode) blocks += (size_t)comp->width_in_blocks * comp->height_in_blocks;
         dc_count += (size_t)a->blocks_per_row * a->row_count;
     }
     // One zeroed block: the masks of the planes whose AC scans are decoded, then every plane's DC coefficients.
@@ -376,14 +376,13 @@ static uint64_t coefficients_read(const jpeg_component_info *comp) {
 }
 
 // Which coefficients the inverse DCT of each component of the frame just read reads at the output scale (after
-// jpeg_calc_output_dimensions), and so which components need their AC scans (`decode`). Returns how many need
-// none.
-static int components(tip_oneshot *dec, int *decode, uint64_t *used) {
-    int dc_only = 0;
+// jpeg_calc_output_dimensions). Returns the components that read DC alone, and so need no AC scan (bit c:
+// component c).
+static unsigned components(tip_oneshot *dec, uint64_t *used) {
+    unsigned dc_only = 0;
     for (int c = 0; c < dec->cinfo.num_components && c < MAX_COMPONENTS; c++) {
         used[c] = coefficients_read(&dec->cinfo.comp_info[c]);
-        decode[c] = used[c] != 1;
-        dc_only += !decode[c];
+        dc_only |= (unsigned)(used[c] == 1) << c;
     }
     return dc_only;
 }
@@ -404,9 +403,8 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
     begin(dec, data, size, scale_num, scale_denom, out_space);
     if (!dec->cinfo.progressive_mode) goto done;
     jpeg_calc_output_dimensions(&dec->cinfo);
-    int decode[MAX_COMPONENTS];
     uint64_t used[MAX_COMPONENTS];
-    int dc_only = components(dec, decode, used);
+    unsigned dc_only = components(dec, used);
     int count = dec->cinfo.num_components < MAX_COMPONENTS ? dec->cinfo.num_components : MAX_COMPONENTS;
 
     // libjpeg reads the header and a stand-in scan, ours every scan; smoothing stays off (libjpeg never sees
@@ -423,17 +421,16 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
             dec->cinfo.do_block_smoothing = FALSE;
             // The components that read DC alone get striped arrays: nothing writes or reads their AC
             // coefficients (our decoder skips their AC scans). A decline below starts over with whole arrays.
-            for (int c = 0; c < count; c++) dec->dc_only |= (unsigned)!decode[c] << c;
+            dec->dc_only = dc_only;
             dec->err.stand_in = 1;
             jpeg_start_decompress(&dec->cinfo);
             dec->err.stand_in = 0;
             dec->dc_only = 0;
-            int same_decode[MAX_COMPONENTS];
             uint64_t same_used[MAX_COMPONENTS];
-            components(dec, same_decode, same_used);
+            components(dec, same_used);
             if ((int)dec->cinfo.output_width != width || (int)dec->cinfo.output_height != height) goto done;
             if (dec->err.warnings == 0 && memcmp(used, same_used, sizeof(uint64_t) * (size_t)count) == 0 &&
-                decode_scans(dec, data, size, decode, used) == 0) {
+                decode_scans(dec, data, size, used) == 0) {
                 how = TIP_JPEG_PROGRESSIVE_OWN_AC | (dc_only ? TIP_JPEG_PROGRESSIVE_DC_ONLY : 0);
                 goto output;
             }
@@ -471,12 +468,8 @@ static int read_coefficients(tip_oneshot *dec, const uint8_t *data, size_t size,
     jpeg_mem_src(&dec->cinfo, data, (unsigned long)size);
     jpeg_read_header(&dec->cinfo, TRUE);
     if (!dec->cinfo.progressive_mode) return 1;
-    int decode[MAX_COMPONENTS];
     uint64_t used[MAX_COMPONENTS];
-    for (int c = 0; c < MAX_COMPONENTS; c++) {  // every AC scan and coefficient, whatever the scale
-        decode[c] = 1;
-        used[c] = ~0ULL;
-    }
+    for (int c = 0; c < MAX_COMPONENTS; c++) used[c] = ~0ULL;  // every AC scan and coefficient, whatever the scale
     if (ours) {
         if (dec->cinfo.arith_code || dec->cinfo.num_components > MAX_COMPONENTS) return 2;
         size_t stand_in_size = 0;
@@ -491,7 +484,7 @@ static int read_coefficients(tip_oneshot *dec, const uint8_t *data, size_t size,
     jpeg_read_coefficients(&dec->cinfo);
     dec->err.stand_in = 0;
     if (dec->err.warnings) return 1;
-    if (ours && decode_scans(dec, data, size, decode, used) != 0) return 2;
+    if (ours && decode_scans(dec, data, size, used) != 0) return 2;
     return 0;
 }
 
