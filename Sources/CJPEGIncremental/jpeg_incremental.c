@@ -1,5 +1,10 @@
 // Incremental JPEG decoding over libjpeg: a suspending source fed with appended bytes, with every
 // libjpeg call wrapped in setjmp inside the C entry point that makes it (longjmp never leaves C).
+// The AC scans of a progressive JPEG whose data has entirely arrived are decoded by TIP's own scan decoder
+// (jpeg_progressive_ac.c) straight into libjpeg's coefficient arrays, and libjpeg is told the scan is done: its
+// bookkeeping (coef_bits, scan numbers, markers) and its output passes stay its own. Should ours decline a scan
+// (anything libjpeg would warn about), it may have written part of it, so the decode starts over on libjpeg
+// alone from the bytes kept so far, and ends where it was.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +14,7 @@
 // Installed with libjpeg-turbo; used only to read/flip inputctl->eoi_reached around one output pass.
 #include <jpegint.h>
 #include "CJPEGIncremental.h"
+#include "jpeg_progressive_ac.h"
 
 int tip_jpeg_lib_version(void) { return JPEG_LIB_VERSION; }
 
@@ -49,6 +55,20 @@ struct tip_jpeg_inc {
     // Sequential output rows.
     uint8_t *rows;
     size_t row_bytes;
+    // TIP's AC scan decoder (see the top of the file).
+    int keep_all;         // buf keeps every byte appended (from offset 0), for a start over on libjpeg alone
+    size_t stored;        // with keep_all: the bytes in buf
+    int own_allowed;      // AC scans may go to our decoder: until switched off, a warning, or a start over
+    int at_scan_start;    // an SOS was just read and its entropy data is next
+    int own_scans;        // scans our decoder decoded
+    int restarts;         // starts over on libjpeg alone
+    unsigned scanned;     // components (bit per index) in a completed scan
+    int scale_num, scale_denom, out_space;  // as started, for a start over
+    jvirt_barray_ptr arrays[MAX_COMPONENTS];  // libjpeg's coefficient arrays (one per component, in order)
+    int array_count;
+    int component_own[MAX_COMPONENTS];  // every AC scan of the component so far was ours: its masks are right
+    uint64_t *nonzero[MAX_COMPONENTS];  // its blocks' masks of the AC coefficients set (zig-zag positions)
+    jvirt_barray_ptr (*request_virt_barray)(j_common_ptr, int, boolean, JDIMENSION, JDIMENSION, JDIMENSION);
 };
 
 static const JOCTET tip_fake_eoi[2] = { 0xFF, JPEG_EOI };
@@ -105,21 +125,24 @@ static void tip_skip_input_data(j_decompress_ptr cinfo, long num_bytes) {
 
 static void tip_term_source(j_decompress_ptr cinfo) { (void)cinfo; }
 
-tip_jpeg_inc *tip_jpeg_inc_create(void) {
-    tip_jpeg_inc *dec = (tip_jpeg_inc *)calloc(1, sizeof(tip_jpeg_inc));
-    if (!dec) return NULL;
-    dec->cinfo.err = jpeg_std_error(&dec->err.pub);
-    dec->err.pub.error_exit = tip_error_exit;
-    dec->err.pub.output_message = tip_output_message;
-    dec->err.std_emit_message = dec->err.pub.emit_message;
-    dec->err.pub.emit_message = tip_emit_message;
-    if (setjmp(dec->err.jump)) {
-        free(dec);
-        return NULL;
-    }
+// Notes the whole-image coefficient arrays that libjpeg's coefficient controller asks for, one per component in
+// order (nothing else asks for one when decompressing).
+static jvirt_barray_ptr tip_request_virt_barray(j_common_ptr cinfo, int pool_id, boolean pre_zero, JDIMENSION blocks_per_row,
+                                                JDIMENSION row_count, JDIMENSION max_access) {
+    tip_jpeg_inc *dec = (tip_jpeg_inc *)cinfo->client_data;
+    jvirt_barray_ptr array = dec->request_virt_barray(cinfo, pool_id, pre_zero, blocks_per_row, row_count, max_access);
+    if (dec->array_count < MAX_COMPONENTS) dec->arrays[dec->array_count] = array;
+    dec->array_count++;
+    return array;
+}
+
+// jpeg_create_decompress and our source and hooks (call under setjmp).
+static void tip_create_cinfo(tip_jpeg_inc *dec) {
     jpeg_create_decompress(&dec->cinfo);
     dec->created = 1;
     dec->cinfo.client_data = dec;
+    dec->request_virt_barray = dec->cinfo.mem->request_virt_barray;
+    dec->cinfo.mem->request_virt_barray = tip_request_virt_barray;
     dec->src.init_source = tip_init_source;
     dec->src.fill_input_buffer = tip_fill_input_buffer;
     dec->src.skip_input_data = tip_skip_input_data;
@@ -129,7 +152,37 @@ tip_jpeg_inc *tip_jpeg_inc_create(void) {
     dec->src.bytes_in_buffer = 0;
     dec->cinfo.src = &dec->src;
     jpeg_save_markers(&dec->cinfo, JPEG_APP0 + 1, 0xFFFF);
+}
+
+tip_jpeg_inc *tip_jpeg_inc_create(void) {
+    tip_jpeg_inc *dec = (tip_jpeg_inc *)calloc(1, sizeof(tip_jpeg_inc));
+    if (!dec) return NULL;
+    dec->cinfo.err = jpeg_std_error(&dec->err.pub);
+    dec->err.pub.error_exit = tip_error_exit;
+    dec->err.pub.output_message = tip_output_message;
+    dec->err.std_emit_message = dec->err.pub.emit_message;
+    dec->err.pub.emit_message = tip_emit_message;
+    dec->keep_all = 1;
+    dec->own_allowed = 1;
+    if (setjmp(dec->err.jump)) {
+        if (dec->created) jpeg_destroy_decompress(&dec->cinfo);
+        free(dec);
+        return NULL;
+    }
+    tip_create_cinfo(dec);
     return dec;
+}
+
+void tip_jpeg_inc_set_own_scans(tip_jpeg_inc *dec, int on) {
+    if (dec->started) return;
+    dec->own_allowed = on ? 1 : 0;
+}
+
+static void tip_free_masks(tip_jpeg_inc *dec) {
+    for (int i = 0; i < MAX_COMPONENTS; i++) {
+        free(dec->nonzero[i]);
+        dec->nonzero[i] = NULL;
+    }
 }
 
 void tip_jpeg_inc_destroy(tip_jpeg_inc *dec) {
@@ -141,6 +194,7 @@ void tip_jpeg_inc_destroy(tip_jpeg_inc *dec) {
     }
     free(dec->rows);
     free(dec->buf);
+    tip_free_masks(dec);
     free(dec);
 }
 
@@ -148,22 +202,31 @@ int tip_jpeg_inc_append(tip_jpeg_inc *dec, const void *bytes, size_t count) {
     if (dec->failed || dec->eof) return -1;
     const uint8_t *in = (const uint8_t *)bytes;
     dec->appended += (long long)count;
+    size_t skip = 0;
     if (dec->skip_pending > 0) {
-        size_t s = dec->skip_pending < count ? dec->skip_pending : count;
-        dec->skip_pending -= s;
-        in += s;
-        count -= s;
+        skip = dec->skip_pending < count ? dec->skip_pending : count;
+        dec->skip_pending -= skip;
+    }
+    if (!dec->keep_all) {
+        in += skip;
+        count -= skip;
+        skip = 0;
     }
     if (count == 0) return 0;
     size_t pending = dec->src.bytes_in_buffer;
-    // Keep the unconsumed bytes at the front of the buffer, then add the new ones.
-    if (pending > 0 && dec->src.next_input_byte != dec->buf) {
+    // Without keep_all, the unconsumed bytes move to the front of the buffer; with it, every byte stays where
+    // it is (the skipped ones too, consumed at once: bytes are skipped only once the buffer ran dry).
+    size_t start = 0;
+    if (dec->keep_all) {
+        start = dec->stored - pending;
+    } else if (pending > 0 && dec->src.next_input_byte != dec->buf) {
         memmove(dec->buf, dec->src.next_input_byte, pending);
     }
-    if (pending + count < pending) return -1;
-    if (pending + count > dec->cap) {
+    size_t used = start + pending;
+    if (used + count < used) return -1;
+    if (used + count > dec->cap) {
         size_t cap = dec->cap ? dec->cap : 65536;
-        while (cap < pending + count) {
+        while (cap < used + count) {
             if (cap > ((size_t)-1) / 2) return -1;
             cap *= 2;
         }
@@ -172,9 +235,10 @@ int tip_jpeg_inc_append(tip_jpeg_inc *dec, const void *bytes, size_t count) {
         dec->buf = grown;
         dec->cap = cap;
     }
-    memcpy(dec->buf + pending, in, count);
-    dec->src.next_input_byte = dec->buf;
-    dec->src.bytes_in_buffer = pending + count;
+    memcpy(dec->buf + used, in, count);
+    dec->stored = used + count;
+    dec->src.next_input_byte = dec->buf + start + skip;
+    dec->src.bytes_in_buffer = pending + count - skip;
     return 0;
 }
 
@@ -226,6 +290,7 @@ static int tip_finish_start(tip_jpeg_inc *dec) {
     if (!jpeg_start_decompress(&dec->cinfo)) return 0;
     dec->start_pending = 0;
     dec->started = 1;
+    for (int i = 0; i < MAX_COMPONENTS; i++) dec->component_own[i] = dec->own_allowed;
     if (!dec->progressive && tip_allocate_rows(dec) != 0) {
         snprintf(dec->err.message, sizeof dec->err.message, "out of memory for %u rows", dec->cinfo.output_height);
         dec->err.has_message = 1;
@@ -254,6 +319,12 @@ int tip_jpeg_inc_start(tip_jpeg_inc *dec, int scale_num, int scale_denom, int ou
         dec->progressive = c->progressive_mode ? 1 : 0;
         c->buffered_image = dec->progressive ? TRUE : FALSE;
         dec->start_pending = 1;
+        dec->scale_num = scale_num;
+        dec->scale_denom = scale_denom;
+        dec->out_space = out_space;
+        // Our decoder takes Huffman-coded progressive scans only; other decodes need no bytes kept.
+        if (!dec->progressive || c->arith_code) dec->own_allowed = 0;
+        if (!dec->own_allowed) dec->keep_all = 0;
     }
     return tip_finish_start(dec);
 }
@@ -308,6 +379,129 @@ int tip_jpeg_next_scan_available(const uint8_t *bytes, size_t count, int pending
     return tip_scan_present(bytes, count, 0, pending_marker, 0);
 }
 
+// The rows of a component's coefficient array, as libjpeg's memory manager keeps it: the whole array in memory
+// (there is no backing store), its row pointers in one array. A writable access to the last row first zeroes
+// the rows no scan has reached yet, as libjpeg's own access would.
+static JBLOCKARRAY tip_coefficient_rows(j_decompress_ptr c, jvirt_barray_ptr array, const jpeg_component_info *comp) {
+    JDIMENSION v = (JDIMENSION)comp->v_samp_factor;
+    JDIMENSION rows = (comp->height_in_blocks + v - 1) / v * v;
+    JBLOCKARRAY last = (*c->mem->access_virt_barray)((j_common_ptr)c, array, rows - 1, 1, TRUE);
+    return last - (rows - 1);
+}
+
+/* Decodes the scan whose SOS libjpeg just read with our decoder, when it is an AC scan whose data has entirely
+ * arrived, of a component all of whose AC scans so far were ours, and libjpeg has not warned: then moves the
+ * source past its data and tells libjpeg the scan is done, as its coefficient controller would. Returns 1 when
+ * done; 0 when libjpeg is to decode it (that component's AC scans stay with libjpeg from then on); -1 when our
+ * decoder declined it partway (the arrays are then in doubt: the caller starts over). Under setjmp. */
+static int tip_own_scan(tip_jpeg_inc *dec) {
+    struct jpeg_decompress_struct *c = &dec->cinfo;
+    if (!dec->own_allowed || c->Ss == 0 || c->comps_in_scan != 1) return 0;
+    jpeg_component_info *comp = c->cur_comp_info[0];
+    int ci = comp->component_index;
+    if (ci < 0 || ci >= MAX_COMPONENTS || dec->array_count != c->num_components) return 0;
+    int ours = dec->component_own[ci];
+    dec->component_own[ci] = 0;
+    if (!ours) return 0;
+    if (dec->err.pub.num_warnings != 0) {
+        dec->own_allowed = 0;
+        return 0;
+    }
+    JHUFF_TBL *table = comp->ac_tbl_no >= 0 && comp->ac_tbl_no < NUM_HUFF_TBLS ? c->ac_huff_tbl_ptrs[comp->ac_tbl_no] : NULL;
+    if (!table || c->src->bytes_in_buffer == 0) return 0;
+    const uint8_t *data = c->src->next_input_byte;
+    size_t end = tip_jpeg_entropy_end(data, c->src->bytes_in_buffer, 0);
+    if (end >= c->src->bytes_in_buffer) return 0;  // its end has not arrived
+    size_t blocks = (size_t)comp->width_in_blocks * comp->height_in_blocks;
+    if (!dec->nonzero[ci]) {
+        dec->nonzero[ci] = (uint64_t *)calloc(blocks ? blocks : 1, sizeof(uint64_t));
+        if (!dec->nonzero[ci]) return 0;
+    }
+    tip_ac_plane plane = {tip_coefficient_rows(c, dec->arrays[ci], comp),
+                          comp->component_id,
+                          (int)comp->width_in_blocks,
+                          (int)comp->height_in_blocks,
+                          1,
+                          1,
+                          (int)comp->width_in_blocks,
+                          (int)comp->height_in_blocks,
+                          1,
+                          dec->nonzero[ci],
+                          NULL,
+                          ~0ULL,
+                          1};
+    if (!tip_jpeg_decode_ac_scan(data, end, &plane, c->Ss, c->Se, c->Ah, c->Al, table->bits + 1, table->huffval,
+                                 (int)c->restart_interval)) {
+        return -1;
+    }
+    c->src->next_input_byte += end;
+    c->src->bytes_in_buffer -= end;
+    c->input_iMCU_row = c->total_iMCU_rows;
+    (*c->inputctl->finish_input_pass)(c);
+    dec->component_own[ci] = 1;
+    dec->own_scans++;
+    return 1;
+}
+
+/* Starts the decode over on libjpeg alone from every byte kept so far, after our decoder declined a scan it had
+ * partly written; the caller's loop then consumes up to where it was. Returns 0, or -1 when the start fails.
+ * Under setjmp. */
+static int tip_start_over(tip_jpeg_inc *dec) {
+    struct jpeg_decompress_struct *c = &dec->cinfo;
+    jpeg_destroy_decompress(c);
+    dec->created = 0;
+    tip_free_masks(dec);
+    dec->array_count = 0;
+    dec->own_allowed = 0;
+    dec->restarts++;
+    tip_create_cinfo(dec);
+    dec->src.next_input_byte = dec->buf;
+    dec->src.bytes_in_buffer = dec->stored;
+    dec->keep_all = 0;
+    dec->skip_pending = 0;
+    dec->fake_eoi_used = 0;
+    dec->err.premature = 0;
+    dec->header_ready = dec->start_pending = dec->started = 0;
+    dec->completed_scans = dec->scan_done = dec->held = dec->bufpost = dec->input_complete = 0;
+    dec->scanned = 0;
+    dec->held_scan_pos = 0;
+    if (jpeg_read_header(c, TRUE) != JPEG_HEADER_OK) return -1;
+    dec->header_ready = 1;
+    c->scale_num = (unsigned int)dec->scale_num;
+    c->scale_denom = (unsigned int)dec->scale_denom;
+    c->out_color_space = dec->out_space == TIP_JPEG_OUT_GRAY ? JCS_GRAYSCALE
+                         : dec->out_space == TIP_JPEG_OUT_CMYK ? JCS_CMYK
+                                                               : JCS_EXT_RGBX;
+    c->buffered_image = TRUE;
+    dec->start_pending = 1;
+    return tip_finish_start(dec) == 1 ? 0 : -1;
+}
+
+// Notes the components of the scan libjpeg has just consumed to its end.
+static void tip_note_scanned(tip_jpeg_inc *dec) {
+    struct jpeg_decompress_struct *c = &dec->cinfo;
+    for (int i = 0; i < c->comps_in_scan && i < MAX_COMPS_IN_SCAN; i++) {
+        int ci = c->cur_comp_info[i]->component_index;
+        if (ci >= 0 && ci < 32) dec->scanned |= 1u << ci;
+    }
+}
+
+// Whether every component has some data: a completed scan, or rows of the scan being consumed.
+static int tip_every_component_has_data(tip_jpeg_inc *dec) {
+    struct jpeg_decompress_struct *c = &dec->cinfo;
+    unsigned have = dec->scanned;
+    if (!dec->scan_done && c->input_iMCU_row > 0) {
+        for (int i = 0; i < c->comps_in_scan && i < MAX_COMPS_IN_SCAN; i++) {
+            int ci = c->cur_comp_info[i]->component_index;
+            if (ci >= 0 && ci < 32) have |= 1u << ci;
+        }
+    }
+    for (int ci = 0; ci < c->num_components && ci < 32; ci++) {
+        if (!(have >> ci & 1)) return 0;
+    }
+    return 1;
+}
+
 static int tip_consume_progressive(tip_jpeg_inc *dec, int hold) {
     struct jpeg_decompress_struct *c = &dec->cinfo;
     for (;;) {
@@ -329,6 +523,7 @@ static int tip_consume_progressive(tip_jpeg_inc *dec, int hold) {
                         if (r == JPEG_REACHED_SOS) {
                             dec->scan_done = 0;
                             dec->held_scan_pos = 0;
+                            dec->at_scan_start = 1;
                             continue;  // check the entropy data that is already queued
                         }
                         if (r == JPEG_REACHED_EOI) dec->input_complete = 1;
@@ -338,7 +533,19 @@ static int tip_consume_progressive(tip_jpeg_inc *dec, int hold) {
             }
             dec->held = 0;
         }
-        int r = jpeg_consume_input(c);
+        int r;
+        int own = dec->at_scan_start ? tip_own_scan(dec) : 0;
+        dec->at_scan_start = 0;
+        if (own < 0) {
+            if (tip_start_over(dec) != 0) return -1;
+            continue;
+        }
+        if (!own && c->comps_in_scan == 1 && c->Ss > 0 && c->input_iMCU_row < c->total_iMCU_rows) {
+            // libjpeg is about to decode (part of) an AC scan: the component's masks no longer follow it.
+            int ci = c->cur_comp_info[0]->component_index;
+            if (ci >= 0 && ci < MAX_COMPONENTS) dec->component_own[ci] = 0;
+        }
+        r = own ? JPEG_SCAN_COMPLETED : jpeg_consume_input(c);
         switch (r) {
         case JPEG_SUSPENDED:
             return 0;
@@ -348,8 +555,10 @@ static int tip_consume_progressive(tip_jpeg_inc *dec, int hold) {
             return 0;
         case JPEG_REACHED_SOS:
             dec->scan_done = 0;
+            dec->at_scan_start = 1;
             break;
         case JPEG_SCAN_COMPLETED:
+            tip_note_scanned(dec);
             dec->completed_scans++;
             dec->scan_done = 1;
             if (hold && !dec->eof) {
@@ -421,6 +630,10 @@ int tip_jpeg_inc_render_progressive(tip_jpeg_inc *dec, int scan_number, uint8_t 
         if (!jpeg_finish_output(c)) return -2;  // cannot start a new pass yet
         dec->bufpost = 0;
     }
+    // Before every component has data (a file whose components have DC scans of their own), libjpeg's output
+    // pass reads memory it never set for those without (valgrind shows it; renders of one state differed from
+    // run to run): nothing to show until then.
+    if (!dec->input_complete && !tip_every_component_has_data(dec)) return -2;
     if (scan_number <= 0) {
         if (dec->input_complete || dec->scan_done) scan_number = c->input_scan_number;
         else scan_number = c->input_scan_number > 1 ? c->input_scan_number - 1 : 1;
@@ -478,6 +691,8 @@ void tip_jpeg_inc_get_info(tip_jpeg_inc *dec, tip_jpeg_inc_info *info) {
     }
     info->completed_scans = dec->completed_scans;
     info->last_render_smoothing = dec->last_render_smoothing;
+    info->own_scans = dec->own_scans;
+    info->restarts = dec->restarts;
     info->input_complete = dec->input_complete;
     info->warnings = (int)dec->err.pub.num_warnings + dec->fake_eoi_used;
     info->truncated = dec->fake_eoi_used || dec->err.premature;

@@ -284,7 +284,8 @@ static int decode_scans(tip_oneshot *dec, const uint8_t *data, size_t size, cons
                                    used[c] != 1,
                                    NULL,
                                    NULL,
-                                   used[c]};
+                                   used[c],
+                                   0};
         if (planes[c].decode) blocks += (size_t)comp->width_in_blocks * comp->height_in_blocks;
         dc_count += (size_t)a->blocks_per_row * a->row_count;
     }

@@ -13,6 +13,7 @@
 // its first nonzero AC coefficient is written (its mask still 0), while the walk has it in the cache, and the
 // end of the walk clears the blocks that never got one. A separate pass zeroing the whole arrays first cost as
 // much as the DC scans, and its lines were out of the cache again by the time the AC scans came to them.
+#include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -249,7 +250,7 @@ static inline __attribute__((always_inline)) int decode_first(ac_scan *scan, bit
         }
         JCOEF *block = plane->rows[index / width][index % width];
         uint64_t mask = plane->nonzero[index];
-        if (mask == 0) clear_block(block);
+        if (mask == 0 && !plane->keep_blocks) clear_block(block);
         for (int k = Ss; k <= Se;) {
             if (b->count < 32) fill(b);
             int32_t quick = t->fast_first[peek(b, FAST_BITS)];
@@ -430,7 +431,7 @@ static inline __attribute__((always_inline)) int decode_refine(
                 int target = __builtin_ctzll(zeros);
                 correct(b, block, mask & ahead & ((1ULL << target) - 1), plane->used, p1, pdep);
                 if (magnitude) {
-                    if (mask == 0) clear_block(block);
+                    if (mask == 0 && !plane->keep_blocks) clear_block(block);
                     block[zigzag_to_natural[target]] = (JCOEF)value;
                     mask |= 1ULL << target;
                 }
@@ -496,6 +497,24 @@ int tip_jpeg_ac_use_pdep(int use) {
         __atomic_store_n(&use_pdep, fast_pdep(), __ATOMIC_RELAXED);
     }
     return __atomic_load_n(&use_pdep, __ATOMIC_RELAXED);
+}
+
+int tip_jpeg_decode_ac_scan(const uint8_t *data, size_t end, tip_ac_plane *plane, int Ss, int Se, int Ah, int Al,
+                            const uint8_t *counts, const uint8_t *symbols, int restart) {
+    if (Ss < 1 || Ss > Se || Se > 63 || (Ah != 0 && Al != Ah - 1) || Al > 13 || restart < 0) return 0;
+    if (plane->width_in_blocks < 1 || plane->height_in_blocks < 1) return 0;
+    int total = 0;
+    for (int l = 0; l < 16; l++) total += counts[l];
+    if (total > 256) return 0;
+    huffman_table *table = (huffman_table *)malloc(sizeof(huffman_table));
+    if (!table) return 0;
+    int ok = build_table(table, counts, symbols, total, 0);
+    if (ok) {
+        ac_scan scan = {data, Ss, Se, Ah, Al, table, plane, 0};
+        ok = (tip_jpeg_ac_use_pdep(-1) ? decode_scan_pdep : decode_scan_plain)(&scan, 0, end, restart);
+    }
+    free(table);
+    return ok;
 }
 
 // MARK: - DC scans

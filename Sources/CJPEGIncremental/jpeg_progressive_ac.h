@@ -26,6 +26,8 @@ typedef struct {
                              ///< end of the walk copies into `rows`
     uint64_t used;           ///< the coefficients (bits at zig-zag positions) the caller reads back: a
                              ///< refinement scan's correction bits for the others are read but not applied
+    int keep_blocks;         ///< 1: the blocks start zeroed and may hold a DC coefficient already (the
+                             ///< incremental decoder's arrays): never cleared
 } tip_ac_plane;
 
 /// The zig-zag positions of the coefficients whose row and column (natural order, 0...7) are both in the sets
@@ -46,5 +48,14 @@ size_t tip_jpeg_entropy_end(const uint8_t *data, size_t size, size_t from);
 /// runs short): the caller then decodes without it.
 int tip_jpeg_decode_scans(const uint8_t *data, size_t size, tip_ac_plane *planes, int plane_count, int mcus_per_row,
                           int mcu_rows);
+
+/// Decodes one AC scan (one component, Ss > 0) of a progressive JPEG into `plane`'s coefficient array and masks,
+/// exactly as libjpeg would: its entropy-coded data is `data[0 ..< end]` (`end` where the next marker other than a
+/// restart marker starts), in restart intervals of `restart` blocks (0: one interval), with the Huffman table given
+/// by its counts per code length (`counts[0]` for length 1 ... `counts[15]`) and symbols. Returns 1 when done; 0
+/// when declined (anything libjpeg would warn about or refuse), after which the array and masks may be partly
+/// written. Used by the incremental decoder for each scan whose data has entirely arrived.
+int tip_jpeg_decode_ac_scan(const uint8_t *data, size_t end, tip_ac_plane *plane, int Ss, int Se, int Ah, int Al,
+                            const uint8_t *counts, const uint8_t *symbols, int restart);
 
 #endif

@@ -33,6 +33,8 @@ typedef struct {
     int truncated;           ///< the input ended early: the source supplied a fake EOI, or a scan's data stopped at a marker
     long long consumed;      ///< bytes libjpeg has consumed so far (a progress token)
     int last_render_smoothing; ///< 1 if the last progressive render allowed libjpeg's block smoothing
+    int own_scans;           ///< progressive: AC scans decoded by TIP's scan decoder rather than libjpeg's
+    int restarts;            ///< times TIP's scan decoder declined a scan and the decode started over on libjpeg
 } tip_jpeg_inc_info;
 
 /// Output colour spaces for tip_jpeg_inc_start.
@@ -40,6 +42,10 @@ enum { TIP_JPEG_OUT_RGBX = 0, TIP_JPEG_OUT_GRAY = 1, TIP_JPEG_OUT_CMYK = 2 };
 
 /// A new decoder, or NULL when out of memory.
 tip_jpeg_inc *tip_jpeg_inc_create(void);
+/// Whether the AC scans of a progressive image whose data has entirely arrived go to TIP's scan decoder (1, the
+/// default) or stay with libjpeg (0). Renders are the same either way; for tests and benchmarks. Call before
+/// tip_jpeg_inc_start.
+void tip_jpeg_inc_set_own_scans(tip_jpeg_inc *dec, int on);
 /// Frees the decoder (NULL is fine).
 void tip_jpeg_inc_destroy(tip_jpeg_inc *dec);
 /// Queues `count` more bytes (copied). Returns 0, or -1 when out of memory.
@@ -61,7 +67,8 @@ int tip_jpeg_inc_start(tip_jpeg_inc *dec, int scale_num, int scale_denom, int ou
 int tip_jpeg_inc_consume(tip_jpeg_inc *dec, int hold_at_scan_end);
 /// Progressive: outputs the coefficients as of `scan_number` (see jpeg_start_output) into `dst`
 /// (output_height rows of `pitch` bytes). Rows the pass could not produce yet are filled with mid
-/// gray. Returns the number of rows produced, or -1 on error.
+/// gray. Returns the number of rows produced, -2 when there is nothing new to show (an earlier pass has yet to
+/// finish, or some component has had no scan yet), or -1 on error.
 int tip_jpeg_inc_render_progressive(tip_jpeg_inc *dec, int scan_number, uint8_t *dst, size_t pitch);
 /// Sequential: copies the rows decoded so far into `dst` and fills the rest with mid gray.
 /// Returns the number of decoded rows copied.

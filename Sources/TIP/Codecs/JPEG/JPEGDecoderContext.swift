@@ -61,6 +61,15 @@ final class JPEGDecoderContext: ImageDecoderContext {
         return info.last_render_smoothing != 0
     }
 
+    /// The AC scans of a progressive image that TIP's scan decoder decoded rather than libjpeg's (those whose data
+    /// had entirely arrived; see jpeg_incremental.c).
+    var scansDecodedByTIP: Int {
+        guard let decoder else { return 0 }
+        var info = tip_jpeg_inc_info()
+        tip_jpeg_inc_get_info(decoder, &info)
+        return Int(info.own_scans)
+    }
+
     func append(_ chunk: Data) throws(ImageDecodingError) -> ImageDecoderAppendResult {
         if let error { throw error }
         guard let decoder else { throw fail(.unsupported("libjpeg could not create a decompressor")) }
