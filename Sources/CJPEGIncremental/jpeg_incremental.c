@@ -379,6 +379,13 @@ int tip_jpeg_next_scan_available(const uint8_t *bytes, size_t count, int pending
     return tip_scan_present(bytes, count, 0, pending_marker, 0);
 }
 
+// No more AC scans for our decoder: the bytes need not be kept for a start over any longer (the next append
+// moves the unconsumed ones to the front and lets the rest go).
+static void tip_stop_own_scans(tip_jpeg_inc *dec) {
+    dec->own_allowed = 0;
+    dec->keep_all = 0;
+}
+
 // The rows of a component's coefficient array, as libjpeg's memory manager keeps it: the whole array in memory
 // (there is no backing store), its row pointers in one array. A writable access to the last row first zeroes
 // the rows no scan has reached yet, as libjpeg's own access would.
@@ -404,7 +411,7 @@ static int tip_own_scan(tip_jpeg_inc *dec) {
     dec->component_own[ci] = 0;
     if (!ours) return 0;
     if (dec->err.pub.num_warnings != 0) {
-        dec->own_allowed = 0;
+        tip_stop_own_scans(dec);
         return 0;
     }
     JHUFF_TBL *table = comp->ac_tbl_no >= 0 && comp->ac_tbl_no < NUM_HUFF_TBLS ? c->ac_huff_tbl_ptrs[comp->ac_tbl_no] : NULL;
@@ -544,6 +551,9 @@ static int tip_consume_progressive(tip_jpeg_inc *dec, int hold) {
             // libjpeg is about to decode (part of) an AC scan: the component's masks no longer follow it.
             int ci = c->cur_comp_info[0]->component_index;
             if (ci >= 0 && ci < MAX_COMPONENTS) dec->component_own[ci] = 0;
+            int any = 0;
+            for (int i = 0; i < c->num_components && i < MAX_COMPONENTS; i++) any |= dec->component_own[i];
+            if (!any) tip_stop_own_scans(dec);
         }
         r = own ? JPEG_SCAN_COMPLETED : jpeg_consume_input(c);
         switch (r) {
