@@ -327,7 +327,6 @@ struct JPEGProgressiveACTests {
         throw ImageDecodingError.truncatedData
     }
 
-    /// The offset of the first SOS marker.
     /// The offset of every SOS marker of `bytes`, in order.
     static func scanOffsets(_ bytes: [UInt8]) -> [Int] {
         var offsets = [Int]()
@@ -349,6 +348,7 @@ struct JPEGProgressiveACTests {
         return offsets
     }
 
+    /// The offset of the first SOS marker.
     static func firstScanOffset(_ bytes: [UInt8]) -> Int? {
         var i = 2
         while i + 3 < bytes.count {
