@@ -59,7 +59,6 @@ struct tip_jpeg_inc {
     int keep_all;         // buf keeps every byte appended (from offset 0), for a start over on libjpeg alone
     size_t stored;        // with keep_all: the bytes in buf
     int own_allowed;      // AC scans may go to our decoder: until switched off, a warning, or a start over
-    int at_scan_start;    // an SOS was just read and its entropy data is next
     int own_scans;        // scans our decoder decoded
     int restarts;         // starts over on libjpeg alone
     unsigned scanned;     // components (bit per index) in a completed scan
@@ -300,6 +299,19 @@ static int tip_finish_start(tip_jpeg_inc *dec) {
     return 1;
 }
 
+// Sets the scale and output colour space as started (at the start, and again after a start over).
+static void tip_set_output(tip_jpeg_inc *dec) {
+    struct jpeg_decompress_struct *c = &dec->cinfo;
+    c->scale_num = (unsigned int)dec->scale_num;
+    c->scale_denom = (unsigned int)dec->scale_denom;
+    switch (dec->out_space) {
+    case TIP_JPEG_OUT_GRAY: c->out_color_space = JCS_GRAYSCALE; break;
+    case TIP_JPEG_OUT_CMYK: c->out_color_space = JCS_CMYK; break;
+    default: c->out_color_space = JCS_EXT_RGBX; break;
+    }
+    c->buffered_image = dec->progressive ? TRUE : FALSE;
+}
+
 int tip_jpeg_inc_start(tip_jpeg_inc *dec, int scale_num, int scale_denom, int out_space) {
     if (dec->failed || !dec->header_ready) return -1;
     if (dec->started) return 1;
@@ -309,19 +321,12 @@ int tip_jpeg_inc_start(tip_jpeg_inc *dec, int scale_num, int scale_denom, int ou
     }
     struct jpeg_decompress_struct *c = &dec->cinfo;
     if (!dec->start_pending) {
-        c->scale_num = (unsigned int)scale_num;
-        c->scale_denom = (unsigned int)scale_denom;
-        switch (out_space) {
-        case TIP_JPEG_OUT_GRAY: c->out_color_space = JCS_GRAYSCALE; break;
-        case TIP_JPEG_OUT_CMYK: c->out_color_space = JCS_CMYK; break;
-        default: c->out_color_space = JCS_EXT_RGBX; break;
-        }
-        dec->progressive = c->progressive_mode ? 1 : 0;
-        c->buffered_image = dec->progressive ? TRUE : FALSE;
-        dec->start_pending = 1;
         dec->scale_num = scale_num;
         dec->scale_denom = scale_denom;
         dec->out_space = out_space;
+        dec->progressive = c->progressive_mode ? 1 : 0;
+        tip_set_output(dec);
+        dec->start_pending = 1;
         // Our decoder takes Huffman-coded progressive scans only; other decodes need no bytes kept.
         if (!dec->progressive || c->arith_code) dec->own_allowed = 0;
         if (!dec->own_allowed) dec->keep_all = 0;
@@ -396,11 +401,12 @@ static JBLOCKARRAY tip_coefficient_rows(j_decompress_ptr c, jvirt_barray_ptr arr
     return last - (rows - 1);
 }
 
-/* Decodes the scan whose SOS libjpeg just read with our decoder, when it is an AC scan whose data has entirely
- * arrived, of a component all of whose AC scans so far were ours, and libjpeg has not warned: then moves the
- * source past its data and tells libjpeg the scan is done, as its coefficient controller would. Returns 1 when
- * done; 0 when libjpeg is to decode it (that component's AC scans stay with libjpeg from then on); -1 when our
- * decoder declined it partway (the arrays are then in doubt: the caller starts over). Under setjmp. */
+/* Called before libjpeg would consume data of the current scan. Decodes it with our decoder when it is an AC
+ * scan whose data has entirely arrived, of a component all of whose AC scans so far were ours (so libjpeg has not
+ * begun this one), and libjpeg has not warned: then moves the source past its data and tells libjpeg the scan is
+ * done, as its coefficient controller would. Returns 1 when done; 0 when libjpeg is to decode it (that
+ * component's AC scans stay with libjpeg from then on); -1 when our decoder declined it partway (the arrays are
+ * then in doubt: the caller starts over). Under setjmp. */
 static int tip_own_scan(tip_jpeg_inc *dec) {
     struct jpeg_decompress_struct *c = &dec->cinfo;
     if (!dec->own_allowed || c->Ss == 0 || c->comps_in_scan != 1) return 0;
@@ -408,7 +414,7 @@ static int tip_own_scan(tip_jpeg_inc *dec) {
     int ci = comp->component_index;
     if (ci < 0 || ci >= MAX_COMPONENTS || dec->array_count != c->num_components) return 0;
     int ours = dec->component_own[ci];
-    dec->component_own[ci] = 0;
+    dec->component_own[ci] = 0;  // until it proves ours below
     if (!ours) return 0;
     if (dec->err.pub.num_warnings != 0) {
         tip_stop_own_scans(dec);
@@ -474,35 +480,26 @@ static int tip_start_over(tip_jpeg_inc *dec) {
     dec->held_scan_pos = 0;
     if (jpeg_read_header(c, TRUE) != JPEG_HEADER_OK) return -1;
     dec->header_ready = 1;
-    c->scale_num = (unsigned int)dec->scale_num;
-    c->scale_denom = (unsigned int)dec->scale_denom;
-    c->out_color_space = dec->out_space == TIP_JPEG_OUT_GRAY ? JCS_GRAYSCALE
-                         : dec->out_space == TIP_JPEG_OUT_CMYK ? JCS_CMYK
-                                                               : JCS_EXT_RGBX;
-    c->buffered_image = TRUE;
+    tip_set_output(dec);
     dec->start_pending = 1;
     return tip_finish_start(dec) == 1 ? 0 : -1;
 }
 
-// Notes the components of the scan libjpeg has just consumed to its end.
-static void tip_note_scanned(tip_jpeg_inc *dec) {
-    struct jpeg_decompress_struct *c = &dec->cinfo;
+// The components of the current scan (bit per component index).
+static unsigned tip_scan_components(j_decompress_ptr c) {
+    unsigned bits = 0;
     for (int i = 0; i < c->comps_in_scan && i < MAX_COMPS_IN_SCAN; i++) {
         int ci = c->cur_comp_info[i]->component_index;
-        if (ci >= 0 && ci < 32) dec->scanned |= 1u << ci;
+        if (ci >= 0 && ci < 32) bits |= 1u << ci;
     }
+    return bits;
 }
 
 // Whether every component has some data: a completed scan, or rows of the scan being consumed.
 static int tip_every_component_has_data(tip_jpeg_inc *dec) {
     struct jpeg_decompress_struct *c = &dec->cinfo;
     unsigned have = dec->scanned;
-    if (!dec->scan_done && c->input_iMCU_row > 0) {
-        for (int i = 0; i < c->comps_in_scan && i < MAX_COMPS_IN_SCAN; i++) {
-            int ci = c->cur_comp_info[i]->component_index;
-            if (ci >= 0 && ci < 32) have |= 1u << ci;
-        }
-    }
+    if (!dec->scan_done && c->input_iMCU_row > 0) have |= tip_scan_components(c);
     for (int ci = 0; ci < c->num_components && ci < 32; ci++) {
         if (!(have >> ci & 1)) return 0;
     }
@@ -530,7 +527,6 @@ static int tip_consume_progressive(tip_jpeg_inc *dec, int hold) {
                         if (r == JPEG_REACHED_SOS) {
                             dec->scan_done = 0;
                             dec->held_scan_pos = 0;
-                            dec->at_scan_start = 1;
                             continue;  // check the entropy data that is already queued
                         }
                         if (r == JPEG_REACHED_EOI) dec->input_complete = 1;
@@ -540,22 +536,18 @@ static int tip_consume_progressive(tip_jpeg_inc *dec, int hold) {
             }
             dec->held = 0;
         }
-        int r;
-        int own = dec->at_scan_start ? tip_own_scan(dec) : 0;
-        dec->at_scan_start = 0;
+        // Scan data next (libjpeg's rows of the scan not all consumed): ours, or libjpeg's from here on.
+        int own = c->input_iMCU_row < c->total_iMCU_rows ? tip_own_scan(dec) : 0;
         if (own < 0) {
             if (tip_start_over(dec) != 0) return -1;
             continue;
         }
-        if (!own && c->comps_in_scan == 1 && c->Ss > 0 && c->input_iMCU_row < c->total_iMCU_rows) {
-            // libjpeg is about to decode (part of) an AC scan: the component's masks no longer follow it.
-            int ci = c->cur_comp_info[0]->component_index;
-            if (ci >= 0 && ci < MAX_COMPONENTS) dec->component_own[ci] = 0;
+        if (!own && dec->own_allowed) {
             int any = 0;
             for (int i = 0; i < c->num_components && i < MAX_COMPONENTS; i++) any |= dec->component_own[i];
-            if (!any) tip_stop_own_scans(dec);
+            if (!any) tip_stop_own_scans(dec);  // libjpeg has taken scans of every component
         }
-        r = own ? JPEG_SCAN_COMPLETED : jpeg_consume_input(c);
+        int r = own ? JPEG_SCAN_COMPLETED : jpeg_consume_input(c);
         switch (r) {
         case JPEG_SUSPENDED:
             return 0;
@@ -565,10 +557,9 @@ static int tip_consume_progressive(tip_jpeg_inc *dec, int hold) {
             return 0;
         case JPEG_REACHED_SOS:
             dec->scan_done = 0;
-            dec->at_scan_start = 1;
             break;
         case JPEG_SCAN_COMPLETED:
-            tip_note_scanned(dec);
+            dec->scanned |= tip_scan_components(c);
             dec->completed_scans++;
             dec->scan_done = 1;
             if (hold && !dec->eof) {

@@ -65,9 +65,7 @@ final class JPEGDecoderContext: ImageDecoderContext {
     /// had entirely arrived; see jpeg_incremental.c).
     var scansDecodedByTIP: Int {
         guard let decoder else { return 0 }
-        var info = tip_jpeg_inc_info()
-        tip_jpeg_inc_get_info(decoder, &info)
-        return Int(info.own_scans)
+        return Int(info(decoder).own_scans)
     }
 
     func append(_ chunk: Data) throws(ImageDecodingError) -> ImageDecoderAppendResult {
