@@ -121,6 +121,54 @@ struct JPEGIncrementalOwnScansTests {
         }
     }
 
+    @Test(
+        """
+        A complete file that never scans one of its components: both paths give TurboJPEG's image (that \
+        component's coefficients zero), whatever the coefficient arrays held before
+        """)
+    func componentNeverScanned() throws {
+        let source = try JPEGTestSupport.jpeg(width: 203, height: 151).data
+        let script = try #require(JPEGProgressiveACTests.scripts(components: 3).first { $0.name == "mozjpeg-like" })
+        let complete = [UInt8](try #require(JPEGProgressiveACTests.rescan(source, script.scans, restart: 0)))
+        // Scans 0-2 are the DC scans of Y, Cb and Cr, scans 3-4 Y's AC, 5 Cb's and 6 Cr's: leave out both of Cr's.
+        // A scan's part runs from the end of the scan before it (its Huffman tables come first) to the end of its
+        // own data.
+        let scans = JPEGProgressiveACTests.scanOffsets(complete)
+        try #require(scans.count == 7)
+        func dataEnd(_ scan: Int) -> Int {
+            var i = scans[scan] + 2 + (Int(complete[scans[scan] + 2]) << 8 | Int(complete[scans[scan] + 3]))
+            while !(complete[i] == 0xFF && complete[i + 1] != 0 && !(0xD0...0xD7).contains(complete[i + 1])) { i += 1 }
+            return i
+        }
+        var bytes = Array(complete[..<dataEnd(1)]) + complete[dataEnd(2)..<dataEnd(5)]
+        bytes += complete[dataEnd(6)...]
+        let file = Data(bytes)
+        #expect(JPEGProgressiveACTests.check(file) == 2)  // TIP's scan decoder declines it: no complete progression
+        for denominator in [1, 2, 4, 8] {
+            let reference = try #require(
+                try JPEGProgressiveACTests.turboJPEGDecode(file, denominator: denominator), "1/\(denominator)")
+            // One shot, right after the whole file at the same scale: kept arrays then hold Cr's coefficients.
+            _ = try JPEGProgressiveACTests.decode(Data(complete), denominator: denominator)
+            let (bitmap, path) = try #require(
+                try JPEGProgressiveACTests.decode(file, denominator: denominator), "1/\(denominator)")
+            #expect(!path.contains(.ownAC), "1/\(denominator)")
+            #expect(bitmap == reference, "1/\(denominator)")
+        }
+        // Streamed: no progressive frame before the end (Cr never has data), then the complete image.
+        for chunk in [613, 4096, bytes.count] {
+            let stream = Self.stream(file, chunk: chunk, ownScans: true, denominator: 1)
+            #expect(!stream.failed && stream.renders.count == 1, "chunk \(chunk)")
+            let context = try #require(
+                try JPEGTestSupport.feed(file, chunkSizes: Array(repeating: chunk, count: bytes.count / chunk))
+                    as? JPEGDecoderContext)
+            let image = try #require(
+                try context.render(mode: .completeImage, targetDimensions: .zero, targetContentMode: .center),
+                "chunk \(chunk)")
+            #expect(!image.isPartial)
+            #expect(image.image == JPEGTestSupport.turboJPEGDecode(file), "chunk \(chunk)")
+        }
+    }
+
     // MARK: - Helpers
 
     /// What a stream produced: a render after each call that completed a scan and one at the end (the final image).
