@@ -133,15 +133,10 @@ struct JPEGIncrementalOwnScansTests {
         // Scans 0-2 are the DC scans of Y, Cb and Cr, scans 3-4 Y's AC, 5 Cb's and 6 Cr's: leave out both of Cr's.
         // A scan's part runs from the end of the scan before it (its Huffman tables come first) to the end of its
         // own data.
-        let scans = JPEGProgressiveACTests.scanOffsets(complete)
+        let scans = JPEGProgressiveACTests.scanSpans(complete)
         try #require(scans.count == 7)
-        func dataEnd(_ scan: Int) -> Int {
-            var i = scans[scan] + 2 + (Int(complete[scans[scan] + 2]) << 8 | Int(complete[scans[scan] + 3]))
-            while !(complete[i] == 0xFF && complete[i + 1] != 0 && !(0xD0...0xD7).contains(complete[i + 1])) { i += 1 }
-            return i
-        }
-        var bytes = Array(complete[..<dataEnd(1)]) + complete[dataEnd(2)..<dataEnd(5)]
-        bytes += complete[dataEnd(6)...]
+        var bytes = Array(complete[..<scans[1].dataEnd]) + complete[scans[2].dataEnd..<scans[5].dataEnd]
+        bytes += complete[scans[6].dataEnd...]
         let file = Data(bytes)
         #expect(JPEGProgressiveACTests.check(file) == 2)  // TIP's scan decoder declines it: no complete progression
         for denominator in [1, 2, 4, 8] {

@@ -329,7 +329,13 @@ struct JPEGProgressiveACTests {
 
     /// The offset of every SOS marker of `bytes`, in order.
     static func scanOffsets(_ bytes: [UInt8]) -> [Int] {
-        var offsets = [Int]()
+        scanSpans(bytes).map(\.start)
+    }
+
+    /// Every scan of `bytes`, in order: the offset of its SOS marker and the end of its entropy-coded data (the
+    /// offset of the marker that follows it).
+    static func scanSpans(_ bytes: [UInt8]) -> [(start: Int, dataEnd: Int)] {
+        var spans = [(start: Int, dataEnd: Int)]()
         var i = 2
         while i + 3 < bytes.count, bytes[i] == 0xFF, bytes[i + 1] != 0xD9 {
             let end = i + 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
@@ -337,15 +343,16 @@ struct JPEGProgressiveACTests {
                 i = end
                 continue
             }
-            offsets.append(i)
+            let start = i
             // The entropy-coded data runs to the next marker that is neither a stuffed zero nor a restart.
             i = end
             while i + 1 < bytes.count, !(bytes[i] == 0xFF && bytes[i + 1] != 0 && !(0xD0...0xD7).contains(bytes[i + 1]))
             {
                 i += 1
             }
+            spans.append((start, i))
         }
-        return offsets
+        return spans
     }
 
     /// The offset of the first SOS marker.

@@ -56,9 +56,8 @@ final class JPEGDecoderContext: ImageDecoderContext {
     /// Whether the last progressive output pass allowed libjpeg's block smoothing (see `tip_wants_block_smoothing`
     /// in jpeg_incremental.c: always at larger scales, only before the first luma AC scan at 1/4, never at 1/8).
     var lastRenderAllowedBlockSmoothing: Bool {
-        var info = tip_jpeg_inc_info()
-        tip_jpeg_inc_get_info(decoder, &info)
-        return info.last_render_smoothing != 0
+        guard let decoder else { return false }
+        return info(decoder).last_render_smoothing != 0
     }
 
     /// The AC scans of a progressive image that TIP's scan decoder decoded rather than libjpeg's (those whose data
