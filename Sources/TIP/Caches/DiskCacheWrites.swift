@@ -119,16 +119,21 @@ extension DiskCache {
                 entry?.complete = nil
                 setEntry(entry, forName: name, bump: false)
             }
-            configuration.post(
-                .imageTooLargeToStoreInDiskCache,
-                userInfo: [
-                    ProblemInfoKey.imageIdentifier: metadata.identifier,
-                    ProblemInfoKey.imageURL: metadata.url,
-                    ProblemInfoKey.dimensions: CGSize(width: metadata.width, height: metadata.height),
-                ])
+            reportTooLarge(metadata)
             return false
         }
         return true
+    }
+
+    /// Posts `imageTooLargeToStoreInDiskCache` for the image `metadata` describes.
+    private func reportTooLarge(_ metadata: DiskCacheMetadata) {
+        configuration.post(
+            .imageTooLargeToStoreInDiskCache,
+            userInfo: [
+                ProblemInfoKey.imageIdentifier: metadata.identifier,
+                ProblemInfoKey.imageURL: metadata.url,
+                ProblemInfoKey.dimensions: CGSize(width: metadata.width, height: metadata.height),
+            ])
     }
 
     /// Creates and fills the reserved temporary file (flushed when writes are durable); returns its open descriptor.
@@ -231,7 +236,10 @@ extension DiskCache {
     /// a placeholder, else discarded; a partial survives only when strictly larger. Partial: discarded
     /// when a placeholder, without a validator (Last-Modified or ETag), or when a complete file of
     /// larger or equal area exists; else it replaces any previous partial. A partial whose full length
-    /// is unknown (`expectedLength` 0) is recorded with `size + 1`. No per-entry cap (as TIP).
+    /// is unknown (`expectedLength` 0) is recorded with `size + 1`. Unlike TIP, the per-entry cap
+    /// (`budget.maxBytesPerEntry`) holds here as for stores: a file over it is discarded (a complete one posts
+    /// `imageTooLargeToStoreInDiskCache`) and what the entry had stays. Without the cap one large download
+    /// pruned every pipeline's entries before itself.
     func commitDownload(
         temporaryName: String, fd: Int32, metadata input: DiskCacheMetadata, complete: Bool,
         contents: DiskCacheMetadata.Contents? = nil
@@ -265,6 +273,11 @@ extension DiskCache {
         }
         guard accepted, domain.budget.maxBytes > 0 else {
             DiskCacheFiles.remove(path(temporaryName))
+            return false
+        }
+        guard size <= domain.budget.maxBytesPerEntry else {
+            DiskCacheFiles.remove(path(temporaryName))
+            if complete { reportTooLarge(metadata) }
             return false
         }
         let fileName = complete ? name : DiskCache.partialName(name)

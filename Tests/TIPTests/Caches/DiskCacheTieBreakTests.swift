@@ -254,6 +254,45 @@ struct DiskCacheTieBreakTests {
         #expect(env.recorder.count(.imageTooLargeToStoreInDiskCache) == 1)
     }
 
+    @Test(
+        """
+        Per-entry cap on downloads: an oversize complete or partial file is discarded (a complete one posts the \
+        problem), the entry keeps what it had and no other cache loses an entry
+        """)
+    func perEntryCapOnDownloads() throws {
+        let env = DiskCacheTestEnvironment(maxBytes: 6_000, ratio: 6)
+        let cache = env.cache(), other = env.cache("other")
+        #expect(
+            cache.updateImageEntry(
+                metadata: env.metadata("id", width: 10, height: 10), source: .data(diskTestBytes(900))))
+        #expect(other.updateImageEntry(metadata: env.metadata("kept"), source: .data(diskTestBytes(1_000))))
+
+        // Larger in area, so it would replace the cached image, but over 6,000 / 6 bytes.
+        let oversize = try cache.openTemporaryFile(forIdentifier: "id")
+        try oversize.append(diskTestBytes(1_001, seed: 2))
+        #expect(!oversize.finalize(metadata: env.metadata("id", width: 200, height: 200), complete: true))
+        #expect(env.recorder.count(.imageTooLargeToStoreInDiskCache) == 1)
+        #expect(cache.completeData(withIdentifier: "id")?.data == diskTestBytes(900))
+        #expect(other.completeData(withIdentifier: "kept")?.data == diskTestBytes(1_000))
+        #expect(env.domain.sync { env.domain.budget.totalBytes } == 1_900)
+
+        let partial = try cache.openTemporaryFile(forIdentifier: "id")
+        try partial.append(diskTestBytes(1_001, seed: 3))
+        #expect(
+            !partial.finalize(
+                metadata: env.metadata("id", width: 300, height: 300, expectedLength: 5_000), complete: false))
+        #expect(cache.entry(withIdentifier: "id")?.partial == nil)
+        #expect(env.recorder.count(.imageTooLargeToStoreInDiskCache) == 1)
+
+        // At the cap, a download is kept.
+        let fitting = try cache.openTemporaryFile(forIdentifier: "id")
+        try fitting.append(diskTestBytes(1_000, seed: 4))
+        #expect(fitting.finalize(metadata: env.metadata("id", width: 200, height: 200), complete: true))
+        #expect(cache.completeData(withIdentifier: "id")?.data == diskTestBytes(1_000, seed: 4))
+        #expect(!env.files().contains { $0.hasPrefix("#") })
+        #expect(env.domain.sync { env.domain.budget.totalBytes } == 2_000)
+    }
+
     @Test("A store can copy another cache's file")
     func storeFromFile() throws {
         let env = DiskCacheTestEnvironment()
