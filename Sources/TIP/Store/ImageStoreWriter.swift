@@ -31,6 +31,25 @@ struct ImageStoreWriter {
             : (type: nil, dimensions: .zero, isAnimated: false)
         let dimensions = knownDimensions ?? sniffed.dimensions
         let type = request.imageType ?? sniffed.type
+        // Bytes no codec reads (an HTML error page, a header cut short) would replace a good cached image with one
+        // every read drops (TIP stores them): refused, and the caches keep what they had.
+        let sized = dimensions.width > 0 && dimensions.height > 0
+        if request.image == nil && request.imageData == nil
+            && !(request.imageFilePath.map(FileManager.default.isReadableFile(atPath:)) ?? false)
+        {
+            throw ImageStoreError(
+                .imageNotProvided, "The file \(request.imageFilePath ?? "") of the store request cannot be read.")
+        }
+        if needsSniffing && request.image == nil && (type == nil || (request.imageType == nil && !sized)) {
+            let what = request.imageData != nil ? "data" : "file \(request.imageFilePath ?? "")"
+            let why = type.map { "its \($0.rawValue) header gives no size" } ?? "no codec recognises its first bytes"
+            throw ImageStoreError(
+                .imageNotProvided,
+                """
+                The \(what) of the store request for \(request.imageURL.absoluteString) is not an image TIP can \
+                read (\(why)); nothing was stored.
+                """)
+        }
         let isAnimated = request.image?.isAnimated ?? (type == .gif && sniffed.isAnimated)
 
         // Memory: only encoded bytes are cached; otherwise the identifier's entry is cleared.
