@@ -9,26 +9,21 @@ extension ImagePipeline {
     ///
     /// The result is handed over from the fetch's own queue: this never waits for
     /// ``GlobalConfiguration/callbackQueue``, so it works in a program that runs no main loop or blocks the
-    /// main thread. Cancelling the task cancels the fetch and throws `CancellationError` (the delegate and
-    /// completion APIs report TIP's `ImageFetchError` `cancelled` instead). Other failures throw
-    /// ``ImageFetchError`` (a transport error is its `underlyingError`).
+    /// main thread. Cancelling the task cancels the fetch and throws `CancellationError` at once, even while the
+    /// fetch still waits for a slot of the fetch queue (the delegate and completion APIs report TIP's
+    /// `ImageFetchError` `cancelled` instead, when the operation runs). Other failures throw ``ImageFetchError`` (a
+    /// transport error is its `underlyingError`).
     public func fetchImage(for request: any ImageFetchRequest) async throws -> ImageFetchResult {
         try Task.checkCancellation()
         let fetch = AsyncFetch()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<ImageFetchResult, any Error>) in
-                let delegate = ImageFetchCompletionDelegate { result, error in
-                    if let result {
-                        continuation.resume(returning: result)
-                    } else {
-                        continuation.resume(throwing: fetch.surfaced(error))
-                    }
-                }
+                let delegate = ImageFetchCompletionDelegate { result, error in fetch.finish(result, error) }
                 let operation = ImageFetchOperation(
                     pipeline: self, request: request, context: nil, delegate: delegate,
                     ownsDelegate: true, deliversOnOwnQueue: true)
-                fetch.start(operation)
+                fetch.start(operation, continuation: continuation)
                 fetchImage(with: operation)
             }
         } onCancel: {
@@ -37,32 +32,58 @@ extension ImagePipeline {
     }
 }
 
-/// One `async` fetch: its operation, and whether its task was cancelled (so the cancellation surfaces as
+/// One `async` fetch: its operation, the caller's continuation (resumed once: by the fetch's end or by the task's
+/// cancellation, whichever comes first), and whether the task was cancelled (so the cancellation surfaces as
 /// `CancellationError`). Thread-safe: one lock.
 final class AsyncFetch: Sendable {
     private struct State {
         var operation: ImageFetchOperation?
+        var continuation: CheckedContinuation<ImageFetchResult, any Error>?
         var taskCancelled = false
     }
 
     private let state = Locked(State())
 
-    /// Records the operation; cancels it at once when the task was cancelled before.
-    func start(_ operation: ImageFetchOperation) {
+    /// Records the operation and the continuation; when the task was cancelled before, throws
+    /// `CancellationError` to the caller and cancels the operation at once.
+    func start(_ operation: ImageFetchOperation, continuation: CheckedContinuation<ImageFetchResult, any Error>) {
         let cancelled = state.withLock { state -> Bool in
             state.operation = operation
-            return state.taskCancelled
+            if state.taskCancelled { return true }
+            state.continuation = continuation
+            return false
         }
-        if cancelled { operation.cancel() }
+        if cancelled {
+            operation.cancel()
+            continuation.resume(throwing: CancellationError())
+        }
     }
 
-    /// The task was cancelled: so is the fetch.
+    /// The task was cancelled: the caller gets `CancellationError` now, and the fetch is cancelled (a fetch still
+    /// queued ends when the fetch queue starts it).
     func cancel() {
-        let operation = state.withLock { state -> ImageFetchOperation? in
+        let (operation, continuation) = state.withLock { state in
             state.taskCancelled = true
-            return state.operation
+            defer { state.continuation = nil }
+            return (state.operation, state.continuation)
         }
         operation?.cancel()
+        continuation?.resume(throwing: CancellationError())
+    }
+
+    /// The fetch ended: resumes the caller unless the task's cancellation already did.
+    func finish(_ result: ImageFetchResult?, _ error: (any Error)?) {
+        guard
+            let continuation = state.withLock({ state in
+                defer { state.continuation = nil }
+                return state.continuation
+            })
+        else { return }
+        if let result {
+            continuation.resume(returning: result)
+        } else {
+            continuation.resume(throwing: surfaced(error))
+        }
     }
 
     /// The error the caller sees: `CancellationError` when the task's cancellation ended the fetch.

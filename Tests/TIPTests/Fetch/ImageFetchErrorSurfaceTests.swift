@@ -67,6 +67,35 @@ struct ImageFetchErrorSurfaceTests {
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(await download.waitUntilOver())
 
+        // Still queued (the only fetch slot taken by a download the test holds): the task ends at once, not when the
+        // slot frees up.
+        env.configuration.maxConcurrentFetchOperationCount = 1
+        let holder = env.pipeline.operation(
+            with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("holder.jpg"))
+        ) { _, _ in }
+        env.pipeline.fetchImage(with: holder)
+        let held = try await env.provider.next(timeout: .seconds(300))
+        let queued = Task {
+            try await env.pipeline.fetchImage(
+                for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("queued.jpg")))
+        }
+        let queuedEnded = Locked<(any Error)?>(nil)
+        let watcher = Task {
+            let outcome = await queued.result
+            if case .failure(let error) = outcome { queuedEnded.withLock { $0 = error } }
+        }
+        // The fetch is in the queue behind the held one once the queue has two operations.
+        #expect(await eventually { env.configuration.fetchOperationQueue.operationCount == 2 })
+        queued.cancel()
+        #expect(await eventually { queuedEnded.withLock { $0 } != nil })
+        #expect(queuedEnded.withLock { $0 } is CancellationError)
+        #expect(!holder.isFinished)
+        let small = try DownloaderTestEnvironment.jpeg(width: 8, height: 8)
+        held.serve(small)
+        await watcher.value
+        #expect(await eventually { holder.isFinished && env.configuration.fetchOperationQueue.operationCount == 0 })
+        env.configuration.maxConcurrentFetchOperationCount = 6
+
         // Already cancelled before it starts: no download at all.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
