@@ -60,7 +60,7 @@ struct ImageFetchProcessing: Sendable {
     /// by the target sizing the final scaling worked to (and the transformer). Nil when not cacheable, and without
     /// processors when there are no target dimensions (nothing is scaled).
     func processedIdentifier(of identifier: String) -> String? {
-        guard isCacheable, hasProcessors || (targetDimensions.width > 0 && targetDimensions.height > 0) else {
+        guard isCacheable, hasProcessors || TargetSizing.isUsableTarget(targetDimensions) else {
             return nil
         }
         // With processors this is ``lookupVariant``: the transformer is taken to transform.

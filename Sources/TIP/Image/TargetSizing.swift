@@ -11,9 +11,10 @@ import Foundation
 ///
 /// Dimensions are pixels; sizes are points at `scale` pixels per point.
 package enum TargetSizing {
-    /// Whether `targetDimensions` and `contentMode` ask for resizing: both sides > 0 and a `scale*` mode.
+    /// Whether `targetDimensions` and `contentMode` ask for resizing: both sides > 0 and finite, and a `scale*`
+    /// mode.
     package static func canScale(targetDimensions: CGSize, contentMode: ContentMode) -> Bool {
-        isPositive(targetDimensions) && contentMode.doesScale
+        isUsableTarget(targetDimensions) && contentMode.doesScale
     }
 
     /// Whether two target sizings produce the same images: equal dimensions, and equal modes or two
@@ -39,7 +40,7 @@ package enum TargetSizing {
     package static func size(_ size: CGSize, scaledTo targetSize: CGSize, contentMode: ContentMode, scale: CGFloat)
         -> CGSize
     {
-        guard isPositive(targetSize) else { return size }
+        guard isUsableTarget(targetSize) else { return size }
         switch contentMode {
         case .scaleToFill: return targetSize
         case .scaleAspectFit: return scaleToFit(size, targetSize, scale: scale)
@@ -54,7 +55,7 @@ package enum TargetSizing {
     package static func size(
         _ size: CGSize, matchesTargetSize targetSize: CGSize, contentMode: ContentMode, scale: CGFloat
     ) -> Bool {
-        guard isPositive(targetSize) else { return false }
+        guard isUsableTarget(targetSize) else { return false }
         var expected = targetSize
         switch contentMode {
         case .scaleAspectFit: expected = scaleToFit(size, targetSize, scale: scale)
@@ -119,7 +120,9 @@ package enum TargetSizing {
         }
     }
 
-    private static func isPositive(_ size: CGSize) -> Bool {
-        size.width > 0 && size.height > 0
+    /// Whether both sides of a target `size` are positive and finite: only such a target is scaled to (an
+    /// infinite one would otherwise round to 1x1).
+    package static func isUsableTarget(_ size: CGSize) -> Bool {
+        size.width > 0 && size.height > 0 && size.width.isFinite && size.height.isFinite
     }
 }

@@ -35,10 +35,10 @@ extension ImagePipeline {
     }
 
     /// TIP posts `TIPProblemImageFetchHasInvalidTargetDimensions` for target dimensions that are neither zero nor
-    /// positive on both sides (the fetch goes on, at the image's own size).
+    /// positive on both sides; so does this port for infinite ones (the fetch goes on, at the image's own size).
     private func postIfTargetDimensionsAreInvalid(_ operation: ImageFetchOperation) {
         let target = operation.request.targetDimensions
-        guard target != .zero, !(target.width > 0 && target.height > 0) else { return }
+        guard target != .zero, !TargetSizing.isUsableTarget(target) else { return }
         configuration.post(
             .imageFetchHasInvalidTargetDimensions,
             userInfo: [
