@@ -110,9 +110,12 @@ public final class ImagePipeline: Sendable {
             userInfo: [ImagePipeline.notificationPipelineIdentifierKey: identifier])
     }
 
-    /// Whether `identifier` may name a pipeline: non-empty, only `A-Z a-z 0-9 . _ -`, not `.` or `..`.
+    /// Whether `identifier` may name a pipeline: 1 to 255 characters (it names the pipeline's cache directory,
+    /// and no file system takes a longer name), only `A-Z a-z 0-9 . _ -`, not `.` or `..`.
     public static func isValidIdentifier(_ identifier: String) -> Bool {
-        guard !identifier.isEmpty, identifier != ".", identifier != ".." else { return false }
+        guard !identifier.isEmpty, identifier.utf8.count <= maximumIdentifierLength, identifier != ".",
+            identifier != ".."
+        else { return false }
         return identifier.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
@@ -123,6 +126,9 @@ public final class ImagePipeline: Sendable {
             }
         }
     }
+
+    /// The longest identifier a pipeline takes, in bytes: NAME_MAX, the longest file name of Linux file systems.
+    public static let maximumIdentifierLength = 255
 
     /// Caches asked, in order, after the pipeline's own caches and before the network. Default none.
     public var additionalCaches: [any ImageAdditionalCache] {

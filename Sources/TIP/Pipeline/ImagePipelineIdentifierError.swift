@@ -3,7 +3,7 @@ import Foundation
 /// Why ``ImagePipeline/init(checkedIdentifier:)`` could not make a pipeline (beyond TIP, whose initializer
 /// returns nil).
 public enum ImagePipelineIdentifierError: Error, Equatable, Sendable, CustomNSError, CustomStringConvertible {
-    /// The identifier is empty, `.` or `..`, or has characters other than `A-Z a-z 0-9 . _ -`.
+    /// The identifier is empty, longer than 255 bytes, `.` or `..`, or has characters other than `A-Z a-z 0-9 . _ -`.
     case invalid(String)
     /// A live pipeline already has the identifier (one live pipeline per identifier; the identifier is free
     /// again once that pipeline is released).
@@ -26,7 +26,7 @@ public enum ImagePipelineIdentifierError: Error, Equatable, Sendable, CustomNSEr
         switch self {
         case .invalid(let identifier):
             return "'\(identifier)' is not a valid image pipeline identifier: use only A-Z a-z 0-9 . _ - "
-                + "(not empty, not . or ..), since it names the pipeline's cache directory."
+                + "(not empty, not . or .., at most 255 characters), since it names the pipeline's cache directory."
         case .alreadyInUse(let identifier):
             return "An image pipeline with identifier '\(identifier)' is already live: keep using that one (or "
                 + "ImagePipeline.shared), or release it before making another with the same identifier."

@@ -34,9 +34,30 @@ struct ImagePipelineLifecycleTests {
         arguments: [
             ("avatars", true), ("a.b_c-D9", true), ("", false), (".", false), ("..", false), ("a/b", false),
             ("a b", false), ("ünïcode", false), ("a\u{0}", false), ("...", true),
+            (String(repeating: "a", count: 255), true), (String(repeating: "a", count: 256), false),
         ])
     func identifiers(identifier: String, valid: Bool) {
         #expect(ImagePipeline.isValidIdentifier(identifier) == valid)
+    }
+
+    @Test("An identifier too long to name a directory is refused; the longest one makes a working disk cache")
+    func identifierLength() throws {
+        let (configuration, root) = try makeTestConfiguration()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let long = String(repeating: "p", count: ImagePipeline.maximumIdentifierLength + 1)
+        #expect(throws: ImagePipelineIdentifierError.invalid(long)) {
+            try ImagePipeline(checkedIdentifier: long, configuration: configuration)
+        }
+        let longest = String(long.dropLast())
+        let pipeline = try ImagePipeline(checkedIdentifier: longest, configuration: configuration)
+        #expect(
+            pipeline.diskCache.updateImageEntry(
+                metadata: DiskCacheMetadata(
+                    identifier: "x", url: URL(string: "https://example.com/x.jpg")!, lastAccess: Date(), timeToLive: 60,
+                    updatesExpiryOnAccess: true, width: 1, height: 1, isAnimated: false, isPlaceholder: false,
+                    imageType: "public.jpeg"),
+                source: .data(Data([1, 2, 3]))))
+        #expect(FileManager.default.fileExists(atPath: pipeline.directory.appendingPathComponent("x").path))
     }
 
     @Test("One live pipeline per identifier; the identifier is free again after tear-down")
