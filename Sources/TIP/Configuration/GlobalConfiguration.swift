@@ -149,17 +149,6 @@ public final class GlobalConfiguration: Sendable {
         }
     }
 
-    /// `$XDG_CACHE_HOME`, else `~/.cache` (FoundationEssentials' caches directory on Linux).
-    static func defaultCachesRootDirectory() -> URL {
-        if let xdg = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
-            return URL(fileURLWithPath: xdg, isDirectory: true)
-        }
-        if let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first {
-            return caches
-        }
-        return FileManager.default.temporaryDirectory
-    }
-
     // MARK: Budgets
 
     /// Bytes all rendered caches may hold. Default: half of min(RAM / 12, 160 MiB).
