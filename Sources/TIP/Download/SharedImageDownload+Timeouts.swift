@@ -27,12 +27,13 @@ extension SharedImageDownload {
         case .withinLimits:
             scheduleTimeoutCheck()
         case .tooLong(let limit):
-            stop(failing: ImageFetchError.downloadTimedOut(url: request.url, duration: limit))
+            stop(
+                failing: ImageFetchError.downloadTimedOut(url: request.url, duration: limit, receivedInAll: body.count))
         case .tooSlow(let received, let interval, let minimum):
             stop(
                 failing: ImageFetchError.downloadTimedOut(
-                    url: request.url, received: received, interval: interval,
-                    minimumBytesPerSecond: minimum))
+                    url: request.url, received: received, interval: interval, minimumBytesPerSecond: minimum,
+                    receivedInAll: body.count))
         }
     }
 }

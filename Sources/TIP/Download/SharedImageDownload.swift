@@ -275,12 +275,16 @@ final class SharedImageDownload: @unchecked Sendable {
             return finish(failing: ImageFetchError.emptyResponse(status: response?.statusCode ?? 0, url: request.url))
         }
         guard whole, body.looksComplete else {
+            // Every announced byte arrived: the file itself is cut short, and fetching again gets the same bytes.
+            let why =
+                whole && expectedLength != nil
+                ? "every byte the server announced arrived, so the image file itself is cut short"
+                : "the server's Content-Length may be wrong, or the connection closed early. Fetch again"
             return finish(
                 failing: ImageFetchError(
                     .couldNotDecodeImage,
                     "The response for \(request.url.absoluteString) ended before the image did (\(body.count) bytes"
-                        + (expectedLength.map { " of \($0)" } ?? "")
-                        + "); the server's Content-Length may be wrong. Fetch again."))
+                        + (expectedLength.map { " of \($0)" } ?? "") + "); \(why)."))
         }
         succeed(sent: sent)
     }

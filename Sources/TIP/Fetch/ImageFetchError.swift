@@ -172,25 +172,42 @@ extension ImageFetchError {
                 + "raise GlobalConfiguration.maxImageDownloadByteCount to load it.")
     }
 
-    /// `downloadTimedOut`: the download of `url` ran past `limit` seconds in all.
-    public static func downloadTimedOut(url: URL, duration limit: TimeInterval) -> ImageFetchError {
-        ImageFetchError(
-            .downloadTimedOut,
-            "The download of \(url.absoluteString) took longer than \(limit) s and was stopped; what arrived is kept "
-                + "and a later fetch resumes it. Raise GlobalConfiguration.maxImageDownloadDuration for slow origins.")
-    }
-
-    /// `downloadTimedOut`: the download of `url` received `received` bytes in `interval` seconds, below the minimum.
-    public static func downloadTimedOut(url: URL, received: Int, interval: TimeInterval, minimumBytesPerSecond: Int)
+    /// `downloadTimedOut`: the download of `url` ran past `limit` seconds in all; `receivedInAll`, when given, is
+    /// the body's bytes so far (0: the message does not promise a resume).
+    public static func downloadTimedOut(url: URL, duration limit: TimeInterval, receivedInAll: Int? = nil)
         -> ImageFetchError
     {
         ImageFetchError(
             .downloadTimedOut,
-            "The download of \(url.absoluteString) received \(received) bytes in \(interval) s, slower than the "
-                + "minimum of "
-                + "\(minimumBytesPerSecond) bytes per second, and was stopped; what arrived is kept and a later fetch "
-                + "resumes it. "
+            "The download of \(url.absoluteString) took longer than \(seconds(limit)) s and was stopped; "
+                + "\(whatIsKept(receivedInAll)). Raise GlobalConfiguration.maxImageDownloadDuration for slow origins.")
+    }
+
+    /// `downloadTimedOut`: the download of `url` received `received` bytes in `interval` seconds, below the minimum;
+    /// `receivedInAll`, when given, is the body's bytes so far (0: the message does not promise a resume).
+    public static func downloadTimedOut(
+        url: URL, received: Int, interval: TimeInterval, minimumBytesPerSecond: Int, receivedInAll: Int? = nil
+    ) -> ImageFetchError {
+        ImageFetchError(
+            .downloadTimedOut,
+            "The download of \(url.absoluteString) received \(received) bytes in \(seconds(interval)) s, slower than "
+                + "the minimum of \(minimumBytesPerSecond) bytes per second, and was stopped; "
+                + "\(whatIsKept(receivedInAll)). "
                 + "Lower GlobalConfiguration.minimumImageDownloadBytesPerSecond for slow origins.")
+    }
+
+    /// What a stopped download leaves, for its message.
+    private static func whatIsKept(_ receivedInAll: Int?) -> String {
+        receivedInAll == 0
+            ? "no byte of the image had arrived"
+            : "what arrived is kept, and a later fetch resumes it where the server allows ranges"
+    }
+
+    /// `interval` for a message: at most three decimals (`30`, `2.5`, `0.125`).
+    static func seconds(_ interval: TimeInterval) -> String {
+        guard interval.isFinite, abs(interval) < 1e12 else { return String(interval) }
+        let rounded = (interval * 1000).rounded() / 1000
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
 
     /// TIP's error for a successful response without a body (code 1006, as TIP reports it).

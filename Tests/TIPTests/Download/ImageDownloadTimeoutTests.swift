@@ -74,6 +74,8 @@ struct ImageDownloadTimeoutTests {
         time.advance(by: 2)
         #expect(await eventually { first.isFinished })
         #expect((failure.withLock { $0 } as? ImageFetchError)?.code == .downloadTimedOut)
+        let message = (failure.withLock { $0 } as? ImageFetchError)?.message ?? ""
+        #expect(message.contains("received 0 bytes in 2 s,") && message.contains("a later fetch resumes it"))
         #expect(await stalled.waitUntilOver())
         #expect(stalled.cancelDescription != nil)
 
