@@ -2,7 +2,8 @@ import Foundation
 
 /// Stores one request into a pipeline's caches, on the configuration's fetch queue: hydration,
 /// then the memory, disk and rendered caches, then the stored-image event and the completion on the
-/// callback queue. Asynchronous: it finishes after the completion ran.
+/// callback queue (or, for `async` callers, on the queue the store ended on). Asynchronous: it finishes after the
+/// completion ran.
 final class ImageStoreOperation: Operation, AsynchronousOperation, DependencyOperation, @unchecked Sendable {
     /// Where the store is.
     private enum Phase { case ready, executing, finished }
@@ -12,11 +13,16 @@ final class ImageStoreOperation: Operation, AsynchronousOperation, DependencyOpe
     let pipeline: ImagePipeline
     let request: any ImageStoreRequest
     let completion: (@Sendable (Bool, (any Error)?) -> Void)?
+    /// Whether `completion` runs where the store ended instead of on the callback queue.
+    let deliversOnOwnQueue: Bool
 
-    init(pipeline: ImagePipeline, request: any ImageStoreRequest, completion: (@Sendable (Bool, (any Error)?) -> Void)?)
-    {
+    init(
+        pipeline: ImagePipeline, request: any ImageStoreRequest, deliversOnOwnQueue: Bool = false,
+        completion: (@Sendable (Bool, (any Error)?) -> Void)?
+    ) {
         self.pipeline = pipeline
         self.request = request
+        self.deliversOnOwnQueue = deliversOnOwnQueue
         self.completion = completion
         super.init()
     }
@@ -49,9 +55,10 @@ final class ImageStoreOperation: Operation, AsynchronousOperation, DependencyOpe
 
     private func finish(_ stored: Bool, _ error: (any Error)?) {
         let completion = self.completion
-        pipeline.configuration.dispatchToCallbackQueue {
+        let end: @Sendable () -> Void = {
             completion?(stored, error)
             self.transition(executing: true, finished: true) { self.phase.withLock { $0 = .finished } }
         }
+        if deliversOnOwnQueue { end() } else { pipeline.configuration.dispatchToCallbackQueue(end) }
     }
 }

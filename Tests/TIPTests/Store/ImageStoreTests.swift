@@ -119,4 +119,77 @@ struct ImageStoreTests {
         #expect(env.diskEntry(url.absoluteString) == nil)
         await env.tearDown()
     }
+
+    @Test(
+        """
+        bytes no codec reads (not an image, a header cut short, an unreadable file) are refused and the cached \
+        image stays
+        """,
+        arguments: ["html", "cut", "file"])
+    func unreadableBytes(kind: String) async throws {
+        let env = try await DownloaderTestEnvironment()
+        let jpeg = try DownloaderTestEnvironment.jpeg(width: 300, height: 200)
+        let url = URL(string: "https://images.example/kept-\(kind).jpg")!
+        var good = GenericImageStoreRequest(imageURL: url)
+        good.imageData = jpeg
+        #expect(await store(env.pipeline, good).0)
+
+        var bad = GenericImageStoreRequest(imageURL: url)
+        switch kind {
+        case "html": bad.imageData = Data("<html>not an image</html>".utf8)
+        case "cut": bad.imageData = jpeg.prefix(40)  // SOI and the start of a segment: no frame header
+        default: bad.imageFilePath = "/nonexistent/\(UUID().uuidString).jpg"
+        }
+        let (stored, error) = await store(env.pipeline, bad)
+        #expect(!stored)
+        let storeError = try #require(error as? ImageStoreError)
+        #expect(storeError.code == .imageNotProvided)
+        #expect(storeError.message.contains(kind == "file" ? "cannot be read" : "is not an image TIP can read"))
+
+        // Both caches still serve the image stored first.
+        #expect(env.pipeline.memoryCache.entry(withIdentifier: url.absoluteString)?.complete?.data == jpeg)
+        let disk = try #require(env.diskEntry(url.absoluteString)?.complete)
+        #expect(try Data(contentsOf: disk.fileURL) == jpeg)
+        var cachedOnly = GenericImageFetchRequest(imageURL: url)
+        cachedOnly.loadingSources = .cachesOnly
+        let fetch = env.pipeline.operation(with: cachedOnly, delegate: nil)
+        env.pipeline.fetchImage(with: fetch)
+        #expect(await eventually { fetch.isFinished })
+        #expect(fetch.finalResult?.imageContainer.dimensions == CGSize(width: 300, height: 200))
+        await env.tearDown()
+    }
+
+    @Test(
+        """
+        storeImage(for:) and inspect() return without the callback queue (held here); a refused store throws \
+        ImageStoreError
+        """)
+    func asyncForms() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let callbacks = DispatchQueue(label: "held-callbacks")
+        env.configuration.callbackQueue = callbacks
+        callbacks.suspend()
+        let url = URL(string: "https://images.example/async-store.jpg")!
+        var request = GenericImageStoreRequest(imageURL: url)
+        request.imageData = try DownloaderTestEnvironment.jpeg(width: 40, height: 30)
+        var refused = GenericImageStoreRequest(imageURL: url)
+        refused.imageData = Data("<html>".utf8)
+        // Awaited in a task the test watches with a deadline: a form that waited for the held queue fails the test
+        // instead of hanging it (the queue is let go at the end either way).
+        let outcome = Locked<(identifiers: [String], refusal: (any Error)?)?>(nil)
+        let task = Task {
+            try await env.pipeline.storeImage(for: request)
+            let inspection = await env.pipeline.inspect()
+            var refusal: (any Error)?
+            do { try await env.pipeline.storeImage(for: refused) } catch { refusal = error }
+            outcome.withLock { $0 = (inspection.completeDiskEntries.map(\.identifier), refusal) }
+        }
+        #expect(await eventually { outcome.withLock { $0 } != nil })
+        callbacks.resume()
+        try await task.value
+        #expect(outcome.withLock { $0 }?.identifiers == [url.absoluteString])
+        #expect(outcome.withLock { $0 }?.refusal is ImageStoreError)
+        #expect(env.diskEntry(url.absoluteString)?.complete?.metadata.width == 40)
+        await env.tearDown()
+    }
 }

@@ -1,0 +1,39 @@
+import Foundation
+
+extension ImagePipeline {
+    /// Stores `request`'s image in this pipeline's caches, as ``storeImage(with:completion:)`` does, and returns once
+    /// it is stored (beyond TIP). Throws the store's error (``ImageStoreError``, or the hydrater's).
+    ///
+    /// ```swift
+    /// var store = GenericImageStoreRequest(imageURL: url)
+    /// store.imageData = jpegBytes
+    /// try await pipeline.storeImage(for: store)
+    /// ```
+    ///
+    /// Like ``fetchImage(for:)``, it does not wait for ``GlobalConfiguration/callbackQueue``, so it works in a
+    /// program that blocks the main thread or runs no loop. The store runs to its end even if the task is cancelled.
+    public func storeImage(for request: any ImageStoreRequest) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let operation = ImageStoreOperation(pipeline: self, request: request, deliversOnOwnQueue: true) {
+                stored, error in
+                if stored {
+                    continuation.resume()
+                } else {
+                    continuation.resume(
+                        throwing: error ?? ImageStoreError(.unknown, "The store ended without storing or an error."))
+                }
+            }
+            configuration.fetchOperationQueue.addOperation(operation)
+        }
+    }
+
+    /// What the three caches hold, once the disk cache has read its directory, as ``inspect(_:)`` delivers it
+    /// (beyond TIP). Does not wait for ``GlobalConfiguration/callbackQueue``.
+    public func inspect() async -> ImagePipelineInspectionResult {
+        await withCheckedContinuation { (continuation: CheckedContinuation<ImagePipelineInspectionResult, Never>) in
+            diskCache.loadGroup.notify(queue: .global(qos: .utility)) { [self] in
+                diskCache.domain.async { [self] in continuation.resume(returning: inspectNow()) }
+            }
+        }
+    }
+}
