@@ -10,7 +10,8 @@ public struct ImageFetchError: Error, Sendable, CustomNSError, CustomStringConve
     public enum Code: Int, Sendable, CaseIterable {
         /// Unknown failure.
         case unknown = 0
-        /// The request had no URL or an empty identifier.
+        /// The request cannot be loaded as it is: its URL is not http or https. (An empty identifier is allowed,
+        /// as in TIP: the image is then kept in the memory caches only.)
         case invalidRequest = 1
         /// The server answered with a failing HTTP status (see `httpStatusCode`).
         case httpTransactionError = 2

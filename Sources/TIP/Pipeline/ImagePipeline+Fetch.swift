@@ -47,7 +47,11 @@ extension ImagePipeline {
                 ProblemInfoKey.imageIdentifier: operation.identifier,
                 ProblemInfoKey.imageURL: operation.request.imageURL.absoluteString,
                 ProblemInfoKey.fetchRequest: operation.request,
-            ])
+            ],
+            message:
+                "The target dimensions \(target.width)x\(target.height) of the fetch of "
+                + "\(operation.request.imageURL.absoluteString) are not usable (both sides positive and finite, or "
+                + "zero for none): the image is fetched at its own size.")
     }
 }
 

@@ -19,6 +19,8 @@ struct ImageFetchProblemTests {
     func invalidTargetDimensions(target: CGSize) async throws {
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
+        let logger = CapturingLogger(minimumLevel: .warning)
+        env.configuration.logger = logger
         let url = SteppedPipelineEnvironment.url("invalid-target.jpg")
         let request = GenericImageFetchRequest(
             imageURL: url, identifier: nil, targetDimensions: target, targetContentMode: .scaleAspectFit)
@@ -30,6 +32,10 @@ struct ImageFetchProblemTests {
         #expect(posted == target || (posted.width.isNaN && target.width.isNaN && posted.height == target.height))
         #expect(info[ProblemInfoKey.imageURL] as? String == url.absoluteString)
         #expect(env.problems.count(.imageFetchHasInvalidTargetDimensions) == 1)
+        // The log says it in a sentence, not with the whole request's description.
+        let logged = logger.messages(containing: "TIPProblemImageFetchHasInvalidTargetDimensions")
+        #expect(logged.count == 1)
+        #expect(logged.allSatisfy { $0.contains("are not usable") && !$0.contains("GenericImageFetchRequest(") })
     }
 
     @Test("zero or positive target dimensions post nothing")
