@@ -158,14 +158,20 @@ public final class CodecCatalogue: Sendable {
     }
 
     /// Encodes `image` as `type` into the file at `path`; with `atomic`, through a temporary file
-    /// renamed into place.
+    /// renamed into place. A symbolic link is followed (its target gets the image, the link stays), and a path
+    /// that is no regular file (`/dev/stdout`, a FIFO) is written through, never replaced.
     public func encodeImage(
         _ image: ImageContainer, toFilePath path: String, type: ImageType, quality: Float,
         options: ImageEncodingOptions = [], atomic: Bool = true
     ) throws(PipelineError) {
         let data = try encodeImage(image, type: type, quality: quality, options: options)
         do {
-            try data.write(to: URL(fileURLWithPath: path), options: atomic ? [.atomic] : [])
+            try EncodedFileDestination.store(data, at: path, atomic: atomic)
+        } catch let error as POSIXError {
+            throw PipelineError(
+                .failedToFinalizeImageDestination,
+                "Could not write \(path): \(String(cString: strerror(error.code.rawValue))) "
+                    + "(errno \(error.code.rawValue))")
         } catch {
             throw PipelineError(
                 .failedToFinalizeImageDestination, "Could not write \(path): \(error.localizedDescription)")

@@ -2,7 +2,8 @@ import Foundation
 
 extension ImageContainer {
     /// Encodes the image and writes it to the file at `url` in one call, atomically (a temporary file renamed
-    /// into place).
+    /// into place). A symbolic link is followed, and a device or FIFO (`/dev/stdout`) is written through, never
+    /// replaced.
     ///
     /// ```swift
     /// try image.write(to: URL(fileURLWithPath: "thumb.png"))               // the type from the extension
