@@ -10,7 +10,12 @@ import TIPJPEG2000
 struct DecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
-        abstract: "Decode an image file through the codec catalogue, straight to a target size."
+        abstract: "Decode an image file through the codec catalogue, straight to a target size.",
+        discussion: """
+            Exit status: 0 for a whole image, 1 when the file cannot be decoded or the output not written, 2 for \
+            bad arguments, 3 when the file is cut short after its first pixels (what was decoded is printed and \
+            written, with a warning).
+            """
     )
 
     @Argument(help: "The image file to decode.")
@@ -118,6 +123,15 @@ struct DecodeCommand: ParsableCommand {
                 print("error: \(error.description)", to: &err)
                 throw ExitCode(1)
             }
+        }
+        if result.container.isPartial {
+            // Written all the same (djpeg, too, writes what it decoded and exits 2 on a warning), but the status
+            // says the image is not whole.
+            var err = StandardError()
+            print(
+                "warning: \(file) is incomplete: only part of the image was decoded"
+                    + (out.map { "; \($0) holds that part" } ?? ""), to: &err)
+            throw ExitCode(3)
         }
     }
 

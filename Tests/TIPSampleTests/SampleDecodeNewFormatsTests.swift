@@ -41,15 +41,18 @@ struct SampleDecodeNewFormatsTests {
         }
     }
 
-    @Test("a cut file is decoded as partial; a damaged header is an error")
+    @Test("a cut file is decoded as partial, written, and exits 3 with a warning; a damaged header is an error")
     func badFiles() async throws {
         try await SampleTool.withTemporaryDirectory { directory in
             let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("bmp/rgb24.bmp"))
             let cut = directory.appendingPathComponent("cut.bmp")
             try data.prefix(data.count - 300).write(to: cut)
-            let partial = try await SampleTool.run(["decode", cut.path])
-            #expect(partial.status == 0)
+            let written = directory.appendingPathComponent("cut.png")
+            let partial = try await SampleTool.run(["decode", cut.path, "--out", written.path])
+            #expect(partial.status == 3)
             #expect(partial.stdout.contains("partial: yes"))
+            #expect(partial.stderr.contains("warning: \(cut.path) is incomplete"))
+            #expect(FileManager.default.fileExists(atPath: written.path))
             var broken = [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent("tga/rgb24.tga")))
             broken[2] = 77  // no such image type
             let bad = directory.appendingPathComponent("bad.tga")
