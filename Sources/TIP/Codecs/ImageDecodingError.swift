@@ -36,7 +36,14 @@ public enum ImageDecodingError: Error, Equatable, Sendable, CustomNSError, Custo
         case .truncatedData: return "Could not decode image: the data ends before the image header or first pixels."
         case .corruptData(let detail): return "Could not decode image: the data is corrupt (\(detail))."
         case let .dimensionsTooLarge(width, height, limit):
-            return "Could not decode image: \(width)x\(height) exceeds the limit of \(limit) pixels (raise "
+            // Within the limit itself, the image was refused for its output at the target size.
+            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+            let what =
+                !overflow && pixels <= limit
+                ? "the output of this \(width)x\(height) image at the target size exceeds the limit of \(limit) pixels "
+                    + "(use a smaller target, or raise "
+                : "\(width)x\(height) exceeds the limit of \(limit) pixels (raise "
+            return "Could not decode image: " + what
                 + "GlobalConfiguration.maximumPixelCount, or the fetch request's maximumPixelCount, for fetches; "
                 + "ImageDecodingOptions.maximumPixelCount when decoding with CodecCatalogue)."
         case .unsupported(let detail): return "Could not decode image: unsupported feature (\(detail))."

@@ -144,4 +144,29 @@ struct CodecCatalogueTests {
         #expect(throws: ImageDecodingError.self) { try options.checkDimensions(width: Int.max, height: 3) }
         #expect(throws: ImageDecodingError.self) { try options.checkDimensions(width: 0, height: 3) }
     }
+
+    @Test("An output over the pixel limit is told apart from a source over it in the message")
+    func outputOverLimit() throws {
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 100, height: 100), targetContentMode: .scaleToFill,
+            maximumPixelCount: 5_000)
+        // The payload stays the source's size (the pipeline retries such a decode at the image's own size).
+        #expect(throws: ImageDecodingError.dimensionsTooLarge(width: 20, height: 10, maximumPixelCount: 5_000)) {
+            try options.checkDimensions(width: 20, height: 10)
+        }
+        let jpeg = try CodecCatalogue.shared.encodeImage(
+            ImageContainer(image: Bitmap(width: 20, height: 10, format: .rgbx8)!), type: .jpeg, quality: 0.8)
+        do {
+            _ = try CodecCatalogue.shared.decodeImage(jpeg, options: options)
+            Issue.record("a 100x100 output over a 5,000-pixel limit decoded")
+        } catch {
+            #expect(
+                error.description.contains(
+                    "the output of this 20x10 image at the target size exceeds the limit of 5000 pixels (use a smaller "
+                        + "target"))
+        }
+        #expect(
+            ImageDecodingError.dimensionsTooLarge(width: 200, height: 100, maximumPixelCount: 5_000).description
+                .contains("200x100 exceeds the limit of 5000 pixels (raise"))
+    }
 }
