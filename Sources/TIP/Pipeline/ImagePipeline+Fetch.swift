@@ -75,8 +75,10 @@ extension ImagePipeline {
 extension ImagePipeline {
     /// Fetches `request` and streams its events: previews, progressive scans (the fetch opts in), the first
     /// frame of an animation, progress, then the final image (beyond TIP). The stream throws the fetch's
-    /// error; ending the iteration early (or cancelling the task) cancels the fetch. Events are produced on the
-    /// fetch's own queue: the stream never waits for ``GlobalConfiguration/callbackQueue``.
+    /// error; ending the iteration early (or cancelling the task) cancels the fetch. A cancelled task's loop ends
+    /// without the final event and without an error, as an `AsyncThrowingStream` does: check `Task.isCancelled`
+    /// after it. Events are produced on the fetch's own queue: the stream never waits for
+    /// ``GlobalConfiguration/callbackQueue``.
     ///
     /// ```swift
     /// for try await event in pipeline.fetchEvents(for: request) {

@@ -48,6 +48,23 @@ struct ImageFetchStreamTests {
             }
         }
         #expect(await stopped?.waitUntilCancelled() == true)
+
+        // The iterating task cancelled: the fetch is cancelled, and the loop ends with no final event and no error
+        // (as the README says: the caller checks Task.isCancelled).
+        let cancelled = env.pipeline.fetchEvents(
+            for: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("cancelled.jpg")))
+        let download = try await env.provider.next()
+        let consumer = Task {
+            var sawFinal = false
+            for try await event in cancelled {
+                if case .final = event { sawFinal = true }
+            }
+            return (sawFinal, Task.isCancelled)
+        }
+        consumer.cancel()
+        let (sawFinal, wasCancelled) = try await consumer.value
+        #expect(!sawFinal && wasCancelled)
+        #expect(await download.waitUntilCancelled())
     }
 
     @Test("getAllFetchOperations lists the fetch and store operations not yet finished")
