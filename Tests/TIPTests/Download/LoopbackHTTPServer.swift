@@ -46,11 +46,16 @@ final class LoopbackHTTPServer: @unchecked Sendable {
 
     /// Stops accepting and ends the connections being served: a script's sender returns false from then on, so
     /// no hostile script keeps writing to a client that never hangs up.
+    ///
+    /// The listener is only shut down here (its accept fails from then on); the accept thread closes it. Closed
+    /// here, its number could be reused by another test's listener before that thread's next `accept`, which would
+    /// then take (and answer, or reset) the other test's connections.
+    /// Calling it again does nothing (the listener's number may belong to another socket by then).
     func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
         connections.withLock { state in
+            guard !state.stopped else { return }
             state.stopped = true
+            shutdown(listener, Int32(SHUT_RDWR))
             for fd in state.open { shutdown(fd, Int32(SHUT_RDWR)) }
         }
     }
@@ -58,7 +63,11 @@ final class LoopbackHTTPServer: @unchecked Sendable {
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
-            if client < 0 { return }
+            if client < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                close(listener)  // stopped (or broken): no accept follows on this number
+                return
+            }
             Thread.detachNewThread { [self] in serve(client) }
         }
     }

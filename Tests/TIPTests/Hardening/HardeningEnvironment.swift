@@ -166,13 +166,18 @@ final class HardeningEnvironment: Sendable {
 final class SilentClosingServer: @unchecked Sendable {  // `listener` is set once in init, then only read
     let port: UInt16
     private let listener: Int32
+    private let stopped = Locked(false)
 
     init() throws {
         (listener, port) = try LoopbackListener.open()
         Thread.detachNewThread { [listener] in
             while true {
                 let client = accept(listener, nil, nil)
-                if client < 0 { return }
+                if client < 0 {
+                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    close(listener)  // stopped: closed here, after the last accept (see stop())
+                    return
+                }
                 var buffer = [UInt8](repeating: 0, count: 4096)
                 _ = recv(client, &buffer, buffer.count, 0)
                 close(client)
@@ -184,8 +189,14 @@ final class SilentClosingServer: @unchecked Sendable {  // `listener` is set onc
         URL(string: "http://127.0.0.1:\(port)\(path)") ?? URL(fileURLWithPath: "/")
     }
 
+    /// Shuts the listener down; its accept thread closes it. Closed here, the number could be reused by another
+    /// test's listener before that thread's next `accept`, which would swallow the other test's connections.
+    /// Calling it again does nothing (the number may belong to another socket by then).
     func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        stopped.withLock { stopped in
+            guard !stopped else { return }
+            stopped = true
+            shutdown(listener, Int32(SHUT_RDWR))
+        }
     }
 }
