@@ -62,27 +62,29 @@ final class AsyncFetch: Sendable {
     /// The task was cancelled: the caller gets `CancellationError` now, and the fetch is cancelled (a fetch still
     /// queued ends when the fetch queue starts it).
     func cancel() {
-        let (operation, continuation) = state.withLock { state in
+        let operation = state.withLock { state in
             state.taskCancelled = true
-            defer { state.continuation = nil }
-            return (state.operation, state.continuation)
+            return state.operation
         }
         operation?.cancel()
-        continuation?.resume(throwing: CancellationError())
+        takeContinuation()?.resume(throwing: CancellationError())
     }
 
     /// The fetch ended: resumes the caller unless the task's cancellation already did.
     func finish(_ result: ImageFetchResult?, _ error: (any Error)?) {
-        guard
-            let continuation = state.withLock({ state in
-                defer { state.continuation = nil }
-                return state.continuation
-            })
-        else { return }
+        guard let continuation = takeContinuation() else { return }
         if let result {
             continuation.resume(returning: result)
         } else {
             continuation.resume(throwing: surfaced(error))
+        }
+    }
+
+    /// The continuation, which only its first taker gets (nil afterwards).
+    private func takeContinuation() -> CheckedContinuation<ImageFetchResult, any Error>? {
+        state.withLock { state in
+            defer { state.continuation = nil }
+            return state.continuation
         }
     }
 

@@ -31,9 +31,7 @@ extension ImagePipeline {
     /// (beyond TIP). Does not wait for ``GlobalConfiguration/callbackQueue``.
     public func inspect() async -> ImagePipelineInspectionResult {
         await withCheckedContinuation { (continuation: CheckedContinuation<ImagePipelineInspectionResult, Never>) in
-            diskCache.loadGroup.notify(queue: .global(qos: .utility)) { [self] in
-                diskCache.domain.async { [self] in continuation.resume(returning: inspectNow()) }
-            }
+            inspectWhenLoaded { continuation.resume(returning: $0) }
         }
     }
 }

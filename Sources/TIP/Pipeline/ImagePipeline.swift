@@ -234,11 +234,13 @@ public final class ImagePipeline: Sendable {
     /// directory (as TIP, whose disk work waits for the manifest).
     public func inspect(_ completion: @escaping @Sendable (ImagePipelineInspectionResult) -> Void) {
         let configuration = self.configuration
+        inspectWhenLoaded { result in configuration.dispatchToCallbackQueue { completion(result) } }
+    }
+
+    /// Gathers the inspection on the disk queue once the manifest is loaded and hands it to `body` there.
+    func inspectWhenLoaded(_ body: @escaping @Sendable (ImagePipelineInspectionResult) -> Void) {
         diskCache.loadGroup.notify(queue: .global(qos: .utility)) { [self] in
-            diskCache.domain.async { [self] in
-                let result = inspectNow()
-                configuration.dispatchToCallbackQueue { completion(result) }
-            }
+            diskCache.domain.async { [self] in body(inspectNow()) }
         }
     }
 
