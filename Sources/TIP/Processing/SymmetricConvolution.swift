@@ -21,12 +21,16 @@ struct SymmetricConvolution {
     static var negligibleWeight: Int { 1 }
 
     /// `kernel` (odd length, symmetric, summing to 1) quantised, without its negligible outer taps; nil
-    /// when its quantised radius still exceeds ``maximumRadius``.
+    /// when its quantised radius still exceeds ``maximumRadius``, or when the taps left out weigh more than
+    /// ``negligibleWeight`` twice over in all (a wide kernel's taps each round to 1 or 0, and left out together
+    /// they would leave the centre alone: no blur at all).
     init?(kernel: [Double]) {
         let middle = kernel.count / 2
         var half = (0...middle).map { Int((kernel[middle + $0] * 256).rounded()) }
         while half.count > 1 && half[half.count - 1] <= Self.negligibleWeight { half.removeLast() }
         guard half.count - 1 <= Self.maximumRadius else { return nil }
+        let leftOut = kernel[(middle + half.count)...].reduce(0, +) * 256
+        guard leftOut <= Double(2 * Self.negligibleWeight) else { return nil }
         half[0] = 256 - 2 * half.dropFirst().reduce(0, +)
         guard half[0] >= 0 else { return nil }
         weights = half.map { UInt16($0) }

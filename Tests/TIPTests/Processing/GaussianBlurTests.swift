@@ -168,6 +168,19 @@ struct GaussianBlurTests {
         #expect(psnr >= 38, "\(psnr) dB against the exact blur")
     }
 
+    @Test(
+        """
+        A thin image (no reduction) with a wide kernel, whose 8-bit taps each round to 1 or 0, is blurred: \
+        it was returned unchanged
+        """,
+        arguments: [40.0, 65, 100])
+    func wideKernelOnThinImage(sigma: Double) throws {
+        let image = TestImages.photo(width: 400, height: 8)
+        let out = try Self.blur(image, sigma)
+        let psnr = ImageComparison.psnr(out, Self.referenceBlur(image, sigma: sigma))
+        #expect(psnr >= 40, "sigma \(sigma): \(psnr) dB against the exact blur")
+    }
+
     @Test("Solid colours stay exact; premultiplied colour never exceeds alpha; opaque stays opaque")
     func invariants() throws {
         for sigma in [0.5, 2, 7, 40] {

@@ -90,6 +90,10 @@ struct SymmetricConvolutionTests {
             #expect(zip(w, w.dropFirst()).allSatisfy { $0 >= $1 }, "weights fall off from the centre: \(w)")
         }
         #expect(SymmetricConvolution(kernel: GaussianBlurRenderer.kernel(sigma: 8)) == nil)
+        // Wide kernels whose every tap rounds to 1 or 0: dropping those would leave the centre alone.
+        for sigma in [64.0, 65, 100, 500] {
+            #expect(SymmetricConvolution(kernel: GaussianBlurRenderer.kernel(sigma: sigma)) == nil, "sigma \(sigma)")
+        }
         #expect(try #require(SymmetricConvolution(kernel: [1])).weights == [256])
     }
 }
