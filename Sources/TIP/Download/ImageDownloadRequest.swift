@@ -23,9 +23,14 @@ struct ImageDownloadRequest: Sendable {
     var allowsResume = true
     /// Whether a whole download is allowed (TIP's `network` loading source); without it only a resume may run.
     var allowsFullDownload = true
-    /// Whether a cached complete image of the URL may be revalidated instead of downloaded again (fetches allowing
-    /// the memory or disk cache source; the configuration's ``GlobalConfiguration/followsHTTPCachingHeaders`` too).
-    var allowsRevalidation = false
+    /// Whether the memory cache's complete image of the URL may be revalidated, and then served, instead of a new
+    /// download (fetches allowing the memory cache source; the configuration's
+    /// ``GlobalConfiguration/followsHTTPCachingHeaders`` too).
+    var revalidatesMemoryCopy = false
+    /// The same for the disk cache's complete image (fetches allowing the disk cache source).
+    var revalidatesDiskCopy = false
+    /// Whether a cached complete image may be revalidated at all.
+    var allowsRevalidation: Bool { revalidatesMemoryCopy || revalidatesDiskCopy }
     /// Whether the bytes a download of the URL committed to the memory cache may answer this request instead of a
     /// new download (fetches allowing TIP's `memoryCache` source; off for plain downloads).
     var allowsCommittedImage = false
@@ -82,7 +87,8 @@ extension ImageDownloadRequest {
         allowsResume = request.loadingSources.allows(.networkResumed)
         allowsFullDownload = request.loadingSources.allows(.network)
         allowsCommittedImage = request.loadingSources.allows(.memoryCache)
-        allowsRevalidation = request.loadingSources.allows(.memoryCache) || request.loadingSources.allows(.diskCache)
+        revalidatesMemoryCopy = request.loadingSources.allows(.memoryCache)
+        revalidatesDiskCopy = request.loadingSources.allows(.diskCache)
         storesToMemoryCache = !request.options.contains(.skipStoringToMemoryCache)
         storesToDiskCache = !request.options.contains(.skipStoringToDiskCache)
         maximumPixelCount = request.resolvedMaximumPixelCount(pipeline?.configuration)

@@ -7,21 +7,23 @@ extension ImagePipelineCaches {
     struct RevalidatedImage: Sendable {
         /// The bytes and what the caches know of them (freshness renewed).
         var image: DownloadedImage
-        /// `diskCache` when the disk cache holds the image, else `memoryCache`.
+        /// `diskCache` when the disk cache holds the image (and the request may read it), else `memoryCache`.
         var source: ImageLoadSource
     }
 
     /// The validators of the complete image of `request`'s URL that the memory cache, else the disk cache, holds;
-    /// nil when neither holds one that can be revalidated.
+    /// nil when neither holds one that can be revalidated. A cache the request may not read is not asked.
     func revalidation(for request: ImageDownloadRequest) -> ImageDownloadRevalidation? {
-        if let complete = memory.entry(withIdentifier: request.identifier, touch: false)?.complete,
+        if request.revalidatesMemoryCopy,
+            let complete = memory.entry(withIdentifier: request.identifier, touch: false)?.complete,
             complete.url == request.url,
             let revalidation = ImageDownloadRevalidation(
                 entityTag: complete.entityTag, lastModified: complete.lastModified)
         {
             return revalidation
         }
-        guard let metadata = disk.entry(withIdentifier: request.identifier, includePartial: false)?.complete?.metadata,
+        guard request.revalidatesDiskCopy,
+            let metadata = disk.entry(withIdentifier: request.identifier, includePartial: false)?.complete?.metadata,
             metadata.url == request.url
         else { return nil }
         return ImageDownloadRevalidation(entityTag: metadata.entityTag, lastModified: metadata.lastModified)
@@ -29,8 +31,9 @@ extension ImagePipelineCaches {
 
     /// The server confirmed the image `revalidation` asked about: the memory and disk caches' copies (those with the
     /// same URL and validators) get `renew`'s freshness (given their stored one) and the response's validators, and
-    /// the image is returned. A disk copy's bytes also enter the memory cache. Nil when neither cache still holds
-    /// it. Rewrites file metadata: runs on the downloader's queue, like the other reads a download starts with.
+    /// the image is returned. A disk copy's bytes also enter the memory cache. Nil when no cache the request may
+    /// read still holds it. Rewrites file metadata: runs on the downloader's queue, like the other reads a download
+    /// starts with.
     func renewRevalidatedImage(
         for request: ImageDownloadRequest, revalidation: ImageDownloadRevalidation,
         entityTag: String?, lastModified: String?,
@@ -47,14 +50,16 @@ extension ImagePipelineCaches {
         ) {
             revalidation.renew(&$0, entityTag: entityTag, lastModified: lastModified, freshness: renew)
         }
-        if let inMemory {
+        // Both copies are renewed; the one served is from a cache the request may read.
+        if let inMemory, request.revalidatesMemoryCopy {
             let image = DownloadedImage(
                 data: inMemory.data, imageType: inMemory.imageType, dimensions: inMemory.dimensions,
                 isAnimated: inMemory.isAnimated, lastModified: inMemory.lastModified,
                 entityTag: inMemory.entityTag, freshness: inMemory.freshness)
-            return RevalidatedImage(image: image, source: onDisk != nil ? .diskCache : .memoryCache)
+            let source: ImageLoadSource = onDisk != nil && request.revalidatesDiskCopy ? .diskCache : .memoryCache
+            return RevalidatedImage(image: image, source: source)
         }
-        guard let onDisk, let data = disk.completeData(of: onDisk) else { return nil }
+        guard request.revalidatesDiskCopy, let onDisk, let data = disk.completeData(of: onDisk) else { return nil }
         let metadata = onDisk.metadata
         let type = metadata.imageType.map(ImageType.init(rawValue:))
         let dimensions = CGSize(width: metadata.width, height: metadata.height)

@@ -183,6 +183,47 @@ struct HTTPRevalidationTests {
         #expect(complete.freshness?.freshUntil == f.clock.date + 10)
     }
 
+    @Test(
+        """
+        a cache the fetch may not read is never revalidated nor served: without disk reads the disk copy's \
+        validators are not sent; without memory reads the memory copy is not served after a 304
+        """
+    )
+    func revalidatesOnlyReadableCaches() async throws {
+        let f = try Fixture()
+        defer { f.tearDown() }
+        _ = try await f.fetch(Fixture.request("d.jpg")) { f.serve($0, headers: ["Cache-Control": "max-age=10"]) }
+        f.clock.advance(11)
+        f.pipeline.clearMemoryCaches()
+        let noDisk = try await f.fetch(Fixture.request("d.jpg", sources: .all.subtracting(.diskCache))) { download in
+            #expect(download.header("If-None-Match") == nil)
+            f.serve(download, headers: ["Cache-Control": "max-age=10"])
+        }
+        #expect(noDisk.result?.imageSource == .network && noDisk.result?.imageWasRevalidated == false)
+
+        // Now in memory and on disk, stale; memory reads off: the disk copy is revalidated and served.
+        f.clock.advance(11)
+        let noMemory = try await f.fetch(Fixture.request("d.jpg", size: 90, sources: .all.subtracting(.memoryCache))) {
+            download in
+            #expect(download.header("If-None-Match") == "\"v1\"")
+            f.notModified(download)
+        }
+        #expect(noMemory.result?.imageSource == .diskCache && noMemory.result?.imageWasRevalidated == true)
+
+        // Only in memory, stale; memory reads off: nothing to revalidate, a whole download.
+        f.clock.advance(11)
+        f.pipeline.clearDiskCache()
+        #expect(await eventually { f.diskMetadata("d.jpg") == nil })
+        let onlyMemory = try await f.fetch(Fixture.request("d.jpg", size: 80, sources: .all.subtracting(.memoryCache)))
+        {
+            download in
+            #expect(download.header("If-None-Match") == nil)
+            f.serve(download, headers: ["Cache-Control": "max-age=10"])
+        }
+        #expect(onlyMemory.result?.imageSource == .network)
+        #expect(f.provider.count == 4)
+    }
+
     @Test("Last-Modified alone: If-Modified-Since goes out")
     func lastModifiedValidator() async throws {
         let f = try Fixture()
