@@ -42,7 +42,7 @@ struct ImageFetchProcessing: Sendable {
     /// "tip.fetch(steps@WxH/mode)": the transformer (when named), the processors (when any) and the target sizing.
     private func fetchIdentity(transformerIdentifier: String?) -> String {
         let steps =
-            (transformerIdentifier.map { ["tip.transformer(\($0))"] } ?? [])
+            (transformerIdentifier.map { ["tip.transformer(\(ImageProcessors.escaped($0)))"] } ?? [])
             + (hasProcessors ? [processorsIdentifier] : [])
         return "tip.fetch(" + steps.joined(separator: "|") + "@" + ImageProcessors.format(targetDimensions)
             + "/\(targetContentMode.rawValue))"

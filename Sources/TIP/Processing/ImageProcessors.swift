@@ -16,9 +16,21 @@ import Foundation
 /// Sizes, radii and widths are in pixels (a Linux image has no points).
 public enum ImageProcessors {
     /// The identifier of running `processors` in order: their identifiers joined with `|`, or "" for none.
-    /// A cache of processed images keys on it.
+    /// A cache of processed images keys on it. A `|` or `\` inside an identifier is escaped with a `\`, so that
+    /// `["a|b"]` and `["a", "b"]` get different identifiers.
     public static func identifier(of processors: [any ImageProcessor]) -> String {
-        processors.map(\.identifier).joined(separator: "|")
+        processors.map { escaped($0.identifier) }.joined(separator: "|")
+    }
+
+    /// `identifier` with a `\` before each `|` and `\` in it (the built-in processors' identifiers have none).
+    static func escaped(_ identifier: String) -> String {
+        guard identifier.contains(where: { $0 == "|" || $0 == "\\" }) else { return identifier }
+        var result = ""
+        for character in identifier {
+            if character == "|" || character == "\\" { result.append("\\") }
+            result.append(character)
+        }
+        return result
     }
 
     /// `size` in whole pixels (each side rounded up), or nil unless both sides are finite and positive.

@@ -192,6 +192,14 @@ struct ImageProcessingTests {
                 == ImageProcessors.Anchor.allCases.count)
         #expect(ImageProcessors.identifier(of: [.cropToFill(), .circle()]) == "tip.crop(target,centre)|tip.circle")
         #expect(ImageProcessors.identifier(of: []) == "")
+        // A separator or escape inside an identifier cannot make two lists look the same.
+        func named(_ identifiers: String...) -> String {
+            ImageProcessors.identifier(
+                of: identifiers.map { id in ImageProcessors.Anonymous(identifier: id) { image, _ in image } })
+        }
+        #expect(named("a|b") != named("a", "b"))
+        #expect(named("a\\", "|b") != named("a\\|", "b"))
+        #expect(named("a|b") == "a\\|b" && named("a\\b") == "a\\\\b")
     }
 
     @Test("The context reports the stage as TIP's transformers see it")
