@@ -93,13 +93,28 @@ struct TGACodecTests {
         data[data.count - 25] = UInt8((offset >> 8) & 0xFF)
         let opaque = try codec.decoder.decode(Data(data), options: ImageDecodingOptions()).image
         #expect(opaque.format == .rgbx8)
-        // 32-bit pixels whose alpha bytes are all zero are opaque.
+        // 32-bit pixels whose alpha bytes are all zero: transparent when the extension area our encoder writes
+        // says the alpha is real, opaque in a file without one (a writer that left the channel unfilled).
         var zeros = [UInt8](
             try codec.encoder!.encode(
                 ImageContainer(image: TestImages.translucent(width: 4, height: 2)), options: [], quality: 1))
         for i in 0..<8 { zeros[18 + i * 4 + 3] = 0 }
+        #expect(try codec.decoder.decode(Data(zeros), options: ImageDecodingOptions()).image.pixel(x: 0, y: 0)[3] == 0)
+        for i in 0..<4 { zeros[zeros.count - 26 + i] = 0 }  // the footer's extension area offset
         #expect(
             try codec.decoder.decode(Data(zeros), options: ImageDecodingOptions()).image.pixel(x: 0, y: 0)[3] == 255)
+    }
+
+    @Test("an image transparent everywhere comes back transparent, uncompressed and run-length encoded")
+    func transparentRoundTrip() throws {
+        let clear = TestImages.solid(width: 5, height: 3, SIMD4(0, 0, 0, 0))
+        for compression in [TGACodec.Compression.none, .runLength] {
+            let data = try TGAEncoder(compression: compression).encode(
+                ImageContainer(image: clear), options: [], quality: 1)
+            let decoded = try codec.decoder.decode(data, options: ImageDecodingOptions()).image
+            #expect(decoded.format == .rgba8Premultiplied, "\(compression)")
+            #expect(decoded.pixel(x: 2, y: 1) == SIMD4(0, 0, 0, 0), "\(compression)")
+        }
     }
 
     @Test("every prefix and random damage of every TGA fixture: an image or a typed error")

@@ -9,7 +9,9 @@ import Foundation
 /// - Opaque images: 24-bit BGR with a `BITMAPINFOHEADER`.
 /// - Images with a transparent pixel: 32-bit BGRA with a `BITMAPV4HEADER` whose bit fields name the
 ///   alpha channel (so browsers, Pillow and Windows see it), colours un-premultiplied with rounding.
-///   `.noAlpha` writes them opaque (colours over black).
+///   `.noAlpha` writes them opaque (colours over black). An image transparent everywhere reads back opaque
+///   (black) in browsers and in ``BMPDecoder``, which take alpha that is zero everywhere for a channel never
+///   filled in: BMP has no field to say otherwise, so write such an image as PNG.
 /// - `gray8` images, or any image with `.grayscale`: 8-bit indexed with a 256-level gray table (the
 ///   rounded Rec. 601 luma).
 ///

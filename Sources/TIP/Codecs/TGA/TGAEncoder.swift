@@ -6,7 +6,9 @@ import Foundation
 ///   BGRA with 8 alpha bits declared (colours un-premultiplied with rounding; `.noAlpha` writes them
 ///   opaque over black), `gray8` images or `.grayscale` as 8-bit gray (type 3, the rounded Rec. 601 luma).
 /// - Rows bottom-up (TGA's default origin), no image ID, no colour map, and the TGA 2.0 footer
-///   ("TRUEVISION-XFILE"), so readers and detection recognise the file.
+///   ("TRUEVISION-XFILE"), so readers and detection recognise the file. With alpha, also a TGA 2.0 extension
+///   area whose attributes type (3, "useful alpha") keeps an image transparent everywhere transparent when read
+///   back (readers take zero alpha everywhere without it for a channel never filled in).
 /// - `.none` by default: TIP writes TGA through ImageIO without setting
 ///   `kCGImagePropertyTGACompression`, whose default is none. `.runLength` writes types
 ///   10 and 11, with packets that never cross a row (as TGA 2.0 asks).
@@ -61,10 +63,25 @@ struct TGAEncoder: ImageEncoder {
                 file.append(contentsOf: row)
             }
         }
-        file.append(contentsOf: [UInt8](repeating: 0, count: 8))  // no extension area, no developer area
+        // With alpha, an extension area whose attributes type (3) says the alpha is real: readers then keep even
+        // alpha that is zero everywhere, which they otherwise take for a channel never filled in.
+        var extensionOffset = 0
+        if alpha {
+            extensionOffset = file.count
+            var area = [UInt8](repeating: 0, count: Self.extensionAreaSize)
+            area[0] = UInt8(Self.extensionAreaSize & 0xFF)
+            area[1] = UInt8(Self.extensionAreaSize >> 8)
+            area[Self.extensionAreaSize - 1] = 3
+            file.append(contentsOf: area)
+        }
+        file.append(contentsOf: (0..<4).map { UInt8(truncatingIfNeeded: extensionOffset >> ($0 * 8)) })
+        file.append(contentsOf: [UInt8](repeating: 0, count: 4))  // no developer area
         file.append(contentsOf: TGAHeader.footerSignature)
         return file
     }
+
+    /// The size of a TGA 2.0 extension area, its attributes type in its last byte.
+    static let extensionAreaSize = 495
 
     /// Bitmap row `y` as stored TGA pixels (B, G, R[, A] or gray).
     private static func storedRow(_ bitmap: Bitmap, y: Int, gray: Bool, alpha: Bool, into row: inout [UInt8]) {

@@ -9,9 +9,9 @@
 /// Output: `gray8` for 8-bit gray, `rgba8Premultiplied` when the pixels carry alpha, else `rgbx8`.
 /// Alpha is used when the pixel layout has it (32 bits, a 16-bit pixel whose descriptor declares an
 /// alpha bit, gray with alpha, a colour map with alpha), unless the TGA 2.0 extension area says the
-/// alpha is absent or to be ignored, or every alpha value is zero (writers that leave it unfilled); an
-/// extension area saying "premultiplied" is honoured. Rows the data does not reach are filled (see
-/// ``Bitmap/fillMissingRows(_:)``) and the result is partial; with no row at all it throws
+/// alpha is absent or to be ignored, or every alpha value is zero in a file without that area (writers that
+/// leave it unfilled); an extension area saying "premultiplied" is honoured. Rows the data does not reach are
+/// filled (see ``Bitmap/fillMissingRows(_:)``) and the result is partial; with no row at all it throws
 /// ``ImageDecodingError/truncatedData``. Stateless.
 enum TGAPixelReader {
     static func decode(_ bytes: UnsafeRawBufferPointer, header: TGAHeader) throws(ImageDecodingError) -> (
@@ -47,8 +47,9 @@ enum TGAPixelReader {
             }
         }
         guard rows > 0 else { throw .truncatedData }
-        if usesAlpha && !sawAlpha && header.kind != .colorMapped {
-            // Alpha that is zero everywhere was never filled in: decode the colours as opaque.
+        if usesAlpha && !sawAlpha && header.kind != .colorMapped && attributes == nil {
+            // Alpha that is zero everywhere, in a file that does not say its alpha is real, was never filled in:
+            // decode the colours as opaque.
             var opaque = RowSource(bytes: bytes, header: header)
             let plain = RowConverter(header: header, usesAlpha: false, isPremultiplied: false)
             bitmap.withUnsafeMutableBytes { out in
