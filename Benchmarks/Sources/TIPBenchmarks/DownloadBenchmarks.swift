@@ -293,14 +293,19 @@ enum DownloadBenchmarks {
         for body in bodies { try body() }
         var values = Array(repeating: [Double](), count: bodies.count)
         var cpu = Array(repeating: [Double](), count: bodies.count)
+        var switches = Array(repeating: (voluntary: [Double](), involuntary: [Double]()), count: bodies.count)
         for iteration in 0..<Harness.iterations {
             for offset in bodies.indices {
                 let index = (iteration + offset) % bodies.count
                 let start = DispatchTime.now().uptimeNanoseconds
                 let cpuStart = Harness.cpuNanoseconds()
+                let switchesStart = Harness.contextSwitches()
                 try bodies[index]()
                 values[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
                 cpu[index].append(Double(Harness.cpuNanoseconds() - cpuStart) / 1e6)
+                let switchesEnd = Harness.contextSwitches()
+                switches[index].voluntary.append(Double(switchesEnd.voluntary - switchesStart.voluntary))
+                switches[index].involuntary.append(Double(switchesEnd.involuntary - switchesStart.involuntary))
             }
         }
         if names.count == bodies.count {
@@ -308,6 +313,13 @@ enum DownloadBenchmarks {
             print(
                 "note: process CPU per run (all threads, the in-process server included): "
                     + medians.joined(separator: ", "))
+            let counts = zip(names, switches).map {
+                "\($0) \(Harness.format(Samples($1.voluntary).median, digits: 0)) + "
+                    + "\(Harness.format(Samples($1.involuntary).median, digits: 0))"
+            }
+            print(
+                "note: context switches per run (voluntary + involuntary, all threads): "
+                    + counts.joined(separator: ", "))
         }
         return values.map(Samples.init)
     }

@@ -37,6 +37,14 @@ enum Harness {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
+    /// The process's context switches so far, voluntary (a thread waited) and involuntary (it was preempted),
+    /// all threads included.
+    static func contextSwitches() -> (voluntary: Int, involuntary: Int) {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return (usage.ru_nvcsw, usage.ru_nivcsw)
+    }
+
     /// One result row: `name: ours X ms, baseline Y ms, ratio X/Y` plus the target verdict.
     struct Row {
         let name: String

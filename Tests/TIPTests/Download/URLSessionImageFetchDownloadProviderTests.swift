@@ -18,6 +18,8 @@ final class TestDownloadContext: ImageFetchDownloadContext, @unchecked Sendable 
     let recorder: TestDownloadClient
     private var hydrated: URLRequest?
     private var authorized: String?
+    /// Tells the client whether a call runs on `downloadQueue`.
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     init(
         url: URL, hydrate: @escaping @Sendable (inout URLRequest) -> Void = { _ in },
@@ -25,7 +27,11 @@ final class TestDownloadContext: ImageFetchDownloadContext, @unchecked Sendable 
         onData: @escaping @Sendable (any ImageFetchDownload, Int) -> Void = { _, _ in }
     ) {
         originalRequest = URLRequest(url: url)
-        let recorder = TestDownloadClient(onData: onData)
+        let queue = downloadQueue
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(queue))
+        let recorder = TestDownloadClient(onData: onData) {
+            DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(queue)
+        }
         self.recorder = recorder
         client = recorder
         recorder.hydrate = { [unowned self] request in
@@ -52,12 +58,22 @@ final class TestDownloadClient: ImageFetchDownloadClient, @unchecked Sendable {
     var chunks = 0
     var error: (any Error)?
     var completions = 0
+    /// Calls made off the context's download queue (the contract allows none).
+    var callsOffQueue = 0
     let done = DispatchSemaphore(value: 0)
+    private let isOnDownloadQueue: @Sendable () -> Bool
 
-    init(onData: @escaping @Sendable (any ImageFetchDownload, Int) -> Void) { self.onData = onData }
+    init(
+        onData: @escaping @Sendable (any ImageFetchDownload, Int) -> Void,
+        isOnDownloadQueue: @escaping @Sendable () -> Bool
+    ) {
+        self.onData = onData
+        self.isOnDownloadQueue = isOnDownloadQueue
+    }
 
     /// Whether `event` keeps to the contract (a violation is recorded).
     private func admits(_ event: ImageDownloadContract.Event) -> Bool {
+        if !isOnDownloadQueue() { callsOffQueue += 1 }
         switch contract.apply(event) {
         case .forward: return true
         case .drop: return false
@@ -295,6 +311,7 @@ struct URLSessionImageFetchDownloadProviderTests {
             context.downloadQueue.sync {
                 #expect(context.recorder.error == nil)
                 #expect(context.recorder.completions == 1)
+                #expect(context.recorder.callsOffQueue == 0)
                 if index % 3 == 2 {
                     #expect(context.recorder.response?.statusCode == 404)
                 } else {
@@ -302,6 +319,32 @@ struct URLSessionImageFetchDownloadProviderTests {
                 }
             }
         }
+    }
+
+    @Test(
+        """
+        URLSession: the session's delegate calls run on the first download's queue, whose downloads then get \
+        their events there without a hop; downloads on other queues still get theirs on their own
+        """
+    )
+    func delegateQueueAdoptsTheFirstDownloadQueue() throws {
+        let server = try LoopbackHTTPServer(handler: Self.serve)
+        defer { server.stop() }
+        let provider = URLSessionImageFetchDownloadProvider()
+        let first = TestDownloadContext(url: server.baseURL.appendingPathComponent("image"))
+        let other = TestDownloadContext(url: server.baseURL.appendingPathComponent("image"))
+        let downloads = [first, other].map { provider.imageFetchDownload(with: $0) }
+        #expect(provider.delegateQueue.underlyingQueue === first.downloadQueue)
+        downloads[0].start()
+        downloads[1].start()
+        for context in [first, other] {
+            #expect(context.recorder.done.wait(timeout: .now() + 20) == .success)
+            context.downloadQueue.sync {
+                #expect(context.recorder.error == nil && context.recorder.body == Data(Self.payload))
+                #expect(context.recorder.callsOffQueue == 0)
+            }
+        }
+        #expect(provider.delegateQueue.underlyingQueue === first.downloadQueue)
     }
 
     @Test(
