@@ -322,32 +322,6 @@ struct URLSessionImageFetchDownloadProviderTests {
     }
 
     @Test(
-        """
-        URLSession: the session's delegate calls run on the first download's queue, whose downloads then get \
-        their events there without a hop; downloads on other queues still get theirs on their own
-        """
-    )
-    func delegateQueueAdoptsTheFirstDownloadQueue() throws {
-        let server = try LoopbackHTTPServer(handler: Self.serve)
-        defer { server.stop() }
-        let provider = URLSessionImageFetchDownloadProvider()
-        let first = TestDownloadContext(url: server.baseURL.appendingPathComponent("image"))
-        let other = TestDownloadContext(url: server.baseURL.appendingPathComponent("image"))
-        let downloads = [first, other].map { provider.imageFetchDownload(with: $0) }
-        #expect(provider.delegateQueue.underlyingQueue === first.downloadQueue)
-        downloads[0].start()
-        downloads[1].start()
-        for context in [first, other] {
-            #expect(context.recorder.done.wait(timeout: .now() + 20) == .success)
-            context.downloadQueue.sync {
-                #expect(context.recorder.error == nil && context.recorder.body == Data(Self.payload))
-                #expect(context.recorder.callsOffQueue == 0)
-            }
-        }
-        #expect(provider.delegateQueue.underlyingQueue === first.downloadQueue)
-    }
-
-    @Test(
         "a cancel racing with start or the load always ends in exactly one completion",
         arguments: ShippedDownloadProvider.allCases)
     func cancelRaces(_ kind: ShippedDownloadProvider) throws {

@@ -6,8 +6,7 @@ import FoundationNetworking
 
 /// A download made by `URLSessionImageFetchDownloadProvider`: one data task for the hydrated, authorized request
 /// (the steps, cancellation and completion are `LoadingImageFetchDownload`'s). Task events arrive from the
-/// session's delegate queue: they run at once when that queue runs on the download queue (the provider's first
-/// download's queue), else they hop to it.
+/// session's delegate queue and hop to the download queue.
 final class URLSessionImageFetchDownload: LoadingImageFetchDownload<URLSessionDataTask>, @unchecked Sendable {
     private struct Extra {
         var refusedRedirectStatus: Int?
@@ -63,13 +62,8 @@ final class URLSessionImageFetchDownload: LoadingImageFetchDownload<URLSessionDa
 
     // MARK: - Task events, from the session's delegate queue
 
-    /// Runs `body` on the download queue: at once when the delegate call already runs there.
-    private func onQueue(_ body: @escaping @Sendable () -> Void) {
-        if queue.isCurrent { body() } else { queue.async(execute: body) }
-    }
-
     func taskDidReceive(_ response: URLResponse) {
-        onQueue {
+        queue.async {
             // FoundationNetworking reports interim responses (100, 102, 103) as responses too: the final one follows.
             guard let context = self.reportingContext, let http = response as? HTTPURLResponse,
                 !(100..<200).contains(http.statusCode)
@@ -91,7 +85,7 @@ final class URLSessionImageFetchDownload: LoadingImageFetchDownload<URLSessionDa
     }
 
     func taskDidReceive(_ data: Data) {
-        onQueue {
+        queue.async {
             guard let context = self.reportingContext else { return }
             self.extra.withLock { $0.metrics.byteCount += data.count }
             context.client.download(self, didReceiveData: data)
@@ -105,7 +99,7 @@ final class URLSessionImageFetchDownload: LoadingImageFetchDownload<URLSessionDa
     }
 
     func taskDidComplete(error: (any Error)?, response: URLResponse?) {
-        onQueue {
+        queue.async {
             if let refused = self.extra.withLock({ $0.refusedRedirectStatus }) {
                 return self.finish(
                     error: ImageFetchError(

@@ -36,8 +36,6 @@ public final class URLSessionImageFetchDownloadProvider: ImageFetchDownloadProvi
 
     let session: URLSession
     let router: URLSessionImageFetchDownloadRouter
-    /// The session's serial delegate queue; it runs on the first download's queue (see `imageFetchDownload`).
-    let delegateQueue: OperationQueue
 
     /// A provider with its own session. `requestTimeout` is the idle timeout per request, in seconds (default 60).
     public init(requestTimeout: TimeInterval = 60) {
@@ -49,7 +47,7 @@ public final class URLSessionImageFetchDownloadProvider: ImageFetchDownloadProvi
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForResource = Self.resourceTimeout
         configuration.timeoutIntervalForRequest = requestTimeout
-        delegateQueue = OperationQueue()
+        let delegateQueue = OperationQueue()
         delegateQueue.maxConcurrentOperationCount = 1
         delegateQueue.name = "TIP.URLSessionImageFetchDownloadProvider"
         router = URLSessionImageFetchDownloadRouter()
@@ -62,12 +60,7 @@ public final class URLSessionImageFetchDownloadProvider: ImageFetchDownloadProvi
     }
 
     /// A new download for `context`; it does nothing until `start()`.
-    ///
-    /// The first call makes the context's download queue the one the session's delegate callbacks run on, so
-    /// that the events of downloads on that queue (one per `GlobalConfiguration`) reach their client without a
-    /// further hop; downloads on other queues hop to theirs.
     public func imageFetchDownload(with context: any ImageFetchDownloadContext) -> any ImageFetchDownload {
-        router.adopt(context.downloadQueue, for: delegateQueue)
-        return URLSessionImageFetchDownload(context: context, provider: self)
+        URLSessionImageFetchDownload(context: context, provider: self)
     }
 }

@@ -5,24 +5,10 @@ import FoundationNetworking
 #endif
 
 /// The session delegate of `URLSessionImageFetchDownloadProvider`: routes each task's events to its download.
-/// Callbacks arrive on the session's serial delegate queue, which runs on the first download's queue.
+/// Callbacks arrive on the session's serial delegate queue.
 final class URLSessionImageFetchDownloadRouter: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // `downloads` and `adoptedQueue` are guarded by their own locks; the class has no other state.
+    // `downloads` is guarded by its own lock; the class has no other state.
     private let downloads = Locked([Int: URLSessionImageFetchDownload]())
-    /// The queue the delegate queue runs on, once adopted. Held here because `OperationQueue.underlyingQueue`
-    /// does not retain it, and the session keeps its delegate until its last delegate call has run.
-    private let adoptedQueue = Locked<DispatchQueue?>(nil)
-
-    /// Makes `queue` the one `delegateQueue` runs its operations on, the first time only. The provider calls it
-    /// for every download it makes, before that download creates its task: the first call comes before the
-    /// session has any task, so the delegate queue is still empty, as changing its underlying queue requires.
-    func adopt(_ queue: DispatchQueue, for delegateQueue: OperationQueue) {
-        adoptedQueue.withLock { adopted in
-            guard adopted == nil else { return }
-            adopted = queue
-            delegateQueue.underlyingQueue = queue
-        }
-    }
 
     /// Sends `task`'s events to `download` until the task completes.
     func register(_ task: URLSessionTask, for download: URLSessionImageFetchDownload) {
