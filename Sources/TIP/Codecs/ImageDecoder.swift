@@ -15,7 +15,9 @@ public struct ImageDecodingOptions: Sendable {
     public var configuration: (any Sendable)?
     /// Images whose header claims more pixels (width x height, before any scaling) are refused
     /// with ``ImageDecodingError/dimensionsTooLarge(width:height:maximumPixelCount:)`` before any
-    /// large allocation. Default ``defaultMaximumPixelCount``.
+    /// large allocation. Default ``defaultMaximumPixelCount``. A row is counted as at least 16 pixels wide
+    /// (a bitmap's rows are padded to 64 bytes), so a sliver such as 1x99,000,000 counts what its bitmap
+    /// would take in memory.
     public var maximumPixelCount: Int
     /// The filter of the final resampling step. Default `.default`.
     public var interpolationQuality: InterpolationQuality
@@ -70,8 +72,16 @@ public struct ImageDecodingOptions: Sendable {
     }
 
     private func exceedsMaximum(_ width: Int, _ height: Int) -> Bool {
-        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        return overflow || pixels > maximumPixelCount
+        !Self.isWithinPixelLimit(width: width, height: height, limit: maximumPixelCount)
+    }
+
+    /// Whether a `width` x `height` image is within `limit` pixels as its bitmap stores it: each row
+    /// counted as the pixels its 64-byte-aligned bytes hold as RGBA (the width rounded up to 16).
+    static func isWithinPixelLimit(width: Int, height: Int, limit: Int) -> Bool {
+        guard let bytes = Bitmap.byteCount(width: width, height: height, format: .rgba8Premultiplied) else {
+            return false
+        }
+        return bytes / PixelFormat.rgba8Premultiplied.bytesPerPixel <= limit
     }
 
     /// The whole-pixel dimensions an image of `width` x `height` is delivered at, by TIP's exact target-sizing

@@ -39,10 +39,13 @@ public enum ImageDecodingError: Error, Equatable, Sendable, CustomNSError, Custo
             // Within the limit itself, the image was refused for its output at the target size.
             let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
             let what =
-                !overflow && pixels <= limit
+                ImageDecodingOptions.isWithinPixelLimit(width: width, height: height, limit: limit)
                 ? "the output of this \(width)x\(height) image at the target size exceeds the limit of \(limit) pixels "
                     + "(use a smaller target, or raise "
-                : "\(width)x\(height) exceeds the limit of \(limit) pixels (raise "
+                : !overflow && pixels <= limit
+                    ? "\(width)x\(height) exceeds the limit of \(limit) pixels as a bitmap holds it, every row "
+                        + "taking at least 16 pixels (raise "
+                    : "\(width)x\(height) exceeds the limit of \(limit) pixels (raise "
             return "Could not decode image: " + what
                 + "GlobalConfiguration.maximumPixelCount, or the fetch request's maximumPixelCount, for fetches; "
                 + "ImageDecodingOptions.maximumPixelCount when decoding with CodecCatalogue)."

@@ -48,7 +48,9 @@ final class ImageDownloadBody {
         guard let type = header.imageType, CodecCatalogue.shared.codec(for: type) != nil, header.hasReadHeader else {
             return false
         }
-        return Double(header.dimensions.width) * Double(header.dimensions.height) <= Double(maximumPixelCount)
+        let width = header.dimensions.width, height = header.dimensions.height
+        guard width.isFinite, height.isFinite, width >= 1, height >= 1, width < 1e9, height < 1e9 else { return false }
+        return ImageDecodingOptions.isWithinPixelLimit(width: Int(width), height: Int(height), limit: maximumPixelCount)
     }
 
     /// Whether the bytes end the way a whole file of their type ends (a cheap guard against bodies cut short).

@@ -117,8 +117,18 @@ extension ImageFetchOperation {
         let contentType =
             downloaded.response?.value(forHTTPHeaderField: "Content-Type").map { "Content-Type \($0)" }
             ?? "no Content-Type"
+        // A body in a content coding (gzip...) is kept as sent: the coding, not the image, is what no codec reads.
+        let coding = downloaded.response?.value(forHTTPHeaderField: "Content-Encoding")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .flatMap { $0.isEmpty || $0.lowercased() == "identity" ? nil : $0 }
         switch error as? ImageDecodingError {
         case .unrecognizedFormat?, .emptyData?:
+            if let coding {
+                return
+                    "The response from \(url) came with Content-Encoding \(coding) (\(contentType), "
+                    + "\(downloaded.data.count) bytes), though TIP asks for identity and decodes no content coding; "
+                    + "configure the server not to compress images."
+            }
             return
                 "The response from \(url) is not an image: the server sent \(contentType) (\(downloaded.data.count) "
                 + "bytes), "
@@ -128,9 +138,11 @@ extension ImageFetchOperation {
             return "The image downloaded from \(url) is \(type.rawValue) (\(contentType)), and no codec for it is "
                 + "registered; \(type.missingCodecAdvice)."
         case let .dimensionsTooLarge(width, height, limit)?:
+            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+            let asStored = !overflow && pixels <= limit ? " as a bitmap holds it (every row at least 16 pixels)" : ""
             return
-                "The image downloaded from \(url) is \(width)x\(height), which exceeds the limit of \(limit) pixels; "
-                + "raise "
+                "The image downloaded from \(url) is \(width)x\(height), which exceeds the limit of \(limit) pixels"
+                + "\(asStored); raise "
                 + "GlobalConfiguration.shared.maximumPixelCount (or the request's maximumPixelCount) to load it."
         default:
             return

@@ -75,8 +75,7 @@ struct ImagePipelineCaches: Sendable {
         /// Whether `error` refuses the output at the target sizing while the image itself is within the limit.
         private static func isOnlyTheOutputTooLarge(_ error: ImageDecodingError) -> Bool {
             guard case let .dimensionsTooLarge(width, height, limit) = error else { return false }
-            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-            return !overflow && pixels <= limit
+            return ImageDecodingOptions.isWithinPixelLimit(width: width, height: height, limit: limit)
         }
     }
 

@@ -105,6 +105,29 @@ struct PNGRobustnessTests {
         #expect(throws: ImageDecodingError.self) { try decoder.decode(zero, options: ImageDecodingOptions()) }
         let beyondSpec = PNGTestWriter.replacingDimensions(of: png, width: 0x8000_0000, height: 1)
         #expect(throws: ImageDecodingError.self) { try decoder.decode(beyondSpec, options: ImageDecodingOptions()) }
+        // A sliver within the limit by width x height, but not as stored: every bitmap row takes at least 64 bytes,
+        // so 1x99,000,000 would take 6.3 GB. It was decoded (19 s, 6.3 GB peak) and failed only at its end.
+        let sliver = PNGTestWriter.replacingDimensions(of: png, width: 1, height: 99_000_000)
+        #expect(
+            throws: ImageDecodingError.dimensionsTooLarge(
+                width: 1, height: 99_000_000, maximumPixelCount: ImageDecodingOptions.defaultMaximumPixelCount)
+        ) {
+            try decoder.decode(
+                sliver,
+                options: ImageDecodingOptions(
+                    targetDimensions: CGSize(width: 100, height: 100), targetContentMode: .scaleAspectFit))
+        }
+        #expect(
+            String(
+                describing: ImageDecodingError.dimensionsTooLarge(
+                    width: 1, height: 99_000_000, maximumPixelCount: 100_000_000)
+            )
+            .contains("as a bitmap holds it"))
+        // The same number of pixels 16 wide is within it.
+        #expect(throws: Never.self) { try ImageDecodingOptions().checkDimensions(width: 16, height: 6_250_000) }
+        #expect(throws: ImageDecodingError.self) {
+            try ImageDecodingOptions().checkDimensions(width: 15, height: 6_250_001)
+        }
     }
 
     @Test("a highly compressible image within the budget but with lying dimensions is handled")

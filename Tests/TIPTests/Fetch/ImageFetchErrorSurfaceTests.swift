@@ -165,6 +165,22 @@ struct ImageFetchErrorSurfaceTests {
         #expect(message.contains("com.apple.pict") && message.contains("Content-Type image/x-pict"), "\(message)")
         #expect(message.contains("CodecCatalogue.shared.setCodec"), "\(message)")
 
+        // A compressed body names its Content-Encoding; a sliver over the limit only as stored says so.
+        let gzipped = ImageDownloadResult(
+            data: Data([0x1F, 0x8B, 8, 0]), url: url, imageType: nil, dimensions: .zero, isAnimated: false,
+            source: .network,
+            response: HTTPURLResponse(
+                url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                headerFields: ["Content-Type": "image/jpeg", "Content-Encoding": "gzip"]),
+            wasCommitted: false, wasStoredOnDisk: false, sentRequest: nil, providerMetrics: nil, networkLoadDuration: 0)
+        let compressed = ImageFetchOperation.undecodableMessage(
+            ImageDecodingError.unrecognizedFormat, downloaded: gzipped)
+        #expect(compressed.contains("Content-Encoding gzip") && compressed.contains("not to compress"), "\(compressed)")
+        let sliver = ImageFetchOperation.undecodableMessage(
+            ImageDecodingError.dimensionsTooLarge(width: 1, height: 99_000_000, maximumPixelCount: 100_000_000),
+            downloaded: gzipped)
+        #expect(sliver.contains("1x99000000") && sliver.contains("as a bitmap holds it"), "\(sliver)")
+
         // A damaged BMP (BMP has a codec now) names what the codec found and the Content-Type that arrived.
         let env = try SteppedPipelineEnvironment()
         defer { env.tearDown() }
