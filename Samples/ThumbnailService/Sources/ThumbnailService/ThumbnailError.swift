@@ -72,7 +72,10 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
         case let error as ImageFetchError:
             return from(fetchError: error)
         case let error as ImageDecodingError:
-            if case .dimensionsTooLarge = error { return .tooLarge(error.localizedDescription) }
+            // The library's own words name settings to raise: advice for the operator, not for the client.
+            if case .dimensionsTooLarge(let width, let height, let limit) = error {
+                return .tooLarge("the source is \(width)x\(height), over the service's limit of \(limit) pixels")
+            }
             return .originFailed("the origin's image could not be decoded: \(error.localizedDescription)")
         case let error as ImageProcessingError:
             return .internalFailure("processing failed: \(error.localizedDescription)")
@@ -89,7 +92,7 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
             let status = error.httpStatusCode.map { "HTTP \($0)" } ?? "an HTTP error"
             return .originFailed("the origin answered \(status)")
         case .downloadTooLarge:
-            return .tooLarge(error.message)
+            return .tooLarge("the source has more bytes than the service accepts")
         case .downloadTimedOut:
             return .timedOut(error.message)
         case .couldNotDownloadImage:

@@ -44,6 +44,12 @@ struct ThumbnailRenderer: Sendable {
             targetDimensions: target, targetContentMode: mode,
             maximumPixelCount: maxSourcePixelCount, interpolationQuality: .high)
         let decoded = try CodecCatalogue.shared.decodeImage(data, options: options).container
+        // A whole body whose decoder could not read every pixel is damaged (cut short and closed, a bad checksum):
+        // never a thumbnail that clients would cache, as the pipeline never caches such an image either.
+        if decoded.isPartial {
+            throw ThumbnailError.originFailed(
+                "the origin's image is damaged or cut short: the decoder could not read every pixel")
+        }
         let context = ImageProcessingContext(targetDimensions: box, targetContentMode: mode)
         let processors: [any ImageProcessor] = parameters.fit == .crop ? [.cropToFill()] : [.resizeToFit()]
         let processed = try decoded.processed(by: processors, context: context)

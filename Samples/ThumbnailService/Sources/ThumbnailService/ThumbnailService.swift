@@ -103,7 +103,7 @@ public final class ThumbnailService: Sendable {
         let source = try await fetchSource(parameters.url, addresses: addresses)
         guard source.data.count <= configuration.maxSourceByteCount else {
             throw ThumbnailError.tooLarge(
-                "the source has \(source.data.count) bytes, over the limit of "
+                "the source has \(source.data.count) bytes, over the service's limit of "
                     + "\(configuration.maxSourceByteCount)")
         }
         try Task.checkCancellation()

@@ -27,6 +27,10 @@ final class ThumbnailServiceIntegrationTests: Sendable {
             try origin.setFile("\(prefix)-\(name)", data: Fixtures.data(name))
         }
         try origin.setFile("\(prefix)-not-an-image.jpg", data: Data("<html>hello</html>".utf8))
+        // A PNG cut short and closed with an IEND chunk, as a broken upload looks: it decodes only partly.
+        let png = try Fixtures.data("someAlpha.png")
+        let iend: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+        try origin.setFile("\(prefix)-damaged.png", data: png.prefix(png.count * 2 / 5) + Data(iend))
         try origin.start()
     }
 
@@ -212,6 +216,9 @@ final class ThumbnailServiceIntegrationTests: Sendable {
             for response in [bytes, pixels] {
                 let body = try JSONSerialization.jsonObject(with: response.body) as? [String: String]
                 #expect(body?["error"] == "too_large")
+                // Words for the client: no library setting to raise.
+                #expect(body?["message"]?.contains("GlobalConfiguration") == false, "\(body ?? [:])")
+                #expect(body?["message"]?.contains("service") == true, "\(body ?? [:])")
             }
         }
     }
@@ -221,6 +228,7 @@ final class ThumbnailServiceIntegrationTests: Sendable {
             let urls = [
                 origin.url("\(prefix)-missing.jpg"), origin.url("fail"),
                 origin.url("redirect/\(prefix)-twitterfied.jpg"), origin.url("\(prefix)-not-an-image.jpg"),
+                origin.url("\(prefix)-damaged.png"),
                 "http://127.0.0.1:\(try LoopbackSocket.freePort())/refused.jpg",
             ]
             for url in urls {
