@@ -143,6 +143,10 @@ struct CurlImageFetchDownloadProviderTests {
             Shared.download(server, "hop0", provider: CurlImageFetchDownloadProvider(maxRedirectCount: 3))
         ).0
         #expect((client.error as? URLError)?.code == .httpTooManyRedirects)
+        #expect(client.error?.localizedDescription.contains("redirects") == true)
+        // The last redirect is not reported as the response: the downloader would take it for one it could not
+        // follow (no usable Location) and report that instead.
+        #expect(client.response == nil)
         #expect(server.requests.withLock { $0.count } == 4)
     }
 

@@ -171,6 +171,11 @@ struct ImageDownloaderErrorTests {
         #expect(await env.start(env.request("/moved.jpg")).success()?.data == image)
         let error = await env.start(env.request("/evil.jpg")).failure()
         #expect(error != nil)
+        // A redirect loop fails as too many redirects, not as a redirect that could not be followed.
+        env.server.setFault(
+            .redirect(status: 302, location: env.server.url(for: "/loop.jpg").absoluteString), for: "/loop.jpg")
+        let loop = String(describing: try #require(await env.start(env.request("/loop.jpg")).failure()))
+        #expect(loop.contains("redirects") && !loop.contains("cannot be followed"), "\(loop)")
         await env.tearDown()
     }
 

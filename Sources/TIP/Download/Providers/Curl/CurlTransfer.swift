@@ -233,13 +233,15 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: - The loop's calls, on its thread
 
     /// libcurl finished the transfer with `result`: queues the response (when no body brought it), then the
-    /// completion.
+    /// completion. A redirect refused (to a non-HTTP URL) or one past `maxRedirects` ends with its own error,
+    /// its response unreported (the client would take it for a redirect without a usable `Location`).
     func didFinish(result: CURLcode) {
         var events: [Event] = []
         let head = headers.finalHead
-        let refusedRedirect =
-            result == CURLE_UNSUPPORTED_PROTOCOL && head.map { (300..<400).contains($0.statusCode) } == true
-        if !hasQueuedResponse, let head, !refusedRedirect {
+        let isRedirect = head.map { (300..<400).contains($0.statusCode) } == true
+        let refusedRedirect = isRedirect && result == CURLE_UNSUPPORTED_PROTOCOL
+        let tooManyRedirects = isRedirect && result == CURLE_TOO_MANY_REDIRECTS
+        if !hasQueuedResponse, let head, !refusedRedirect, !tooManyRedirects {
             events.append(.response(head, effectiveURL))
         }
         events.append(.completion(error(for: result, head: head, refusedRedirect: refusedRedirect), metrics()))
