@@ -394,6 +394,19 @@ extension DiskCache {
         }
     }
 
+    /// Deletes `identifier`'s partial file when `accepts` takes its metadata (a partial the server no longer
+    /// continues); the complete image stays.
+    func clearPartialImage(withIdentifier identifier: String, accepts: (DiskCacheMetadata) -> Bool) {
+        domain.sync {
+            guard !identifier.isEmpty else { return }
+            let name = SafeIdentifier.fileName(for: identifier)
+            guard var entry = currentEntry(name), let partial = entry.partial, accepts(partial.metadata) else { return }
+            deleteFile(DiskCache.partialName(name))
+            entry.partial = nil
+            setEntry(entry.isEmpty ? nil : entry, forName: name, bump: false)
+        }
+    }
+
     /// Removes the directory with everything in it, as TIP does (the pipeline is no longer a known one until it
     /// writes again, which brings the directory back); `completion` then runs on a background queue.
     func clearAll(completion: (@Sendable () -> Void)? = nil) {

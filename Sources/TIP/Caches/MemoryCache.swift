@@ -192,19 +192,37 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
     /// whether it was removed.
     @discardableResult
     func removeCompleteImage(withIdentifier identifier: String, accepts: (MemoryCacheCompleteImage) -> Bool) -> Bool {
-        let removed = domain.withLock { budget -> MemoryCacheCompleteImage? in
-            guard var entry = entries.peek(identifier), let complete = entry.complete, accepts(complete) else {
+        removeVariant(\.complete, withIdentifier: identifier, accepts: accepts)
+    }
+
+    /// Removes `identifier`'s partial when `accepts` takes it (the complete variant beside it stays). Returns
+    /// whether it was removed.
+    @discardableResult
+    func removePartialImage(withIdentifier identifier: String, accepts: (MemoryCachePartialImage) -> Bool) -> Bool {
+        removeVariant(\.partial, withIdentifier: identifier, accepts: accepts)
+    }
+
+    /// Takes the variant at `variant` out of `identifier`'s entry when `accepts` takes it. The entry goes when
+    /// nothing is left of it; the accounts follow. Returns whether it was taken.
+    private func removeVariant<Variant>(
+        _ variant: WritableKeyPath<MemoryCacheEntry, Variant?>, withIdentifier identifier: String,
+        accepts: (Variant) -> Bool
+    ) -> Bool {
+        let removed = domain.withLock { budget -> MemoryCacheEntry? in
+            guard var entry = entries.peek(identifier), let value = entry[keyPath: variant], accepts(value) else {
                 return nil
             }
-            entry.complete = nil
+            var taken = MemoryCacheEntry(identifier: identifier)
+            taken[keyPath: variant] = value
+            entry[keyPath: variant] = nil
             if entry.byteCount == 0 {
                 entries.remove(identifier)
-                account(removing: MemoryCacheEntry(identifier: identifier, complete: complete), budget)
+                account(removing: taken, budget)
             } else {
                 entries.updateValue(entry, for: identifier)
-                adjustBytes(by: -complete.byteCount, budget)
+                adjustBytes(by: -taken.byteCount, budget)
             }
-            return complete
+            return taken
         }
         return removed != nil  // released here, outside the lock
     }

@@ -32,6 +32,12 @@ struct ImageDownloadResume: Sendable, Equatable {
     /// The `If-Range` value: the entity tag when there is one (stronger than a date), else `Last-Modified`.
     var validator: String { entityTag ?? lastModified ?? "" }
 
+    /// Whether a response with these validators is of another version than the partial: the validator of the kind
+    /// `If-Range` carried differs (equal ones mean the server ignored the range).
+    func isOtherVersion(entityTag other: String?, lastModified otherDate: String?) -> Bool {
+        entityTag != nil ? entityTag != other : lastModified != otherDate
+    }
+
     /// The `Range` value: the rest of the image from ``byteCount``.
     var range: String { "bytes=\(byteCount)-" }
 

@@ -197,7 +197,13 @@ final class SharedImageDownload: @unchecked Sendable {
             isResumed = true
             expectedLength = expected
         case .restart(let expected):
-            // A whole body: start again from byte 0.
+            // A whole body: start again from byte 0. With other validators than the partial's, that partial is of
+            // an older version and goes (the same validators: the server ignored the range, the partial stays).
+            if let resume = rules.resume,
+                resume.isOtherVersion(entityTag: headers.entityTag, lastModified: headers.lastModified)
+            {
+                caches?.discardRefusedPartial(for: request, resume: resume)
+            }
             startOver()
             failMembersForbiddingWholeDownloads()
             if members.isEmpty { return abandon(failing: nil) }
@@ -331,6 +337,8 @@ final class SharedImageDownload: @unchecked Sendable {
         attempt?.download.cancel(description: "the server could not continue the partial; loading the whole image")
         forgetAttempt()
         rules.didRestartWithoutRange = true
+        // The range is past the end of the image now: the partial is of another, longer version.
+        if let resume = rules.resume { caches?.discardRefusedPartial(for: request, resume: resume) }
         startOver()
         failMembersForbiddingWholeDownloads()
         if members.isEmpty { return finish(failing: ImageFetchError.cancelled("every fetch left the download")) }

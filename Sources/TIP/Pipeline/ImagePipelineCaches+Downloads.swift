@@ -89,6 +89,19 @@ extension ImagePipelineCaches {
         return CachedPartial(resume: resume, data: data, file: DownloadFile(file: copy.file))
     }
 
+    /// The server will not continue the partial `resume` describes (a `416`, or a whole body for a `Range`
+    /// request): the memory and disk caches drop their partials of `request`'s URL with its validators, so that
+    /// neither is resumed again nor outlives the whole image downloaded instead.
+    func discardRefusedPartial(for request: ImageDownloadRequest, resume: ImageDownloadResume) {
+        let url = request.url
+        memory.removePartialImage(withIdentifier: request.identifier) {
+            $0.url == url && $0.entityTag == resume.entityTag && $0.lastModified == resume.lastModified
+        }
+        disk.clearPartialImage(withIdentifier: request.identifier) {
+            $0.url == url && $0.entityTag == resume.entityTag && $0.lastModified == resume.lastModified
+        }
+    }
+
     /// The complete image of `request`'s URL that the memory cache holds fresh, if any: a fetch that missed the
     /// caches just before a download of its URL committed its bytes takes them instead of downloading again.
     func committedImage(for request: ImageDownloadRequest) -> DownloadedImage? {

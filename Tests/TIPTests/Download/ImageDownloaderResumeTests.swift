@@ -155,10 +155,11 @@ struct ImageDownloaderResumeTests {
         env.server.setImage(image, at: path)
         // A cached partial longer than the image now is: its range cannot be satisfied.
         let stale = image + Data(repeating: 0x55, count: 4096)
+        // Larger than the image now is: the whole image would not replace it by size, so only the refusal drops it.
         let entry = MemoryCacheEntry(
             identifier: url.absoluteString,
             partial: MemoryCachePartialImage(
-                data: stale, url: url, dimensions: CGSize(width: 400, height: 300), expectedLength: stale.count + 10,
+                data: stale, url: url, dimensions: CGSize(width: 800, height: 600), expectedLength: stale.count + 10,
                 lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", imageType: .jpeg))
         #expect(env.pipeline.memoryCache.updateEntry(entry))
         let member = env.start(env.request(path))
@@ -170,6 +171,36 @@ struct ImageDownloaderResumeTests {
         #expect(records.map(\.status) == [416, 200])
         #expect(records.last?.header("Range") == nil)
         #expect(records.last?.header("If-Range") == nil)
+        // The refused partial is gone: it is never asked for again.
+        #expect(env.pipeline.memoryCache.entry(withIdentifier: url.absoluteString, touch: false)?.partial == nil)
+        await env.tearDown()
+    }
+
+    @Test(
+        """
+        a partial of a larger, older version is dropped from both caches once the server sends the new, smaller \
+        image whole: it would otherwise stay on disk beside it, resumed in vain
+        """
+    )
+    func smallerNewVersionDropsOldPartial() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let old = try DownloaderTestEnvironment.jpeg(width: 1200, height: 900, seed: 1)
+        let new = try DownloaderTestEnvironment.jpeg(width: 400, height: 300, seed: 2)
+        let path = "/shrunk.jpg"
+        let identifier = env.server.url(for: path).absoluteString
+        env.server.setImage(old, at: path, lastModified: Date(timeIntervalSince1970: 1_700_000_000))
+        _ = try await leavePartial(env, path, dropAfter: old.count / 2)
+        _ = try #require(await waitForPartial(env, identifier))
+        env.server.setImage(new, at: path, lastModified: Date(timeIntervalSince1970: 1_700_000_500))
+        env.server.resetLog()
+        let result = try #require(await env.start(env.request(path)).success())
+        #expect(result.data == new && !result.wasResumed)
+        #expect(env.server.requests(for: path).map(\.status) == [200])
+        #expect(await eventually { env.diskEntry(identifier)?.complete != nil })
+        let entry = try #require(env.diskEntry(identifier))
+        #expect(entry.partial == nil)
+        #expect(try Data(contentsOf: try #require(entry.complete).fileURL) == new)
+        #expect(env.pipeline.memoryCache.entry(withIdentifier: identifier, touch: false)?.partial == nil)
         await env.tearDown()
     }
 
