@@ -15,9 +15,9 @@ public struct ImageDecodingOptions: Sendable {
     public var configuration: (any Sendable)?
     /// Images whose header claims more pixels (width x height, before any scaling) are refused
     /// with ``ImageDecodingError/dimensionsTooLarge(width:height:maximumPixelCount:)`` before any
-    /// large allocation. Default ``defaultMaximumPixelCount``. A row is counted as at least 16 pixels wide
-    /// (a bitmap's rows are padded to 64 bytes), so a sliver such as 1x99,000,000 counts what its bitmap
-    /// would take in memory.
+    /// large allocation. Default ``defaultMaximumPixelCount``. A bitmap's rows are padded to 64 bytes (16
+    /// pixels), so a sliver takes more memory than its pixels: an image is also refused when its padded rows
+    /// would hold more than twice this many pixels (1x99,000,000 would take 6.3 GB).
     public var maximumPixelCount: Int
     /// The filter of the final resampling step. Default `.default`.
     public var interpolationQuality: InterpolationQuality
@@ -75,13 +75,15 @@ public struct ImageDecodingOptions: Sendable {
         !Self.isWithinPixelLimit(width: width, height: height, limit: maximumPixelCount)
     }
 
-    /// Whether a `width` x `height` image is within `limit` pixels as its bitmap stores it: each row
-    /// counted as the pixels its 64-byte-aligned bytes hold as RGBA (the width rounded up to 16).
+    /// Whether a `width` x `height` image is within `limit` pixels: width x height at most `limit`, and its
+    /// bitmap's padded rows (64-byte-aligned RGBA: the width rounded up to 16) at most twice as many, so that
+    /// only slivers under 8 pixels wide are held to the second bound.
     static func isWithinPixelLimit(width: Int, height: Int, limit: Int) -> Bool {
-        guard let bytes = Bitmap.byteCount(width: width, height: height, format: .rgba8Premultiplied) else {
-            return false
-        }
-        return bytes / PixelFormat.rgba8Premultiplied.bytesPerPixel <= limit
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels <= limit,
+            let bytes = Bitmap.byteCount(width: width, height: height, format: .rgba8Premultiplied)
+        else { return false }
+        return bytes / PixelFormat.rgba8Premultiplied.bytesPerPixel / 2 <= limit
     }
 
     /// The whole-pixel dimensions an image of `width` x `height` is delivered at, by TIP's exact target-sizing

@@ -43,8 +43,8 @@ public enum ImageDecodingError: Error, Equatable, Sendable, CustomNSError, Custo
                 ? "the output of this \(width)x\(height) image at the target size exceeds the limit of \(limit) pixels "
                     + "(use a smaller target, or raise "
                 : !overflow && pixels <= limit
-                    ? "\(width)x\(height) exceeds the limit of \(limit) pixels as a bitmap holds it, every row "
-                        + "taking at least 16 pixels (raise "
+                    ? "\(width)x\(height) exceeds the limit of \(limit) pixels as a bitmap holds it (its rows padded "
+                        + "to 16 pixels would hold more than twice the limit; raise "
                     : "\(width)x\(height) exceeds the limit of \(limit) pixels (raise "
             return "Could not decode image: " + what
                 + "GlobalConfiguration.maximumPixelCount, or the fetch request's maximumPixelCount, for fetches; "

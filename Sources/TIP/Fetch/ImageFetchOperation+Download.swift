@@ -139,7 +139,7 @@ extension ImageFetchOperation {
                 + "registered; \(type.missingCodecAdvice)."
         case let .dimensionsTooLarge(width, height, limit)?:
             let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-            let asStored = !overflow && pixels <= limit ? " as a bitmap holds it (every row at least 16 pixels)" : ""
+            let asStored = !overflow && pixels <= limit ? " as a bitmap holds it (its rows padded to 16 pixels)" : ""
             return
                 "The image downloaded from \(url) is \(width)x\(height), which exceeds the limit of \(limit) pixels"
                 + "\(asStored); raise "

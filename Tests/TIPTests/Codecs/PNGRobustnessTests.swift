@@ -123,11 +123,12 @@ struct PNGRobustnessTests {
                     width: 1, height: 99_000_000, maximumPixelCount: 100_000_000)
             )
             .contains("as a bitmap holds it"))
-        // The same number of pixels 16 wide is within it.
-        #expect(throws: Never.self) { try ImageDecodingOptions().checkDimensions(width: 16, height: 6_250_000) }
+        // Padded rows may hold up to twice the limit: 1 pixel wide (16 as stored), 12,500,000 rows at most.
+        #expect(throws: Never.self) { try ImageDecodingOptions().checkDimensions(width: 1, height: 12_500_000) }
         #expect(throws: ImageDecodingError.self) {
-            try ImageDecodingOptions().checkDimensions(width: 15, height: 6_250_001)
+            try ImageDecodingOptions().checkDimensions(width: 1, height: 12_500_001)
         }
+        #expect(throws: Never.self) { try ImageDecodingOptions().checkDimensions(width: 10, height: 10_000_000) }
     }
 
     @Test("a highly compressible image within the budget but with lying dimensions is handled")
