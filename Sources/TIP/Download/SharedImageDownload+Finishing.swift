@@ -108,6 +108,9 @@ extension SharedImageDownload {
         }
     }
 
+    /// Whether stopping the download now would keep what arrived as a resumable partial.
+    var keepsPartialWhenStopped: Bool { isResumable(after: ImageFetchError.cancelled("stopped")) }
+
     /// Whether what arrived can be resumed later: the body began with a usable response that may be kept (not
     /// `no-store`) carrying a validator and `Accept-Ranges: bytes`, the image's header arrived, and the download
     /// broke off or was cancelled (not refused).

@@ -28,12 +28,14 @@ extension SharedImageDownload {
             scheduleTimeoutCheck()
         case .tooLong(let limit):
             stop(
-                failing: ImageFetchError.downloadTimedOut(url: request.url, duration: limit, receivedInAll: body.count))
+                failing: ImageFetchError.downloadTimedOut(
+                    url: request.url, duration: limit, receivedInAll: body.count, isResumable: keepsPartialWhenStopped)
+            )
         case .tooSlow(let received, let interval, let minimum):
             stop(
                 failing: ImageFetchError.downloadTimedOut(
                     url: request.url, received: received, interval: interval, minimumBytesPerSecond: minimum,
-                    receivedInAll: body.count))
+                    receivedInAll: body.count, isResumable: keepsPartialWhenStopped))
         }
     }
 }

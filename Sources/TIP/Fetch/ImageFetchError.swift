@@ -174,34 +174,40 @@ extension ImageFetchError {
     }
 
     /// `downloadTimedOut`: the download of `url` ran past `limit` seconds in all; `receivedInAll`, when given, is
-    /// the body's bytes so far (0: the message does not promise a resume).
-    public static func downloadTimedOut(url: URL, duration limit: TimeInterval, receivedInAll: Int? = nil)
-        -> ImageFetchError
-    {
+    /// the body's bytes so far (0: the message does not promise a resume), and `isResumable` false says that
+    /// what arrived cannot be resumed (the message then does not promise it either).
+    public static func downloadTimedOut(
+        url: URL, duration limit: TimeInterval, receivedInAll: Int? = nil, isResumable: Bool = true
+    ) -> ImageFetchError {
         ImageFetchError(
             .downloadTimedOut,
             "The download of \(url.absoluteString) took longer than \(seconds(limit)) s and was stopped; "
-                + "\(whatIsKept(receivedInAll)). Raise GlobalConfiguration.maxImageDownloadDuration for slow origins.")
+                + "\(whatIsKept(receivedInAll, isResumable)). "
+                + "Raise GlobalConfiguration.maxImageDownloadDuration for slow origins.")
     }
 
     /// `downloadTimedOut`: the download of `url` received `received` bytes in `interval` seconds, below the minimum;
-    /// `receivedInAll`, when given, is the body's bytes so far (0: the message does not promise a resume).
+    /// `receivedInAll` and `isResumable` as for the other form.
     public static func downloadTimedOut(
-        url: URL, received: Int, interval: TimeInterval, minimumBytesPerSecond: Int, receivedInAll: Int? = nil
+        url: URL, received: Int, interval: TimeInterval, minimumBytesPerSecond: Int, receivedInAll: Int? = nil,
+        isResumable: Bool = true
     ) -> ImageFetchError {
         ImageFetchError(
             .downloadTimedOut,
             "The download of \(url.absoluteString) received \(received) bytes in \(seconds(interval)) s, slower than "
                 + "the minimum of \(minimumBytesPerSecond) bytes per second, and was stopped; "
-                + "\(whatIsKept(receivedInAll)). "
+                + "\(whatIsKept(receivedInAll, isResumable)). "
                 + "Lower GlobalConfiguration.minimumImageDownloadBytesPerSecond for slow origins.")
     }
 
     /// What a stopped download leaves, for its message.
-    private static func whatIsKept(_ receivedInAll: Int?) -> String {
-        receivedInAll == 0
-            ? "no byte of the image had arrived"
-            : "what arrived is kept, and a later fetch resumes it where the server allows ranges"
+    private static func whatIsKept(_ receivedInAll: Int?, _ isResumable: Bool) -> String {
+        if receivedInAll == 0 { return "no byte of the image had arrived" }
+        guard isResumable else {
+            return "what arrived cannot be resumed (the response had no ETag or Last-Modified, no byte ranges, or "
+                + "may not be stored), so a later fetch downloads it whole"
+        }
+        return "what arrived is kept, and a later fetch resumes it where the server allows ranges"
     }
 
     /// `interval` for a message: at most three decimals (`30`, `2.5`, `0.125`).

@@ -121,7 +121,11 @@ struct ImageDownloadTimeoutTests {
         #expect(!fetch.isFinished)
         time.advance(by: 1)
         #expect(await eventually { fetch.isFinished })
-        #expect((failure.withLock { $0 } as? ImageFetchError)?.code == .downloadTimedOut)
+        let error = failure.withLock { $0 } as? ImageFetchError
+        #expect(error?.code == .downloadTimedOut)
+        // No validator, no ranges: the 900 bytes are not kept, and the message does not promise a resume.
+        #expect(error?.message.contains("cannot be resumed") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("resumes it") == false)
     }
 
     @Test("stalled origins do not starve the others: with 4 slots and 12 stalled downloads, a good image still loads")

@@ -20,6 +20,9 @@ struct ImageFetchErrorMessageTests {
             url: Self.url, received: 10, interval: 2.5, minimumBytesPerSecond: 100, receivedInAll: 4_000)
         #expect(some.message.contains("received 10 bytes in 2.5 s,"))
         #expect(some.message.contains("a later fetch resumes it"))
+        let unresumable = ImageFetchError.downloadTimedOut(
+            url: Self.url, duration: 5, receivedInAll: 4_000, isResumable: false)
+        #expect(unresumable.message.contains("cannot be resumed") && !unresumable.message.contains("resumes it"))
         let long = ImageFetchError.downloadTimedOut(url: Self.url, duration: 60.0004, receivedInAll: 0)
         #expect(long.message.contains("took longer than 60 s"))
         #expect(!long.message.contains("resumes"))
