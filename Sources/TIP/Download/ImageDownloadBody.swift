@@ -49,7 +49,9 @@ final class ImageDownloadBody {
             return false
         }
         let width = header.dimensions.width, height = header.dimensions.height
-        guard width.isFinite, height.isFinite, width >= 1, height >= 1, width < 1e9, height < 1e9 else { return false }
+        // Dimensions the header did not give (zero) are left to the decoder, as before.
+        guard width > 0, height > 0 else { return true }
+        guard width < 1e9, height < 1e9 else { return false }
         return ImageDecodingOptions.isWithinPixelLimit(width: Int(width), height: Int(height), limit: maximumPixelCount)
     }
 
