@@ -150,6 +150,38 @@ struct CurlImageFetchDownloadProviderTests {
         #expect(server.requests.withLock { $0.count } == 4)
     }
 
+    @Test(
+        """
+        Authorization goes to the origin and follows a redirect within it, but not one to another origin (another \
+        port here), as the provider's documentation says
+        """
+    )
+    func authorizationStaysWithTheOrigin() throws {
+        let other = try LoopbackHTTPServer { _ in .init(status: 200, body: Array("elsewhere".utf8)) }
+        defer { other.stop() }
+        let away = other.baseURL.appendingPathComponent("there").absoluteString
+        let origin = try LoopbackHTTPServer { request in
+            switch request.path {
+            case "/here": return .init(status: 200, body: Array("here".utf8))
+            case "/moved": return .init(status: 302, headers: [("Location", "/here")])
+            default: return .init(status: 302, headers: [("Location", away)])
+            }
+        }
+        defer { origin.stop() }
+        let secret = "Bearer s3cret"
+        for path in ["moved", "away"] {
+            let client = try #require(
+                Shared.download(origin, path, provider: CurlImageFetchDownloadProvider(), authorization: secret)
+            ).0
+            #expect(client.error == nil, "\(path)")
+        }
+        let asked = origin.requests.withLock { $0.map { ($0.path, $0.headers["authorization"]) } }
+        #expect(asked.map(\.0) == ["/moved", "/here", "/away"])
+        #expect(asked.allSatisfy { $0.1 == secret }, "\(asked)")
+        let forwarded = other.requests.withLock { $0.map { $0.headers["authorization"] } }
+        #expect(forwarded.count == 1 && forwarded.first == .some(nil), "\(forwarded)")
+    }
+
     /// Without `connectAddress` the same name does not resolve; a value that is not an IP address fails the
     /// download instead of resolving the name.
     @Test("connectAddress sends a host's connections to the given address, keeping the URL's name in Host")
