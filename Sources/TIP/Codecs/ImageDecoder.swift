@@ -86,6 +86,13 @@ public struct ImageDecodingOptions: Sendable {
         return bytes / PixelFormat.rgba8Premultiplied.bytesPerPixel / 2 <= limit
     }
 
+    /// Whether a `width` x `height` image is within `limit` by width x height but not by its padded rows (a
+    /// sliver; see ``maximumPixelCount``), for messages that say why it was refused.
+    static func exceedsOnlyAsStored(width: Int, height: Int, limit: Int) -> Bool {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        return !overflow && pixels <= limit && !isWithinPixelLimit(width: width, height: height, limit: limit)
+    }
+
     /// The whole-pixel dimensions an image of `width` x `height` is delivered at, by TIP's exact target-sizing
     /// math: `width` x `height` itself without a positive target or with a mode that does not scale, the
     /// target for `scaleToFill`; aspect fit (fill) gives the target to the side that scales least (most) and

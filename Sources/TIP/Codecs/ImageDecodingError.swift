@@ -37,12 +37,11 @@ public enum ImageDecodingError: Error, Equatable, Sendable, CustomNSError, Custo
         case .corruptData(let detail): return "Could not decode image: the data is corrupt (\(detail))."
         case let .dimensionsTooLarge(width, height, limit):
             // Within the limit itself, the image was refused for its output at the target size.
-            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
             let what =
                 ImageDecodingOptions.isWithinPixelLimit(width: width, height: height, limit: limit)
                 ? "the output of this \(width)x\(height) image at the target size exceeds the limit of \(limit) pixels "
                     + "(use a smaller target, or raise "
-                : !overflow && pixels <= limit
+                : ImageDecodingOptions.exceedsOnlyAsStored(width: width, height: height, limit: limit)
                     ? "\(width)x\(height) exceeds the limit of \(limit) pixels as a bitmap holds it (its rows padded "
                         + "to 16 pixels would hold more than twice the limit; raise "
                     : "\(width)x\(height) exceeds the limit of \(limit) pixels (raise "

@@ -68,7 +68,7 @@ extension SharedImageDownload {
         if rules.revalidation != nil, phase == .running, !Self.isCancellation(error) {
             configuration.metrics.increment("tip_revalidations_total", [("result", "failure")])
         }
-        let keepsPartial = isResumable(after: error)
+        let keepsPartial = isResumable
         configuration.log(
             .information,
             "download of \(request.url.absoluteString) failed after \(body.count) bytes"
@@ -108,13 +108,10 @@ extension SharedImageDownload {
         }
     }
 
-    /// Whether stopping the download now would keep what arrived as a resumable partial.
-    var keepsPartialWhenStopped: Bool { isResumable(after: ImageFetchError.cancelled("stopped")) }
-
     /// Whether what arrived can be resumed later: the body began with a usable response that may be kept (not
     /// `no-store`) carrying a validator and `Accept-Ranges: bytes`, the image's header arrived, and the download
-    /// broke off or was cancelled (not refused).
-    private func isResumable(after error: any Error) -> Bool {
+    /// broke off or was cancelled (not refused). What a download ended now would keep as a partial.
+    var isResumable: Bool {
         guard isStorable, let response, [200, 206].contains(response.statusCode),
             failure == nil || Self.isCancellation(failure),
             acceptsRanges || isResumed, lastModified != nil || entityTag != nil,

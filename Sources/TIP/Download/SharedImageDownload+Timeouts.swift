@@ -29,13 +29,13 @@ extension SharedImageDownload {
         case .tooLong(let limit):
             stop(
                 failing: ImageFetchError.downloadTimedOut(
-                    url: request.url, duration: limit, receivedInAll: body.count, isResumable: keepsPartialWhenStopped)
+                    url: request.url, duration: limit, receivedInAll: body.count, isResumable: isResumable)
             )
         case .tooSlow(let received, let interval, let minimum):
             stop(
                 failing: ImageFetchError.downloadTimedOut(
                     url: request.url, received: received, interval: interval, minimumBytesPerSecond: minimum,
-                    receivedInAll: body.count, isResumable: keepsPartialWhenStopped))
+                    receivedInAll: body.count, isResumable: isResumable))
         }
     }
 }

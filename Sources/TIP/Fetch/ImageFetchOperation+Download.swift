@@ -138,8 +138,9 @@ extension ImageFetchOperation {
             return "The image downloaded from \(url) is \(type.rawValue) (\(contentType)), and no codec for it is "
                 + "registered; \(type.missingCodecAdvice)."
         case let .dimensionsTooLarge(width, height, limit)?:
-            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-            let asStored = !overflow && pixels <= limit ? " as a bitmap holds it (its rows padded to 16 pixels)" : ""
+            let asStored =
+                ImageDecodingOptions.exceedsOnlyAsStored(width: width, height: height, limit: limit)
+                ? " as a bitmap holds it (its rows padded to 16 pixels)" : ""
             return
                 "The image downloaded from \(url) is \(width)x\(height), which exceeds the limit of \(limit) pixels"
                 + "\(asStored); raise "

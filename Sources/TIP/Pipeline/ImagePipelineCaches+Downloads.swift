@@ -94,12 +94,13 @@ extension ImagePipelineCaches {
     /// neither is resumed again nor outlives the whole image downloaded instead.
     func discardRefusedPartial(for request: ImageDownloadRequest, resume: ImageDownloadResume) {
         let url = request.url
+        func isRefused(_ partialURL: URL, _ entityTag: String?, _ lastModified: String?) -> Bool {
+            partialURL == url && entityTag == resume.entityTag && lastModified == resume.lastModified
+        }
         memory.removePartialImage(withIdentifier: request.identifier) {
-            $0.url == url && $0.entityTag == resume.entityTag && $0.lastModified == resume.lastModified
+            isRefused($0.url, $0.entityTag, $0.lastModified)
         }
-        disk.clearPartialImage(withIdentifier: request.identifier) {
-            $0.url == url && $0.entityTag == resume.entityTag && $0.lastModified == resume.lastModified
-        }
+        disk.clearPartialImage(withIdentifier: request.identifier) { isRefused($0.url, $0.entityTag, $0.lastModified) }
     }
 
     /// The complete image of `request`'s URL that the memory cache holds fresh, if any: a fetch that missed the
