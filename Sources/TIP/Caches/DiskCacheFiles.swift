@@ -152,6 +152,40 @@ enum DiskCacheFiles {
         Glibc.unlink(path) == 0 || errno == ENOENT
     }
 
+    /// How ``removeDirectory(_:passes:beforeRemovingDirectory:)`` ended.
+    enum DirectoryRemoval: Equatable {
+        /// The directory is gone (or was never there).
+        case removed
+        /// Still there after every pass, each time holding only temporary files made in it while it was emptied
+        /// (in-flight downloads', created on their own queues).
+        case refilled
+        /// Not removed for another reason (permissions, a read-only file system): the error.
+        case failed(POSIXError)
+    }
+
+    /// Removes the directory at `path` and everything in it. A temporary file made in it while it is being emptied
+    /// makes the final `rmdir` fail with ENOTEMPTY: it is then emptied again, up to `passes` times.
+    /// `beforeRemovingDirectory` runs between emptying and `rmdir` in each pass (tests).
+    static func removeDirectory(
+        _ path: String, passes: Int = 5, beforeRemovingDirectory: () -> Void = {}
+    ) -> DirectoryRemoval {
+        for _ in 0..<passes {
+            var info = stat()
+            if lstat(path, &info) != 0 { return errno == ENOENT ? .removed : .failed(lastError()) }
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { return remove(path) ? .removed : .failed(lastError()) }
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                try? FileManager.default.removeItem(atPath: path + "/" + name)
+            }
+            beforeRemovingDirectory()
+            if Glibc.rmdir(path) == 0 || errno == ENOENT { return .removed }
+            let error = lastError()
+            guard error.code == .ENOTEMPTY || error.code == .EEXIST else { return .failed(error) }
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            guard left.allSatisfy({ $0.hasPrefix(temporaryPrefix) }) else { return .failed(error) }
+        }
+        return .refilled
+    }
+
     /// Closes, retrying nothing (Linux closes even on EINTR).
     static func close(_ fd: Int32) { _ = Glibc.close(fd) }
 

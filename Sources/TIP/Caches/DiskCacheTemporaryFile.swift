@@ -61,24 +61,33 @@ package final class DiskCacheTemporaryFile: Sendable {
     /// Whether the file is still open (not finalized or discarded).
     var isOpen: Bool { state.withLock { $0.fd >= 0 || $0.isDeferred } }
 
-    /// Creates a deferred file (under the state's lock): nothing to do once created. A vanished cache
-    /// directory is made again once; a failure marks the file failed and is returned (not reported).
+    /// Creates a deferred file (under the state's lock): nothing to do once created. A vanished (or cleared) cache
+    /// directory is made again, and the file made in it, on the cache's queue, where no clear can come between the
+    /// two; a failure marks the file failed and is returned (not reported).
     private func createIfDeferred(_ state: inout State) -> POSIXError? {
         guard state.isDeferred else { return nil }
         state.isDeferred = false
         let path = cache.path(name)
-        var madeDirectory = false
-        while true {
-            do throws(POSIXError) {
-                state.fd = try DiskCacheFiles.create(path)
+        do throws(POSIXError) {
+            state.fd = try DiskCacheFiles.create(path)
+            return nil
+        } catch  where error.code == .ENOENT {
+            let cache = self.cache
+            let made: Result<Int32, POSIXError> = cache.domain.sync {
+                cache.ensureDirectory()
+                do throws(POSIXError) { return .success(try DiskCacheFiles.create(path)) } catch {
+                    return .failure(error)
+                }
+            }
+            switch made {
+            case .success(let fd):
+                state.fd = fd
                 return nil
-            } catch  where error.code == .ENOENT && !madeDirectory {
-                madeDirectory = true
-                let cache = self.cache
-                _ = cache.domain.sync { cache.ensureDirectory() }
-            } catch {
+            case .failure(let error):
                 return failedToCreate(&state, error)
             }
+        } catch {
+            return failedToCreate(&state, error)
         }
     }
 

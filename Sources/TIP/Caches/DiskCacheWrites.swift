@@ -412,12 +412,14 @@ extension DiskCache {
     func clearAll(completion: (@Sendable () -> Void)? = nil) {
         domain.async { [self] in
             forgetAllEntries()
-            if (try? FileManager.default.removeItem(atPath: directoryPath)) != nil
-                || !FileManager.default.fileExists(atPath: directoryPath)
-            {
+            switch DiskCacheFiles.removeDirectory(directoryPath) {
+            case .removed:
                 directoryWasCleared = true
-            } else {
-                reportWriteFailure(DiskCacheFiles.lastError(), path: directoryPath, identifier: nil)
+            case .refilled:
+                // Downloads made their temporary files in it faster than it was emptied: those are theirs.
+                configuration.log(.debug, "disk cache \(directoryPath) cleared; in-flight downloads' files remain")
+            case .failed(let error):
+                reportWriteFailure(error, path: directoryPath, identifier: nil)
             }
             if let completion { DispatchQueue.global(qos: .utility).async(execute: completion) }
         }
