@@ -266,8 +266,8 @@ public final class GlobalConfiguration: Sendable {
     /// Default on Linux: a serial queue owned by the library (label `TIP.callbacks`), so a program without a
     /// main loop gets its callbacks; TIP's default, `DispatchQueue.main`, stays one line away for programs that
     /// run one (`dispatchMain()`, `RunLoop.main.run()`): `GlobalConfiguration.shared.callbackQueue = .main`.
-    /// Elsewhere the default is `DispatchQueue.main`, as in TIP. When callbacks wait 5 s on a queue that
-    /// nothing services, one warning naming the queue is logged.
+    /// Elsewhere the default is `DispatchQueue.main`, as in TIP. When callbacks wait on a queue that
+    /// nothing services, one warning naming the queue is logged within 5 to 10 s.
     public var callbackQueue: DispatchQueue {
         get { settings.withLock { $0.callbackQueue } }
         set {

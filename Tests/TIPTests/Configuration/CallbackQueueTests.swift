@@ -92,6 +92,27 @@ struct CallbackQueueTests {
         #expect(await eventually { ran.withLock { $0 } == 6 })
     }
 
+    @Test("a queue that ran callbacks, then stopped: the callbacks left waiting are reported")
+    func watchdogWarnsAfterServicing() async throws {
+        let (configuration, logger) = watchedConfiguration(interval: 1)
+        let queue = DispatchQueue(label: "stopped-callbacks")
+        configuration.callbackQueue = queue
+        let ran = Locked(0)
+        // The first callback runs at once, while the timer that watches it is armed.
+        let first = DispatchSemaphore(value: 0)
+        configuration.dispatchToCallbackQueue {
+            ran.withLock { $0 += 1 }
+            first.signal()
+        }
+        first.wait()
+        queue.suspend()
+        configuration.dispatchToCallbackQueue { ran.withLock { $0 += 1 } }
+        #expect(await eventually { !logger.messages(containing: "stopped-callbacks").isEmpty })
+        #expect(ran.withLock { $0 } == 1)
+        queue.resume()
+        #expect(await eventually { ran.withLock { $0 } == 2 })
+    }
+
     @Test("a serviced callback queue is never reported")
     func watchdogQuietWhenServiced() async throws {
         let (configuration, logger) = watchedConfiguration(interval: 0.5)
