@@ -34,7 +34,8 @@ extension GlobalConfiguration {
         #endif
     }()
 
-    /// Runs `work` on ``callbackQueue``, watched: callbacks that wait 5 s there get one warning per queue.
+    /// Runs `work` on ``callbackQueue``, watched: callbacks left waiting there get one warning per queue (within 5
+    /// to 10 s).
     func dispatchToCallbackQueue(_ work: @escaping @Sendable () -> Void) {
         let queue = callbackQueue
         callbackWatchdog.async(on: queue, key: Self.token(of: queue), execute: work)
@@ -59,7 +60,8 @@ extension GlobalConfiguration {
 
     /// Changing the caches root does not move live pipelines: say so when some are live.
     func warnIfLivePipelinesKeep(_ oldRoot: URL, whenRootBecomes newRoot: URL) {
-        guard oldRoot.standardizedFileURL != newRoot.standardizedFileURL else { return }
+        // Compared as paths: the same directory set again may come back with a trailing slash once it exists.
+        guard oldRoot.standardizedFileURL.path != newRoot.standardizedFileURL.path else { return }
         let live = registry.all.map(\.identifier)
         guard !live.isEmpty else { return }
         log(

@@ -147,8 +147,8 @@ public final class ImagePipeline: Sendable {
         set { state.withLock { $0 = newValue } }
     }
 
-    /// The identifiers of every pipeline with a directory under the shared caches root, live or not,
-    /// sorted; delivered on the callback queue.
+    /// The identifiers of every pipeline with a directory under the shared caches root, live or not, as a set;
+    /// delivered on the callback queue.
     public static func getKnownImagePipelineIdentifiers(_ completion: @escaping @Sendable (Set<String>) -> Void) {
         GlobalConfiguration.shared.knownImagePipelineIdentifiers(completion)
     }

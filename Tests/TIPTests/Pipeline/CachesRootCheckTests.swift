@@ -143,4 +143,21 @@ struct CachesRootCheckTests {
         #expect(warnings.count == 1 && warnings[0].contains("late-root"), "\(warnings)")
         #expect(pipeline.directory.path.hasPrefix(directory.appendingPathComponent("early").path))
     }
+
+    @Test("setting the same root again while pipelines are live is silent, with or without a trailing slash")
+    func sameRootAgain() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let root = URL(fileURLWithPath: directory.path + "/same", isDirectory: false)
+        let configuration = GlobalConfiguration(cachesRootDirectory: root)
+        let logger = CapturingLogger()
+        configuration.logger = logger
+        let pipeline = try #require(ImagePipeline(identifier: "same-root", configuration: configuration))
+        // The pipeline made the directory: the same path now reads back with a trailing slash.
+        configuration.cachesRootDirectory = URL(fileURLWithPath: directory.path + "/same")
+        configuration.cachesRootDirectory = URL(fileURLWithPath: directory.path + "/same/", isDirectory: true)
+        configuration.cachesRootDirectory = URL(fileURLWithPath: directory.path + "/./same")
+        #expect(logger.messages(containing: "cachesRootDirectory").isEmpty, "\(logger.messages(containing: ""))")
+        withExtendedLifetime(pipeline) {}
+    }
 }
