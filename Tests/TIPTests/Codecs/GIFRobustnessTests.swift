@@ -27,6 +27,20 @@ struct GIFRobustnessTests {
         }
     }
 
+    @Test("cut inside the screen descriptor or the global colour table: truncated, not corrupt")
+    func cutInHeaderIsTruncated() throws {
+        let palette = (0..<256).map { i -> GIFTestWriter.RGB in (UInt8(i), UInt8(255 - i), 0) }
+        var gif = GIFTestWriter(width: 4, height: 4, globalPalette: palette)
+        gif.frame(width: 1, height: 1, indices: [0])
+        gif.trailer()
+        _ = try GIFCodec().decoder.decode(gif.data, options: ImageDecodingOptions())
+        for cut in [7, 11, 13, 100, 13 + 3 * 256 - 1] {
+            #expect(throws: ImageDecodingError.truncatedData, "cut at \(cut)") {
+                try GIFCodec().decoder.decode(Data(gif.bytes[0..<cut]), options: ImageDecodingOptions())
+            }
+        }
+    }
+
     @Test func zeroSizedScreenIsCorrupt() {
         var gif = GIFTestWriter(width: 0, height: 5, globalPalette: Self.palette)
         gif.frame(width: 1, height: 1, indices: [0])

@@ -122,6 +122,10 @@ final class GIFFrameReader {
         guard let opened = DGifOpen(source, gifReadFromMemory, &openError) else {
             switch openError {
             case D_GIF_ERR_NOT_GIF_FILE: throw .decoding(.unrecognizedFormat)
+            // giflib says "no screen descriptor" too when the descriptor or the global colour table runs past the
+            // data: that is a file cut short.
+            case D_GIF_ERR_NO_SCRN_DSCR where source.pointee.offset >= source.pointee.count:
+                throw .decoding(.truncatedData)
             default: throw .giflib(openError)
             }
         }

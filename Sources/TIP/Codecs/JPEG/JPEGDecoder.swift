@@ -49,13 +49,21 @@ struct JPEGDecoder: ImageDecoder {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .failure(.emptyData) }
         guard bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return .failure(.unrecognizedFormat) }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
-        let headerStatus = tjDecompressHeader3(
+        var headerStatus = tjDecompressHeader3(
             handle, base, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
+        if headerStatus != 0, errorMessage(handle).contains("Could not determine subsampling"),
+            let header = libjpegHeader(bytes)
+        {
+            (width, height, colorspace) = (header.width, header.height, header.colorspace)
+            headerStatus = 0
+        }
         guard headerStatus == 0, width > 0, height > 0 else {
             discard = true
             if headerStatus == 0 { return .failure(.truncatedData) }
             let message = errorMessage(handle)
             if message.contains("Premature end") || message.contains("no image") { return .failure(.truncatedData) }
+            // 12-bit samples, lossless or hierarchical coding: valid JPEG that this build of libjpeg does not decode.
+            if message.contains("Unsupported JPEG") { return .failure(.unsupported(message)) }
             return .failure(.corruptData(message))
         }
         let w = Int(width), h = Int(height)
