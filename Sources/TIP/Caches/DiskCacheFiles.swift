@@ -34,9 +34,24 @@ enum DiskCacheFiles {
         return fd
     }
 
-    /// Creates a new file exclusively (mode 0600) for writing.
+    /// Creates a new file exclusively (mode 0600) for writing. The descriptor holds an exclusive `flock` on it, so
+    /// that another process's cache on the same directory sees the file is being written
+    /// (``removeUnlessInUse(_:)``); the lock goes with the descriptor, or with the process.
     static func create(_ path: String) throws(POSIXError) -> Int32 {
-        try open(path, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+        let fd = try open(path, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+        _ = flock(fd, LOCK_EX | LOCK_NB)
+        return fd
+    }
+
+    /// Removes the file at `path` (a temporary file left in the directory) unless a descriptor from ``create(_:)``
+    /// still has it, in this process or another one on the same caches root. Returns whether it was removed.
+    @discardableResult
+    static func removeUnlessInUse(_ path: String) -> Bool {
+        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return remove(path) }  // a symlink, or nothing this cache wrote
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return false }
+        return remove(path)
     }
 
     /// Size and inode of an open regular file; nil for anything else.

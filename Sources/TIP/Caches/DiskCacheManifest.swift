@@ -175,7 +175,8 @@ extension DiskCache {
     }
 
     /// Deletes the listed files that belong to no valid entry (nor to `alsoKept`): strays, invalid files,
-    /// sidecars of files that are gone, temporary files no download has open.
+    /// sidecars of files that are gone, temporary files no download has open (in this process, or in another one
+    /// sharing the directory: their `flock`).
     private func removeStrayFiles(_ manifest: DiskCacheManifest, alsoKept: Set<String>) {
         // The sidecar names of the valid files, built only if a listed name can be a sidecar (with extended
         // attributes there are usually none).
@@ -183,7 +184,10 @@ extension DiskCache {
         for (index, name) in manifest.names.enumerated() where !manifest.isValid[index] {
             if alsoKept.contains(name) { continue }
             if name.utf8.contains(UInt8(ascii: "#")) {
-                if name.hasPrefix(DiskCacheFiles.temporaryPrefix) && liveTemporaryNames.contains(name) { continue }
+                if name.hasPrefix(DiskCacheFiles.temporaryPrefix) {
+                    if !liveTemporaryNames.contains(name) { DiskCacheFiles.removeUnlessInUse(path(name)) }
+                    continue
+                }
                 if sidecarsKept == nil {
                     var kept = Set<String>()
                     for (valid, listed) in zip(manifest.isValid, manifest.names) where valid {
