@@ -69,6 +69,9 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
     var directoryWasCleared = false
     /// Temporary files open for downloads (never deleted as strays).
     var liveTemporaryNames: Set<String> = []
+    /// When each errno of a failed write was last logged at error level
+    /// (see ``reportWriteFailure(_:path:identifier:)``).
+    var writeFailuresLogged: [Int32: Date] = [:]
     let loadGroup = DispatchGroup()
     let manifestLoadHook: (@Sendable () -> Void)?
 
@@ -241,18 +244,31 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
         return true
     }
 
-    /// Reports a failed write (full disk, read-only or vanished directory).
+    /// How long the same write error is logged at debug level after it was logged at error level.
+    static let repeatedWriteFailureQuietInterval: TimeInterval = 60
+
+    /// Reports a failed write (full disk, read-only or vanished directory). Every failure goes to the problem
+    /// observer; the logger gets one error per errno a minute, the repeats at debug level (a full disk or an
+    /// unusable caches root fails every write).
     func reportWriteFailure(_ error: POSIXError, path: String, identifier: String?) {
         var info: [String: any Sendable] = [
             ProblemInfoKey.path: path, ProblemInfoKey.error: "\(error.code) (\(error.code.rawValue))",
         ]
         if let identifier { info[ProblemInfoKey.imageIdentifier] = identifier }
+        let now = configuration.clock()
+        let code = error.code.rawValue
+        let isRepeat =
+            writeFailuresLogged[code].map {
+                now.timeIntervalSince($0) < Self.repeatedWriteFailureQuietInterval
+            } ?? false
+        if !isRepeat { writeFailuresLogged[code] = now }
+        let quieter = isRepeat ? "" : "; the same error in this cache in the next minute is logged at debug level"
         configuration.post(
-            .diskCacheWriteFailed, userInfo: info, level: .error,
+            .diskCacheWriteFailed, userInfo: info, level: isRepeat ? .debug : .error,
             message:
                 """
                 disk cache write failed at \(path): \(error.code) (\(error.code.rawValue)); the memory caches \
-                keep working
+                keep working\(quieter)
                 """
         )
         ensureDirectory()
