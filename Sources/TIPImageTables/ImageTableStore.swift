@@ -43,12 +43,8 @@ public final class ImageTableStore: Sendable {
         directory: URL, formats: [ImageTableFormat], pipeline: ImagePipeline? = nil,
         configuration: GlobalConfiguration = .shared
     ) throws(ImageTableError) {
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-            let code = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? Int32(clamping: $0.code) : nil } ?? EIO
-            throw .storageFailed(path: directory.path, operation: "create directory", errno: code)
+        if let failure = Directories.make(directory.path, mode: 0o777) {
+            throw .storageFailed(path: directory.path, operation: "create directory", errno: failure.rawValue)
         }
         var tables: [String: ImageTable] = [:]
         for format in formats {

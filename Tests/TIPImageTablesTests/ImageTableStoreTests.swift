@@ -243,4 +243,29 @@ struct ImageTableStoreTests {
         let onDisk = try FileManager.default.attributesOfItem(atPath: env.file(format).path)[.size] as? Int
         #expect(onDisk == layout.fileLength(chunks: 3))
     }
+
+    @Test("a directory that cannot be made: the errno that says why (a file in the way, /proc)")
+    func directoryErrors() throws {
+        let env = TableTestEnvironment()
+        let format = try TableTestImages.format(pixelFormat: .rgba8Premultiplied)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tip-table-file-\(UUID().uuidString)")
+        try Data("not a directory".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let cases: [(URL, Int32)] = [
+            (file, ENOTDIR), (file.appendingPathComponent("below"), ENOTDIR),
+            (URL(fileURLWithPath: "/proc/tip-tables-\(UUID().uuidString)"), ENOENT),
+        ]
+        for (directory, expected) in cases {
+            do {
+                _ = try ImageTableStore(directory: directory, formats: [format], configuration: env.configuration)
+                Issue.record("opened \(directory.path)")
+            } catch {
+                guard case .storageFailed(_, "create directory", let code) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
+                #expect(code == expected, "\(directory.path): errno \(code)")
+            }
+        }
+    }
 }

@@ -11,15 +11,7 @@ extension DiskCache {
     /// when missing, then a probe file is created and removed in it; the first failing call's errno is the
     /// answer (`ENOTDIR` when a component is a file, `EACCES`, `EROFS`, `ENOENT` in `/proc`, ...).
     static func directoryError(_ path: String) -> POSIXErrorCode? {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
-            prefix += "/" + component
-            if mkdir(prefix, 0o700) == 0 { continue }
-            let failure = errno
-            var info = stat()
-            guard stat(prefix, &info) == 0 else { return POSIXErrorCode(rawValue: failure) ?? .EIO }
-            guard info.st_mode & S_IFMT == S_IFDIR else { return .ENOTDIR }
-        }
+        if let failure = Directories.make(path, mode: 0o700) { return failure }
         let probe =
             path + "/" + DiskCacheFiles.temporaryPrefix + "probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(probe, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
