@@ -12,9 +12,9 @@ struct DecodeCommand: ParsableCommand {
         commandName: "decode",
         abstract: "Decode an image file through the codec catalogue, straight to a target size.",
         discussion: """
-            Exit status: 0 for a whole image, 1 when the file cannot be decoded or the output not written, 2 for \
-            bad arguments, 3 when the file is cut short after its first pixels (what was decoded is printed and \
-            written, with a warning).
+            Exit status: 0 for a whole image, 1 when the file cannot be decoded or the output not written, 2 when \
+            the file cannot be read, 64 for bad arguments, 3 when the file is cut short after its first pixels (what \
+            was decoded is printed and written, with a warning).
             """
     )
 

@@ -127,6 +127,9 @@ struct FetchCommand: AsyncParsableCommand {
     /// The API the run uses: `--api`, else the scenario's default.
     var fetchAPI: FetchAPI { api ?? FetchAPI.defaultAPI(for: scenario) }
 
+    /// The largest budget option, in MB (1 PiB): its bytes still fit an `Int64`.
+    static let largestBudgetMb = Double(1 << 30)
+
     func validate() throws {
         guard unique >= 1 else { throw ValidationError("--unique must be at least 1") }
         guard count >= 0 else { throw ValidationError("--count must not be negative") }
@@ -134,8 +137,9 @@ struct FetchCommand: AsyncParsableCommand {
         guard (1...64).contains(pipelines) else { throw ValidationError("--pipelines must be between 1 and 64") }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
         if let maxAge, maxAge < 0 { throw ValidationError("--max-age must not be negative") }
-        for budget in [renderedBudgetMb, memoryBudgetMb, diskBudgetMb].compactMap({ $0 }) where budget < 0 {
-            throw ValidationError("budgets must not be negative")
+        for budget in [renderedBudgetMb, memoryBudgetMb, diskBudgetMb].compactMap({ $0 })
+        where !(0...Self.largestBudgetMb).contains(budget) {
+            throw ValidationError("budgets must be numbers of MB from 0 to \(Int(Self.largestBudgetMb))")
         }
         if let baseURL, URL(string: baseURL)?.scheme == nil {
             throw ValidationError("--base-url needs a URL such as http://host:port/")
@@ -206,7 +210,7 @@ struct FetchCommand: AsyncParsableCommand {
         summary.uniqueURLs = Set(plan.phases.joined().map(\.url)).count
         summary.problems = problems.count
         print(json ? summary.json() : summary.render())
-        for problem in stats.problems { print("problem: \(problem)", to: &err) }
+        for issue in stats.problems { print("fetch issue: \(issue)", to: &err) }
         if let contactSheet, let sheet {
             do {
                 try sheet.write(to: contactSheet)

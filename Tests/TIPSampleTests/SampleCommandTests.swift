@@ -14,6 +14,17 @@ struct SampleCommandTests {
         #expect(run.stdout.contains("--help"))
     }
 
+    @Test(
+        "a budget that is not a finite number of MB is a usage error, not a crash",
+        arguments: ["--disk-budget-mb", "--memory-budget-mb", "--rendered-budget-mb"])
+    func badBudgets(option: String) async throws {
+        for value in ["nan", "inf", "1e30", "-1"] {
+            let run = try await SampleTool.run(["fetch", "--count", "0", option + "=" + value])
+            #expect(run.status == 64, "\(option) \(value): status \(run.status), stderr \(run.stderr)")
+            #expect(run.stderr.contains("budgets must be numbers of MB"), "\(run.stderr)")
+        }
+    }
+
     @Test("inspect lists every pipeline's disk entries as a table, and as an HTML page with thumbnails")
     func inspect() async throws {
         try await SampleTool.withTemporaryDirectory { root in
