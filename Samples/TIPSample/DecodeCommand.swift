@@ -47,10 +47,19 @@ struct DecodeCommand: ParsableCommand {
         help:
             """
             Write the result (the first frame of an animation) to this file; its extension picks the type (.png, \
-            .jpg, .gif, .webp, .tif, .bmp, .tga, .jp2, .heic, .avif).
+            .jpg, .gif, .webp, .tif, .bmp, .tga, .jp2, .heic, .avif; PNG without one).
             """
     )
     var out: String?
+
+    func validate() throws {
+        if let out {
+            let pathExtension = (out as NSString).pathExtension
+            if !pathExtension.isEmpty, ImageType(fileExtension: pathExtension) == nil {
+                throw ValidationError("--out: no image type has the extension .\(pathExtension)")
+            }
+        }
+    }
 
     @Option(help: "Decode this many times and print the median decode time.")
     var `repeat`: Int?

@@ -169,6 +169,9 @@ struct FetchCommand: AsyncParsableCommand {
         let setup = try await SampleServerSetup(
             scenario: scenario, corpus: corpus, directory: images, baseURL: baseURL,
             preferredPort: port ?? lastPort, maxAge: maxAge)
+        if let port, let server = setup.server, server.port != port {
+            print("warning: port \(port) is taken; the embedded server listens on \(server.port)", to: &err)
+        }
         if let server = setup.server {
             try? FileManager.default.createDirectory(at: rootURL, withIntermediateDirectories: true)
             try? String(server.port).write(to: portFile, atomically: true, encoding: .utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import TIPImageServer
 import Testing
 
 /// `tip-sample inspect` and `--help`, run as a child process.
@@ -22,6 +23,21 @@ struct SampleCommandTests {
             let run = try await SampleTool.run(["fetch", "--count", "0", option + "=" + value])
             #expect(run.status == 64, "\(option) \(value): status \(run.status), stderr \(run.stderr)")
             #expect(run.stderr.contains("budgets must be numbers of MB"), "\(run.stderr)")
+        }
+    }
+
+    @Test("--port that is taken: the run goes on on another port and says so")
+    func takenPort() async throws {
+        let blocker = TIPImageServer()
+        try await blocker.start()
+        defer { blocker.stop() }
+        try await SampleTool.withTemporaryDirectory { root in
+            let run = try await SampleTool.run([
+                "fetch", "--unique", "2", "--count", "2", "--quiet", "--root", root.path, "--port",
+                String(blocker.port),
+            ])
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+            #expect(run.stderr.contains("warning: port \(blocker.port) is taken"), "\(run.stderr)")
         }
     }
 

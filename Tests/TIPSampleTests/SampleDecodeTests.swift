@@ -38,6 +38,25 @@ struct SampleDecodeTests {
         }
     }
 
+    @Test("--out with an extension no image type has is a usage error; without an extension it writes PNG")
+    func outExtension() async throws {
+        try await SampleTool.withTemporaryDirectory { directory in
+            let bitmap = try #require(Bitmap(width: 16, height: 8, format: .rgbx8))
+            let photo = directory.appendingPathComponent("photo.png")
+            try CodecCatalogue.shared.encodeImage(
+                ImageContainer(image: bitmap), toFilePath: photo.path, type: .png, quality: 1)
+            let unknown = directory.appendingPathComponent("out.xyz")
+            let refused = try await SampleTool.run(["decode", photo.path, "--out", unknown.path])
+            #expect(refused.status == 64, "stderr: \(refused.stderr)")
+            #expect(refused.stderr.contains("no image type has the extension .xyz"), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: unknown.path))
+            let bare = directory.appendingPathComponent("out")
+            let written = try await SampleTool.run(["decode", photo.path, "--out", bare.path])
+            #expect(written.status == 0, "stderr: \(written.stderr)")
+            #expect(try Data(contentsOf: bare).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        }
+    }
+
     @Test("decode reads the WebP fixtures", arguments: ["sample.webp", "twitterfied.webp", "tenor_test.webp"])
     func fixture(name: String) async throws {
         guard let file = Self.fixtures?.appendingPathComponent(name) else {
