@@ -68,25 +68,23 @@ package final class DiskCacheTemporaryFile: Sendable {
         guard state.isDeferred else { return nil }
         state.isDeferred = false
         let path = cache.path(name)
+        let cache = self.cache
+        let made: Result<Int32, POSIXError>
         do throws(POSIXError) {
-            state.fd = try DiskCacheFiles.create(path)
-            return nil
+            made = .success(try DiskCacheFiles.create(path))
         } catch  where error.code == .ENOENT {
-            let cache = self.cache
-            let made: Result<Int32, POSIXError> = cache.domain.sync {
+            made = cache.domain.sync {
                 cache.ensureDirectory()
-                do throws(POSIXError) { return .success(try DiskCacheFiles.create(path)) } catch {
-                    return .failure(error)
-                }
-            }
-            switch made {
-            case .success(let fd):
-                state.fd = fd
-                return nil
-            case .failure(let error):
-                return failedToCreate(&state, error)
+                return Result { () throws(POSIXError) in try DiskCacheFiles.create(path) }
             }
         } catch {
+            made = .failure(error)
+        }
+        switch made {
+        case .success(let fd):
+            state.fd = fd
+            return nil
+        case .failure(let error):
             return failedToCreate(&state, error)
         }
     }

@@ -56,7 +56,7 @@ final class CallbackQueueWatchdog: Sendable {
     }
 
     /// Whether a timer is armed for any queue (tests wait for them to end).
-    var isProbeInFlight: Bool { state.withLock { $0.queues.values.contains { $0.isChecking } } }
+    var isWatching: Bool { state.withLock { $0.queues.values.contains { $0.isChecking } } }
 
     /// Runs `work` on `queue`, watching it. `key` identifies the queue (Dispatch on Linux hands out a new
     /// `DispatchQueue` object for `.main` on every access).

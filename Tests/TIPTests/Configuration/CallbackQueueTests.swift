@@ -120,7 +120,7 @@ struct CallbackQueueTests {
         let ran = Locked(0)
         for _ in 0..<20 { configuration.dispatchToCallbackQueue { ran.withLock { $0 += 1 } } }
         #expect(await eventually { ran.withLock { $0 } == 20 })
-        #expect(await eventually { !configuration.callbackWatchdog.isProbeInFlight })
+        #expect(await eventually { !configuration.callbackWatchdog.isWatching })
         #expect(logger.messages(containing: "serviced-callbacks").isEmpty)
     }
 
