@@ -13,7 +13,8 @@ public enum ImageTableError: Error, CustomNSError, CustomStringConvertible {
     case unknownFormat(String)
     /// A file operation on the table failed (`errno` says why: `ENOSPC` for a full disk, say). Code 3.
     case storageFailed(path: String, operation: String, errno: Int32)
-    /// Another process has the table open. Code 4.
+    /// Another process has the table open, or another store of this process does, or images retrieved from an
+    /// earlier store of it are still alive (their entries must not be reused). Code 4.
     case tableInUse(path: String)
     /// Every entry of the table is still shown (a live view holds it) and the table is at its maximum count;
     /// nothing can be replaced until some views go away. Code 5.
@@ -58,7 +59,10 @@ public enum ImageTableError: Error, CustomNSError, CustomStringConvertible {
         case .storageFailed(let path, let operation, let code):
             return "image table \(path): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
         case .tableInUse(let path):
-            return "image table \(path) is open in another process: use one store per table file"
+            return """
+                image table \(path) is in use: open in another process, or in this one by another store or \
+                by images still kept from an earlier one; use one store per table file
+                """
         case .tableFull(let name):
             return
                 """

@@ -1,7 +1,7 @@
 import Foundation
 import TIP
 
-/// Fills: one per entity and table at a time, joined by every request for the entity while it runs.
+/// Fills: one per entity, source and table at a time, joined by every request for them while it runs.
 extension ImageTableStore {
     /// A new identifier for a waiter (unique in this store).
     func nextWaiterID() -> UInt64 {
@@ -11,7 +11,9 @@ extension ImageTableStore {
         }
     }
 
-    /// Joins the entity's fill in `table`, or starts one: fetch, then draw and write on the table's queue.
+    /// Joins the fill of the entity from its source in `table`, or starts one: fetch, then draw and write on the
+    /// table's queue. (A fill of an earlier source of the entity is not joined: its image is not the one asked
+    /// for.)
     /// Other formats of the family that want the same source and lack the entity are drawn from the same
     /// fetch, which asks for the largest of their sizes.
     func fill(
@@ -19,21 +21,22 @@ extension ImageTableStore {
         deliver: @escaping @Sendable (Result<Bitmap, ImageTableError>) -> Void
     ) {
         let identifier = entity.identifier
+        let source = entity.sourceIdentifier
+        let key = ImageTableFill.Key(entity: identifier, source: source)
         let waiter = ImageTableFill.Waiter(id: waiterID, deliver: deliver)
         let (job, isNew) = table.state.withLock { state -> (ImageTableFill, Bool) in
-            if let job = state.fills[identifier] {
+            if let job = state.fills[key] {
                 job.waiters.append(waiter)
                 return (job, false)
             }
             let job = ImageTableFill()
             job.waiters.append(waiter)
-            state.fills[identifier] = job
+            state.fills[key] = job
             return (job, true)
         }
         guard isNew else { return }
-        guard let pipeline else { return finish(job, entity: identifier, in: table, .failure(.noPipeline)) }
+        guard let pipeline else { return finish(job, key, in: table, .failure(.noPipeline)) }
         let url = entity.sourceURL(for: table.format)
-        let source = entity.sourceIdentifier
         let siblings = tables.values.filter { sibling in
             sibling !== table && !table.format.family.isEmpty && sibling.format.family == table.format.family
                 && entity.sourceURL(for: sibling.format) == url && sibling.wantsFill(entity: identifier, source: source)
@@ -67,7 +70,7 @@ extension ImageTableStore {
                         .fetchFailed(
                             error ?? ImageFetchError(.unknown, "The fetch ended without an image or an error.")))
                 }
-                self.finish(job, entity: identifier, in: table, outcome)
+                self.finish(job, key, in: table, outcome)
             }
         }
         let abandoned = table.state.withLock { _ in
@@ -80,10 +83,11 @@ extension ImageTableStore {
 
     /// Ends `job`: it leaves the table's fills, and every waiter gets `outcome`.
     private func finish(
-        _ job: ImageTableFill, entity: String, in table: ImageTable, _ outcome: Result<Bitmap, ImageTableError>
+        _ job: ImageTableFill, _ key: ImageTableFill.Key, in table: ImageTable,
+        _ outcome: Result<Bitmap, ImageTableError>
     ) {
         let waiters = table.state.withLock { state -> [ImageTableFill.Waiter] in
-            if state.fills[entity] === job { state.fills[entity] = nil }
+            if state.fills[key] === job { state.fills[key] = nil }
             defer { job.waiters.removeAll() }
             return job.waiters
         }
@@ -91,14 +95,14 @@ extension ImageTableStore {
     }
 
     /// One waiter leaves its fill (it gets ``ImageTableError/cancelled``); the last one out cancels the fetch.
-    func cancelWaiter(_ waiterID: UInt64, entity: String, in table: ImageTable) {
+    func cancelWaiter(_ waiterID: UInt64, fill key: ImageTableFill.Key, in table: ImageTable) {
         let (waiter, operation) = table.state.withLock { state -> (ImageTableFill.Waiter?, ImageFetchOperation?) in
-            guard let job = state.fills[entity], let index = job.waiters.firstIndex(where: { $0.id == waiterID }) else {
+            guard let job = state.fills[key], let index = job.waiters.firstIndex(where: { $0.id == waiterID }) else {
                 return (nil, nil)
             }
             let waiter = job.waiters.remove(at: index)
             guard job.waiters.isEmpty else { return (waiter, nil) }
-            state.fills[entity] = nil
+            state.fills[key] = nil
             return (waiter, job.operation)
         }
         operation?.cancel()

@@ -19,7 +19,9 @@ import TIP
 /// Thread-safe: retrieve from any thread. Fills fetch their source through the store's image pipeline
 /// (joining any fetch of the same URL, and caching it there), draw it on the table's own queue (one fill at a
 /// time per table) and publish the entry; completions run on the configuration's callback queue. The store
-/// holds each table file's lock (`<name>.tiptable.lock`): one process at a time.
+/// holds each table file's lock (`<name>.tiptable.lock`): one store at a time, in one process. Images retrieved
+/// from it hold the lock too, after the store went away: until they do, another store gets
+/// ``ImageTableError/tableInUse(path:)``.
 public final class ImageTableStore: Sendable {
     /// Where the table files are (`<format name>.tiptable`).
     public let directory: URL
@@ -46,9 +48,13 @@ public final class ImageTableStore: Sendable {
         if let failure = Directories.make(directory.path, mode: 0o777) {
             throw .storageFailed(path: directory.path, operation: "create directory", errno: failure.rawValue)
         }
+        // Every name is checked before any table is opened: opening one may rebuild its file.
+        var names = Set<String>()
+        for format in formats where !names.insert(format.name).inserted {
+            throw .invalidFormat("two formats are named '\(format.name)'")
+        }
         var tables: [String: ImageTable] = [:]
         for format in formats {
-            guard tables[format.name] == nil else { throw .invalidFormat("two formats are named '\(format.name)'") }
             tables[format.name] = try ImageTable(format: format, directory: directory, configuration: configuration)
         }
         self.directory = directory
@@ -123,15 +129,15 @@ public final class ImageTableStore: Sendable {
         guard let table = table(named: formatName) else { throw .unknownFormat(formatName) }
         if let hit = table.image(entity: entity.identifier, source: entity.sourceIdentifier) { return hit }
         let waiterID = nextWaiterID()
-        let identifier = entity.identifier
+        let key = ImageTableFill.Key(entity: entity.identifier, source: entity.sourceIdentifier)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<Bitmap, ImageTableError>, Never>) in
                 fill(entity, in: table, waiterID: waiterID) { continuation.resume(returning: $0) }
-                if Task.isCancelled { cancelWaiter(waiterID, entity: identifier, in: table) }
+                if Task.isCancelled { cancelWaiter(waiterID, fill: key, in: table) }
             }
         } onCancel: {
-            cancelWaiter(waiterID, entity: identifier, in: table)
+            cancelWaiter(waiterID, fill: key, in: table)
         }
         return try result.get()
     }

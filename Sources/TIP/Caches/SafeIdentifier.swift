@@ -4,17 +4,18 @@
 /// SafeIdentifier.fileName(for: "https://x.com/a b.jpg")  // "https%3A%2F%2Fx.com%2Fa%20b.jpg"
 /// ```
 ///
-/// The identifier's UTF-8 bytes are percent-encoded except `A-Z a-z 0-9 - . _ ~` (upper-case hex). When
-/// that is longer than 251 characters (`NAME_MAX` minus room for a `.tmp` suffix), the name becomes the
-/// lower-case SHA-1 hex of the encoded string instead. Names never contain `/`, NUL, or start with a
-/// dot-dot path component, so no identifier can escape its cache directory.
+/// The UTF-8 bytes of the identifier's NFC form (see `CanonicalIdentifier`: canonically equivalent
+/// identifiers, which Swift's `==` takes for one, get one file) are percent-encoded except
+/// `A-Z a-z 0-9 - . _ ~` (upper-case hex). When that is longer than 251 characters (`NAME_MAX` minus room
+/// for a `.tmp` suffix), the name becomes the lower-case SHA-1 hex of the encoded string instead. Names never
+/// contain `/`, NUL, or start with a dot-dot path component, so no identifier can escape its cache directory.
 enum SafeIdentifier {
     /// The longest encoded name kept as is: `NAME_MAX` (255) minus 4 for a `.tmp` suffix.
     static let maximumLength = 251
 
     /// The file name for `identifier`.
     static func fileName(for identifier: String) -> String {
-        let encoded = percentEncode(Array(identifier.utf8))
+        let encoded = percentEncode(Array(CanonicalIdentifier.normalized(identifier).utf8))
         if encoded.count > maximumLength {
             return SHA1.hexDigest(of: encoded.utf8)
         }

@@ -24,7 +24,8 @@ final class ImageTable: @unchecked Sendable {
     let state: Locked<ImageTableState>
     private let header: [UInt8]
     private let writer = Locked(())
-    private let lockDescriptor: Int32
+    /// The table's lock, which every mapping of its files keeps too.
+    private let lock: ImageTableLock
     private let configuration: GlobalConfiguration
 
     /// Opens (or makes, or rebuilds) the table of `format` in `directory`.
@@ -35,14 +36,8 @@ final class ImageTable: @unchecked Sendable {
         path = directory.appendingPathComponent(format.name + ".tiptable").path
         header = ImageTableHeader.encode(format: format, layout: layout)
         fillQueue = DispatchQueue(label: "tip.image-table.\(format.name)")
-        lockDescriptor = try ImageTableFile.lock(path)
-        let opened: ImageTableFile.Opened
-        do {
-            opened = try ImageTableFile.openOrMake(path, header: header, layout: layout)
-        } catch {
-            close(lockDescriptor)
-            throw error
-        }
+        lock = try ImageTableFile.lock(path)
+        let opened = try ImageTableFile.openOrMake(path, header: header, layout: layout, lock: lock)
         rebuildReason = opened.rebuildReason
         state = Locked(ImageTableState(layout: layout, mapping: opened.mapping, chunkCount: opened.chunkCount))
         if let reason = opened.rebuildReason {
@@ -56,8 +51,8 @@ final class ImageTable: @unchecked Sendable {
     }
 
     deinit {
+        // The lock stays held while views of the entries are alive (their mapping keeps it).
         state.withLock { $0._persistAccessOrder() }
-        close(lockDescriptor)
     }
 
     // MARK: Reading
@@ -92,7 +87,10 @@ final class ImageTable: @unchecked Sendable {
 
     /// Whether a fill of `entity` from `source` would add something: no such entry, and no fill in flight.
     func wantsFill(entity: String, source: String) -> Bool {
-        state.withLock { $0.fills[entity] == nil && !$0._contains(entity: entity, source: source) }
+        state.withLock {
+            $0.fills[ImageTableFill.Key(entity: entity, source: source)] == nil
+                && !$0._contains(entity: entity, source: source)
+        }
     }
 
     // MARK: Writing
@@ -116,7 +114,7 @@ final class ImageTable: @unchecked Sendable {
     func reset() -> Result<Void, ImageTableError> {
         writer.withLock { _ in
             do throws(ImageTableError) {
-                let opened = try ImageTableFile.make(path, header: header, layout: layout, reason: nil)
+                let opened = try ImageTableFile.make(path, header: header, layout: layout, lock: lock, reason: nil)
                 state.withLock { state in
                     let fills = state.fills
                     state = ImageTableState(layout: layout, mapping: opened.mapping, chunkCount: 0)

@@ -18,10 +18,10 @@ enum ImageTableFile {
         let rebuildReason: String?
     }
 
-    /// Takes the lock of the table at `path`; the returned descriptor holds it until closed.
-    static func lock(_ path: String) throws(ImageTableError) -> Int32 {
+    /// Takes the lock of the table at `path` (a symbolic link in place of the lock file is an error).
+    static func lock(_ path: String) throws(ImageTableError) -> ImageTableLock {
         let lockPath = path + ".lock"
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw .storageFailed(path: lockPath, operation: "open", errno: errno) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
@@ -29,36 +29,53 @@ enum ImageTableFile {
             if code == EWOULDBLOCK { throw .tableInUse(path: path) }
             throw .storageFailed(path: lockPath, operation: "flock", errno: code)
         }
-        return descriptor
+        return ImageTableLock(descriptor: descriptor)
     }
 
     /// Opens the table at `path` for `header`, or makes it when it is missing, damaged, truncated, or made for
     /// another format (then `rebuildReason` says which).
-    static func openOrMake(_ path: String, header: [UInt8], layout: ImageTableLayout) throws(ImageTableError) -> Opened
+    static func openOrMake(_ path: String, header: [UInt8], layout: ImageTableLayout, lock: ImageTableLock)
+        throws(ImageTableError) -> Opened
     {
-        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        // A symbolic link in its place is replaced, never followed: its target is not the store's.
+        let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         if descriptor < 0 {
             let code = errno
-            guard code == ENOENT else { throw .storageFailed(path: path, operation: "open", errno: code) }
-            return try make(path, header: header, layout: layout, reason: nil)
+            guard code == ENOENT || code == ELOOP else {
+                throw .storageFailed(path: path, operation: "open", errno: code)
+            }
+            let reason = code == ELOOP ? "a symbolic link, not a table file" : nil
+            return try make(path, header: header, layout: layout, lock: lock, reason: reason)
         }
         if let reason = problem(descriptor, header: header, layout: layout) {
             close(descriptor)
-            return try make(path, header: header, layout: layout, reason: reason)
+            return try make(path, header: header, layout: layout, lock: lock, reason: reason)
         }
         let length = fileLength(descriptor)
-        let mapping = try ImageTableMapping(descriptor: descriptor, length: layout.maximumFileLength, path: path)
+        // A copied file may have holes where entries were never written (cp makes them sparse): their blocks
+        // are allocated now, so that a full disk is this error rather than a crash when one is first drawn.
+        #if os(Linux)
+        let allocation = posix_fallocate(descriptor, 0, off_t(length))
+        guard allocation == 0 || allocation == EOPNOTSUPP else {
+            close(descriptor)
+            throw .storageFailed(path: path, operation: "allocate the table's blocks", errno: allocation)
+        }
+        #endif
+        let mapping = try ImageTableMapping(
+            descriptor: descriptor, length: layout.maximumFileLength, path: path, lock: lock)
         return Opened(
             mapping: mapping, chunkCount: (length - ImageTableLayout.headerLength) / layout.chunkLength,
             rebuildReason: nil)
     }
 
     /// Makes an empty table at `path` (aside, then renamed over whatever is there) and maps it.
-    static func make(_ path: String, header: [UInt8], layout: ImageTableLayout, reason: String?) throws(ImageTableError)
-        -> Opened
-    {
+    static func make(
+        _ path: String, header: [UInt8], layout: ImageTableLayout, lock: ImageTableLock, reason: String?
+    ) throws(ImageTableError) -> Opened {
         let temporary = path + ".new"
-        let descriptor = open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // Made anew, never opened through whatever is there (a leftover, or a planted symbolic link).
+        unlink(temporary)
+        let descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .storageFailed(path: temporary, operation: "create", errno: errno) }
         func fail(_ operation: String) -> ImageTableError {
             let code = errno
@@ -72,7 +89,8 @@ enum ImageTableFile {
         guard fsync(descriptor) == 0 else { throw fail("fsync") }
         guard rename(temporary, path) == 0 else { throw fail("rename") }
         synchronizeDirectory(of: path)
-        let mapping = try ImageTableMapping(descriptor: descriptor, length: layout.maximumFileLength, path: path)
+        let mapping = try ImageTableMapping(
+            descriptor: descriptor, length: layout.maximumFileLength, path: path, lock: lock)
         return Opened(mapping: mapping, chunkCount: 0, rebuildReason: reason)
     }
 

@@ -12,9 +12,10 @@ struct ImageTableKey: Hashable, Sendable {
         self.high = high
     }
 
-    /// The digest of `identifier`'s UTF-8 bytes.
+    /// The digest of the UTF-8 bytes of `identifier`'s NFC form: canonically equivalent identifiers, which the
+    /// in-memory index (keyed by `String`) takes for one, have one digest.
     init(_ identifier: String) {
-        let digest = SHA1.digest(of: identifier.utf8)
+        let digest = SHA1.digest(of: CanonicalIdentifier.normalized(identifier).utf8)
         var low: UInt64 = 0, high: UInt64 = 0
         for index in 0..<8 {
             low |= UInt64(digest[index]) << (8 * index)

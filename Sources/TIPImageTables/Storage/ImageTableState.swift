@@ -23,9 +23,13 @@ struct ImageTableState {
     var tail: Int32 = -1
     /// Orders writes and accesses across launches.
     var sequence: UInt64 = 1
-    /// Fills in flight, by entity identifier.
-    var fills: [String: ImageTableFill] = [:]
+    /// Fills in flight, by entity and source identifier.
+    var fills: [ImageTableFill.Key: ImageTableFill] = [:]
     var counters = ImageTableCounters()
+
+    /// Sequences a file can hold: far more than any table will ever count (2^62), so that counting on from
+    /// the largest one read cannot overflow.
+    static let sequenceLimit: UInt64 = 1 << 62
 
     /// The state of a freshly opened file: records read, damaged or torn ones freed, duplicates resolved in
     /// favour of the newest write, the LRU order restored from the records' last-access words.
@@ -59,9 +63,17 @@ struct ImageTableState {
                         ImageTableRecord.storeState(ImageTableRecord.free, to: _recordPointer(slot))
                         continue
                     }
-                    sequence = max(sequence, record.writeSequence + 1, record.lastAccess + 1)
+                    // A write sequence past the limit is damage its checksum missed: dropped. The last-access
+                    // word has no checksum: one past the limit only loses the entry's place in the LRU order.
+                    guard record.writeSequence < Self.sequenceLimit else {
+                        counters.discarded += 1
+                        ImageTableRecord.storeState(ImageTableRecord.free, to: _recordPointer(slot))
+                        continue
+                    }
+                    let lastAccess = record.lastAccess < Self.sequenceLimit ? record.lastAccess : 0
+                    sequence = max(sequence, record.writeSequence + 1, lastAccess + 1)
                     writeSequences[slot] = record.writeSequence
-                    lastAccesses[slot] = record.lastAccess
+                    lastAccesses[slot] = lastAccess
                     // A kill between writing an entity's new entry and freeing its old one leaves two.
                     if let other = winners[record.entity].map(Int.init) {
                         let dropped = writeSequences[other] < record.writeSequence ? other : slot
