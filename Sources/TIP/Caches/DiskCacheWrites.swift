@@ -200,7 +200,8 @@ extension DiskCache {
         withIdentifier identifier: String,
         accepting: (DiskCacheMetadata) -> Bool = { _ in true }
     ) -> (file: DiskCacheTemporaryFile, partial: DiskCacheEntry.Part)? {
-        domain.sync {
+        waitForManifestIfPartialExists(identifier: identifier)
+        return domain.sync {
             guard isLoaded, let partial = entry(withIdentifier: identifier, includeComplete: false)?.partial,
                 accepting(partial.metadata),
                 let source = try? DiskCacheFiles.open(partial.filePath, O_RDONLY | O_NONBLOCK)

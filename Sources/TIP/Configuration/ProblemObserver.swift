@@ -43,8 +43,10 @@ public struct Problem: RawRepresentable, Hashable, Sendable, CustomStringConvert
     public static let diskCacheDirectoryUnusable = Problem(rawValue: "TIPProblemDiskCacheDirectoryUnusable")
     /// The disk cache directory had to be recreated. User info: `path`.
     public static let diskCacheDirectoryRecreated = Problem(rawValue: "TIPProblemDiskCacheDirectoryRecreated")
-    /// A complete disk-cache entry could not be decoded when read; it was removed and the fetch went on to the
-    /// next source. User info: `imageIdentifier`, `imageURL`, `path`, `error`.
+    /// A complete disk-cache entry could not be decoded when read, and the fetch went on to the next source. A
+    /// damaged file (corrupt, cut short, not an image) was removed; one refused by this request or process alone
+    /// (a pixel limit, a codec not registered here, an unsupported feature) stays. User info: `imageIdentifier`,
+    /// `imageURL`, `path`, `error`.
     public static let diskCacheEntryCouldNotBeDecoded = Problem(rawValue: "TIPProblemDiskCacheEntryCouldNotBeDecoded")
     /// A disk-cache file's length or CRC-32 no longer matched what its metadata recorded when it was written
     /// (truncated, overwritten, swapped with another entry's file, bit rot); it was removed and the image is

@@ -243,7 +243,9 @@ struct ImagePipelineCaches: Sendable {
         return nil
     }
 
-    /// `part`'s file decoded; nil when it cannot be read, or does not decode (then removed and reported).
+    /// `part`'s file decoded; nil when it cannot be read, or does not decode (reported, and removed when its bytes
+    /// are damaged; a file refused for this request or process alone, by a pixel limit, a missing codec or an
+    /// unsupported feature, stays for the fetches that can use it).
     func decodeDiskPart(_ part: DiskCacheEntry.Part, of cache: DiskCache, decoding: Decoding) -> CachedImage? {
         let metadata = part.metadata
         guard let data = cache.completeData(of: part) else { return nil }
@@ -266,12 +268,22 @@ struct ImagePipelineCaches: Sendable {
                 image: image, url: metadata.url, isPlaceholder: metadata.isPlaceholder,
                 originalDimensions: original, bytes: bytes, freshness: metadata.freshness)
         } catch {
-            cache.clearImage(
-                withIdentifier: metadata.identifier.isEmpty ? part.fileName : metadata.identifier)
+            if Self.isDamage(error) {
+                cache.clearImage(
+                    withIdentifier: metadata.identifier.isEmpty ? part.fileName : metadata.identifier)
+            }
             report(
                 .diskCacheEntryCouldNotBeDecoded, identifier: metadata.identifier, url: metadata.url,
                 path: part.filePath, error: error)
             return nil
+        }
+    }
+
+    /// Whether `error` says a cached file's bytes are damaged (rather than refused by this request or process).
+    static func isDamage(_ error: any Error) -> Bool {
+        switch error as? ImageDecodingError {
+        case .emptyData, .unrecognizedFormat, .truncatedData, .corruptData: return true
+        case .dimensionsTooLarge, .unsupported, .missingCodec, nil: return false
         }
     }
 
@@ -280,6 +292,7 @@ struct ImagePipelineCaches: Sendable {
         if let partial = memory.entry(withIdentifier: identifier, touch: false)?.partial, partial.url == url {
             return true
         }
+        disk.waitForManifestIfPartialExists(identifier: identifier)
         if let partial = disk.entry(withIdentifier: identifier, includeComplete: false)?.partial,
             partial.metadata.url == url
         {

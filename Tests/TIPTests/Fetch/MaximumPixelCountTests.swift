@@ -42,4 +42,29 @@ struct MaximumPixelCountTests {
         #expect(allowed?.imageContainer.dimensions == CGSize(width: 64, height: 48))
         #expect(GenericImageFetchRequest(raising).maximumPixelCount == 10_000)
     }
+
+    @Test("a cached image refused by one request's lower limit stays cached for the fetches that may have it")
+    func refusedCacheHitIsKept() async throws {
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        let jpeg = try DownloaderTestEnvironment.jpeg(width: 64, height: 48)
+        let url = SteppedPipelineEnvironment.url("kept.jpg")
+        #expect(try await env.fetch(GenericImageFetchRequest(imageURL: url), serving: jpeg).result != nil)
+        #expect(await eventually { env.pipeline.diskCache.entry(withIdentifier: url.absoluteString) != nil })
+        env.pipeline.clearMemoryCaches()
+
+        var lower = GenericImageFetchRequest(imageURL: url)
+        lower.maximumPixelCount = 1_000
+        lower.loadingSources = [.diskCache]
+        let refused = await env.fetchCached(lower)
+        #expect(refused.result == nil && refused.error != nil)
+        #expect(env.problems.count(.diskCacheEntryCouldNotBeDecoded) == 1)
+        #expect(env.pipeline.diskCache.entry(withIdentifier: url.absoluteString)?.complete != nil, "kept")
+
+        var plain = GenericImageFetchRequest(imageURL: url)
+        plain.loadingSources = [.diskCache]
+        let hit = await env.fetchCached(plain)
+        #expect(hit.result?.imageSource == .diskCache)
+        #expect(hit.result?.imageContainer.dimensions == CGSize(width: 64, height: 48))
+    }
 }
