@@ -154,21 +154,27 @@ extension ImageFetchOperation {
     // MARK: Additional caches
 
     /// Asks the pipeline's additional caches in order, by URL. Skipped when a partial of this URL can be
-    /// resumed (TIP jumps straight to the network then), and when the memory or disk cache holds the image stale
-    /// (a revalidation costs less than anything an additional cache could give).
+    /// resumed (TIP jumps straight to the network then, with no additional-cache attempt reported), and when the
+    /// memory or disk cache holds the image stale (a revalidation costs less than anything an additional cache
+    /// could give).
     func loadFromAdditionalCaches(startingAt index: Int = 0) {
         if isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
+        var skips = false
         if index == 0 {
+            let resumes =
+                request.loadingSources.allows(.networkResumed)
+                && self.caches.hasResumablePartial(identifier: identifier, url: request.imageURL)
+            let stale = guarded.withLock { state in
+                state.jumpsToResume = resumes
+                return state.foundStaleImage
+            }
+            if resumes { return loadFromNetwork() }
             advance(to: .loadingFromAdditionalCache)
             attempt(.additionalCache)
+            skips = stale
         }
         let caches = imagePipeline.additionalCaches
-        let resumable =
-            index == 0
-            && (guarded.withLock { $0.foundStaleImage }
-                || request.loadingSources.allows(.networkResumed)
-                    && self.caches.hasResumablePartial(identifier: identifier, url: request.imageURL))
-        guard request.loadingSources.allows(.additionalCache), index < caches.count, !resumable else {
+        guard request.loadingSources.allows(.additionalCache), index < caches.count, !skips else {
             return loadFromNetwork()
         }
         caches[index].retrieveImage(for: request.imageURL) { image in
@@ -199,7 +205,7 @@ extension ImageFetchOperation {
                     .couldNotLoadImage,
                     "No allowed source had \(request.imageURL.absoluteString); allow the network to download it."))
         }
-        attempt(.network)
+        attempt(guarded.withLock { $0.jumpsToResume } ? .networkResumed : .network)
         setDownloading(true)
         configuration.downloader.add(self)
         watchDelegateWhileDownloading()

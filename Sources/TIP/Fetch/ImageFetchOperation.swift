@@ -34,6 +34,9 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
         var networkImageOriginalDimensions: CGSize = .zero
         /// Whether the memory or disk cache held the fetch's image, stale (the download revalidates it).
         var foundStaleImage = false
+        /// Whether a partial of the fetch's URL was found to resume: the fetch jumps to the network, reported as
+        /// `networkResumed` (TIP's `shouldJumpToResumingDownload`).
+        var jumpsToResume = false
         /// The operation's serial queue, made on first use.
         var workQueue: DispatchQueue?
         var enqueuedAt: ContinuousClock.Instant?
