@@ -23,7 +23,7 @@ typedef struct {
     jmp_buf jump;
     char message[JMSG_LENGTH_MAX];
     int has_message;
-    int premature;  // a scan's data stopped at a marker (a file cut short, then closed with an EOI)
+    int premature;  // a scan's data stopped at a marker (a file cut short, then closed with an EOI) or is damaged
     void (*std_emit_message)(j_common_ptr, int);
 } tip_error_mgr;
 
@@ -87,10 +87,14 @@ static void tip_output_message(j_common_ptr cinfo) {
     }
 }
 
-// Notes the warnings that mean the image data stopped early, then counts the warning as libjpeg does.
+// Notes the warnings that mean the image data stopped early or is damaged (a code no table has, restart
+// markers out of step: blocks were lost), then counts the warning as libjpeg does. Extraneous bytes before a
+// marker, common in files that are otherwise whole, lose no pixels.
 static void tip_emit_message(j_common_ptr cinfo, int msg_level) {
     tip_error_mgr *err = (tip_error_mgr *)cinfo->err;
-    if (msg_level < 0 && (err->pub.msg_code == JWRN_HIT_MARKER || err->pub.msg_code == JWRN_JPEG_EOF)) {
+    int code = err->pub.msg_code;
+    if (msg_level < 0 && (code == JWRN_HIT_MARKER || code == JWRN_JPEG_EOF || code == JWRN_HUFF_BAD_CODE ||
+                          code == JWRN_ARITH_BAD_CODE || code == JWRN_MUST_RESYNC)) {
         err->premature = 1;
     }
     err->std_emit_message(cinfo, msg_level);
@@ -284,6 +288,10 @@ static int tip_allocate_rows(tip_jpeg_inc *dec) {
     return dec->rows ? 0 : -1;
 }
 
+// libjpeg's arithmetic decoder cannot suspend (JERR_CANT_SUSPEND when its data runs out): an arithmetic-coded
+// file is decoded once every byte is there, in one go.
+static int tip_waits_for_eof(const tip_jpeg_inc *dec) { return dec->cinfo.arith_code && !dec->eof; }
+
 static int tip_finish_start(tip_jpeg_inc *dec) {
     // Called inside a setjmp scope.
     if (!jpeg_start_decompress(&dec->cinfo)) return 0;
@@ -331,6 +339,7 @@ int tip_jpeg_inc_start(tip_jpeg_inc *dec, int scale_num, int scale_denom, int ou
         if (!dec->progressive || c->arith_code) dec->own_allowed = 0;
         if (!dec->own_allowed) dec->keep_all = 0;
     }
+    if (tip_waits_for_eof(dec)) return 0;
     return tip_finish_start(dec);
 }
 
@@ -599,7 +608,7 @@ int tip_jpeg_inc_consume(tip_jpeg_inc *dec, int hold_at_scan_end) {
         return 0;
     }
     if (!dec->started) {
-        if (!dec->start_pending) return 0;
+        if (!dec->start_pending || tip_waits_for_eof(dec)) return 0;
         int r = tip_finish_start(dec);
         if (r <= 0) return r;
     }

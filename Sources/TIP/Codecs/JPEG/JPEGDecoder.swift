@@ -142,12 +142,11 @@ struct JPEGDecoder: ImageDecoder {
                 return .failure(.corruptData(message))
             case .warning(let message):
                 // Cut short: no EOI, or an EOI (or another marker) inside a scan's data, which libjpeg reports as
-                // a premature end and fills with gray. Other warnings (extraneous bytes before a marker) are benign.
-                // A message that is not a warning's is the fatal error that ended the decode after one: what it
-                // left unwritten is gray, so the image is partial.
-                isPartial =
-                    !endsWithEOI(bytes) || message.localizedLowercase.contains("premature end")
-                    || !isLibjpegWarning(message)
+                // a premature end and fills with gray. Damaged: a code no table has, restart markers out of step
+                // (blocks lost). Other warnings (extraneous bytes before a marker) are benign. A message that is
+                // not a warning's is the fatal error that ended the decode after one: what it left unwritten is
+                // gray, so the image is partial.
+                isPartial = !endsWithEOI(bytes) || Self.isDamageWarning(message) || !isLibjpegWarning(message)
             case .ok:
                 isPartial = !endsWithEOI(bytes)
             }
@@ -188,6 +187,18 @@ struct JPEGDecoder: ImageDecoder {
         "Corrupt JPEG data", "Premature end of JPEG file", "Warning:", "Unknown Adobe color transform",
         "Inconsistent progression sequence", "Invalid SOS parameters for sequential JPEG",
         "Application transferred too many scanlines",
+    ]
+
+    /// Whether `message` is a libjpeg warning that means pixels were lost (cut short or damaged data).
+    static func isDamageWarning(_ message: String) -> Bool {
+        let lowercased = message.localizedLowercase
+        return damageWarningFragments.contains { lowercased.contains($0) }
+    }
+
+    /// Parts of the libjpeg warnings that mean pixels were lost (`JWRN_HIT_MARKER`, `JWRN_JPEG_EOF`,
+    /// `JWRN_HUFF_BAD_CODE`, `JWRN_ARITH_BAD_CODE`, `JWRN_MUST_RESYNC`).
+    static let damageWarningFragments = [
+        "premature end", "bad huffman code", "bad arithmetic code", "instead of rst",
     ]
 
     /// Whether `message` is one of libjpeg's warnings rather than a fatal error.
