@@ -9,12 +9,13 @@ import TIP
 ///   ``ImageContainer/defaultFrameDuration`` (0.1 s), the rule TIP applies to GIF and WebP.
 /// - Loop count: the `ANIM` chunk's value (0 = forever).
 /// - Limits: the canvas is checked with `checkDimensions` before anything is allocated; decoding
-///   stops with a partial image once the frames would exceed ``totalPixelBudgetMultiple`` x
-///   `maximumPixelCount` pixels.
+///   stops with a partial image once the frames, as kept (at the output size), would exceed
+///   ``totalPixelBudgetMultiple`` x `maximumPixelCount` pixels, or the canvases decoded a larger multiple
+///   (TIP's `AnimationPixelBudget`).
 /// - Truncated files keep the complete frames (`isPartial`); with none complete they throw.
 enum WebPAnimation {
     /// How many times `maximumPixelCount` all the frames of one animation may hold together.
-    static let totalPixelBudgetMultiple = 2
+    static let totalPixelBudgetMultiple = AnimationPixelBudget.keptMultiple
 
     /// Decodes the animation in `bytes` (complete or not), at most `maximumFrames` frames.
     static func decode(
@@ -61,9 +62,9 @@ enum WebPAnimation {
         let canvasWidth = Int(info.canvas_width), canvasHeight = Int(info.canvas_height)
         try options.checkDimensions(width: canvasWidth, height: canvasHeight)
         let output = options.outputDimensions(width: canvasWidth, height: canvasHeight)
-        let pixelsPerFrame = max(canvasWidth * canvasHeight, output.width * output.height)
-        let (budget, overflow) = options.maximumPixelCount.multipliedReportingOverflow(by: totalPixelBudgetMultiple)
-        let maximumByBudget = max(1, (overflow ? Int.max : budget) / max(pixelsPerFrame, 1))
+        let kept = output.width * output.height
+        let maximumByBudget = AnimationPixelBudget(maximumPixelCount: options.maximumPixelCount).frameCount(
+            kept: kept, work: max(canvasWidth * canvasHeight, kept))
         let frameLimit = min(maximumFrames, maximumByBudget, Int(info.frame_count))
 
         var frames: [Bitmap] = []

@@ -13,10 +13,10 @@ import Foundation
 /// implement both GIF's disposal 3 and APNG's `APNG_DISPOSE_OP_PREVIOUS`. Used by one decode on one
 /// thread; not shared.
 final class AnimationCanvas {
-    /// Decoded frames of one animation may total at most this multiple of `maximumPixelCount` pixels
-    /// (each frame counts its canvas or output size, whichever is larger, plus its own rectangle);
-    /// decoders stop there and return the frames so far as a partial image.
-    static let totalPixelBudgetMultiple = 2
+    /// Decoded frames of one animation, as kept, may total at most this multiple of `maximumPixelCount`
+    /// pixels (see ``AnimationPixelBudget``, which also bounds the work); decoders stop there and return the
+    /// frames so far as a partial image.
+    static let totalPixelBudgetMultiple = AnimationPixelBudget.keptMultiple
 
     /// Width in pixels.
     let width: Int

@@ -54,11 +54,30 @@ struct GIFRobustnessTests {
         var gif = GIFTestWriter(width: 10, height: 10, globalPalette: Self.palette)
         for _ in 0..<50 { gif.frame(width: 10, height: 10, indices: Array(repeating: 1, count: 100)) }
         gif.trailer()
-        // Each frame costs its canvas (100) and its rectangle (100) against 2 x 250.
+        // Each frame is kept at 100 pixels against 2 x 250 (its work, 200, fits 16 x 250 twenty times).
         let options = ImageDecodingOptions(maximumPixelCount: 250)
         let image = try GIFCodec().decoder.decode(gif.data, options: options)
-        #expect(image.frameCount == 2 && image.isPartial)
+        #expect(image.frameCount == 5 && image.isPartial)
         #expect(GIFFrameReader.totalPixelBudgetMultiple == 2)
+    }
+
+    /// Frames kept at a smaller output size count at that size: a long animation scaled down decodes whole, and
+    /// only the work (each frame's canvas and rectangle, against 16 x the limit) stops a longer one.
+    @Test func scaledFramesCountAtTheirOutputSize() throws {
+        func animation(frames: Int) -> Data {
+            var gif = GIFTestWriter(width: 20, height: 20, globalPalette: Self.palette)
+            for _ in 0..<frames { gif.frame(width: 20, height: 20, indices: Array(repeating: 1, count: 400)) }
+            gif.trailer()
+            return gif.data
+        }
+        // Kept at 5x5: 25 pixels against 2 x 1000; work 400 + 400 against 16 x 1000, so 20 frames fit.
+        let options = ImageDecodingOptions(
+            targetDimensions: CGSize(width: 5, height: 5), targetContentMode: .scaleAspectFit, maximumPixelCount: 1000)
+        let whole = try GIFCodec().decoder.decode(animation(frames: 15), options: options)
+        #expect(whole.frameCount == 15 && !whole.isPartial)
+        #expect(whole.image.width == 5 && whole.image.height == 5)
+        let long = try GIFCodec().decoder.decode(animation(frames: 30), options: options)
+        #expect(long.frameCount == 20 && long.isPartial)
     }
 
     @Test func frameRectangleOverTheLimitIsRefused() {

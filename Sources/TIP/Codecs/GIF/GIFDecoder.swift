@@ -14,7 +14,8 @@ import Foundation
 ///   A frame without any colour table ends decoding (the frames before it are kept, `isPartial`).
 /// - Limits: the logical screen is checked with `checkDimensions` before anything is allocated;
 ///   each frame rectangle must stay within `maximumPixelCount`; decoding stops with a partial image
-///   once the frames exceed ``GIFFrameReader/totalPixelBudgetMultiple`` x `maximumPixelCount` pixels.
+///   once the frames as kept exceed ``GIFFrameReader/totalPixelBudgetMultiple`` x `maximumPixelCount` pixels
+///   (or the frames worked through a larger multiple: ``AnimationPixelBudget``).
 /// - Truncated or damaged data keeps the complete frames before the damage (`isPartial`); with no
 ///   complete frame it throws.
 ///

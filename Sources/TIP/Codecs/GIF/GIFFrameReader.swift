@@ -41,8 +41,7 @@ final class GIFFrameReader {
     private var gif: UnsafeMutablePointer<GifFileType>?
     private var canvas: AnimationCanvas?
     private var output = (width: 0, height: 0)
-    private var pixelBudget = 0
-    private var pixelsUsed = 0
+    private var budget: AnimationPixelBudget
     /// Why decoding stopped, kept to be thrown when no frame was decoded.
     private var stopError: ImageDecodingError?
 
@@ -60,9 +59,7 @@ final class GIFFrameReader {
         self.scalesFrames = scalesFrames
         source = .allocate(capacity: 1)
         source.initialize(to: GIFMemorySource(base: nil, count: 0))
-        let (budget, overflow) = options.maximumPixelCount.multipliedReportingOverflow(
-            by: GIFFrameReader.totalPixelBudgetMultiple)
-        pixelBudget = overflow ? Int.max : budget
+        budget = AnimationPixelBudget(maximumPixelCount: options.maximumPixelCount)
     }
 
     deinit {
@@ -195,9 +192,10 @@ final class GIFFrameReader {
         guard w >= 0, h >= 0, w <= 65535, h <= 65535 else { throw .corrupt("invalid frame size \(w)x\(h)") }
         let frameArea = w * h
         guard frameArea <= options.maximumPixelCount else { throw .corrupt("frame \(w)x\(h) exceeds the pixel limit") }
-        let cost = max(canvas.width * canvas.height, output.width * output.height) + frameArea
-        guard pixelsUsed <= pixelBudget - cost else { throw .budget }
-        pixelsUsed += cost
+        let kept = output.width * output.height
+        guard budget.take(kept: kept, work: max(canvas.width * canvas.height, kept) + frameArea) else {
+            throw .budget
+        }
 
         switch previousDisposal {
         case 2:

@@ -16,8 +16,9 @@ import Foundation
 /// Frames come out `rgba8Premultiplied` at canvas size, upright (or the options' output size when
 /// `scalesFrames`), with TIP's delays and the `acTL` play count as the loop count (0: forever). A
 /// frame that fails to decode ends the animation there (the frames before it are kept, partial);
-/// decoding also stops once the frames exceed ``AnimationCanvas/totalPixelBudgetMultiple`` x
-/// `maximumPixelCount` pixels. Not thread-safe: one decoder serves one decode or one context.
+/// decoding also stops once the frames as kept exceed ``AnimationCanvas/totalPixelBudgetMultiple`` x
+/// `maximumPixelCount` pixels (or the frames worked through a larger multiple: ``AnimationPixelBudget``).
+/// Not thread-safe: one decoder serves one decode or one context.
 final class APNGFrameDecoder {
     /// Composited frames so far.
     private(set) var frames: [Bitmap] = []
@@ -34,7 +35,7 @@ final class APNGFrameDecoder {
     private let scalesFrames: Bool
     private let canvas: AnimationCanvas
     private let output: (width: Int, height: Int)
-    private var pixelBudget: Int
+    private var budget: AnimationPixelBudget
     private var previous: APNGLayout.FrameControl?
     /// The rewritten stand-alone PNG of the frame being decoded (reused).
     private var stream: [UInt8] = []
@@ -49,9 +50,7 @@ final class APNGFrameDecoder {
         canvas = AnimationCanvas(width: header.width, height: header.height)
         let upright = orientation.swapsDimensions ? (header.height, header.width) : (header.width, header.height)
         output = scalesFrames ? options.outputDimensions(width: upright.0, height: upright.1) : upright
-        let (budget, overflow) = options.maximumPixelCount.multipliedReportingOverflow(
-            by: AnimationCanvas.totalPixelBudgetMultiple)
-        pixelBudget = overflow ? Int.max : budget
+        budget = AnimationPixelBudget(maximumPixelCount: options.maximumPixelCount)
     }
 
     /// Decodes the complete frames of `scanner.animation` not decoded yet; `bytes` is everything the
@@ -74,12 +73,12 @@ final class APNGFrameDecoder {
         throws(ImageDecodingError)
     {
         let control = frame.control
-        let cost = max(canvas.width * canvas.height, output.width * output.height) + control.width * control.height
-        guard cost <= pixelBudget else {
+        let kept = output.width * output.height
+        let work = max(canvas.width * canvas.height, kept) + control.width * control.height
+        guard budget.take(kept: kept, work: work) else {
             throw .dimensionsTooLarge(
                 width: canvas.width, height: canvas.height, maximumPixelCount: options.maximumPixelCount)
         }
-        pixelBudget -= cost
         let frameHeader = try rewrite(frame, bytes: bytes, scanner: scanner)
         let decoded: Result<(bitmap: Bitmap, isPartial: Bool), ImageDecodingError> = stream.withUnsafeBytes { raw in
             do throws(ImageDecodingError) {
