@@ -39,11 +39,12 @@ final class HEIFImageHandle {
     }
 
     /// Decodes the image upright (libheif applies `clap`, `irot` and `imir` in the order the file
-    /// lists them, to the alpha plane as well) into 8-bit planar RGB (+ alpha), then interleaves the
+    /// lists them, to the alpha plane as well) into planar RGB (+ alpha), then interleaves the
     /// planes into a bitmap: premultiplied `rgba8Premultiplied` with alpha, else `rgbx8`. Planar
     /// output is libheif 1.15's own intermediate form: asking for interleaved RGBA would cost it one
     /// more full-size pass and buffer (about 15% of an AVIF decode), while the copy into the bitmap
-    /// has to happen anyway.
+    /// has to happen anyway. 8-bit planes are read as they are; deeper ones (10- and 12-bit images,
+    /// which libheif 1.15 leaves deep in planar output) are scaled to 8 bits first (``HEIFDeepPlane``).
     func decode() throws(ImageDecodingError) -> Bitmap {
         guard let options = heif_decoding_options_alloc() else {
             throw .unsupported("libheif could not allocate options")
@@ -65,17 +66,28 @@ final class HEIFImageHandle {
         }
         let alpha = hasAlpha && heif_image_has_channel(image, heif_channel_Alpha) != 0
         var planes: [(pointer: UnsafePointer<UInt8>, stride: Int)] = []
+        var narrowed: [UnsafeMutablePointer<UInt8>] = []
+        defer { narrowed.forEach { $0.deallocate() } }
         for channel in alpha
             ? [heif_channel_R, heif_channel_G, heif_channel_B, heif_channel_Alpha]
             : [heif_channel_R, heif_channel_G, heif_channel_B]
         {
             var stride: Int32 = 0
-            guard heif_image_get_bits_per_pixel_range(image, channel) == 8,
+            let bits = Int(heif_image_get_bits_per_pixel_range(image, channel))
+            let storage = bits == 8 ? 8 : 16
+            guard (8...16).contains(bits), heif_image_get_bits_per_pixel(image, channel) == Int32(storage),
                 heif_image_get_width(image, channel) == Int32(width),
                 heif_image_get_height(image, channel) == Int32(height),
-                let plane = heif_image_get_plane_readonly(image, channel, &stride), Int(stride) >= width
+                let plane = heif_image_get_plane_readonly(image, channel, &stride),
+                Int(stride) >= width * storage / 8
             else { throw .corruptData("libheif returned no usable pixel planes") }
-            planes.append((plane, Int(stride)))
+            if bits == 8 {
+                planes.append((plane, Int(stride)))
+            } else {
+                let narrow = HEIFDeepPlane.narrow(plane, stride: Int(stride), width: width, height: height, bits: bits)
+                narrowed.append(narrow)
+                planes.append((UnsafePointer(narrow), width))
+            }
         }
         let premultiplied = heif_image_is_premultiplied_alpha(image) != 0
         guard
