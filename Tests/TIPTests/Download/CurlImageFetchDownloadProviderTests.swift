@@ -52,6 +52,30 @@ struct CurlImageFetchDownloadProviderTests {
         #expect(server.allRequests.count == 3)
     }
 
+    @Test("downloads to one plain-http host run side by side: a slow response does not hold up the next one")
+    func plainHTTPDoesNotWaitToMultiplex() async throws {
+        let server = TIPImageServer()
+        try await server.start()
+        defer { server.stop() }
+        let body = Data((0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        server.setImage(body, at: "/slow.jpg")
+        server.setImage(body, at: "/fast.jpg")
+        server.setThrottle(.init(latency: .seconds(60)), for: "/slow.jpg")
+        let provider = CurlImageFetchDownloadProvider()
+        let slowContext = TestDownloadContext(url: server.url(for: "/slow.jpg"))
+        let slow = provider.imageFetchDownload(with: slowContext)
+        slow.start()
+        #expect(await server.waitUntil(timeout: .seconds(20)) { $0.requestCount(for: "/slow.jpg") == 1 })
+        let fastContext = TestDownloadContext(url: server.url(for: "/fast.jpg"))
+        provider.imageFetchDownload(with: fastContext).start()
+        #expect(fastContext.recorder.done.wait(timeout: .now() + 30) == .success)
+        fastContext.downloadQueue.sync { #expect(fastContext.recorder.body == body) }
+        // The slow response has not even begun: the fast one went on a connection of its own.
+        #expect(server.requests(for: "/slow.jpg").first?.status == 0)
+        slow.cancel(description: "done")
+        #expect(slowContext.recorder.done.wait(timeout: .now() + 20) == .success)
+    }
+
     @Test("a client slower than the network: the transfer pauses and resumes, and every byte arrives in order")
     func slowClientFlowControl() throws {
         let payload = (0..<2_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 9) }

@@ -104,8 +104,10 @@ final class CurlTransfer: @unchecked Sendable {
         set(CURLOPT_LOW_SPEED_LIMIT, 1)
         set(CURLOPT_LOW_SPEED_TIME, max(1, Int(options.idleTimeout.rounded(.up))))
         set(CURLOPT_BUFFERSIZE, options.bufferSize)
-        // A transfer to a host with an HTTP/2 connection (or one being set up) waits to share it.
-        set(CURLOPT_PIPEWAIT, 1)
+        // An https transfer to a host with an HTTP/2 connection (or one being set up) waits to share it. Not a
+        // plain http one: libcurl speaks HTTP/1.1 there, so it would wait for a connection it can never share
+        // (one slow download to a host held up every other download to it until its response came).
+        if url.scheme?.lowercased() == "https" { set(CURLOPT_PIPEWAIT, 1) }
         set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         set(CURLOPT_TCP_KEEPALIVE, 1)
         set(CURLOPT_STREAM_WEIGHT, weight)
