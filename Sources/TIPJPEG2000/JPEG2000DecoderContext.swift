@@ -4,12 +4,13 @@ import TIP
 /// Incremental JPEG 2000 decoding.
 ///
 /// Bytes accumulate; the layout (JP2 boxes, codestream markers) is followed as they arrive, and the
-/// header is read by OpenJPEG once, as soon as the main header is whole: dimensions and alpha are
-/// known from then on, before any pixel is decoded (``ImageDecodingOptions/readsHeaderOnly`` stops
-/// there). With OpenJPEG 2.5.3 or later, `anyProgress` renders decode what the bytes so far hold (a
-/// JPEG 2000 codestream is progressive by layers or resolutions), at the resolution level the target
-/// needs; older versions render only the complete image. The complete image renders exactly as a
-/// one-shot decode does. The last render is cached per output size and byte count.
+/// header is read by OpenJPEG once, as soon as the main header is whole: dimensions (and whether
+/// alpha may be present) are known from then on, before any pixel is decoded
+/// (``ImageDecodingOptions/readsHeaderOnly`` stops there). With OpenJPEG 2.5.3 or later,
+/// `anyProgress` renders decode what the bytes so far hold (a JPEG 2000 codestream is progressive by
+/// layers or resolutions), at the resolution level the target needs; older versions render only the
+/// complete image. The complete image renders exactly as a one-shot decode does. The last render is
+/// cached per output size and byte count.
 ///
 /// Not thread-safe: use from one queue at a time (the ``ImageDecoderContext`` contract).
 final class JPEG2000DecoderContext: ImageDecoderContext {
@@ -41,7 +42,8 @@ final class JPEG2000DecoderContext: ImageDecoderContext {
     var isProgressive: Bool { size != nil && OpenJPEGVersion.allowsPartialDecoding }
     /// Always false.
     var isAnimated: Bool { false }
-    /// True once the header is read and shows an alpha component.
+    /// True once the header is read and shows that the image may have an alpha component; after a
+    /// render, whether it has one (a JP2's `cdef` and `pclr` boxes are applied only while decoding).
     var hasAlpha: Bool { alpha }
 
     private var isComplete: Bool { layout?.isComplete ?? false }
@@ -96,6 +98,7 @@ final class JPEG2000DecoderContext: ImageDecoderContext {
         } catch .truncatedData where !complete {
             return nil  // nothing decodable yet
         }
+        alpha = image.image.format.hasAlpha  // the header's guess, settled by decoding
         cached = (key, image)
         return image
     }

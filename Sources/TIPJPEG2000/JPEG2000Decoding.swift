@@ -63,9 +63,10 @@ enum JPEG2000Decoding {
             let text = decompressor.messages.errorText(or: "OpenJPEG could not decode the image")
             throw layout.isComplete ? .corruptData(text) : .truncatedData
         }
-        guard let bitmap = header.converter.bitmap(from: decompressor.image) else {
-            throw .corruptData("OpenJPEG returned no pixels")
-        }
+        // The colour space, palette and alpha types exist only now: OpenJPEG applies the JP2 boxes in
+        // opj_decode, and the component count can change (a palette).
+        let converter = try JPEG2000PixelConverter(decoded: decompressor.image.pointee)
+        let bitmap = try converter.bitmap(from: decompressor.image)
         let output =
             selection.finalWidth == bitmap.width && selection.finalHeight == bitmap.height
             ? bitmap

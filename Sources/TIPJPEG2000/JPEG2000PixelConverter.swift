@@ -2,14 +2,20 @@ import COpenJPEG
 import TIP
 
 /// Turns OpenJPEG's decoded components (one 32-bit plane per component, any precision, signed or
-/// not, possibly subsampled) into a ``Bitmap``: gray, RGB, sYCC or CMYK colour, with an optional
-/// alpha component (straight or premultiplied) that ends up premultiplied.
+/// not, possibly subsampled) into a ``Bitmap``: gray, RGB, sYCC / e-sYCC or CMYK colour, with an
+/// optional alpha component (straight or premultiplied) that ends up premultiplied.
+///
+/// Made from the image as `opj_decode` left it: OpenJPEG applies a JP2 file's colour specification
+/// (`colr`), palette (`pclr` + `cmap`) and channel definition (`cdef`) boxes only while decoding, so
+/// the image `opj_read_header` gives has no colour space, no alpha flags and, with a palette, another
+/// component count.
 struct JPEG2000PixelConverter {
     /// How the colour components are to be read.
     enum ColorModel: Equatable {
         case gray, rgb, ycc, cmyk
     }
 
+    /// How the colour components are read.
     let colorModel: ColorModel
     /// Indices of the colour components in the image, in model order.
     let colorComponents: [Int]
@@ -24,49 +30,89 @@ struct JPEG2000PixelConverter {
         return colorModel == .gray ? .gray8 : .rgbx8
     }
 
+    /// The component roles of `image` as `opj_decode` left it (colour space, alpha types and palette
+    /// applied). Throws for layouts that are not an image.
+    init(decoded image: opj_image_t) throws(ImageDecodingError) {
+        let count = Int(image.numcomps)
+        guard count >= 1, count <= 5, let components = image.comps else {
+            throw .unsupported("JPEG 2000 with \(count) components after decoding")
+        }
+        try self.init(
+            componentCount: count, alpha: (0..<count).map { Int(components[$0].alpha) },
+            colorSpace: Self.colorSpace(of: image, components: components))
+    }
+
     /// The component roles of an image with `count` components (`alpha[i]` is OpenJPEG's alpha
-    /// type of component i) in colour space `space`. Throws for layouts that are not an image.
+    /// type of component i: 1 opacity, 2 premultiplied opacity) in colour space `space`. Throws for
+    /// layouts that are not an image.
     init(componentCount count: Int, alpha: [Int], colorSpace space: OPJ_COLOR_SPACE) throws(ImageDecodingError) {
         guard count >= 1, count <= 5, alpha.count == count else {
             throw .unsupported("JPEG 2000 with \(count) components")
         }
-        var alphaIndex = alpha.firstIndex { $0 != 0 }
-        let colorCountWithoutAlpha = count - (alphaIndex == nil ? 0 : 1)
-        // No channel definition box: a second or fourth component is alpha (except CMYK's K).
+        let alphaIndices = alpha.indices.filter { alpha[$0] != 0 }
+        guard alphaIndices.count <= 1 else {
+            throw .unsupported("JPEG 2000 with \(alphaIndices.count) alpha components")
+        }
+        var alphaIndex = alphaIndices.first
+        // No channel definition: a second or fourth component is alpha (except CMYK's K).
         if alphaIndex == nil, count == 2 || (count == 4 && space != OPJ_CLRSPC_CMYK) {
             alphaIndex = count - 1
         }
         let colors = (0..<count).filter { $0 != alphaIndex }
         switch colors.count {
         case 1: colorModel = .gray
-        case 3: colorModel = space == OPJ_CLRSPC_SYCC ? .ycc : .rgb
+        case 3 where space == OPJ_CLRSPC_SYCC || space == OPJ_CLRSPC_EYCC: colorModel = .ycc
+        case 3 where space != OPJ_CLRSPC_CMYK: colorModel = .rgb
         case 4 where space == OPJ_CLRSPC_CMYK: colorModel = .cmyk
         default:
-            throw .unsupported(
-                "JPEG 2000 with \(colorCountWithoutAlpha) colour components in colour space \(space.rawValue)")
+            throw .unsupported("JPEG 2000 with \(colors.count) colour components in colour space \(space.rawValue)")
         }
-        if space == OPJ_CLRSPC_EYCC { throw .unsupported("JPEG 2000 in e-YCC colour") }
         colorComponents = colors
         alphaComponent = alphaIndex
         isPremultiplied = alphaIndex.map { alpha[$0] == 2 } ?? false
     }
 
-    /// The decoded `image` as a bitmap of the first colour component's (decoded) size; nil when the
-    /// components carry no data.
-    func bitmap(from image: UnsafePointer<opj_image_t>) -> Bitmap? {
-        let components = image.pointee.comps!
-        let reference = components[colorComponents[0]]
-        let width = Int(reference.w), height = Int(reference.h)
+    /// Whether an image whose header shows `count` components may have alpha: a guess, as the boxes
+    /// that say (`cdef`, `pclr`) are applied only while decoding.
+    static func mayHaveAlpha(componentCount count: Int) -> Bool {
+        count == 2 || count >= 4
+    }
+
+    /// The colour space of `image`; an unspecified one (a bare codestream, a JP2 without a known
+    /// enumerated colour space) with three components whose second and third are subsampled and the
+    /// first is not is sYCC, as opj_decompress reads it.
+    private static func colorSpace(of image: opj_image_t, components: UnsafeMutablePointer<opj_image_comp_t>)
+        -> OPJ_COLOR_SPACE
+    {
+        let space = image.color_space
+        guard space == OPJ_CLRSPC_UNSPECIFIED || space == OPJ_CLRSPC_UNKNOWN, image.numcomps == 3 else { return space }
+        let luma = components[0], cb = components[1], cr = components[2]
+        let subsampled = luma.dx == 1 && luma.dy == 1 && (cb.dx > 1 || cb.dy > 1) && cb.dx == cr.dx && cb.dy == cr.dy
+        return subsampled ? OPJ_CLRSPC_SYCC : space
+    }
+
+    /// The decoded `image` (the one this converter was made from) as a bitmap of the first colour
+    /// component's (decoded) size. Throws ``ImageDecodingError/corruptData(_:)`` when a component the
+    /// layout uses is missing or carries no data.
+    func bitmap(from image: UnsafePointer<opj_image_t>) throws(ImageDecodingError) -> Bitmap {
+        let count = Int(image.pointee.numcomps)
         var used = colorComponents
         if let alphaComponent { used.append(alphaComponent) }
+        guard let components = image.pointee.comps, used.allSatisfy({ $0 >= 0 && $0 < count }) else {
+            throw .corruptData(
+                "JPEG 2000 image with \(count) components after decoding, fewer than its pixel layout uses")
+        }
         for index in used {
             let component = components[index]
             guard component.data != nil, component.w > 0, component.h > 0, component.prec >= 1, component.prec <= 31
-            else { return nil }
+            else { throw .corruptData("OpenJPEG returned no pixels") }
         }
-        guard width > 0, height > 0, var bitmap = Bitmap(uninitializedWidth: width, height: height, format: format)
-        else { return nil }
-        let planes = used.map { ComponentPlane(components[$0], width: width, height: height) }
+        let reference = components[colorComponents[0]]
+        let width = Int(reference.w), height = Int(reference.h)
+        guard var bitmap = Bitmap(uninitializedWidth: width, height: height, format: format) else {
+            throw .corruptData("OpenJPEG returned no pixels")
+        }
+        let planes = used.map { JPEG2000ComponentPlane(components[$0], reference: reference) }
         let stride = bitmap.bytesPerRow
         let model = colorModel
         let hasAlpha = alphaComponent != nil, premultiplied = isPremultiplied
@@ -131,53 +177,4 @@ struct JPEG2000PixelConverter {
     }
 
     private static func clamp(_ value: Int) -> Int { min(max(value, 0), 255) }
-}
-
-/// One decoded component, read as 8-bit samples on the output grid (nearest sample for
-/// subsampled components).
-private struct ComponentPlane {
-    let data: UnsafeMutablePointer<Int32>
-    let width: Int
-    let height: Int
-    let offset: Int32
-    let maximum: Int32
-    let precision: Int
-    /// For each output column, the column of this component (nil when the sizes match).
-    let columns: [Int]?
-    let outputHeight: Int
-
-    init(_ component: opj_image_comp_t, width outputWidth: Int, height outputHeight: Int) {
-        data = component.data
-        width = Int(component.w)
-        height = Int(component.h)
-        precision = Int(component.prec)
-        offset = component.sgnd != 0 ? Int32(truncatingIfNeeded: 1 << (precision - 1)) : 0
-        maximum = Int32(truncatingIfNeeded: (Int64(1) << precision) - 1)
-        let sourceWidth = Int(component.w)
-        columns =
-            sourceWidth == outputWidth
-            ? nil : (0..<outputWidth).map { min($0 * sourceWidth / outputWidth, sourceWidth - 1) }
-        self.outputHeight = outputHeight
-    }
-
-    /// Fills `row` with output row `y` of this component as 8-bit samples.
-    func fill(_ row: inout [UInt8], y: Int) {
-        let sourceY = height == outputHeight ? y : min(y * height / outputHeight, height - 1)
-        let source = data + sourceY * width
-        let offset = offset, maximum = maximum, precision = precision
-        row.withUnsafeMutableBufferPointer { out in
-            let count = out.count
-            @inline(__always) func sample(_ raw: Int32) -> UInt8 {
-                let value = min(max(raw &+ offset, 0), maximum)
-                if precision == 8 { return UInt8(truncatingIfNeeded: value) }
-                if precision > 8 { return UInt8(truncatingIfNeeded: value >> Int32(precision - 8)) }
-                return UInt8(truncatingIfNeeded: (value * 255 + maximum / 2) / maximum)
-            }
-            if let columns {
-                for x in 0..<count { out[x] = sample(source[columns[x]]) }
-            } else {
-                for x in 0..<count { out[x] = sample(source[x]) }
-            }
-        }
-    }
 }
