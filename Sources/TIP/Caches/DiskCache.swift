@@ -150,10 +150,10 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
 
     /// Waits for the manifest while it loads, when `identifier` has a partial file on disk: partials are served
     /// from the manifest only, and a download that could resume one must not start over for want of a few
-    /// milliseconds of loading. A stat of one name, and no wait at all, otherwise. Never call it on the domain
-    /// queue.
+    /// milliseconds of loading. A stat of one name, and no wait at all, otherwise; never a wait on the domain
+    /// queue, where the load finishes.
     func waitForManifestIfPartialExists(identifier: String) {
-        guard !identifier.isEmpty, !domain.sync({ isLoaded }) else { return }
+        guard !identifier.isEmpty, !domain.isOnQueue, !domain.sync({ isLoaded }) else { return }
         let name = DiskCache.partialName(SafeIdentifier.fileName(for: identifier))
         guard access(path(name), F_OK) == 0 else { return }
         loadGroup.wait()

@@ -32,6 +32,9 @@ public enum AsyncHTTPClientDownloadError {
                 return .timedOut
             case .remoteConnectionClosed, .bodyLengthMismatch, .alreadyShutdown:
                 return .networkConnectionLost
+            case .cancelled:
+                // Not the provider's own cancel (that reports nothing): the client was shut down under the request.
+                return .networkConnectionLost
             case .redirectLimitReached, .redirectCycleDetected: return .httpTooManyRedirects
             case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath: return .badURL
             case .invalidProxyResponse, .proxyAuthenticationRequired: return .cannotConnectToHost

@@ -54,6 +54,10 @@ final class AsyncHTTPClientLoad: HTTPClientResponseDelegate, Sendable {
             return state.isStopped
         }
         if stopped { return task.cancel() }
+        // Some failures reach only the task's future, never the delegate: a redirect cycle or one too many, a
+        // task failed after it already ended. The download ends on the first of the two to say so (`end()` lets
+        // one through).
+        task.futureResult.whenFailure { error in self.didFail(error) }
         task.eventLoop.execute { self.scheduleIdleCheck(on: task.eventLoop) }
     }
 
@@ -155,6 +159,11 @@ final class AsyncHTTPClientLoad: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        didFail(error)
+    }
+
+    /// The request failed with `error` (from the delegate or the task's future): the download ends with it once.
+    private func didFail(_ error: any Error) {
         guard let (download, url) = end() else { return }
         let failure = AsyncHTTPClientDownloadError.urlError(error, url: url)
         queue.async { download.loadDidComplete(error: failure) }

@@ -94,6 +94,49 @@ struct AsyncHTTPClientProviderTests {
         }
     }
 
+    @Test("a redirect cycle and a chain past the limit fail at once with httpTooManyRedirects (they hung)")
+    func redirectLoops() throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        server.setFault(.redirect(status: 302, location: "/loop"), for: "/loop")
+        for hop in 0..<20 {
+            server.setFault(.redirect(status: 302, location: "/chain\(hop + 1)"), for: "/chain\(hop)")
+        }
+        // An idle timeout far beyond the wait: only the failure itself can end these downloads in time.
+        let provider = AsyncHTTPClientImageFetchDownloadProvider(requestTimeout: 600, maxRedirectCount: 5)
+        for path in ["/loop", "/chain0"] {
+            let context = RecordingDownloadContext(url: server.url(for: path))
+            _ = try #require(context.run(provider), "\(path) did not end")
+            context.downloadQueue.sync {
+                #expect((context.recorder.error as? URLError)?.code == .httpTooManyRedirects, "\(path)")
+                #expect(context.recorder.events.filter { $0 == "complete" }.count == 1)
+            }
+        }
+    }
+
+    @Test("a client shut down under a download ends it at once with networkConnectionLost (it was unknown)")
+    func clientShutDownMidDownload() throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        server.setThrottle(.init(latency: .seconds(600)), for: "/image")
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let provider = AsyncHTTPClientImageFetchDownloadProvider(httpClient: client, requestTimeout: 600)
+        let context = RecordingDownloadContext(url: server.url(for: "/image"))
+        provider.imageFetchDownload(with: context).start()
+        var requested = false
+        for _ in 0..<2_000 where !requested {
+            requested = server.requestCount(for: "/image") == 1
+            if !requested { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        #expect(requested)
+        try client.syncShutdown()
+        #expect(context.recorder.done.wait(timeout: .now() + 20) == .success)
+        context.downloadQueue.sync {
+            #expect((context.recorder.error as? URLError)?.code == .networkConnectionLost)
+            #expect(context.recorder.events.filter { $0 == "complete" }.count == 1)
+        }
+    }
+
     @Test("a connection dropped mid-body fails with networkConnectionLost after the bytes that arrived")
     func droppedConnection() throws {
         let server = try Self.server()
