@@ -148,6 +148,13 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
         loadGroup.wait()
     }
 
+    /// Whether `identifier` has a complete file (no access refreshed, nothing expired or removed).
+    func hasCompleteFile(identifier: String) -> Bool {
+        guard !identifier.isEmpty else { return false }
+        let name = SafeIdentifier.fileName(for: identifier)
+        return domain.sync { currentEntry(name)?.complete != nil }
+    }
+
     /// Waits for the manifest while it loads, when `identifier` has a partial file on disk: partials are served
     /// from the manifest only, and a download that could resume one must not start over for want of a few
     /// milliseconds of loading. A stat of one name, and no wait at all, otherwise; never a wait on the domain

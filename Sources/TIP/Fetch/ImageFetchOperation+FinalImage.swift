@@ -29,7 +29,7 @@ extension ImageFetchOperation {
         switch role {
         case .producer: run(work, as: source, sharingAs: key)
         case .joined: break
-        case .cached(let image): deliverFinal(image, source: source, isShared: true)
+        case .cached(let image): deliverFinal(image, source: source, isShared: true, isRenderedHit: true)
         }
     }
 
@@ -52,7 +52,8 @@ extension ImageFetchOperation {
 
     /// The rendered cache's clean image for this fetch's exact target and processing, if any.
     func renderedFinalImage() -> ImageFetchFinalImage? {
-        guard TargetSizing.canScale(targetDimensions: request.targetDimensions, contentMode: request.targetContentMode),
+        guard !storesMissingProcessedImage,
+            TargetSizing.canScale(targetDimensions: request.targetDimensions, contentMode: request.targetContentMode),
             let hit = caches.renderedImage(
                 identifier: identifier, targetDimensions: request.targetDimensions,
                 targetContentMode: request.targetContentMode,
@@ -97,10 +98,11 @@ extension ImageFetchOperation {
     }
 
     /// Delivers `image` as the final image from `source`. `isShared`: another fetch made it (or the rendered cache
-    /// had it), so it is already cached and only delivered. `whenStored` runs once the caches have it, before the
-    /// delegate is called (not when the fetch fails instead).
+    /// had it, `isRenderedHit`), so it is already cached and only delivered. `whenStored` runs once the caches have
+    /// it, before the delegate is called (not when the fetch fails instead).
     func deliverFinal(
-        _ image: ImageFetchFinalImage, source: ImageLoadSource, isShared: Bool, whenStored: () -> Void = {}
+        _ image: ImageFetchFinalImage, source: ImageLoadSource, isShared: Bool, isRenderedHit: Bool = false,
+        whenStored: () -> Void = {}
     ) {
         if isShared, isCancelRequested { return fail(ImageFetchError.cancelled(cancelReason)) }
         let result = makeResult(
@@ -111,7 +113,11 @@ extension ImageFetchOperation {
         succeed(
             result, propagateBytes: isShared ? nil : bytes, storesRendered: !isShared, freshUntil: image.freshUntil,
             isStorable: image.isStorable, whenStored: whenStored)
-        if !isShared { storeProcessedImageIfAsked(image) }
+        // A fetch that joined another's image stores it too when it asks and the maker did not (the maker's
+        // request may lack the option: concurrent fetches share an image whatever their options). A rendered hit
+        // knows nothing of the HTTP caching it was made under: it is taken only once the file is stored (see
+        // `storesMissingProcessedImage`).
+        if !isRenderedHit { storeProcessedImageIfAsked(image, unlessStored: isShared) }
     }
 
     /// A disk hit's bytes as the memory cache keeps them: with this request's time to live.
@@ -123,6 +129,17 @@ extension ImageFetchOperation {
 
     // MARK: Stored processed images
 
+    /// Whether the request asks for its processed image on disk and the disk does not have it: the rendered cache
+    /// is then not asked (a hit there would deliver the image without storing it, and says nothing of the HTTP
+    /// caching it was made under), and the image is made again from the original's bytes and stored.
+    var storesMissingProcessedImage: Bool {
+        guard let processedIdentifier = storedProcessedIdentifier,
+            !request.options.contains(.skipStoringToDiskCache),
+            !imagePipeline.unstorableProcessedImages.contains(processedIdentifier)
+        else { return false }
+        return !caches.disk.hasCompleteFile(identifier: processedIdentifier)
+    }
+
     /// The disk identifier of this fetch's stored processed image, when the request asks for one
     /// (``ImageFetchOptions/storeProcessedImageToDiskCache`` with processors or target dimensions).
     var storedProcessedIdentifier: String? {
@@ -132,17 +149,20 @@ extension ImageFetchOperation {
 
     /// Stores a processed (or scaled) final image encoded on disk, in the background, when the request asks and may
     /// write there, and the response allowed storing (not `no-store`); it is used while the original is fresh.
-    func storeProcessedImageIfAsked(_ image: ImageFetchFinalImage) {
-        guard let processedIdentifier = storedProcessedIdentifier, !image.isStoredProcessedImage, !image.isPlaceholder,
-            !image.image.isPartial, image.isStorable,
-            processing.storesFinalImage(image.image, originalDimensions: image.originalDimensions),
+    /// `unlessStored`: not when the disk has it already (another fetch made and stored it).
+    func storeProcessedImageIfAsked(_ image: ImageFetchFinalImage, unlessStored: Bool = false) {
+        guard let processedIdentifier = storedProcessedIdentifier, !image.isStoredProcessedImage,
             !request.options.contains(.skipStoringToDiskCache)
         else { return }
+        guard !image.isPlaceholder, !image.image.isPartial, image.isStorable,
+            processing.storesFinalImage(image.image, originalDimensions: image.originalDimensions)
+        else { return imagePipeline.unstorableProcessedImages.insert(processedIdentifier) }
         let caches = self.caches
         let url = request.imageURL
         let timeToLive = request.resolvedTimeToLive
         let updatesExpiry = !request.options.contains(.doNotResetExpiryOnAccess)
         DispatchQueue.global(qos: .utility).async {
+            if unlessStored, caches.disk.hasCompleteFile(identifier: processedIdentifier) { return }
             caches.storeProcessedImage(
                 image.image, identifier: processedIdentifier, url: url, timeToLive: timeToLive,
                 updatesExpiryOnAccess: updatesExpiry, originalDimensions: image.originalDimensions,

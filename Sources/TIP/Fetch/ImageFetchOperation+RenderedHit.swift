@@ -9,7 +9,7 @@ extension ImageFetchOperation {
         let target = request.targetDimensions
         // A transformer without an identifier turns rendered-cache reads off; processed images are looked up under
         // their own identity, so an unprocessed image never answers a processed request.
-        guard processing.isCacheable else { return false }
+        guard processing.isCacheable, !storesMissingProcessedImage else { return false }
         guard request.loadingSources.allows(.memoryCache), !isCancelRequested,
             TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode)
         else { return false }

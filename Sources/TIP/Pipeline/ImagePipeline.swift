@@ -24,6 +24,9 @@ public final class ImagePipeline: Sendable {
     let diskCache: DiskCache
     /// Lets concurrent fetches of one image at one target with the same processing make it once.
     let finalImages = FinalImageCoalescer()
+    /// Processed-image identifiers whose image is not stored on disk whatever the fetch (unscaled, `no-store`, a
+    /// placeholder): fetches asking for them take rendered-cache hits, as there is nothing to store.
+    let unstorableProcessedImages = UnstorableProcessedImages()
 
     /// The door fetches and downloads use to read and write the three caches.
     var caches: ImagePipelineCaches { ImagePipelineCaches(pipeline: self) }

@@ -239,4 +239,39 @@ struct ImageFetchProcessedDiskTests {
         #expect(result.imageContainer.image.pixel(x: 48, y: 48) != SIMD4(0, 0, 255, 255))
         #expect(result.imageWasProcessed)
     }
+
+    @Test("a fetch asking to store its processed image stores it when another fetch made the image")
+    func storedWhenAnotherFetchMadeIt() async throws {
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        var plain = Self.request()
+        plain.options = []
+        let processedIdentifier = try #require(
+            ImageFetchProcessing(request: plain).processedIdentifier(of: Self.url.absoluteString))
+        let jpeg = try DownloaderTestEnvironment.jpeg(width: 320, height: 240, seed: 33)
+
+        // Joined: the fetch without the option makes the image, the one with it waits for it.
+        let made = Locked<Int>(0)
+        let first = env.pipeline.operation(with: plain) { result, _ in if result != nil { made.withLock { $0 += 1 } } }
+        let second = env.pipeline.operation(with: Self.request()) { result, _ in
+            if result != nil { made.withLock { $0 += 1 } }
+        }
+        env.pipeline.fetchImage(with: first)
+        env.pipeline.fetchImage(with: second)
+        try await env.provider.next().serve(jpeg)
+        #expect(await eventually { first.isFinished && second.isFinished })
+        #expect(made.withLock { $0 } == 2)
+        #expect(await eventually { env.diskEntry(processedIdentifier)?.complete != nil }, "stored by the joiner")
+
+        // The rendered cache holds it: a later fetch asking to store it (the stored file gone) still gets it
+        // stored, made again from the original's bytes.
+        env.pipeline.diskCache.clearImage(withIdentifier: processedIdentifier)
+        #expect(env.diskEntry(processedIdentifier) == nil)
+        let again = await env.fetchCached(Self.request())
+        #expect(again.result?.imageWasProcessed == true)
+        #expect(await eventually { env.diskEntry(processedIdentifier)?.complete != nil }, "stored after a memory hit")
+        // Once stored, the rendered cache answers again.
+        let hit = await env.fetchCached(Self.request())
+        #expect(hit.result?.imageSource == .memoryCache)
+    }
 }
