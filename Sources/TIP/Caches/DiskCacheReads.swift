@@ -10,21 +10,23 @@ extension DiskCache {
     /// configuration's clock) are deleted and missed. A hit refreshes each part's last access (metadata
     /// rewritten) and moves the entry to the head of the LRU — unless the part was stored with
     /// `updatesExpiryOnAccess == false`, then neither. While the manifest loads only complete files are
-    /// served (read straight from disk).
-    func entry(withIdentifier identifier: String, includeComplete: Bool = true, includePartial: Bool = true)
-        -> DiskCacheEntry?
-    {
+    /// served (read straight from disk). `refreshes` false: nothing is refreshed (a fetch with
+    /// ``ImageFetchOptions/doNotResetExpiryOnAccess``); expired parts still go.
+    func entry(
+        withIdentifier identifier: String, includeComplete: Bool = true, includePartial: Bool = true,
+        refreshes: Bool = true
+    ) -> DiskCacheEntry? {
         guard !identifier.isEmpty else { return nil }
         return entry(
             withIdentifier: identifier, safeName: SafeIdentifier.fileName(for: identifier),
-            includeComplete: includeComplete, includePartial: includePartial)
+            includeComplete: includeComplete, includePartial: includePartial, refreshes: refreshes)
     }
 
     /// ``entry(withIdentifier:includeComplete:includePartial:)`` with the identifier's safe name already made
     /// (`SafeIdentifier.fileName(for: identifier)`): a lookup across every pipeline's disk cache makes it once.
     func entry(
         withIdentifier identifier: String, safeName name: String, includeComplete: Bool = true,
-        includePartial: Bool = true
+        includePartial: Bool = true, refreshes: Bool = true
     ) -> DiskCacheEntry? {
         domain.sync {
             guard !identifier.isEmpty else { return nil }
@@ -41,10 +43,11 @@ extension DiskCache {
             let now = configuration.clock()
             var refreshed = false
             touchPart(
-                &entry.complete, fileName: name, refreshing: includeComplete, now: now, changed: &changed,
+                &entry.complete, fileName: name, refreshing: includeComplete && refreshes, now: now, changed: &changed,
                 refreshed: &refreshed)
             touchPart(
-                &entry.partial, fileName: DiskCache.partialName(name), refreshing: includePartial, now: now,
+                &entry.partial, fileName: DiskCache.partialName(name), refreshing: includePartial && refreshes,
+                now: now,
                 changed: &changed, refreshed: &refreshed)
             if isLoaded {
                 // While loading, a partial we did not look at stays as it is on disk.

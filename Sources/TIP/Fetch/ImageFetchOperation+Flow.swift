@@ -120,6 +120,7 @@ extension ImageFetchOperation {
         produceFinalImage(as: .diskCache) { [self] in
             let lookup = caches.diskImage(
                 identifier: identifier, url: url, decoding: decoding,
+                touch: !request.options.contains(.doNotResetExpiryOnAccess),
                 accepts: { storedURL, area in
                     storedURL == url || previewArea.map { area > $0 } ?? true
                 })

@@ -184,11 +184,13 @@ struct ImagePipelineCaches: Sendable {
 
     /// The disk cache's complete file of `identifier`, decoded, when `accepts` takes its metadata. A file that does
     /// not decode is removed and reported, and counts as a miss; `stale` when the file of the fetch's `url` must be
-    /// revalidated (one without a validator is deleted: a miss).
-    func diskImage(identifier: String, url: URL, decoding: Decoding, accepts: (_ url: URL, _ area: Int64) -> Bool)
-        -> Lookup
-    {
-        guard let part = disk.entry(withIdentifier: identifier, includePartial: false)?.complete,
+    /// revalidated (one without a validator is deleted: a miss). `touch` false: the file's expiry and recency are
+    /// left as they are (``ImageFetchOptions/doNotResetExpiryOnAccess``).
+    func diskImage(
+        identifier: String, url: URL, decoding: Decoding, touch: Bool = true,
+        accepts: (_ url: URL, _ area: Int64) -> Bool
+    ) -> Lookup {
+        guard let part = disk.entry(withIdentifier: identifier, includePartial: false, refreshes: touch)?.complete,
             accepts(part.metadata.url, part.metadata.area)
         else {
             countLookup("disk", "miss")
