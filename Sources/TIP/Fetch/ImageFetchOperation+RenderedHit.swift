@@ -9,7 +9,9 @@ extension ImageFetchOperation {
         let target = request.targetDimensions
         // A transformer without an identifier turns rendered-cache reads off; processed images are looked up under
         // their own identity, so an unprocessed image never answers a processed request.
-        guard processing.isCacheable, !storesMissingProcessedImage else { return false }
+        // (A request that stores its processed image still takes this hit when the file is missing: checking the
+        // disk here would block the callback queue. The fetches that go on to the operation queue store it.)
+        guard processing.isCacheable else { return false }
         guard request.loadingSources.allows(.memoryCache), !isCancelRequested,
             TargetSizing.canScale(targetDimensions: target, contentMode: request.targetContentMode)
         else { return false }
