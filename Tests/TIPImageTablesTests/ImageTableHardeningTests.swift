@@ -77,8 +77,8 @@ struct ImageTableHardeningTests {
         }
         server.setImage(try solid(SIMD4(255, 0, 0, 255)), at: "/v1.png")
         server.setImage(try solid(SIMD4(0, 255, 0, 255)), at: "/v2.png")
-        // The old source's fill is still downloading when the new source is asked for.
-        server.setThrottle(.init(latency: .seconds(1)), for: "/v1.png")
+        // The old source's fill is still downloading when the new source is asked for: its body never comes.
+        server.setFault(.stall(afterBodyBytes: 0), for: "/v1.png")
         let format = try TableTestImages.format(width: 8, height: 8, pixelFormat: .rgbx8)
         let store = try env.store([format], pipeline: try env.pipeline())
         let old = GenericImageTableEntity(
