@@ -24,7 +24,9 @@ public final class ImageDataFetch: ImageDownloadMember, @unchecked Sendable {
     /// The request, as given.
     public let request: any ImageFetchRequest
     /// The pipeline whose caches are read and written.
-    public let imagePipeline: ImagePipeline
+    public var imagePipeline: ImagePipeline { pipelineHold.pipeline }
+    /// Holds the pipeline until the fetch goes away (the `async` API waits for its release).
+    let pipelineHold: PipelineHold
     private let identifier: String
     private let state: Locked<State>
     private let queue = DispatchQueue(label: "TIP.ImageDataFetch")
@@ -35,7 +37,7 @@ public final class ImageDataFetch: ImageDownloadMember, @unchecked Sendable {
         pipeline: ImagePipeline, request: any ImageFetchRequest, priority: ImageFetchPriority,
         completion: @escaping @Sendable (Result<ImageDataFetchResult, any Error>) -> Void
     ) {
-        self.imagePipeline = pipeline
+        self.pipelineHold = PipelineHold(pipeline)
         self.request = request
         self.identifier = request.resolvedImageIdentifier
         self.state = Locked(State(priority: priority))

@@ -55,7 +55,9 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
     /// The request, as given (read when needed).
     public let request: any ImageFetchRequest
     /// The pipeline that made the operation.
-    public let imagePipeline: ImagePipeline
+    public var imagePipeline: ImagePipeline { pipelineHold.pipeline }
+    /// Holds the pipeline until the operation goes away (the `async` API waits for its release).
+    let pipelineHold: PipelineHold
     let guarded: Locked<Guarded>
     /// What progressive rendering decided and holds; touched only on `workQueue`.
     let rendering = ImageFetchProgressiveRendering()
@@ -76,7 +78,7 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
     ) {
         self.request = request
         self.deliversOnOwnQueue = deliversOnOwnQueue
-        self.imagePipeline = pipeline
+        self.pipelineHold = PipelineHold(pipeline)
         self.configuration = pipeline.configuration
         self.identifier = request.resolvedImageIdentifier
         self.processing = ImageFetchProcessing(request: request)

@@ -12,7 +12,8 @@ extension ImagePipeline {
     /// main thread. Cancelling the task cancels the fetch and throws `CancellationError` at once, even while the
     /// fetch still waits for a slot of the fetch queue (the delegate and completion APIs report TIP's
     /// `ImageFetchError` `cancelled` instead, when the operation runs). Other failures throw ``ImageFetchError`` (a
-    /// transport error is its `underlyingError`).
+    /// transport error is its `underlyingError`). It returns once the fetch's operation has let go of the pipeline:
+    /// a caller that then drops the pipeline can make another with the same identifier at once.
     public func fetchImage(for request: any ImageFetchRequest) async throws -> ImageFetchResult {
         try Task.checkCancellation()
         let fetch = AsyncFetch()
@@ -32,13 +33,13 @@ extension ImagePipeline {
     }
 }
 
-/// One `async` fetch: its operation, the caller's continuation (resumed once: by the fetch's end or by the task's
-/// cancellation, whichever comes first), and whether the task was cancelled (so the cancellation surfaces as
-/// `CancellationError`). Thread-safe: one lock.
+/// One `async` fetch: its operation, the caller's continuation (resumed once: by the fetch's end, after the operation
+/// released the pipeline, or by the task's cancellation, whichever comes first), and whether the task was cancelled
+/// (so the cancellation surfaces as `CancellationError`). Thread-safe: one lock.
 final class AsyncFetch: Sendable {
     private struct State {
-        var operation: ImageFetchOperation?
-        var continuation: CheckedContinuation<ImageFetchResult, any Error>?
+        weak var operation: ImageFetchOperation?
+        var resumption: ReleaseOrderedResumption<ImageFetchResult>?
         var taskCancelled = false
     }
 
@@ -47,45 +48,34 @@ final class AsyncFetch: Sendable {
     /// Records the operation and the continuation; when the task was cancelled before, throws
     /// `CancellationError` to the caller and cancels the operation at once.
     func start(_ operation: ImageFetchOperation, continuation: CheckedContinuation<ImageFetchResult, any Error>) {
+        let resumption = ReleaseOrderedResumption(continuation, watching: operation.pipelineHold)
         let cancelled = state.withLock { state -> Bool in
             state.operation = operation
-            if state.taskCancelled { return true }
-            state.continuation = continuation
-            return false
+            state.resumption = resumption
+            return state.taskCancelled
         }
         if cancelled {
             operation.cancel()
-            continuation.resume(throwing: CancellationError())
+            resumption.resumeNow(.failure(CancellationError()))
         }
     }
 
     /// The task was cancelled: the caller gets `CancellationError` now, and the fetch is cancelled (a fetch still
     /// queued ends when the fetch queue starts it).
     func cancel() {
-        let operation = state.withLock { state in
+        let (operation, resumption) = state.withLock { state in
             state.taskCancelled = true
-            return state.operation
+            return (state.operation, state.resumption)
         }
         operation?.cancel()
-        takeContinuation()?.resume(throwing: CancellationError())
+        resumption?.resumeNow(.failure(CancellationError()))
     }
 
-    /// The fetch ended: resumes the caller unless the task's cancellation already did.
+    /// The fetch ended: the caller is resumed once the operation has released the pipeline, unless the task's
+    /// cancellation already resumed it.
     func finish(_ result: ImageFetchResult?, _ error: (any Error)?) {
-        guard let continuation = takeContinuation() else { return }
-        if let result {
-            continuation.resume(returning: result)
-        } else {
-            continuation.resume(throwing: surfaced(error))
-        }
-    }
-
-    /// The continuation, which only its first taker gets (nil afterwards).
-    private func takeContinuation() -> CheckedContinuation<ImageFetchResult, any Error>? {
-        state.withLock { state in
-            defer { state.continuation = nil }
-            return state.continuation
-        }
+        let outcome: Result<ImageFetchResult, any Error> = result.map { .success($0) } ?? .failure(surfaced(error))
+        state.withLock { $0.resumption }?.finish(outcome)
     }
 
     /// The error the caller sees: `CancellationError` when the task's cancellation ended the fetch.

@@ -12,17 +12,20 @@ extension ImagePipeline {
     ///
     /// Like ``fetchImage(for:)``, it does not wait for ``GlobalConfiguration/callbackQueue``, so it works in a
     /// program that blocks the main thread or runs no loop. The store runs to its end even if the task is cancelled.
+    /// It returns once the store has let go of the pipeline, as ``fetchImage(for:)`` does.
     public func storeImage(for request: any ImageStoreRequest) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            // The completion and the hold's release both refer to the resumption, which is made before the operation.
+            let resumption = Locked<ReleaseOrderedResumption<Void>?>(nil)
             let operation = ImageStoreOperation(pipeline: self, request: request, deliversOnOwnQueue: true) {
                 stored, error in
-                if stored {
-                    continuation.resume()
-                } else {
-                    continuation.resume(
-                        throwing: error ?? ImageStoreError(.unknown, "The store ended without storing or an error."))
-                }
+                let outcome: Result<Void, any Error> =
+                    stored
+                    ? .success(())
+                    : .failure(error ?? ImageStoreError(.unknown, "The store ended without storing or an error."))
+                resumption.withLock { $0 }?.finish(outcome)
             }
+            resumption.withLock { $0 = ReleaseOrderedResumption(continuation, watching: operation.pipelineHold) }
             configuration.fetchOperationQueue.addOperation(operation)
         }
     }

@@ -11,36 +11,32 @@ extension ImagePipeline {
     ///
     /// Handed over from the fetch's own queue (never the callback queue). Cancelling the task cancels the fetch and
     /// throws `CancellationError`; other failures throw ``ImageFetchError`` (`couldNotLoadImage` when the allowed
-    /// sources had nothing, e.g. ``ImageFetchLoadingSources/cachesOnly`` on a miss).
+    /// sources had nothing, e.g. ``ImageFetchLoadingSources/cachesOnly`` on a miss). It returns once the fetch has let
+    /// go of the pipeline, as ``fetchImage(for:)`` does.
     public func fetchImageData(for request: any ImageFetchRequest, priority: ImageFetchPriority = .normal) async throws
         -> ImageDataFetchResult
     {
         try Task.checkCancellation()
-        let handle = Locked<(fetch: ImageDataFetch?, cancelled: Bool)>((nil, false))
+        let handle = AsyncDataFetch()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<ImageDataFetchResult, any Error>) in
+                let resumption = Locked<ReleaseOrderedResumption<ImageDataFetchResult>?>(nil)
                 let fetch = ImageDataFetch(pipeline: self, request: request, priority: priority) { outcome in
-                    if case .failure(let error) = outcome, (error as? ImageFetchError)?.code == .cancelled,
-                        handle.withLock({ $0.cancelled })
-                    {
-                        return continuation.resume(throwing: CancellationError())
-                    }
-                    continuation.resume(with: outcome)
+                    let cancelled =
+                        if case .failure(let error) = outcome, (error as? ImageFetchError)?.code == .cancelled {
+                            handle.isCancelled
+                        } else {
+                            false
+                        }
+                    resumption.withLock { $0 }?.finish(cancelled ? .failure(CancellationError()) : outcome)
                 }
-                let cancelled = handle.withLock { state -> Bool in
-                    state.fetch = fetch
-                    return state.cancelled
-                }
-                if cancelled { fetch.cancel() }
+                resumption.withLock { $0 = ReleaseOrderedResumption(continuation, watching: fetch.pipelineHold) }
+                if handle.start(fetch) { fetch.cancel() }
                 fetch.start()
             }
         } onCancel: {
-            let fetch = handle.withLock { state -> ImageDataFetch? in
-                state.cancelled = true
-                return state.fetch
-            }
-            fetch?.cancel()
+            handle.cancel()
         }
     }
 
@@ -57,5 +53,36 @@ extension ImagePipeline {
         }
         fetch.start()
         return fetch
+    }
+}
+
+/// The data fetch of one `async` call, held weakly (the fetch's completion refers to this), and whether the task was
+/// cancelled.
+private final class AsyncDataFetch: Sendable {
+    private struct State {
+        weak var fetch: ImageDataFetch?
+        var cancelled = false
+    }
+
+    private let state = Locked(State())
+
+    /// Whether the task was cancelled.
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Records the fetch; true when the task was already cancelled (the caller cancels it).
+    func start(_ fetch: ImageDataFetch) -> Bool {
+        state.withLock { state in
+            state.fetch = fetch
+            return state.cancelled
+        }
+    }
+
+    /// The task was cancelled: cancels the fetch (its completion then throws `CancellationError`).
+    func cancel() {
+        let fetch = state.withLock { state -> ImageDataFetch? in
+            state.cancelled = true
+            return state.fetch
+        }
+        fetch?.cancel()
     }
 }

@@ -10,7 +10,9 @@ final class ImageStoreOperation: Operation, AsynchronousOperation, DependencyOpe
 
     // `phase` has its own lock; the lets are immutable.
     private let phase = Locked(Phase.ready)
-    let pipeline: ImagePipeline
+    /// Holds the pipeline until the operation goes away (the `async` API waits for its release).
+    let pipelineHold: PipelineHold
+    var pipeline: ImagePipeline { pipelineHold.pipeline }
     let request: any ImageStoreRequest
     let completion: (@Sendable (Bool, (any Error)?) -> Void)?
     /// Whether `completion` runs where the store ended instead of on the callback queue.
@@ -20,7 +22,7 @@ final class ImageStoreOperation: Operation, AsynchronousOperation, DependencyOpe
         pipeline: ImagePipeline, request: any ImageStoreRequest, deliversOnOwnQueue: Bool = false,
         completion: (@Sendable (Bool, (any Error)?) -> Void)?
     ) {
-        self.pipeline = pipeline
+        self.pipelineHold = PipelineHold(pipeline)
         self.request = request
         self.deliversOnOwnQueue = deliversOnOwnQueue
         self.completion = completion
