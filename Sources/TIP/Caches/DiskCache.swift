@@ -73,6 +73,8 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
     /// (see ``reportWriteFailure(_:path:identifier:)``).
     var writeFailuresLogged: [Int32: Date] = [:]
     let loadGroup = DispatchGroup()
+    /// Identifiers of images served from the rendered cache, refreshed later in one batch (thread-safe).
+    let pendingTouches = DeferredTouches()
     let manifestLoadHook: (@Sendable () -> Void)?
 
     /// A cache in `directory` (created 0700 if needed) whose manifest starts loading at once.

@@ -35,9 +35,9 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
     private var entries = LRUList<String, MemoryCacheEntry>()
     private var ownBytes: Int64 = 0
     private var isTornDown = false
-    /// Identifiers read by synchronous rendered-cache hits, touched later in one batch (guarded by its own
-    /// lock, never taken while holding the domain's).
-    private let pendingTouches = Locked<[String]>([])
+    /// Identifiers read by rendered-cache hits, touched later in one batch (guarded by its own lock, never taken
+    /// while holding the domain's).
+    private let pendingTouches = DeferredTouches()
 
     /// An empty cache registered with `domain`'s budget.
     init(domain: LockedCacheDomain, configuration: GlobalConfiguration) {
@@ -232,40 +232,21 @@ final class MemoryCache: BudgetedCache, @unchecked Sendable {
         _ = entry(withIdentifier: identifier, touch: true)
     }
 
-    /// Refreshes `identifier` soon, off the caller's thread (TIP touches asynchronously too): touches made
-    /// within ``touchBatchDelay`` of the first pending one are applied together by one background block. For
-    /// the synchronous rendered-cache hit, which must not pay for waking a thread each time: a block sent at
-    /// once ran on the other core before the next hit, so every hit woke a worker (13% of the hit's time).
+    /// Refreshes `identifier` soon, off the caller's thread (TIP touches asynchronously too), in a batch with the
+    /// touches of the next few milliseconds (``DeferredTouches``).
     func touchImageLater(withIdentifier identifier: String) {
-        let first = pendingTouches.withLock { pending -> Bool in
-            pending.append(identifier)
-            return pending.count == 1
-        }
-        guard first else { return }
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.touchBatchDelay) { [weak self] in
-            guard let self else { return }
-            let batch = self.pendingTouches.withLock { pending -> [String] in
-                defer { pending.removeAll(keepingCapacity: true) }
-                return pending
-            }
-            self.touchImages(withIdentifiers: batch)
-        }
+        pendingTouches.add(identifier) { [weak self] batch in self?.touchImages(withIdentifiers: batch) }
     }
 
-    /// How long deferred touches gather before they are applied.
-    static let touchBatchDelay = DispatchTimeInterval.milliseconds(5)
-
     /// Refreshes each of `identifiers` as a read would, in one hold of the domain's lock. One listed more than
-    /// once is refreshed once, in the place of its last mention (the recency order the touches one by one
-    /// would leave): a list that keeps showing the same images touches each once per batch.
+    /// once is refreshed once, in the place of its last mention.
     func touchImages(withIdentifiers identifiers: [String]) {
         guard !identifiers.isEmpty else { return }
-        var seen = Set<String>(minimumCapacity: min(identifiers.count, 64))
-        var order: [String] = []
-        for identifier in identifiers.reversed() where seen.insert(identifier).inserted { order.append(identifier) }
         let now = configuration.clock()
         domain.withLock { budget in
-            for identifier in order.reversed() { _ = read(identifier, touch: true, at: now, budget) }
+            for identifier in DeferredTouches.lastMentionOrder(identifiers) {
+                _ = read(identifier, touch: true, at: now, budget)
+            }
         }
     }
 

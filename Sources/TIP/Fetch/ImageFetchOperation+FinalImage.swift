@@ -60,6 +60,9 @@ extension ImageFetchOperation {
                 transformerIdentifier: processing.lookupVariant),
             !hit.isDirty
         else { return nil }
+        if !request.options.contains(.doNotResetExpiryOnAccess) {
+            caches.renderedImageWasServed(identifier: identifier)
+        }
         return ImageFetchFinalImage(
             image: hit.image, transformed: processing.transformer != nil,
             originalDimensions: hit.originalDimensions, isPlaceholder: false)

@@ -50,7 +50,7 @@ extension ImageFetchOperation {
             caches.countLookup("rendered", hit: true)
             return false
         }
-        // Sync hits refresh the memory cache's recency, later and in batches (as TIP, asynchronously).
+        // Sync hits refresh the memory and disk caches' entries, later and in batches (as TIP, asynchronously).
         if !request.options.contains(.doNotResetExpiryOnAccess) {
             caches.renderedImageWasServed(identifier: identifier)
         }

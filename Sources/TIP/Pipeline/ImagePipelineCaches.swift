@@ -133,9 +133,11 @@ struct ImagePipelineCaches: Sendable {
         countLookup(cache, hit ? "hit" : "miss")
     }
 
-    /// A synchronous rendered hit was served: refresh the memory cache's recency soon, off the caller's thread.
+    /// A rendered hit was served: refresh the memory and disk caches' entries soon, off the caller's thread (TIP's
+    /// rendered hit touches both), so that an image on screen does not age out of them.
     func renderedImageWasServed(identifier: String) {
         memory.touchImageLater(withIdentifier: identifier)
+        disk.touchImageLater(withIdentifier: identifier)
     }
 
     // MARK: Reading for a fetch
