@@ -1,6 +1,7 @@
 extension ImageProcessors {
     /// A border drawn inside the edge of a shape (``RoundedCorners``, ``Circle``), antialiased on both
-    /// sides (Nuke's `ImageProcessingOptions.Border`).
+    /// sides and composited over the image as a stroke is (a translucent colour shows the image through it; Nuke's
+    /// `ImageProcessingOptions.Border`).
     ///
     /// ```swift
     /// let border = ImageProcessors.Border(width: 4, color: SIMD4(255, 255, 255, 255))   // opaque white

@@ -5,8 +5,9 @@ import Foundation
 /// ``ImageProcessors/Circle``.
 ///
 /// Each pixel's coverage by a shape is `clamp(0.5 - d, 0, 1)`, `d` the signed distance (pixels, negative
-/// inside) from the pixel's centre to the shape's edge. With a border, the image keeps the coverage of the
-/// shape inset by the border width and the border colour fills the rest of the outer shape's coverage.
+/// inside) from the pixel's centre to the shape's edge. With a border, the border colour covers the ring between the
+/// outer shape and the shape inset by the border width, composited over the image as a stroke is drawn (source
+/// over): a translucent border shows the image through it.
 /// Only pixels near the edge are computed: the shape is symmetric, so each row is scanned from its left end
 /// until the first fully covered pixel and mirrored.
 struct RoundedRectangleMask {
@@ -25,6 +26,7 @@ struct RoundedRectangleMask {
         var out = image.converted(to: .rgba8Premultiplied)
         let stride = out.bytesPerRow
         let hasBorder = borderWidth > 0
+        let borderTransparency = 1 - Float(borderColor[3]) / 255
         let half = (width + 1) / 2
         out.withUnsafeMutableBytes { bytes in
             guard let base = bytes.baseAddress else { return }
@@ -36,7 +38,9 @@ struct RoundedRectangleMask {
                     let outer = coverage(px, py, inset: 0)
                     let inner = hasBorder ? coverage(px, py, inset: borderWidth) : outer
                     if inner >= 1 { break }
-                    let weights = (inner: Float(inner), border: Float(outer - inner))
+                    // The image inside the inset shape, and under the ring where the border lets it through.
+                    let ring = Float(outer - inner)
+                    let weights = (image: Float(inner) + ring * borderTransparency, border: ring)
                     blend(row + x * 4, weights)
                     if width - 1 - x != x { blend(row + (width - 1 - x) * 4, weights) }
                 }
@@ -45,13 +49,13 @@ struct RoundedRectangleMask {
         return out
     }
 
-    /// The pixel at `pointer` times `weights.inner`, plus the border colour times `weights.border`.
+    /// The pixel at `pointer` times `weights.image`, plus the border colour times `weights.border`.
     @inline(__always)
-    private func blend(_ pointer: UnsafeMutableRawPointer, _ weights: (inner: Float, border: Float)) {
+    private func blend(_ pointer: UnsafeMutableRawPointer, _ weights: (image: Float, border: Float)) {
         let border = SIMD4<Float>(
             Float(borderColor[0]), Float(borderColor[1]), Float(borderColor[2]), Float(borderColor[3]))
         let pixel = SIMD4<Float>(pointer.loadUnaligned(as: SIMD4<UInt8>.self))
-        var mixed = pixel * weights.inner + border * weights.border
+        var mixed = pixel * weights.image + border * weights.border
         mixed.round(.toNearestOrAwayFromZero)
         let value = SIMD4<UInt8>(clamping: SIMD4<Int32>(mixed))
         // Colour ≤ alpha holds before rounding (both weights apply to every channel); the minimum keeps it after.

@@ -103,6 +103,12 @@ struct ShapeMaskTests {
         let half = try ImageProcessors.Circle(border: .init(width: 2, color: SIMD4(255, 0, 0, 128))).process(
             TestImages.solid(width: 16, height: 16, SIMD4(0, 0, 0, 0)), context: ImageProcessingContext())
         #expect(half.pixel(x: 8, y: 1) == SIMD4(128, 0, 0, 128))
+        // Drawn over the image, as a stroke is: an opaque image shows through a translucent border, and stays opaque.
+        let overWhite = try ImageProcessors.Circle(border: .init(width: 2, color: SIMD4(255, 0, 0, 128))).process(
+            TestImages.solid(width: 16, height: 16, SIMD4(255, 255, 255, 255), format: .rgbx8),
+            context: ImageProcessingContext())
+        #expect(overWhite.pixel(x: 8, y: 1) == SIMD4(255, 127, 127, 255))
+        #expect(overWhite.pixel(x: 8, y: 8) == SIMD4(255, 255, 255, 255))
         // A border wider than the shape fills it.
         let full = try ImageProcessors.Circle(border: .init(width: 50, color: SIMD4(0, 0, 255, 255))).process(
             TestImages.photo(width: 9, height: 9), context: ImageProcessingContext())
