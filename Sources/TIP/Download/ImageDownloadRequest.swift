@@ -7,8 +7,11 @@ struct ImageDownloadRequest: Sendable {
     var url: URL
     /// The cache identifier (defaults to the URL's string).
     var identifier: String
-    /// The pipeline whose caches keep the bytes (partials and the complete file); nil caches nothing.
-    var pipeline: ImagePipeline?
+    /// The pipeline whose caches keep the bytes (partials and the complete file); nil caches nothing. Held weakly: the
+    /// members hold it (a download's last members hear of its end only after its bytes are committed), and nothing
+    /// of a download may keep a pipeline alive once its members let go (the `async` API's promise that a pipeline
+    /// dropped after `try await` is gone).
+    weak var pipeline: ImagePipeline?
     /// Adds headers before the request is sent.
     var hydrator: ImageRequestHydrator?
     /// Gives the `Authorization` value.

@@ -39,9 +39,13 @@ extension SharedImageDownload {
             networkLoadDuration: startedAt.map { (ContinuousClock.now - $0).timeInterval } ?? 0,
             freshness: image.freshness, isStorable: isStorable)
         let handle = members.handle
+        let queue = caches?.diskWriteQueue
+        // The hand-over reaches the pipeline through the request (weakly) and holds it only while it commits: the
+        // members it tells must be the last to let it go.
         let handOver: @Sendable () -> Void = {
             var stored = result
             if let file {
+                let caches = committed ? request.pipeline?.caches : nil
                 stored.wasStoredOnDisk =
                     caches?.commitDownloadFile(file, image: image, for: request, complete: true) ?? false
                 if caches == nil { file.discard() }
@@ -59,7 +63,7 @@ extension SharedImageDownload {
                 member.imageDownload(handle, didCompleteWith: .success(delivered))
             }
         }
-        Self.run(handOver, installingFile: file != nil, caches: caches)
+        Self.run(handOver, installingFile: file != nil, queue: queue)
     }
 
     /// Ends the download with `error`. A resumable partial goes into the memory cache at once and to the disk before
@@ -81,9 +85,10 @@ extension SharedImageDownload {
         let (leaving, file) = end(wasRunning: phase == .running)
         let request = self.request
         let handle = members.handle
+        let queue = caches?.diskWriteQueue
         let handOver: @Sendable () -> Void = {
             if let file {
-                if let caches, let partial {
+                if keepsPartial, let caches = request.pipeline?.caches, let partial {
                     caches.commitDownloadFile(file, image: partial, for: request, complete: false)
                 } else {
                     file.discard()
@@ -93,16 +98,16 @@ extension SharedImageDownload {
                 member.imageDownload(handle, didCompleteWith: .failure(error))
             }
         }
-        Self.run(handOver, installingFile: file != nil, caches: caches)
+        Self.run(handOver, installingFile: file != nil, queue: queue)
     }
 
     /// Runs a download's hand-over: with a file to install (which can take milliseconds), off the downloader's
-    /// queue, on `caches`' commit queue; without one, here, with no hop.
+    /// queue, on `queue` (the caches' commit queue); without one, here, with no hop.
     private static func run(
-        _ handOver: @escaping @Sendable () -> Void, installingFile: Bool, caches: ImagePipelineCaches?
+        _ handOver: @escaping @Sendable () -> Void, installingFile: Bool, queue: DispatchQueue?
     ) {
         if installingFile {
-            (caches?.diskWriteQueue ?? .global(qos: .utility)).async(execute: handOver)
+            (queue ?? .global(qos: .utility)).async(execute: handOver)
         } else {
             handOver()
         }

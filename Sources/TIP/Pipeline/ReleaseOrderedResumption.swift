@@ -12,12 +12,11 @@ final class ReleaseOrderedResumption<Value: Sendable>: Sendable {
         var continuation: CheckedContinuation<Value, any Error>?
         var outcome: Result<Value, any Error>?
         var isReleased = false
+        /// The safety net's token while the caller waits for the release (``ReleaseGrace``).
+        var graceToken: UInt64?
     }
 
     private let state: Locked<State>
-
-    /// How long after the outcome the caller is resumed when the pipeline is still held.
-    static var releaseGrace: DispatchTimeInterval { .milliseconds(100) }
 
     /// Resumes `continuation` once; watches `hold` for the pipeline's release.
     init(_ continuation: CheckedContinuation<Value, any Error>, watching hold: PipelineHold) {
@@ -32,7 +31,15 @@ final class ReleaseOrderedResumption<Value: Sendable>: Sendable {
             return state.isReleased
         }
         if released { return resume() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.releaseGrace) { [self] in resume() }
+        let token = ReleaseGrace.schedule { [self] in resume() }
+        let releasedMeanwhile = state.withLock { state -> Bool in
+            state.graceToken = token
+            return state.isReleased
+        }
+        if releasedMeanwhile {
+            ReleaseGrace.cancel(token)
+            resume()
+        }
     }
 
     /// Resumes the caller now, whether or not the pipeline was released (a task's cancellation): with the outcome
@@ -45,10 +52,12 @@ final class ReleaseOrderedResumption<Value: Sendable>: Sendable {
     }
 
     private func released() {
-        let ready = state.withLock { state -> Bool in
+        let (ready, token) = state.withLock { state -> (Bool, UInt64?) in
             state.isReleased = true
-            return state.outcome != nil
+            defer { state.graceToken = nil }
+            return (state.outcome != nil, state.graceToken)
         }
+        if let token { ReleaseGrace.cancel(token) }
         if ready { resume() }
     }
 
