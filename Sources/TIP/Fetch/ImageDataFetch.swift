@@ -107,7 +107,7 @@ public final class ImageDataFetch: ImageDownloadMember, @unchecked Sendable {
                 guard
                     let bytes = other.caches.diskData(
                         identifier: identifier, url: url, copiesToMemory: false,
-                        timeToLive: request.resolvedTimeToLive)
+                        timeToLive: request.resolvedTimeToLive, dropsUnrevalidatable: false)
                 else { continue }
                 if !request.options.contains(.skipStoringToDiskCache) { copyToDisk(bytes) }
                 return finish(
@@ -128,13 +128,15 @@ public final class ImageDataFetch: ImageDownloadMember, @unchecked Sendable {
         if let cancelled { configuration.downloader.remove(self, reason: cancelled.message) }
     }
 
-    /// Another pipeline's file copied into this pipeline's disk cache (as image fetches do).
+    /// Another pipeline's file copied into this pipeline's disk cache (as image fetches do), with its freshness and
+    /// validators.
     private func copyToDisk(_ bytes: MemoryCacheCompleteImage) {
         let metadata = DiskCacheMetadata(
             identifier: identifier, url: bytes.url, lastAccess: configuration.clock(), timeToLive: bytes.timeToLive,
             updatesExpiryOnAccess: bytes.updateExpiryOnAccess, width: Int(bytes.dimensions.width),
             height: Int(bytes.dimensions.height),
-            isAnimated: bytes.isAnimated, isPlaceholder: bytes.isPlaceholder, imageType: bytes.imageType?.rawValue)
+            isAnimated: bytes.isAnimated, isPlaceholder: bytes.isPlaceholder, lastModified: bytes.lastModified,
+            entityTag: bytes.entityTag, imageType: bytes.imageType?.rawValue, freshness: bytes.freshness)
         imagePipeline.diskCache.updateImageEntry(
             metadata: metadata, source: .data(bytes.data), forced: !bytes.isPlaceholder)
     }
