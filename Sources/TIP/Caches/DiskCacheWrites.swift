@@ -9,9 +9,10 @@ import Glibc
 extension DiskCache {
     /// Stores a complete image (stores, propagation from memory, copies from other pipelines) with
     /// TIP's `updateImageEntry` tie-break: replaces an existing complete file when `forced`, when the
-    /// old one is a placeholder and the new one is not, or when the new area is larger or equal and the
-    /// URL or dimensions differ. Then the per-entry cap (`budget.maxBytesPerEntry`): an oversize image
-    /// is not kept (the replaced file is gone too) and `imageTooLargeToStoreInDiskCache` is posted.
+    /// old one is a placeholder and the new one is not, or, when both are placeholders or both are not (a placeholder
+    /// never replaces a real image), when the new area is larger or equal and the URL or dimensions differ. Then the
+    /// per-entry cap (`budget.maxBytesPerEntry`): an oversize image is not kept (the replaced file is gone too) and
+    /// `imageTooLargeToStoreInDiskCache` is posted.
     /// `metadata.lastAccess` is set to now and `expectedLength` to 0. A partial survives only when its
     /// area is strictly larger. Returns whether the image was stored.
     ///
@@ -108,7 +109,7 @@ extension DiskCache {
             let replace =
                 forced
                 || (old.isPlaceholder && !metadata.isPlaceholder)
-                || (metadata.area >= old.area
+                || (old.isPlaceholder == metadata.isPlaceholder && metadata.area >= old.area
                     && (old.url != metadata.url || old.width != metadata.width || old.height != metadata.height))
             guard replace else { return false }
         }

@@ -5,9 +5,10 @@ import Foundation
 /// the shared downloader) and reports to its delegate on the callback queue.
 ///
 /// `cancel()` is TIP's: the delegate gets a `cancelled` failure; an operation cancelled before it started still
-/// starts, reports the failure and finishes, without `didStart`. A delegate that goes away cancels the fetch,
-/// unless it was discarded first (the fetch then runs headless). `priority` may change at any time: before the
-/// start it sets the queue priority, afterwards it re-prioritizes the download.
+/// starts (at once, even while a dependency has not finished), reports the failure and finishes, without
+/// `didStart`. A delegate that goes away cancels the fetch, unless it was discarded first (the fetch then runs
+/// headless). `priority` may change at any time: before the start it sets the queue priority, afterwards it
+/// re-prioritizes the download.
 ///
 /// Thread-safe: every mutable field sits in `guarded` (a lock); the work runs on the operation's own serial
 /// queue, which is also where download events arrive.
@@ -233,6 +234,12 @@ public final class ImageFetchOperation: Operation, AsynchronousOperation, ImageD
             return cancelled.isDownloading
         }
         if downloading == true { configuration.downloader.remove(self, reason: reason) }
+        // Foundation's part: a cancelled operation stops waiting for its dependencies, so a fetch queued behind one
+        // that never finishes still starts, reports its cancellation and finishes. The unfinished ones are let go
+        // first: swift-corelibs-foundation keeps an unretained pointer to this operation in each of them, which
+        // would dangle (a crash when that dependency finishes) once this fetch ends and is freed before it.
+        for dependency in dependencies where !dependency.isFinished { removeDependency(dependency) }
+        super.cancel()
     }
 
     /// Starts the fetch (called by the queue).

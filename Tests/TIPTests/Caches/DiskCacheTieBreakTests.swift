@@ -50,8 +50,13 @@ struct DiskCacheTieBreakTests {
         StoreCase(
             old: Variant(width: 100, height: 100, url: "a"),
             new: Variant(width: 10, height: 10, url: "b", placeholder: true), replaces: false),
+        // A placeholder never replaces a real image, however large (TIP's placeholder mismatch); another placeholder
+        // it may.
         StoreCase(
             old: Variant(width: 100, height: 100, url: "a"),
+            new: Variant(width: 200, height: 100, url: "b", placeholder: true), replaces: false),
+        StoreCase(
+            old: Variant(width: 100, height: 100, url: "a", placeholder: true),
             new: Variant(width: 200, height: 100, url: "b", placeholder: true), replaces: true),
         StoreCase(
             old: Variant(width: 100, height: 100, url: "a", placeholder: true),

@@ -53,6 +53,25 @@ struct ImageStoreTests {
         await env.tearDown()
     }
 
+    @Test("a larger placeholder stored over a real image is refused by the disk as by the memory cache (TIP's rule)")
+    func placeholderNeverReplacesRealImage() async throws {
+        let env = try await DownloaderTestEnvironment()
+        let url = URL(string: "https://images.example/real.jpg")!
+        var real = GenericImageStoreRequest(imageURL: url)
+        real.imageData = try DownloaderTestEnvironment.jpeg(width: 100, height: 50)
+        try await env.pipeline.storeImage(for: real)
+        var placeholder = GenericImageStoreRequest(imageURL: url)
+        placeholder.imageData = try DownloaderTestEnvironment.jpeg(width: 200, height: 100, seed: 3)
+        placeholder.options = [.treatAsPlaceholder]
+        try? await env.pipeline.storeImage(for: placeholder)
+        let disk = try #require(env.diskEntry(url.absoluteString)?.complete?.metadata)
+        #expect(disk.width == 100 && !disk.isPlaceholder)
+        let memory = try #require(
+            env.pipeline.memoryCache.entry(withIdentifier: url.absoluteString, touch: false)?.complete)
+        #expect(memory.dimensions == CGSize(width: 100, height: 50) && !memory.isPlaceholder)
+        await env.tearDown()
+    }
+
     @Test("observers hear of manual stores and downloads, with the placeholder flag and the stored size")
     func storeEvents() async throws {
         let env = try await DownloaderTestEnvironment()
