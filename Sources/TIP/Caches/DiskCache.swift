@@ -63,10 +63,16 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
     var isTornDown = false
     /// Safe names changed while the manifest loads; re-read from disk when it finishes.
     var touchedWhileLoading: Set<String> = []
+    /// Identifier prefixes cleared while the manifest loads (processed images): their entries are missed until the
+    /// clear runs, once it has loaded.
+    var prefixesClearedWhileLoading: [String] = []
     /// Bumped when the directory is emptied or recreated during loading (the scan is then stale).
     var directoryGeneration = 0
     /// Whether `clearAll` removed the directory: the next write brings it back without reporting a fault.
     var directoryWasCleared = false
+    /// Whether the cache may hold stored processed images (set when one is recorded, never cleared): a cache that
+    /// never held one skips the scan that drops an original's processed images when the original changes.
+    var mayHoldProcessedImages = false
     /// Temporary files open for downloads (never deleted as strays).
     var liveTemporaryNames: Set<String> = []
     /// When each errno of a failed write was last logged at error level
@@ -202,9 +208,19 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
 
     // MARK: Entry bookkeeping (on the queue)
 
-    /// The entry for a safe name: the manifest's when loaded, else read from the files.
+    /// The entry for a safe name: the manifest's when loaded, else read from the files, unless a clear made while
+    /// loading covers it (its files are then deleted now, before the clear itself runs once the manifest is loaded).
     func currentEntry(_ name: String) -> DiskCacheEntry? {
-        isLoaded ? lru.peek(name) : readEntryFromFiles(name)
+        if isLoaded { return lru.peek(name) }
+        guard let entry = readEntryFromFiles(name) else { return nil }
+        if !prefixesClearedWhileLoading.isEmpty,
+            prefixesClearedWhileLoading.contains(where: { entry.identifier.hasPrefix($0) })
+        {
+            deleteFiles(of: entry)
+            setEntry(nil, forName: name)
+            return nil
+        }
+        return entry
     }
 
     /// Records `entry` (nil or empty: removed) for `name`, keeping the totals exact. While loading only
@@ -219,6 +235,9 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
         let byteDelta = (new?.byteCount ?? 0) - (old?.byteCount ?? 0)
         let countDelta = (new == nil ? 0 : 1) - (old == nil ? 0 : 1)
         if let new {
+            if old == nil, !mayHoldProcessedImages, new.identifier.contains(ImageFetchProcessing.processedMarker) {
+                mayHoldProcessedImages = true
+            }
             if bump || old == nil { lru.insertAtHead(name, new) } else { lru.updateValue(new, for: name) }
         } else {
             lru.remove(name)

@@ -164,12 +164,19 @@ extension DiskCache {
         lru.reserveCapacity(live.count)
         bytesHeld = 0
         for item in order {
-            lru.insertAtTail(live[item.index].name, live[item.index].entry)
-            bytesHeld += live[item.index].entry.byteCount
+            let entry = live[item.index].entry
+            lru.insertAtTail(live[item.index].name, entry)
+            bytesHeld += entry.byteCount
+            if !mayHoldProcessedImages, entry.identifier.contains(ImageFetchProcessing.processedMarker) {
+                mayHoldProcessedImages = true
+            }
         }
         isLoaded = true
         touchedWhileLoading.removeAll()
         domain.budget.add(bytes: bytesHeld, count: lru.count)
+        // Clears made while loading, applied before anything reads the manifest (reads missed them meanwhile).
+        for prefix in prefixesClearedWhileLoading { _clearImages(withIdentifierPrefix: prefix) }
+        prefixesClearedWhileLoading.removeAll()
         configuration.log(.debug, "disk cache \(directoryPath): \(lru.count) entries, \(bytesHeld) bytes")
         domain.budget.prune(priorityCache: nil)
     }

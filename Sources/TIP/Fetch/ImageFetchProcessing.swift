@@ -80,9 +80,12 @@ struct ImageFetchProcessing: Sendable {
     /// What separates an identifier from a processed variant's suffix in disk identifiers.
     static let processedSeparator = "#"
 
+    /// What every processed image's disk identifier has after its original's identifier.
+    static let processedMarker = processedSeparator + "tip.fetch("
+
     /// The prefix shared by the disk identifiers of `identifier`'s processed images.
     static func processedIdentifierPrefix(of identifier: String) -> String {
-        identifier + processedSeparator + "tip.fetch("
+        identifier + processedMarker
     }
 
     /// `image` through the steps: transformed (still images only, and only when `transforms`), scaled by `scale`, then

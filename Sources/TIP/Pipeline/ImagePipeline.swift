@@ -189,9 +189,10 @@ public final class ImagePipeline: Sendable {
         diskCache.clearAll(completion: completion)
     }
 
-    /// Renames `oldIdentifier`'s disk entry to `newIdentifier` and drops the old identifier from the
-    /// memory caches. `completion` gets nil, or `POSIXError(.ENOENT)` when there is no such entry, on
-    /// the callback queue.
+    /// Renames `oldIdentifier`'s image to `newIdentifier` in the disk and memory caches (an image only in memory is
+    /// renamed there): what `newIdentifier` had is replaced, in every cache, and the rendered variants and stored
+    /// processed images of both identifiers go. `completion` gets nil, or `POSIXError(.ENOENT)` when no cache has
+    /// the image (`EINVAL` for an empty new identifier), on the callback queue.
     public func changeIdentifierForImage(
         withIdentifier oldIdentifier: String, toIdentifier newIdentifier: String,
         completion: (@Sendable ((any Error)?) -> Void)? = nil
@@ -199,15 +200,40 @@ public final class ImagePipeline: Sendable {
         let configuration = self.configuration
         diskCache.domain.async { [self] in
             var failure: (any Error)?
-            do {
+            let inMemory = memoryCache.entry(withIdentifier: oldIdentifier, touch: false)
+            let renamed = Result { () throws(POSIXError) in
                 try diskCache.changeIdentifier(from: oldIdentifier, to: newIdentifier)
-                renderedCache.clearImages(withIdentifier: oldIdentifier)
-                memoryCache.clearImage(withIdentifier: oldIdentifier)
-            } catch {
+            }
+            switch renamed {
+            case .success:
+                break
+            case .failure(let error) where error.code == .ENOENT && inMemory != nil && oldIdentifier != newIdentifier:
+                // Only in memory: renamed there; what the new identifier had on disk is replaced by it.
+                diskCache.clearImage(withIdentifier: newIdentifier)
+            case .failure(let error):
                 failure = error
+            }
+            if failure == nil, oldIdentifier != newIdentifier {
+                moveMemoryEntries(from: oldIdentifier, to: newIdentifier, entry: inMemory)
             }
             let result = failure.map { SendableError($0) }
             configuration.dispatchToCallbackQueue { completion?(result?.error) }
+        }
+    }
+
+    /// After a rename: the image's memory entry moves to `newIdentifier`, whose own entries (memory, rendered, the
+    /// processed images on disk) showed the image the rename replaced, and go; the old identifier's processed images
+    /// and rendered variants go too.
+    private func moveMemoryEntries(from oldIdentifier: String, to newIdentifier: String, entry: MemoryCacheEntry?) {
+        for identifier in [oldIdentifier, newIdentifier] {
+            renderedCache.clearImages(withIdentifier: identifier)
+            memoryCache.clearImage(withIdentifier: identifier)
+            diskCache.clearProcessedImages(of: identifier)
+        }
+        if let entry {
+            memoryCache.updateEntry(
+                MemoryCacheEntry(identifier: newIdentifier, complete: entry.complete, partial: entry.partial),
+                forciblyReplaceExisting: true)
         }
     }
 

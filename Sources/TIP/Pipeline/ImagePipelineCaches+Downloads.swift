@@ -171,6 +171,10 @@ extension ImagePipelineCaches {
         if written < image.data.count, !file.append(image.data.suffix(from: image.data.startIndex + written)) {
             return false
         }
-        return file.file.finalize(metadata: metadata, complete: complete)
+        let kept = file.file.finalize(metadata: metadata, complete: complete)
+        // A new complete image: the processed images made from the one it replaces no longer show it (those of this
+        // download's fetches are made after it and stored after this).
+        if kept, complete { disk.clearProcessedImages(of: request.identifier) }
+        return kept
     }
 }

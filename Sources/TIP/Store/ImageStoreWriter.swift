@@ -85,7 +85,10 @@ struct ImageStoreWriter {
             updatesExpiryOnAccess: updatesExpiry, width: Int(dimensions.width), height: Int(dimensions.height),
             isAnimated: isAnimated, isPlaceholder: isPlaceholder, imageType: storedType?.rawValue)
         // Disk write failures are reported as problems by the cache; the store still succeeds (TIP).
-        pipeline.diskCache.updateImageEntry(metadata: metadata, source: source, forced: !isPlaceholder)
+        if pipeline.diskCache.updateImageEntry(metadata: metadata, source: source, forced: !isPlaceholder) {
+            // Processed images made from the image this one replaces no longer show it.
+            pipeline.diskCache.clearProcessedImages(of: identifier)
+        }
 
         pipeline.renderedCache.clearImages(withIdentifier: identifier)
         for observer in pipeline.allObservers {
