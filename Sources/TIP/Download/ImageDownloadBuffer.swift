@@ -71,7 +71,10 @@ final class ImageDownloadBuffer {
         }
         let taken: Data
         if isMapped {
-            let length = capacity
+            // The pages past the bytes held go back now (provided up to a window ahead of them, and reserved up to a
+            // length a server announced): a partial kept in the memory cache would otherwise hold them, uncounted.
+            let length = min(capacity, (count + PageMapping.pageSize - 1) / PageMapping.pageSize * PageMapping.pageSize)
+            if capacity > length { PageMapping.unmap(base + length, length: capacity - length) }
             taken = Data(
                 bytesNoCopy: base, count: count,
                 deallocator: .custom { pointer, _ in PageMapping.unmap(pointer, length: length) })

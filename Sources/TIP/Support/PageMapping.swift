@@ -23,7 +23,7 @@ enum PageMapping {
     /// (2 MiB on x86-64) is aligned to huge pages and asks for them (`MADV_HUGEPAGE`): one allocation and one
     /// page-table entry per 2 MiB instead of 512, both when it is made and when it is unmapped.
     static func map(_ length: Int, populated: Bool = false) -> (pointer: UnsafeMutableRawPointer, length: Int)? {
-        let page = max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+        let page = pageSize
         guard length > 0, length <= Int.max - page else { return nil }
         let rounded = (length + page - 1) / page * page
         #if os(Linux)
@@ -86,7 +86,10 @@ enum PageMapping {
         #endif
     }
 
-    /// Releases a mapping made by ``map(_:)`` (`length` as it returned).
+    /// The size of a page, the unit of mappings (at least 4 KiB).
+    static let pageSize = max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+
+    /// Releases a mapping made by ``map(_:)`` (`length` as it returned), or a page-aligned part of one.
     static func unmap(_ pointer: UnsafeMutableRawPointer, length: Int) {
         munmap(pointer, length)
     }

@@ -94,6 +94,27 @@ struct ImageDownloadBodyTests {
     }
     #endif
 
+    #if os(Linux)
+    @Test("a body taken before its announced length arrived gives back the pages past its bytes")
+    func takenPartialGivesBackItsTail() throws {
+        let page = PageMapping.pageSize
+        let body = ImageDownloadBuffer()
+        #expect(body.reserve(16 * ImageDownloadBuffer.provisionWindow))
+        #expect(body.append(bytes(10_000, seed: 7)))
+        let data = body.take()
+        #expect(data == bytes(10_000, seed: 7))
+        let held = (10_000 + page - 1) / page * page
+        data.withUnsafeBytes { buffer in
+            let base = UnsafeMutableRawPointer(mutating: buffer.baseAddress!)
+            var vector = [UInt8](repeating: 0, count: held / page)
+            #expect(mincore(base, held, &vector) == 0, "the pages of the bytes stay")
+            // The next page is no longer mapped: mincore refuses an unmapped range with ENOMEM. (A new mapping of
+            // another thread would be placed at the top of the freed range, not at its start.)
+            #expect(mincore(base + held, page, &vector) == -1 && errno == ENOMEM, "the tail went back")
+        }
+    }
+    #endif
+
     @Test("a copy does not see later bytes; clearing empties the body for reuse")
     func copyAndClear() {
         let body = ImageDownloadBuffer()
