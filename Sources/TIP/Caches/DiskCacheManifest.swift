@@ -174,8 +174,11 @@ extension DiskCache {
         isLoaded = true
         touchedWhileLoading.removeAll()
         domain.budget.add(bytes: bytesHeld, count: lru.count)
-        // Clears made while loading, applied before anything reads the manifest (reads missed them meanwhile).
-        for prefix in prefixesClearedWhileLoading { _clearImages(withIdentifierPrefix: prefix) }
+        // Clears made while loading, applied before anything reads the manifest (reads missed them meanwhile); only
+        // processed images carry these prefixes, so a cache that holds none has nothing to scan for.
+        if mayHoldProcessedImages {
+            for prefix in prefixesClearedWhileLoading { _clearImages(withIdentifierPrefix: prefix) }
+        }
         prefixesClearedWhileLoading.removeAll()
         configuration.log(.debug, "disk cache \(directoryPath): \(lru.count) entries, \(bytesHeld) bytes")
         domain.budget.prune(priorityCache: nil)
