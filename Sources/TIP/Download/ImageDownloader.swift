@@ -132,6 +132,10 @@ final class ImageDownloader: @unchecked Sendable {
         queue.sync { peakRunning }
     }
 
+    /// Called on `queue` with a download's URL as the download finishes, once its members were told (tests: a
+    /// pause there shows what the finishing download still holds).
+    let finished = Locked<(@Sendable (URL) -> Void)?>(nil)
+
     private func startWaitingDownloads() {
         guard let configuration else { return }
         let limit = configuration.maxConcurrentImagePipelineDownloadCount

@@ -26,8 +26,7 @@ extension SharedImageDownload {
                 maximumLifetime: configuration.maximumHTTPFreshnessLifetime)
         }
         let image = taken
-        let caches = committed ? request.pipeline?.caches : nil
-        if request.storesToMemoryCache { caches?.commitDownloadedImage(image, for: request) }
+        let queue = committingToMemory(committed ? image : nil)
         let (leaving, file) = end(wasRunning: true, succeeded: true)
         let request = self.request
         let response = self.response
@@ -39,7 +38,6 @@ extension SharedImageDownload {
             networkLoadDuration: startedAt.map { (ContinuousClock.now - $0).timeInterval } ?? 0,
             freshness: image.freshness, isStorable: isStorable)
         let handle = members.handle
-        let queue = caches?.diskWriteQueue
         // The hand-over reaches the pipeline through the request (weakly) and holds it only while it commits: the
         // members it tells must be the last to let it go.
         let handOver: @Sendable () -> Void = {
@@ -64,6 +62,7 @@ extension SharedImageDownload {
             }
         }
         Self.run(handOver, installingFile: file != nil, queue: queue)
+        downloader.finished.withLock { $0 }?(request.url)
     }
 
     /// Ends the download with `error`. A resumable partial goes into the memory cache at once and to the disk before
@@ -77,15 +76,13 @@ extension SharedImageDownload {
             .information,
             "download of \(request.url.absoluteString) failed after \(body.count) bytes"
                 + (keepsPartial ? " (partial kept)" : "") + ": \(error)")
-        let caches = keepsPartial ? request.pipeline?.caches : nil
         let partial =
             keepsPartial
             ? body.takeImage(lastModified: lastModified, entityTag: entityTag, expectedLength: expectedLength) : nil
-        if let partial, request.storesToMemoryCache { caches?.keepPartialDownload(partial, for: request) }
+        let queue = committingToMemory(partial, partial: true)
         let (leaving, file) = end(wasRunning: phase == .running)
         let request = self.request
         let handle = members.handle
-        let queue = caches?.diskWriteQueue
         let handOver: @Sendable () -> Void = {
             if let file {
                 if keepsPartial, let caches = request.pipeline?.caches, let partial {
@@ -99,6 +96,25 @@ extension SharedImageDownload {
             }
         }
         Self.run(handOver, installingFile: file != nil, queue: queue)
+        downloader.finished.withLock { $0 }?(request.url)
+    }
+
+    /// Puts `image` (none: nothing) into the memory cache when the request stores there, as the complete image or
+    /// (`partial`) a resumable partial; returns the pipeline's commit queue, or nil when there is no image or no
+    /// pipeline. The pipeline is held only while this runs: a finishing download must not hold it while the
+    /// members hear the end, or an `async` caller resumed by them could find it still live.
+    private func committingToMemory(_ image: ImagePipelineCaches.DownloadedImage?, partial: Bool = false)
+        -> DispatchQueue?
+    {
+        guard let image, let caches = request.pipeline?.caches else { return nil }
+        if request.storesToMemoryCache {
+            if partial {
+                caches.keepPartialDownload(image, for: request)
+            } else {
+                caches.commitDownloadedImage(image, for: request)
+            }
+        }
+        return caches.diskWriteQueue
     }
 
     /// Runs a download's hand-over: with a file to install (which can take milliseconds), off the downloader's

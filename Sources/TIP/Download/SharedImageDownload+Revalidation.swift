@@ -11,27 +11,15 @@ extension SharedImageDownload {
     /// Serves the cached image the server confirmed; when it left the caches while the server was asked, asks
     /// again for the whole image (once).
     func succeedNotModified(sent: (request: URLRequest?, metrics: (any Sendable)?)?) {
-        guard let revalidation = rules.revalidation, let caches, let response else {
+        guard let revalidation = rules.revalidation, let response, request.pipeline != nil else {
             return finish(failing: ImageFetchError.httpTransaction(status: 304, url: request.url))
         }
-        let headers = ResponseHeaders(response)
-        let now = caching?.receivedAt ?? configuration.clock()
-        let caching = caching?.headers
-        let fallback = request.timeToLive
-        let maximum = configuration.maximumHTTPFreshnessLifetime
-        let renewed = caches.renewRevalidatedImage(
-            for: request, revalidation: revalidation, entityTag: headers.entityTag,
-            lastModified: headers.lastModified
-        ) { stored in
-            Self.renewedFreshness(
-                caching, stored: stored, receivedAt: now, fallbackLifetime: fallback, maximumLifetime: maximum)
-        }
-        guard let renewed else { return retryWithoutRevalidation() }
+        let storable = caching.map { !$0.headers.noStore } ?? true
+        guard let renewed = renewCachedImage(revalidation: revalidation, response: response, storable: storable)
+        else { return retryWithoutRevalidation() }
         configuration.metrics.increment("tip_revalidations_total", [("result", "not_modified")])
         configuration.log(
             .debug, "revalidated \(request.url.absoluteString): 304, served from the \(renewed.source) cache")
-        let storable = caching.map { !$0.noStore } ?? true
-        if !storable { caches.discardOutdatedImage(for: request, revalidation: revalidation) }
         let (leaving, file) = end(wasRunning: true, succeeded: true)
         file?.discard()  // a resumed partial's copy: the partial itself stays cached
         let image = renewed.image
@@ -46,6 +34,30 @@ extension SharedImageDownload {
         ImageDownloadMembers.dispatch(to: leaving, handle: members.handle) { member, _, handle in
             member.imageDownload(handle, didCompleteWith: .success(result))
         }
+        downloader.finished.withLock { $0 }?(request.url)
+    }
+
+    /// Renews the cached image the `304` confirmed (and drops it from the caches when the response may not be kept:
+    /// `storable` false); nil when it left the caches meanwhile, or the pipeline went away. The pipeline is held
+    /// only while this runs: the members must be the last to let it go.
+    private func renewCachedImage(revalidation: ImageDownloadRevalidation, response: HTTPURLResponse, storable: Bool)
+        -> ImagePipelineCaches.RevalidatedImage?
+    {
+        guard let caches else { return nil }
+        let headers = ResponseHeaders(response)
+        let now = caching?.receivedAt ?? configuration.clock()
+        let caching = caching?.headers
+        let fallback = request.timeToLive
+        let maximum = configuration.maximumHTTPFreshnessLifetime
+        let renewed = caches.renewRevalidatedImage(
+            for: request, revalidation: revalidation, entityTag: headers.entityTag,
+            lastModified: headers.lastModified
+        ) { stored in
+            Self.renewedFreshness(
+                caching, stored: stored, receivedAt: now, fallbackLifetime: fallback, maximumLifetime: maximum)
+        }
+        if renewed != nil, !storable { caches.discardOutdatedImage(for: request, revalidation: revalidation) }
+        return renewed
     }
 
     /// The freshness a `304` gives the cached image: from its own caching headers when it has them (RFC 9111
