@@ -29,7 +29,8 @@ public final class ImageDataFetch: ImageDownloadMember, @unchecked Sendable {
     let pipelineHold: PipelineHold
     private let identifier: String
     private let state: Locked<State>
-    private let queue = DispatchQueue(label: "TIP.ImageDataFetch")
+    /// The fetch's own serial queue (its work and download events), on one of the shared lanes.
+    let queue = WorkLanes.queue(label: "TIP.ImageDataFetch")
     private let completion: @Sendable (Result<ImageDataFetchResult, any Error>) -> Void
 
     /// A fetch that hands its outcome to `completion`, on the fetch's own queue.
