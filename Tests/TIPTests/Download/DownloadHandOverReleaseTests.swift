@@ -36,7 +36,7 @@ struct DownloadHandOverReleaseTests {
         func imageDownload(
             _ download: ImageDownloadHandle, didCompleteWith result: Result<ImageDownloadResult, any Error>
         ) {
-            weak var weakPipeline = pipeline.withLock { $0 }
+            weak let weakPipeline = pipeline.withLock { $0 }
             pipeline.withLock { $0 = nil }
             goneWhenLetGo.withLock { $0 = weakPipeline == nil }
             looked.signal()
