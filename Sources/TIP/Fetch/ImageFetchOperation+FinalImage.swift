@@ -160,16 +160,19 @@ extension ImageFetchOperation {
         guard !image.isPlaceholder, !image.image.isPartial, image.isStorable,
             processing.storesFinalImage(image.image, originalDimensions: image.originalDimensions)
         else { return imagePipeline.unstorableProcessedImages.insert(processedIdentifier) }
-        let caches = self.caches
+        // The store holds the fetch's hold on the pipeline, never the pipeline itself, until the file is written: an
+        // `async` caller resumes after that, and can make a pipeline of the same identifier at once.
+        let hold = pipelineHold
         let url = request.imageURL
         let timeToLive = request.resolvedTimeToLive
         let updatesExpiry = !request.options.contains(.doNotResetExpiryOnAccess)
         DispatchQueue.global(qos: .utility).async {
+            let caches = hold.pipeline.caches
             if unlessStored, caches.disk.hasCompleteFile(identifier: processedIdentifier) { return }
             caches.storeProcessedImage(
                 image.image, identifier: processedIdentifier, url: url, timeToLive: timeToLive,
                 updatesExpiryOnAccess: updatesExpiry, originalDimensions: image.originalDimensions,
-                freshUntil: image.freshUntil, writeQueue: caches.diskWriteQueue)
+                freshUntil: image.freshUntil, writeQueue: caches.diskWriteQueue, holding: hold)
         }
     }
 }

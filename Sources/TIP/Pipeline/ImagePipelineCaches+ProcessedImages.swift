@@ -35,11 +35,12 @@ extension ImagePipelineCaches {
     /// from) is what fetches served from it report, and it is used until `freshUntil` (the original's HTTP freshness;
     /// nil: while its TTL keeps it). Encodes on the calling thread, then writes the file there, or on `writeQueue`
     /// when given (the disk cache's commit queue: one writer per directory). Call it off latency-sensitive queues. A
-    /// failure is logged; nothing else depends on it.
+    /// failure is logged; nothing else depends on it. `holding` is kept until the file is written (a fetch's hold on
+    /// its pipeline: its `async` caller resumes only once the processed image is on disk).
     func storeProcessedImage(
         _ image: ImageContainer, identifier: String, url: URL, timeToLive: TimeInterval,
         updatesExpiryOnAccess: Bool, originalDimensions: CGSize? = nil, freshUntil: Date? = nil,
-        writeQueue: DispatchQueue? = nil
+        writeQueue: DispatchQueue? = nil, holding: (any Sendable & AnyObject)? = nil
     ) {
         // Already stale (a `no-cache` original): it would never be used.
         if let freshUntil, freshUntil <= configuration.clock() { return }
@@ -63,7 +64,9 @@ extension ImagePipelineCaches {
         }
         let disk = self.disk, entry = metadata
         let write: @Sendable () -> Void = {
-            _ = disk.updateImageEntry(metadata: entry, source: .data(data), forced: true)
+            withExtendedLifetime(holding) {
+                _ = disk.updateImageEntry(metadata: entry, source: .data(data), forced: true)
+            }
         }
         if let writeQueue { writeQueue.async(execute: write) } else { write() }
     }

@@ -84,6 +84,37 @@ struct PipelineReleaseAfterAwaitTests {
         }
     }
 
+    @Test("A fetch that stores its scaled image on disk in the background, 30 times over with the same identifier")
+    func storedProcessedImage() async throws {
+        let (configuration, root) = try makeTestConfiguration()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let jpeg = try DownloaderTestEnvironment.jpeg(width: 640, height: 480)
+        for index in 0..<30 {
+            let url = URL(string: "https://example.com/scaled-\(index).jpg")!
+            let gone = try await Self.isGoneRightAfter("reused-scaled", configuration) { pipeline in
+                // Loaded first: a processed image stored while the manifest loads goes with the changes of originals
+                // made meanwhile (README, "Stored processed images"), which the count below would see.
+                pipeline.diskCache.waitUntilManifestLoaded()
+                var store = GenericImageStoreRequest(imageURL: url)
+                store.imageData = jpeg
+                try await pipeline.storeImage(for: store)
+                pipeline.clearMemoryCaches()
+                var request = GenericImageFetchRequest(
+                    imageURL: url, identifier: nil, targetDimensions: CGSize(width: 64, height: 64),
+                    targetContentMode: .scaleAspectFit)
+                request.loadingSources = [.diskCache]
+                request.options.insert(.storeProcessedImageToDiskCache)
+                let result = try await pipeline.fetchImage(for: request)
+                #expect(result.imageSource == .diskCache)
+            }
+            #expect(gone, "round \(index)")
+        }
+        // Every scaled image was stored: a last pipeline finds them on disk.
+        let last = try ImagePipeline(checkedIdentifier: "reused-scaled", configuration: configuration)
+        last.diskCache.waitUntilManifestLoaded()
+        #expect(last.diskCache.count == 60)
+    }
+
     @Test("A failed fetch releases its pipeline before it throws")
     func failedFetch() async throws {
         let (configuration, root) = try makeTestConfiguration()
