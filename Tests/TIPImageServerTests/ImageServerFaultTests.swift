@@ -181,4 +181,22 @@ struct ImageServerFaultTests {
         #expect(after.closed)
         #expect(after.data.isEmpty)
     }
+
+    @Test("Never answer: the request is recorded, nothing is sent until the server stops")
+    func withholdResponse() async throws {
+        let server = try await TestData.startedServer()
+        server.setImage(TestData.bytes(1_000), at: "/w.jpg")
+        server.setFault(.withholdResponse, for: "/w.jpg")
+        let connection = try RawHTTPConnection(port: server.port, timeout: 0.5)
+        try connection.sendRequest("GET", "/w.jpg")
+        #expect(await server.waitUntil(timeout: .seconds(20)) { $0.requestCount(for: "/w.jpg") == 1 })
+        let silent = connection.readToEnd()
+        #expect(!silent.closed)
+        #expect(silent.data.isEmpty)
+        #expect(server.requests(for: "/w.jpg").first?.status == 0)
+        await server.stop()
+        let after = connection.readToEnd()
+        #expect(after.closed)
+        #expect(after.data.isEmpty)
+    }
 }

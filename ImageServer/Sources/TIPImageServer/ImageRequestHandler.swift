@@ -66,6 +66,7 @@ final class ImageRequestHandler: ChannelInboundHandler {
             bytesPerSecond: throttle?.bytesPerSecond.flatMap { $0 > 0 ? $0 : nil },
             start: .now(), keepAlive: head.isKeepAlive)
         stream = next
+        if ticket.fault == .withholdResponse { return }  // the head never goes; the stream ends with the channel
         let latency = throttle?.latency ?? .zero
         if latency > .zero {
             schedule(in: Self.timeAmount(latency), context: context) { handler, context in

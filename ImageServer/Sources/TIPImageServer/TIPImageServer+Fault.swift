@@ -27,5 +27,8 @@ extension TIPImageServer {
         /// Send the head and the first `afterBodyBytes` bytes of the body, then send nothing more until the
         /// server stops (or the client goes away).
         case stall(afterBodyBytes: Int)
+        /// Read the request and send nothing, not even the head, until the server stops (or the client goes away):
+        /// a server that never answers, for as long as a test needs, without a timer.
+        case withholdResponse
     }
 }

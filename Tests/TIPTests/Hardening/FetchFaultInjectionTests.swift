@@ -195,7 +195,7 @@ struct FetchFaultInjectionTests {
         Self.expectExactImageOrTypedError(retry, original: original, mayDeliver: true)
 
         env.server.setImage(original, at: "/silent.jpg")
-        env.server.setThrottle(.init(latency: .seconds(3600)), for: "/silent.jpg")  // never answers in the test
+        env.server.setFault(.withholdResponse, for: "/silent.jpg")  // never answers
         let silent = await env.fetch(env.request("/silent.jpg"))
         #expect(
             ((silent.error as? ImageFetchError)?.underlyingError as? URLError)?.code == .timedOut,
