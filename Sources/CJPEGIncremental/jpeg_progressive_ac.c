@@ -20,8 +20,8 @@
 #endif
 #include "jpeg_progressive_ac.h"
 #include "CJPEGIncremental.h"
+#include "jpeg_huffman.h"
 
-#define FAST_BITS 10
 // The scan decoders used with PDEP are compiled for the instructions that come with it (BMI1, BMI2, POPCNT;
 // fast_pdep checks all three): the bit reader's variable shifts become SHLX/SHRX, free of flags and of the CL
 // register, and the bit tricks ANDN, BLSR and TZCNT, about 9% fewer instructions in the scans.
@@ -60,8 +60,8 @@ size_t tip_jpeg_entropy_end(const uint8_t *data, size_t size, size_t from) {
     return size;
 }
 
-// The next marker at or after `from` inside [from, end): the offset of its first 0xFF (or `end`), and its code.
-static size_t next_marker_in(const uint8_t *data, size_t end, size_t from, uint8_t *code) {
+// See jpeg_huffman.h.
+size_t tip_jpeg_next_marker(const uint8_t *data, size_t end, size_t from, uint8_t *code) {
     size_t i = from;
     *code = 0;
     while (i < end) {
@@ -79,71 +79,6 @@ static size_t next_marker_in(const uint8_t *data, size_t end, size_t from, uint8
     return end;
 }
 
-// MARK: - Bits
-
-// The bits of one restart interval's data [p, end), where every run of 0xFF is followed by a stuffed zero.
-// `buffer` holds `count` bits from its top, the rest zero. Past the end it supplies zero bits and counts them in
-// `phantom`: a decode that consumed any of them read past its data (libjpeg's "hit marker" warning).
-typedef struct {
-    const uint8_t *p, *end;
-    uint64_t buffer;
-    int count;
-    int phantom;
-} bit_reader;
-
-static inline uint64_t load_be64(const uint8_t *p) {
-    uint64_t x;
-    memcpy(&x, p, 8);
-    return __builtin_bswap64(x);
-}
-
-// Brings `count` to at least 57.
-static inline void fill(bit_reader *b) {
-    if (b->end - b->p >= 8) {
-        uint64_t x = load_be64(b->p), inverted = ~x;
-        // No byte of x is 0xFF: take the whole bytes that fit.
-        if (((inverted - 0x0101010101010101ULL) & ~inverted & 0x8080808080808080ULL) == 0) {
-            int take = (64 - b->count) >> 3;
-            x &= ~0ULL << (64 - 8 * take);
-            b->buffer |= x >> b->count;
-            b->p += take;
-            b->count += 8 * take;
-            return;
-        }
-    }
-    while (b->count <= 56) {
-        if (b->p >= b->end) {
-            b->phantom += 64 - b->count;
-            b->count = 64;
-            return;
-        }
-        uint64_t c = *b->p++;
-        if (c == 0xFF) {
-            while (*b->p == 0xFF) b->p++;  // more fill bytes; the stuffed zero follows inside the data
-            b->p++;
-        }
-        b->buffer |= c << (56 - b->count);
-        b->count += 8;
-    }
-}
-
-static inline uint32_t peek(const bit_reader *b, int n) { return (uint32_t)(b->buffer >> (64 - n)); }
-
-static inline void drop(bit_reader *b, int n) {
-    b->buffer <<= n;
-    b->count -= n;
-}
-
-static inline uint32_t take_bits(bit_reader *b, int n) {
-    if (n == 0) return 0;
-    uint32_t v = peek(b, n);
-    drop(b, n);
-    return v;
-}
-
-// The value of `n` magnitude bits `v` (T.81 F.2.2.1, EXTEND).
-static inline int extend(uint32_t v, int n) { return v < (1u << (n - 1)) ? (int)v - (1 << n) + 1 : (int)v; }
-
 uint64_t tip_jpeg_zigzag_positions(uint8_t rows, uint8_t columns) {
     uint64_t positions = 0;
     for (int k = 0; k < 64; k++) {
@@ -155,20 +90,8 @@ uint64_t tip_jpeg_zigzag_positions(uint8_t rows, uint8_t columns) {
 
 // MARK: - Huffman tables
 
-typedef struct {
-    uint16_t fast[1 << FAST_BITS];     // (length << 8) | symbol for codes of at most FAST_BITS bits; 0: longer
-    int32_t fast_first[1 << FAST_BITS]; // first scans: (value << 8) | (run << 4) | bits, code and value bits
-                                        // together within FAST_BITS (in a DC table, a difference of 0 too);
-                                        // 0: decode the long way
-    int32_t maxcode[17];               // the largest code of each length, -1 when none
-    int32_t offset[17];                // index in `symbols` of a code of each length, less the code
-    uint8_t symbols[256];
-    int defined;
-} huffman_table;
-
-// Builds `t` from a DHT table's counts per length (1...16) and symbols, as a DC table (`dc`: symbols are
-// magnitudes) or an AC one; 0 when libjpeg would refuse it.
-static int build_table(huffman_table *t, const uint8_t *counts, const uint8_t *symbols, int total, int dc) {
+// See jpeg_huffman.h.
+int tip_jpeg_build_huffman_table(huffman_table *t, const uint8_t *counts, const uint8_t *symbols, int total, int dc) {
     memset(t->fast, 0, sizeof t->fast);
     memset(t->fast_first, 0, sizeof t->fast_first);
     memcpy(t->symbols, symbols, (size_t)total);
@@ -203,23 +126,6 @@ static int build_table(huffman_table *t, const uint8_t *counts, const uint8_t *s
         }
     }
     return 1;
-}
-
-// The next symbol, or -1 for a code the table lacks. Needs 16 bits in the buffer.
-static inline int decode_symbol(bit_reader *b, const huffman_table *t) {
-    uint16_t entry = t->fast[peek(b, FAST_BITS)];
-    if (entry) {
-        drop(b, entry >> 8);
-        return entry & 0xFF;
-    }
-    for (int length = FAST_BITS + 1; length <= 16; length++) {
-        int32_t code = (int32_t)peek(b, length);
-        if (code <= t->maxcode[length]) {
-            drop(b, length);
-            return t->symbols[code + t->offset[length]];
-        }
-    }
-    return -1;
 }
 
 // MARK: - Scans
@@ -460,7 +366,7 @@ static inline __attribute__((always_inline)) int decode_scan(
     for (size_t index = 0; index < total; index += interval) {
         size_t blocks = total - index < interval ? total - index : interval;
         uint8_t code = 0;
-        size_t stop = next_marker_in(scan->data, end, position, &code);
+        size_t stop = tip_jpeg_next_marker(scan->data, end, position, &code);
         int last = index + blocks >= total;
         // Between intervals, the next restart marker in sequence; after the last, nothing until the scan's end.
         if (last ? stop != end : !(code == 0xD0 + expected)) return 0;
@@ -508,7 +414,7 @@ int tip_jpeg_decode_ac_scan(const uint8_t *data, size_t end, tip_ac_plane *plane
     if (total > 256) return 0;
     huffman_table *table = (huffman_table *)malloc(sizeof(huffman_table));
     if (!table) return 0;
-    int ok = build_table(table, counts, symbols, total, 0);
+    int ok = tip_jpeg_build_huffman_table(table, counts, symbols, total, 0);
     if (ok) {
         ac_scan scan = {data, Ss, Se, Ah, Al, table, plane, 0};
         ok = (tip_jpeg_ac_use_pdep(-1) ? decode_scan_pdep : decode_scan_plain)(&scan, 0, end, restart);
@@ -535,23 +441,6 @@ typedef struct {
     size_t mcus_per_row, mcus;
 } dc_scan;
 
-// The next DC difference (T.81 F.2.2.1). Needs 32 bits in the buffer. 0 on a bad code.
-static inline __attribute__((always_inline)) int dc_difference(bit_reader *b, const huffman_table *t,
-                                                               int *difference) {
-    int32_t quick = t->fast_first[peek(b, FAST_BITS)];
-    if (quick) {
-        drop(b, quick & 15);
-        *difference = quick >> 8;
-        return 1;
-    }
-    int magnitude = decode_symbol(b, t);
-    if (magnitude < 0) return 0;
-    *difference = magnitude ? extend(take_bits(b, magnitude), magnitude) : 0;
-    return 1;
-}
-
-// `count` MCUs from MCU `index` of a DC scan (T.81 G.1.2.1), into the planes' `dc` arrays: a first scan
-// sets each block's coefficient to its predicted value << Al, a refinement scan adds 1 << Al for each 1 bit.
 // The blocks of an MCU are listed once (their member and offset from the MCU's corner) and each member's
 // corner moves along the MCU rows. 0 on a bad code, or a predictor past int (libjpeg's JERR_BAD_DCT_COEF).
 static inline __attribute__((always_inline)) int decode_dc_mcus(dc_scan *scan, bit_reader *b, size_t index,
@@ -618,7 +507,7 @@ static inline __attribute__((always_inline)) int decode_dc_scan(dc_scan *scan, s
     for (size_t index = 0; index < scan->mcus; index += interval) {
         size_t count = scan->mcus - index < interval ? scan->mcus - index : interval;
         uint8_t code = 0;
-        size_t stop = next_marker_in(scan->data, end, position, &code);
+        size_t stop = tip_jpeg_next_marker(scan->data, end, position, &code);
         int last = index + count >= scan->mcus;
         if (last ? stop != end : !(code == 0xD0 + expected)) return 0;
         bit_reader b = {scan->data + position, scan->data + stop, 0, 0, 0};
@@ -666,7 +555,7 @@ static int read_tables(const uint8_t *data, size_t at, size_t end, huffman_table
         if (number < 0 || number >= 4) return 0;
         // A table libjpeg would refuse is an error only once a scan uses it.
         huffman_table *t = is_ac ? &ac[number] : &dc[number];
-        t->defined = build_table(t, data + i + 1, data + i + 17, total, !is_ac);
+        t->defined = tip_jpeg_build_huffman_table(t, data + i + 1, data + i + 17, total, !is_ac);
         i += 17 + (size_t)total;
     }
     return i == end;

@@ -16,8 +16,8 @@ static void rescan_error_exit(j_common_ptr cinfo) { longjmp(((rescan_error *)cin
 
 static void rescan_output_message(j_common_ptr cinfo) { (void)cinfo; }
 
-// Both calls: progressive when `progressive` is set (with `scans`, `restart`, `arithmetic` as documented), else
-// sequential with optimized Huffman tables.
+// Every call: progressive when `progressive` is set (with `scans`, `restart`, `arithmetic` as documented), else
+// sequential with optimized Huffman tables (in the scans `scans` when given: Ss 0, Se 63).
 static int transcode(const uint8_t *data, size_t size, int progressive, const tip_test_scan *scans, int scan_count,
                      int restart, int arithmetic, uint8_t **out, size_t *out_size) {
     struct jpeg_decompress_struct source;
@@ -47,9 +47,8 @@ static int transcode(const uint8_t *data, size_t size, int progressive, const ti
     jvirt_barray_ptr *coefficients = jpeg_read_coefficients(&source);
     jpeg_copy_critical_parameters(&source, &target);
     jpeg_mem_dest(&target, (unsigned char **)&buffer, &length);
-    if (!progressive) {
-        target.optimize_coding = TRUE;
-    } else if (scan_count > 0) {
+    if (!progressive && !arithmetic) target.optimize_coding = TRUE;  // libjpeg refuses both at once
+    if (scan_count > 0) {
         script = (jpeg_scan_info *)calloc((size_t)scan_count, sizeof(jpeg_scan_info));
         if (!script) longjmp(error.jump, 1);
         for (int i = 0; i < scan_count; i++) {
@@ -62,7 +61,7 @@ static int transcode(const uint8_t *data, size_t size, int progressive, const ti
         }
         target.scan_info = script;
         target.num_scans = scan_count;
-    } else {
+    } else if (progressive) {
         jpeg_simple_progression(&target);
     }
     target.restart_interval = (unsigned int)restart;
@@ -85,4 +84,17 @@ int tip_test_rescan(const uint8_t *data, size_t size, const tip_test_scan *scans
 
 int tip_test_optimize(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size) {
     return transcode(data, size, 0, NULL, 0, 0, 0, out, out_size);
+}
+
+int tip_test_sequential(const uint8_t *data, size_t size, int separate_scans, int restart, int arithmetic,
+                        uint8_t **out, size_t *out_size) {
+    tip_test_scan scans[4];
+    int count = 0;
+    if (separate_scans) {
+        for (int c = 0; c < 4 && c < separate_scans; c++) {
+            scans[c] = (tip_test_scan){1, {c, 0, 0, 0}, 0, 63, 0, 0};
+            count++;
+        }
+    }
+    return transcode(data, size, 0, count ? scans : NULL, count, restart, arithmetic, out, out_size);
 }

@@ -108,6 +108,15 @@ int tip_jpeg_decode_progressive(const uint8_t *data, size_t size, int scale_num,
                                 uint8_t *destination, size_t pitch, int width, int height,
                                 const tip_jpeg_large_allocator *allocator, int *path);
 
+/// Decodes a complete sequential (baseline) JPEG at scale_num/scale_denom into `destination` (`height` rows of
+/// `pitch` bytes, `out_space` a TIP_JPEG_OUT_* value) exactly as TurboJPEG decodes it, with TIP's entropy
+/// decoder in place of libjpeg's (jpeg_sequential.c). Returns 0 when the image was written; 1 when the caller
+/// should decode with TurboJPEG instead: not sequential or not one interleaved scan, output dimensions other
+/// than `width` x `height`, data our decoder declines, any libjpeg warning or error (the rows may then be
+/// partly written).
+int tip_jpeg_decode_sequential(const uint8_t *data, size_t size, int scale_num, int scale_denom, int out_space,
+                               uint8_t *destination, size_t pitch, int width, int height);
+
 /// Compares TIP's progressive scan decoder with libjpeg on `data`: every coefficient of every component read by
 /// libjpeg alone, and by TIP's decoder (libjpeg reading only the header). Returns 0 when they are
 /// identical, -1 when they differ, 1 when libjpeg warns or fails (or the file is not progressive), 2 when

@@ -23,4 +23,10 @@ int tip_test_rescan(const uint8_t *data, size_t size, const tip_test_scan *scans
 /// ones), the coefficients unchanged; the result as for tip_test_rescan. Returns 0 or -1.
 int tip_test_optimize(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size);
 
+/// Writes the JPEG `data` again as a sequential JPEG with optimized Huffman tables, the coefficients unchanged:
+/// one interleaved scan, or with `separate_scans` (its component count) a scan per component; a restart marker
+/// every `restart` MCUs (0: none); arithmetic coding when `arithmetic` is set. The result as for tip_test_rescan.
+int tip_test_sequential(const uint8_t *data, size_t size, int separate_scans, int restart, int arithmetic,
+                        uint8_t **out, size_t *out_size);
+
 #endif

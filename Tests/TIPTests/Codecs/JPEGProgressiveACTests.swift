@@ -231,19 +231,29 @@ struct JPEGProgressiveACTests {
     /// Decodes `data` at 1/`denominator` through the progressive path: nil when it declined, else the
     /// image and how it was decoded.
     static func decode(_ data: Data, denominator: Int) throws -> (Bitmap, JPEGDecoder.ProgressivePath)? {
+        try decode(data, denominator: denominator) { src, width, height, output, destination, pitch in
+            JPEGDecoder.decodeProgressive(
+                src, numerator: 1, denominator: denominator, width: width, height: height, outputSpace: output,
+                destination: destination, pitch: pitch)
+        }
+    }
+
+    /// Decodes `data` at 1/`denominator` with `decoder` (given the file's bytes, the scaled width and height, the
+    /// TIP_JPEG_OUT_* space of the file and the rows to write): nil when it declined (returned nil), else the
+    /// image and what it returned.
+    static func decode<Result>(
+        _ data: Data, denominator: Int,
+        with decoder: (UnsafeRawBufferPointer, Int, Int, Int32, UnsafeMutableRawPointer, Int) -> Result?
+    ) throws -> (Bitmap, Result)? {
         guard let (w, h, space) = header(data) else { return nil }
         let width = JPEGScaleSelection.scaled(w, 1, denominator), height = JPEGScaleSelection.scaled(h, 1, denominator)
         var bitmap = try #require(Bitmap(width: width, height: height, format: space == .gray ? .gray8 : .rgbx8))
         let pitch = bitmap.bytesPerRow
         let output = Int32(space == .gray ? TIP_JPEG_OUT_GRAY : space == .cmyk ? TIP_JPEG_OUT_CMYK : TIP_JPEG_OUT_RGBX)
-        let path = bitmap.withUnsafeMutableBytes { dst in
-            data.withUnsafeBytes { src in
-                JPEGDecoder.decodeProgressive(
-                    src, numerator: 1, denominator: denominator, width: width, height: height, outputSpace: output,
-                    destination: dst.baseAddress!, pitch: pitch)
-            }
+        let result = bitmap.withUnsafeMutableBytes { dst in
+            data.withUnsafeBytes { src in decoder(src, width, height, output, dst.baseAddress!, pitch) }
         }
-        return path.map { (bitmap, $0) }
+        return result.map { (bitmap, $0) }
     }
 
     /// Whatever the progressive path decodes of a damaged file is TurboJPEG's image of it, and TurboJPEG reads it

@@ -4,8 +4,9 @@ import Foundation
 
 /// Decodes JPEG: one-shot on TurboJPEG (DCT-scaled to the target, EXIF orientation applied, then
 /// resampled to the exact target dimensions; complete progressive files through libjpeg with pooled
-/// coefficient memory, see ``decodeProgressive(_:scale:outputSpace:destination:pitch:)``), incrementally
-/// through ``JPEGDecoderContext``.
+/// coefficient memory, see ``decodeProgressive(_:scale:outputSpace:destination:pitch:)``, and complete
+/// sequential ones through libjpeg with TIP's entropy decoder, see
+/// ``decodeSequential(_:scale:outputSpace:destination:pitch:)``), incrementally through ``JPEGDecoderContext``.
 ///
 /// Stateless; safe to call from any thread (TurboJPEG handles come from a locked pool).
 struct JPEGDecoder: ImageDecoder {
@@ -111,6 +112,12 @@ struct JPEGDecoder: ImageDecoder {
                 decodeInParallel(
                     base, count: bytes.count, scale: scale, pixelFormat: pixelFormat, destination: dst.baseAddress!,
                     pitch: pitch)
+            {
+                return .ok
+            }
+            if !markers.isProgressive, endsWithEOI(bytes),
+                decodeSequential(
+                    bytes, scale: scale, outputSpace: outputSpace, destination: dst.baseAddress!, pitch: pitch)
             {
                 return .ok
             }
