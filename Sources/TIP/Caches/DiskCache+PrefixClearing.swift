@@ -25,23 +25,56 @@ extension DiskCache {
         }
     }
 
-    /// On the queue, with the manifest loaded.
+    /// On the queue, with the manifest loaded. An original's processed images (the prefix every caller passes) come
+    /// from the index of processed entries; any other prefix takes a walk over every entry.
     func _clearImages(withIdentifierPrefix prefix: String) {
+        let marker = ImageFetchProcessing.processedMarker
+        // An identifier starts with original + marker exactly when its first marker follows `original`: the marker
+        // (one "#", then no other) cannot overlap a copy of itself, and `original` holds none.
+        if prefix.hasSuffix(marker), case let original = String(prefix.dropLast(marker.count)),
+            original.firstRange(of: marker) == nil
+        {
+            for name in processedEntryNames[original] ?? [] {
+                guard let entry = lru.peek(name) else { continue }
+                deleteFiles(of: entry)
+                setEntry(nil, forName: name)
+            }
+            return
+        }
         for (name, entry) in lru.entriesNewestFirst where entry.identifier.hasPrefix(prefix) {
             deleteFiles(of: entry)
             setEntry(nil, forName: name)
         }
     }
 
+    /// The identifier of the original that the stored processed image `identifier` was made from: what precedes the
+    /// first ``ImageFetchProcessing/processedMarker``; nil when it has none (not a processed image).
+    static func originalIdentifier(ofProcessed identifier: String) -> String? {
+        identifier.firstRange(of: ImageFetchProcessing.processedMarker).map { String(identifier[..<$0.lowerBound]) }
+    }
+
+    /// Keeps ``processedEntryNames`` in step with the entry `name`, whose identifier goes from `old` to `new` (nil:
+    /// no entry). On the queue.
+    func indexProcessedEntry(_ name: String, from old: String?, to new: String?) {
+        guard old != new else { return }
+        if let old, let original = Self.originalIdentifier(ofProcessed: old) {
+            processedEntryNames[original]?.remove(name)
+            if processedEntryNames[original]?.isEmpty == true { processedEntryNames[original] = nil }
+        }
+        if let new, let original = Self.originalIdentifier(ofProcessed: new) {
+            processedEntryNames[original, default: []].insert(name)
+        }
+    }
+
     /// Deletes the stored processed images made from `identifier`'s image (``ImageFetchProcessing``): its original
-    /// changed (stored, downloaded again, renamed or renamed over), so they no longer show it. Nothing to do, and no
-    /// scan, in a cache that never held a processed image.
+    /// changed (stored, downloaded again, renamed or renamed over), so they no longer show it. A lookup in the index
+    /// of processed entries, not a walk over every entry.
     func clearProcessedImages(of identifier: String) {
         guard !identifier.isEmpty, !identifier.contains(ImageFetchProcessing.processedMarker) else { return }
         let prefix = ImageFetchProcessing.processedIdentifierPrefix(of: identifier)
         let loaded = domain.sync { () -> Bool in
             guard isLoaded else { return false }
-            if mayHoldProcessedImages { _clearImages(withIdentifierPrefix: prefix) }
+            _clearImages(withIdentifierPrefix: prefix)
             return true
         }
         if !loaded { clearImages(withIdentifierPrefix: prefix) }

@@ -70,9 +70,10 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
     var directoryGeneration = 0
     /// Whether `clearAll` removed the directory: the next write brings it back without reporting a fault.
     var directoryWasCleared = false
-    /// Whether the cache may hold stored processed images (set when one is recorded, never cleared): a cache that
-    /// never held one skips the scan that drops an original's processed images when the original changes.
-    var mayHoldProcessedImages = false
+    /// The names of the entries that hold stored processed images, by the identifier of the original each was made
+    /// from (see ``DiskCache/originalIdentifier(ofProcessed:)``): an original that changes drops its processed images
+    /// without a walk over every entry.
+    var processedEntryNames: [String: Set<String>] = [:]
     /// Temporary files open for downloads (never deleted as strays).
     var liveTemporaryNames: Set<String> = []
     /// When each errno of a failed write was last logged at error level
@@ -182,7 +183,8 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
     var _budgetedEntryCount: Int { lru.count }
 
     func _evictLeastRecentlyUsedEntry() -> Bool {
-        guard let (_, entry) = lru.removeTail() else { return false }
+        guard let (name, entry) = lru.removeTail() else { return false }
+        indexProcessedEntry(name, from: entry.identifier, to: nil)
         deleteFiles(of: entry)
         bytesHeld -= entry.byteCount
         if !isTornDown { domain.budget.subtract(bytes: entry.byteCount, count: 1) }
@@ -234,10 +236,8 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
         let new = (entry?.isEmpty ?? true) ? nil : entry
         let byteDelta = (new?.byteCount ?? 0) - (old?.byteCount ?? 0)
         let countDelta = (new == nil ? 0 : 1) - (old == nil ? 0 : 1)
+        indexProcessedEntry(name, from: old?.identifier, to: new?.identifier)
         if let new {
-            if old == nil, !mayHoldProcessedImages, new.identifier.contains(ImageFetchProcessing.processedMarker) {
-                mayHoldProcessedImages = true
-            }
             if bump || old == nil { lru.insertAtHead(name, new) } else { lru.updateValue(new, for: name) }
         } else {
             lru.remove(name)
@@ -257,6 +257,7 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
         if isLoaded {
             if !isTornDown { domain.budget.subtract(bytes: bytesHeld, count: lru.count) }
             lru.removeAll()
+            processedEntryNames.removeAll()
             bytesHeld = 0
         } else {
             directoryGeneration += 1

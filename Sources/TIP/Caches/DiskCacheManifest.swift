@@ -161,24 +161,20 @@ extension DiskCache {
             $0.lastAccess != $1.lastAccess ? $0.lastAccess > $1.lastAccess : live[$0.index].name < live[$1.index].name
         }
         lru.removeAll()
+        processedEntryNames.removeAll()
         lru.reserveCapacity(live.count)
         bytesHeld = 0
         for item in order {
             let entry = live[item.index].entry
             lru.insertAtTail(live[item.index].name, entry)
             bytesHeld += entry.byteCount
-            if !mayHoldProcessedImages, entry.identifier.contains(ImageFetchProcessing.processedMarker) {
-                mayHoldProcessedImages = true
-            }
+            indexProcessedEntry(live[item.index].name, from: nil, to: entry.identifier)
         }
         isLoaded = true
         touchedWhileLoading.removeAll()
         domain.budget.add(bytes: bytesHeld, count: lru.count)
-        // Clears made while loading, applied before anything reads the manifest (reads missed them meanwhile); only
-        // processed images carry these prefixes, so a cache that holds none has nothing to scan for.
-        if mayHoldProcessedImages {
-            for prefix in prefixesClearedWhileLoading { _clearImages(withIdentifierPrefix: prefix) }
-        }
+        // Clears made while loading, applied before anything reads the manifest (reads missed them meanwhile).
+        for prefix in prefixesClearedWhileLoading { _clearImages(withIdentifierPrefix: prefix) }
         prefixesClearedWhileLoading.removeAll()
         configuration.log(.debug, "disk cache \(directoryPath): \(lru.count) entries, \(bytesHeld) bytes")
         domain.budget.prune(priorityCache: nil)

@@ -35,10 +35,14 @@ extension DiskCache {
             var changed = false
             if entry.identifier != identifier {
                 // A hashed name whose identifier was too long to store: re-attach the real one.
+                let stored = entry.identifier
                 entry.identifier = identifier
                 entry.complete?.metadata.identifier = identifier
                 entry.partial?.metadata.identifier = identifier
-                if isLoaded { lru.updateValue(entry, for: name) }
+                if isLoaded {
+                    lru.updateValue(entry, for: name)
+                    indexProcessedEntry(name, from: stored, to: identifier)
+                }
             }
             let now = configuration.clock()
             var refreshed = false
