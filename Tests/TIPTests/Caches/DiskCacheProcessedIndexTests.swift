@@ -95,16 +95,21 @@ struct DiskCacheProcessedIndexTests {
         #expect(Self.index(cache).isEmpty)
     }
 
-    @Test("A processed image of an original whose identifier is too long for a file name, after a reload")
-    func longIdentifier() throws {
+    @Test(
+        "A processed image of an original whose identifier is too long for a file name, after a reload",
+        arguments: [DiskCache.MetadataStorage.sidecar, .extendedAttributes])
+    func longIdentifier(storage: DiskCache.MetadataStorage) throws {
         let env = DiskCacheTestEnvironment()
-        let cache = env.cache()
-        let long = String(repeating: "x", count: 400), processed = Self.processed(long, "1")
+        let cache = env.cache(storage: storage)
+        // Past the 1,024 bytes an extended attribute keeps of an identifier: a reload knows the entry by its hashed
+        // name alone until a read by identifier re-attaches it.
+        let long = String(repeating: "x", count: 1_500), processed = Self.processed(long, "1")
         #expect(cache.updateImageEntry(metadata: env.metadata(long), source: .data(diskTestBytes(6))))
         #expect(cache.updateImageEntry(metadata: env.metadata(processed), source: .data(diskTestBytes(7))))
         cache.tearDown()
-        let reloaded = env.cache()
+        let reloaded = env.cache(storage: storage)
         reloaded.waitUntilManifestLoaded()
+        #expect(reloaded.entry(withIdentifier: processed)?.complete != nil)
         #expect(Self.index(reloaded).keys.sorted() == [long])
         reloaded.clearProcessedImages(of: long)
         #expect(reloaded.entry(withIdentifier: processed) == nil)
