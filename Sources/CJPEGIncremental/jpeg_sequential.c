@@ -215,9 +215,10 @@ static int hook(tip_sequential *dec, const uint8_t *data, size_t size) {
         jpeg_component_info *comp = cinfo->cur_comp_info[c];
         int d = comp->dc_tbl_no, a = comp->ac_tbl_no;
         if (d < 0 || d >= NUM_HUFF_TBLS || a < 0 || a >= NUM_HUFF_TBLS) return 0;
+        int fresh = !dec->ac_tables[a].defined;
         if (!table(&dec->dc_tables[d], cinfo->dc_huff_tbl_ptrs[d], 1)) return 0;
         if (!table(&dec->ac_tables[a], cinfo->ac_huff_tbl_ptrs[a], 0)) return 0;
-        build_quick(dec->quick_tables[a], &dec->ac_tables[a]);
+        if (fresh) build_quick(dec->quick_tables[a], &dec->ac_tables[a]);
         dec->member[j] = c;
         dec->dc[j] = &dec->dc_tables[d];
         dec->ac[j] = &dec->ac_tables[a];
@@ -260,10 +261,10 @@ int tip_jpeg_decode_sequential(const uint8_t *data, size_t size, int scale_num, 
     dec->pub.error_exit = sequential_error_exit;
     dec->pub.emit_message = sequential_emit_message;
     dec->pub.output_message = sequential_output_message;
+    dec->cinfo.client_data = dec;  // kept by jpeg_create_decompress; its own errors reach our handler through it
     if (setjmp(dec->jump)) goto done;
     jpeg_create_decompress(&dec->cinfo);
     created = 1;
-    dec->cinfo.client_data = dec;
     jpeg_mem_src(&dec->cinfo, data, (unsigned long)size);
     jpeg_read_header(&dec->cinfo, TRUE);
     // Sequential, Huffman-coded, 8-bit, every component in the one scan (libjpeg's single-pass decoding).
