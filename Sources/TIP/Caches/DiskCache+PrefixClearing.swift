@@ -50,7 +50,14 @@ extension DiskCache {
     /// The identifier of the original that the stored processed image `identifier` was made from: what precedes the
     /// first ``ImageFetchProcessing/processedMarker``; nil when it has none (not a processed image).
     static func originalIdentifier(ofProcessed identifier: String) -> String? {
-        identifier.firstRange(of: ImageFetchProcessing.processedMarker).map { String(identifier[..<$0.lowerBound]) }
+        // Most identifiers lack the marker's first byte ("#", a character no other is equivalent to): a byte scan
+        // rules them out before the search by characters.
+        guard let first = ImageFetchProcessing.processedMarker.utf8.first, identifier.utf8.contains(first) else {
+            return nil
+        }
+        return identifier.firstRange(of: ImageFetchProcessing.processedMarker).map {
+            String(identifier[..<$0.lowerBound])
+        }
     }
 
     /// Keeps ``processedEntryNames`` in step with the entry `name`, whose identifier goes from `old` to `new` (nil:
