@@ -84,6 +84,10 @@ typedef struct {
     int defined;
 } huffman_table;
 
+// Zig-zag index to natural (row-major) index, then 16 entries of 63: a run that passes the last coefficient
+// writes that one, as libjpeg's own table makes it do.
+extern const uint8_t tip_jpeg_natural_order[80];
+
 // Builds `t` from a DHT table's counts per length (1...16) and symbols, as a DC table (`dc`: symbols are
 // magnitudes) or an AC one; 0 when libjpeg would refuse it.
 int tip_jpeg_build_huffman_table(huffman_table *t, const uint8_t *counts, const uint8_t *symbols, int total, int dc);

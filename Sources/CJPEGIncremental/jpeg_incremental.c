@@ -14,6 +14,7 @@
 // Installed with libjpeg-turbo; used only to read/flip inputctl->eoi_reached around one output pass.
 #include <jpegint.h>
 #include "CJPEGIncremental.h"
+#include "jpeg_output.h"
 #include "jpeg_progressive_ac.h"
 
 int tip_jpeg_lib_version(void) { return JPEG_LIB_VERSION; }
@@ -312,11 +313,7 @@ static void tip_set_output(tip_jpeg_inc *dec) {
     struct jpeg_decompress_struct *c = &dec->cinfo;
     c->scale_num = (unsigned int)dec->scale_num;
     c->scale_denom = (unsigned int)dec->scale_denom;
-    switch (dec->out_space) {
-    case TIP_JPEG_OUT_GRAY: c->out_color_space = JCS_GRAYSCALE; break;
-    case TIP_JPEG_OUT_CMYK: c->out_color_space = JCS_CMYK; break;
-    default: c->out_color_space = JCS_EXT_RGBX; break;
-    }
+    c->out_color_space = tip_jpeg_out_color_space(dec->out_space);
     c->buffered_image = dec->progressive ? TRUE : FALSE;
 }
 

@@ -18,6 +18,7 @@
 #include <jpeglib.h>
 #include <jerror.h>
 #include "CJPEGIncremental.h"
+#include "jpeg_output.h"
 #include "jpeg_progressive_ac.h"
 
 // A component's inverse DCT size at the output scale (0 when it differs across and down).
@@ -317,21 +318,13 @@ static int decode_scans(tip_oneshot *dec, const uint8_t *data, size_t size, cons
 
 // MARK: - Decoding
 
-static J_COLOR_SPACE color_space(int out_space) {
-    switch (out_space) {
-    case TIP_JPEG_OUT_GRAY: return JCS_GRAYSCALE;
-    case TIP_JPEG_OUT_CMYK: return JCS_CMYK;
-    default: return JCS_EXT_RGBX;
-    }
-}
-
 // Reads the header of `data` and sets the scale and output colour space (TurboJPEG's settings otherwise).
 static void begin(tip_oneshot *dec, const uint8_t *data, size_t size, int scale_num, int scale_denom, int out_space) {
     jpeg_mem_src(&dec->cinfo, data, (unsigned long)size);
     jpeg_read_header(&dec->cinfo, TRUE);
     dec->cinfo.scale_num = (unsigned int)scale_num;
     dec->cinfo.scale_denom = (unsigned int)scale_denom;
-    dec->cinfo.out_color_space = color_space(out_space);
+    dec->cinfo.out_color_space = tip_jpeg_out_color_space(out_space);
 }
 
 // A decoder whose image-pool coefficient arrays come from `allocator`, or NULL. libjpeg's errors jump to

@@ -36,11 +36,11 @@
 // Clears a block before its first nonzero AC coefficient (see the file comment).
 static inline void clear_block(JCOEF *block) { memset(block, 0, sizeof(JBLOCK)); }
 
-// Zig-zag index to natural (row-major) index.
-static const uint8_t zigzag_to_natural[64] = {
-    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48,
-    41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
-    30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+// See jpeg_huffman.h.
+const uint8_t tip_jpeg_natural_order[80] = {
+    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13,
+    6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31,
+    39, 46, 53, 60, 61, 54, 47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
 };
 
 // MARK: - Markers and entropy-coded data
@@ -82,7 +82,7 @@ size_t tip_jpeg_next_marker(const uint8_t *data, size_t end, size_t from, uint8_
 uint64_t tip_jpeg_zigzag_positions(uint8_t rows, uint8_t columns) {
     uint64_t positions = 0;
     for (int k = 0; k < 64; k++) {
-        int natural = zigzag_to_natural[k];
+        int natural = tip_jpeg_natural_order[k];
         if ((rows >> (natural / 8) & 1) && (columns >> (natural % 8) & 1)) positions |= 1ULL << k;
     }
     return positions;
@@ -165,7 +165,7 @@ static inline __attribute__((always_inline)) int decode_first(ac_scan *scan, bit
                 k += (quick >> 4) & 15;
                 if (k > Se) return 0;
                 JCOEF value = (JCOEF)((unsigned)(quick >> 8) << Al);
-                block[zigzag_to_natural[k]] = value;
+                block[tip_jpeg_natural_order[k]] = value;
                 mask |= (uint64_t)(value != 0) << k;
                 k++;
                 continue;
@@ -177,7 +177,7 @@ static inline __attribute__((always_inline)) int decode_first(ac_scan *scan, bit
                 k += run;
                 if (k > Se) return 0;
                 JCOEF value = (JCOEF)((unsigned)extend(take_bits(b, magnitude), magnitude) << Al);
-                block[zigzag_to_natural[k]] = value;
+                block[tip_jpeg_natural_order[k]] = value;
                 mask |= (uint64_t)(value != 0) << k;
                 k++;
             } else if (run == 15) {
@@ -269,7 +269,7 @@ static inline __attribute__((always_inline)) void correct(
             uint64_t ones = pdep64(bits, part) & used;
             positions &= ~part;
             while (ones) {
-                refine(&block[zigzag_to_natural[__builtin_ctzll(ones)]], 1, p1);
+                refine(&block[tip_jpeg_natural_order[__builtin_ctzll(ones)]], 1, p1);
                 ones &= ones - 1;
             }
         }
@@ -283,7 +283,7 @@ static inline __attribute__((always_inline)) void correct(
         positions &= positions - 1;
         int bit = (int)(b->buffer >> 63) & (int)(used >> k);
         drop(b, 1);
-        refine(&block[zigzag_to_natural[k]], bit, p1);
+        refine(&block[tip_jpeg_natural_order[k]], bit, p1);
     }
 }
 
@@ -338,7 +338,7 @@ static inline __attribute__((always_inline)) int decode_refine(
                 correct(b, block, mask & ahead & ((1ULL << target) - 1), plane->used, p1, pdep);
                 if (magnitude) {
                     if (mask == 0 && !plane->keep_blocks) clear_block(block);
-                    block[zigzag_to_natural[target]] = (JCOEF)value;
+                    block[tip_jpeg_natural_order[target]] = (JCOEF)value;
                     mask |= 1ULL << target;
                 }
                 k = target + 1;

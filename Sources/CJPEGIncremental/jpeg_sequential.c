@@ -18,15 +18,8 @@
 #include <jpegint.h>
 #include "CJPEGIncremental.h"
 #include "jpeg_huffman.h"
+#include "jpeg_output.h"
 #include "jpeg_progressive_ac.h"
-
-// Zig-zag index to natural index, then 16 entries of 63: a run that passes the last coefficient writes that
-// one, as libjpeg's own table makes it do.
-static const uint8_t natural_order[80] = {
-    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13,
-    6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31,
-    39, 46, 53, 60, 61, 54, 47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
-};
 
 // An AC table's quick entries: (value << 16) | (advance << 8) | bits, where `bits` is the code and value bits
 // together (at most FAST_BITS) and `advance` the zig-zag positions the symbol moves past (run + 1 for a
@@ -146,7 +139,7 @@ static inline __attribute__((always_inline)) void decode_ac(tip_sequential *dec,
             int advance = (entry >> 8) & 0xFF;
             if (!advance) return;
             k += advance;
-            if (keep) block[natural_order[k - 1]] = (JCOEF)(entry >> 16);
+            if (keep) block[tip_jpeg_natural_order[k - 1]] = (JCOEF)(entry >> 16);
             continue;
         }
         int symbol = decode_symbol(b, t);
@@ -155,7 +148,7 @@ static inline __attribute__((always_inline)) void decode_ac(tip_sequential *dec,
         if (magnitude) {
             k += run;
             uint32_t bits = take_bits(b, magnitude);
-            if (keep) block[natural_order[k]] = (JCOEF)extend(bits, magnitude);
+            if (keep) block[tip_jpeg_natural_order[k]] = (JCOEF)extend(bits, magnitude);
             k++;
         } else if (run == 15) {
             k += 16;
@@ -241,14 +234,6 @@ static int hook(tip_sequential *dec, const uint8_t *data, size_t size) {
 
 // MARK: - Decoding
 
-static J_COLOR_SPACE color_space(int out_space) {
-    switch (out_space) {
-    case TIP_JPEG_OUT_GRAY: return JCS_GRAYSCALE;
-    case TIP_JPEG_OUT_CMYK: return JCS_CMYK;
-    default: return JCS_EXT_RGBX;
-    }
-}
-
 int tip_jpeg_decode_sequential(const uint8_t *data, size_t size, int scale_num, int scale_denom, int out_space,
                                uint8_t *destination, size_t pitch, int width, int height) {
     // Read again after a longjmp from libjpeg or from our decoder: volatile, so not cached in registers.
@@ -272,7 +257,7 @@ int tip_jpeg_decode_sequential(const uint8_t *data, size_t size, int scale_num, 
     if (dec->cinfo.comps_in_scan != dec->cinfo.num_components) goto done;
     dec->cinfo.scale_num = (unsigned int)scale_num;
     dec->cinfo.scale_denom = (unsigned int)scale_denom;
-    dec->cinfo.out_color_space = color_space(out_space);
+    dec->cinfo.out_color_space = tip_jpeg_out_color_space(out_space);
     jpeg_start_decompress(&dec->cinfo);
     if ((int)dec->cinfo.output_width != width || (int)dec->cinfo.output_height != height) goto done;
     if (dec->warnings != 0 || !hook(dec, data, size)) goto done;

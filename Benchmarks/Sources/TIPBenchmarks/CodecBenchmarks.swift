@@ -18,26 +18,23 @@ enum CodecBenchmarks {
                 target: 1.05)
         }
 
-        // 2. carnival.jpg to a 400 px wide image vs Pillow/pyvips, and vs TurboJPEG at the chosen scale.
+        // 2. carnival.jpg to a 400 px wide image vs Pillow/pyvips, and vs TurboJPEG at the chosen scale; then a
+        // baseline file without restart markers (TIP's entropy decoder; carnival.jpg's bands decode in parallel).
         let thumbOptions = ImageDecodingOptions(
             targetDimensions: CGSize(width: 400, height: 400), targetContentMode: .scaleAspectFit)
-        let thumb = try decoder.decode(carnivalJPEG, options: thumbOptions)
-        let ours = try Harness.measure { _ = try decoder.decode(carnivalJPEG, options: thumbOptions) }
-        let denom = turbo.scaleDenominator(carnivalJPEG, for: thumbOptions)
-        let limit = Harness.measure { turbo.decode(carnivalJPEG, num: 1, denom: denom) }
-        Harness.report(
-            "JPEG to \(thumb.image.width)x\(thumb.image.height)", ours: ours,
-            baselineName: "TurboJPEG at 1/\(denom), no resize", baseline: limit, target: 1.15)
-
-        // 2b. A baseline file without restart markers (TIP's entropy decoder; carnival.jpg's bands decode in
-        // parallel) to a thumbnail, vs TurboJPEG at the same DCT scale.
-        let bigThumb = try decoder.decode(bigJPEG, options: thumbOptions)
-        let bigDenom = turbo.scaleDenominator(bigJPEG, for: thumbOptions)
-        let bigOurs = try Harness.measure { _ = try decoder.decode(bigJPEG, options: thumbOptions) }
-        let bigLimit = Harness.measure { turbo.decode(bigJPEG, num: 1, denom: bigDenom) }
-        Harness.report(
-            "baseline JPEG (generated 4000x3000) to \(bigThumb.image.width)x\(bigThumb.image.height)", ours: bigOurs,
-            baselineName: "TurboJPEG at 1/\(bigDenom), no resize", baseline: bigLimit, target: 1.0)
+        /// `data` to fit 400x400 against TurboJPEG at the same DCT scale, reported as `name` to the result's size.
+        func thumbnailRow(_ name: String, _ data: Data, target: Double) throws -> (ImageContainer, Samples) {
+            let thumb = try decoder.decode(data, options: thumbOptions)
+            let ours = try Harness.measure { _ = try decoder.decode(data, options: thumbOptions) }
+            let denom = turbo.scaleDenominator(data, for: thumbOptions)
+            let limit = Harness.measure { turbo.decode(data, num: 1, denom: denom) }
+            Harness.report(
+                "\(name) to \(thumb.image.width)x\(thumb.image.height)", ours: ours,
+                baselineName: "TurboJPEG at 1/\(denom), no resize", baseline: limit, target: target)
+            return (thumb, ours)
+        }
+        let (thumb, ours) = try thumbnailRow("JPEG", carnivalJPEG, target: 1.15)
+        _ = try thumbnailRow("baseline JPEG (generated 4000x3000)", bigJPEG, target: 1.0)
 
         // 3. PNG decode.
         let png = try Inputs.fixture("carnival.png") ?? Inputs.generated(.png, width: 1880, height: 1253)
