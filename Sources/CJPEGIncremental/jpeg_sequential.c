@@ -7,7 +7,7 @@
 // The pixels are TurboJPEG's, byte for byte: the coefficients are libjpeg's, and everything else is libjpeg's
 // own code with TurboJPEG's settings. Anything our decoder does not take or that libjpeg would warn about (a
 // code no table has, data cut short, restart markers out of step, bytes left over in an interval, a DC
-// predictor past int) makes it decline, and the caller decodes with TurboJPEG.
+// predictor past int, fill bytes inside the data) makes it decline, and the caller decodes with TurboJPEG.
 #include <limits.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -96,6 +96,23 @@ static int table(huffman_table *t, const JHUFF_TBL *source, int dc) {
 }
 
 // MARK: - Restart intervals
+
+// Whether the entropy-coded data [from, end) has fill bytes inside it: a run of 0xFF longer than one before a
+// stuffed zero, which libjpeg reads as one 0xFF data byte (as our reader does). libjpeg-turbo's fast path takes
+// the second 0xFF for a marker and decodes the MCU again on its slow path over the blocks it already wrote, so
+// TurboJPEG keeps coefficients that are not the file's: we decline. Fill bytes before a restart marker are fine.
+static int has_fill_bytes_in_data(const uint8_t *data, size_t from, size_t end) {
+    size_t i = from;
+    while (i < end) {
+        const uint8_t *ff = (const uint8_t *)memchr(data + i, 0xFF, end - i);
+        if (!ff) return 0;
+        size_t run = (size_t)(ff - data), j = run;
+        while (j < end && data[j] == 0xFF) j++;
+        if (j < end && data[j] == 0x00 && j - run > 1) return 1;
+        i = j + 1;
+    }
+    return 0;
+}
 
 // Starts reading the interval at `from`.
 static void open_interval(tip_sequential *dec, size_t from) {
@@ -221,6 +238,7 @@ static int hook(tip_sequential *dec, const uint8_t *data, size_t size) {
     }
     dec->data = data;
     dec->end = tip_jpeg_entropy_end(data, size, start);
+    if (has_fill_bytes_in_data(data, start, dec->end)) return 0;
     dec->mcus = (size_t)cinfo->MCUs_per_row * cinfo->MCU_rows_in_scan;
     dec->decoded = 0;
     dec->restarts_to_go = cinfo->restart_interval;

@@ -4,8 +4,8 @@ import Testing
 
 @testable import TIP
 
-/// Findings of the differential fuzzer (FuzzJPEGDifferential, TIP's JPEG decode against TurboJPEG alone): both
-/// tiny files decoded at 1/8 to 3x5, where TIP's pixels differed from TurboJPEG's.
+/// Findings of the differential fuzzer (FuzzJPEGDifferential, TIP's JPEG decode against TurboJPEG alone): tiny
+/// files where TIP's pixels differed from TurboJPEG's.
 @Suite("Fuzz regressions: TIP's JPEG pixels against TurboJPEG's")
 struct FuzzRegressionJPEGDifferentialTests {
     /// A progressive file whose progression leaves some coefficients incomplete, with 61 stray bytes in its last
@@ -65,6 +65,38 @@ struct FuzzRegressionJPEGDifferentialTests {
         r6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vr6+vrxXqnGldcseJsULN
         ddseJsULNdcseJsULNIr7O6ebTbZV92lPEivs7p42r//2Q==
         """)
+
+    /// A 48x32 gray baseline file with fill bytes inside its entropy-coded data (a run of 0xFF before a stuffed
+    /// zero, which libjpeg reads as one 0xFF). TurboJPEG's fast path takes the second 0xFF for a marker and decodes
+    /// that MCU again on its slow path over the blocks it had already written, keeping some of their coefficients;
+    /// TIP's sequential decoder read the file as written and got other pixels, without a warning either side. It
+    /// now declines such files, and TurboJPEG decodes them.
+    static let fillBytesInData = FuzzReplay.bytes(
+        """
+        /9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAQDAwQDAwQEBAQFBQQFBwsHBwYGBw4KCggLEA4RERAOEA8SFBodEhMYEw8QFh8XGBsb
+        HR0dERYgIh8cIhocHRz/wAALCAAgADABAREA/8QAHwAAAQUBAQEBAQEAAAAAAAAAAAECAwQFBgcICQoL/8QAtRAAAgEDAwIEAwUF
+        BAQAAAF9AQIDAAQRBRIhMUEGE1FhByJxFDKBkaEII0KxwRVS0fAkM2JyggkKFhcYGRolJicoKSo0NTY3ODk6Q0RFRkdISUpTVFVW
+        V1hZWmNkZWZnaGlqc3R1dnd4eXqDhIWGh4iJipKTlJWWl5iZmqKjpKWmp6ipqrKztLW2t7i5usLDxMXGx8jJytLT1NXW19jZ2uHi
+        4+Tl5ufo6erx8vP09fb3+Pn6/9oACAEBAAA/APmy10L/AISf+H7P9n/4Hu3flj7tbVroX/CT/wAP2f7P////////////////////
+        ////AAPdu/LH3f1ratdC/wCEnx8v2f7P/wAD3bvyx939a2rXQf8AhJ8fL9n+z/8AA9278sfd/Wtq10L/AISf+H7P9n/4Hu3fljp+
+        tbVroX/CT/w/Z/s//A9278sfd/WuKtdB/wCEn/h+z/Z/+B7t35Y+7+tbVroP/CT/AMP2f7P/AMD3bvyx92tq10H/AISb+H7P9n/4
+        Hu3flj7v61tWuhf8JP8AwfZ/s/8AwPdu/LH3a2rXQf8AhJ/4fs/2f/ge7d+WPu/rW1a6F/wk/wDB9n+z/wDA9278sfdrirXQf+En
+        /h+z/Z/+B7t35Y+7W1a6F/wk/wDB9n+z/wDA9278sdK2rXQf+Enx8v2f7P8A8D3bvyx92tq1KAAAAMfL9n+zQP8AwPdu/LH3f1ra
+        tdB/4SfHy/Z/s/8AwPdu/LH3f1ratdB/4Sf+H7P9n/4Hu3fljpXxpa6D/wAKB/h/tv8Atv8A7dvJ8n/vvdnzfbG3vnjatdB/4UD/
+        AA/23/bf/bt5Pk/997s+b7Y2981tWug/8KB/h/tv+2/+3byfJ/773Z832xjvmtq10H/hQP8AD/bf9t/9u3k+T/33uz5vtjb3zW1a
+        6D/woH+H+2/7b/7dvJ8n/vvdnzfbG3vmtq10H/hQP8P9t/23/wBu3k+T/wB97s+b7Y2988f/2Q==
+        """)
+
+    @Test("Fill bytes inside a baseline scan's data: TIP's decoder declines, and the pixels are TurboJPEG's")
+    func fillBytesInData() throws {
+        let data = Self.fillBytesInData
+        #expect(try JPEGSequentialDecodingTests.decode(data, denominator: 1) == nil)
+        let image = try JPEGCodec().decoder.decode(data, options: ImageDecodingOptions()).image
+        let reference = try #require(
+            try JPEGProgressiveACTests.turboJPEGDecode(data, denominator: 1, acceptingWarnings: true))
+        #expect(reference.warning == nil)
+        #expect(image == reference.bitmap)
+    }
 
     @Test("An incomplete progression: TurboJPEG's pixels")
     func incompleteProgression() throws {
