@@ -34,7 +34,9 @@ extension DiskCache {
         if prefix.hasSuffix(marker), case let original = String(prefix.dropLast(marker.count)),
             original.firstRange(of: marker) == nil
         {
-            for name in processedEntryNames[original] ?? [] {
+            let names = processedEntryNames[original] ?? []
+            let unattached = unattachedProcessedEntryNames[SafeIdentifier.fileName(for: original)] ?? []
+            for name in names.union(unattached) {
                 guard let entry = lru.peek(name) else { continue }
                 deleteFiles(of: entry)
                 setEntry(nil, forName: name)
@@ -60,17 +62,41 @@ extension DiskCache {
         }
     }
 
-    /// Keeps ``processedEntryNames`` in step with the entry `name`, whose identifier goes from `old` to `new` (nil:
-    /// no entry). On the queue.
-    func indexProcessedEntry(_ name: String, from old: String?, to new: String?) {
-        guard old != new else { return }
-        if let old, let original = Self.originalIdentifier(ofProcessed: old) {
-            processedEntryNames[original]?.remove(name)
-            if processedEntryNames[original]?.isEmpty == true { processedEntryNames[original] = nil }
+    /// What ties a stored processed image to its original in the indexes.
+    enum ProcessedLink: Equatable {
+        /// The original's identifier (``processedEntryNames``).
+        case original(String)
+        /// The original's file name, for an entry known only by its hashed name (``unattachedProcessedEntryNames``).
+        case originalName(String)
+    }
+
+    /// The link of `entry` to the original it was made from; nil when it is not a processed image.
+    static func processedLink(of entry: DiskCacheEntry) -> ProcessedLink? {
+        if let original = originalIdentifier(ofProcessed: entry.identifier) { return .original(original) }
+        let name = entry.complete?.metadata.originalName ?? entry.partial?.metadata.originalName
+        return name.map { .originalName($0) }
+    }
+
+    /// Keeps ``processedEntryNames`` and ``unattachedProcessedEntryNames`` in step with the entry `name`, which goes
+    /// from `old` to `new` (nil: no entry). On the queue.
+    func indexProcessedEntry(_ name: String, from old: DiskCacheEntry?, to new: DiskCacheEntry?) {
+        let before = old.flatMap(Self.processedLink), after = new.flatMap(Self.processedLink)
+        guard before != after else { return }
+        switch before {
+        case .original(let original)?: Self.remove(name, from: &processedEntryNames, at: original)
+        case .originalName(let file)?: Self.remove(name, from: &unattachedProcessedEntryNames, at: file)
+        case nil: break
         }
-        if let new, let original = Self.originalIdentifier(ofProcessed: new) {
-            processedEntryNames[original, default: []].insert(name)
+        switch after {
+        case .original(let original)?: processedEntryNames[original, default: []].insert(name)
+        case .originalName(let file)?: unattachedProcessedEntryNames[file, default: []].insert(name)
+        case nil: break
         }
+    }
+
+    private static func remove(_ name: String, from index: inout [String: Set<String>], at key: String) {
+        index[key]?.remove(name)
+        if index[key]?.isEmpty == true { index[key] = nil }
     }
 
     /// Deletes the stored processed images made from `identifier`'s image (``ImageFetchProcessing``): its original

@@ -74,6 +74,10 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
     /// from (see ``DiskCache/originalIdentifier(ofProcessed:)``): an original that changes drops its processed images
     /// without a walk over every entry.
     var processedEntryNames: [String: Set<String>] = [:]
+    /// The names of the entries that hold stored processed images known only by their hashed names (identifiers too
+    /// long for an extended attribute, read back before a read re-attached them), by the file name of the original
+    /// each was made from (``DiskCacheMetadata/originalName``).
+    var unattachedProcessedEntryNames: [String: Set<String>] = [:]
     /// Temporary files open for downloads (never deleted as strays).
     var liveTemporaryNames: Set<String> = []
     /// When each errno of a failed write was last logged at error level
@@ -184,7 +188,7 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
 
     func _evictLeastRecentlyUsedEntry() -> Bool {
         guard let (name, entry) = lru.removeTail() else { return false }
-        indexProcessedEntry(name, from: entry.identifier, to: nil)
+        indexProcessedEntry(name, from: entry, to: nil)
         deleteFiles(of: entry)
         bytesHeld -= entry.byteCount
         if !isTornDown { domain.budget.subtract(bytes: entry.byteCount, count: 1) }
@@ -236,7 +240,7 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
         let new = (entry?.isEmpty ?? true) ? nil : entry
         let byteDelta = (new?.byteCount ?? 0) - (old?.byteCount ?? 0)
         let countDelta = (new == nil ? 0 : 1) - (old == nil ? 0 : 1)
-        indexProcessedEntry(name, from: old?.identifier, to: new?.identifier)
+        indexProcessedEntry(name, from: old, to: new)
         if let new {
             if bump || old == nil { lru.insertAtHead(name, new) } else { lru.updateValue(new, for: name) }
         } else {
@@ -258,6 +262,7 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
             if !isTornDown { domain.budget.subtract(bytes: bytesHeld, count: lru.count) }
             lru.removeAll()
             processedEntryNames.removeAll()
+            unattachedProcessedEntryNames.removeAll()
             bytesHeld = 0
         } else {
             directoryGeneration += 1

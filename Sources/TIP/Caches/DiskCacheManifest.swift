@@ -162,13 +162,14 @@ extension DiskCache {
         }
         lru.removeAll()
         processedEntryNames.removeAll()
+        unattachedProcessedEntryNames.removeAll()
         lru.reserveCapacity(live.count)
         bytesHeld = 0
         for item in order {
             let entry = live[item.index].entry
             lru.insertAtTail(live[item.index].name, entry)
             bytesHeld += entry.byteCount
-            indexProcessedEntry(live[item.index].name, from: nil, to: entry.identifier)
+            indexProcessedEntry(live[item.index].name, from: nil, to: entry)
         }
         isLoaded = true
         touchedWhileLoading.removeAll()

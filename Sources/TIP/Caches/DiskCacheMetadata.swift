@@ -9,7 +9,8 @@ import Foundation
 /// when none; values under 4 characters read as nil), `clen` expected length (0 for a complete file),
 /// `ETag`, `type` image type string; beyond TIP, `len` the file's length and `crc` its contents' CRC-32
 /// (see `DiskCacheMetadata+Contents.swift`), and `FRU` fresh until (a date) and `FRL` the server's freshness
-/// lifetime (seconds), both only for entries whose response said how long they stay fresh (``CacheFreshness``).
+/// lifetime (seconds), both only for entries whose response said how long they stay fresh (``CacheFreshness``),
+/// `oX`/`oY` a processed image's original dimensions, and `oNm` its original's file name when `ID` is left out.
 package struct DiskCacheMetadata: Sendable, Equatable {
     /// The image identifier (the file name may be a hash of it).
     package var identifier: String
@@ -46,6 +47,10 @@ package struct DiskCacheMetadata: Sendable, Equatable {
     /// For a stored processed or scaled-down image (beyond TIP): the pixel dimensions of the original it was made
     /// from, which fetches served from it report; nil: `width` x `height`, the stored image's own.
     var originalDimensions: CGSize?
+    /// For a stored processed image read back without its identifier (too long for an extended attribute, beyond
+    /// TIP): the file name of the original it was made from, by which a change of that original still finds it
+    /// before a read re-attaches the identifier; nil otherwise. Written whenever the identifier is left out.
+    var originalName: String?
 
     /// A record with TIP's defaults for the optional parts.
     package init(
@@ -105,26 +110,28 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         static let contentChecksum = "crc"
         static let freshUntil = "FRU"
         static let serverLifetime = "FRL"
+        static let originalName = "oNm"
         static let originalWidth = "oX"
         static let originalHeight = "oY"
         /// Every key, in the order they are written.
         static let all = [
             identifier, url, lastAccess, timeToLive, updatesExpiryOnAccess, width, height,
             isAnimated, isPlaceholder, lastModified, expectedLength, entityTag, imageType,
-            contentLength, contentChecksum, freshUntil, serverLifetime, originalWidth, originalHeight,
+            contentLength, contentChecksum, freshUntil, serverLifetime, originalWidth, originalHeight, originalName,
         ]
     }
 
     /// The values in TIP's encodings: numbers and booleans as raw 8-byte doubles, dates as seconds since
     /// 2001, strings as UTF-8; `crc` as a little-endian UInt32. `pl`, `ETag`, `type`, `len`, `crc`, `FRU`,
-    /// `FRL`, `oX` and `oY` are left out when false or absent.
+    /// `FRL`, `oX`, `oY` and `oNm` are left out when false or absent.
     var encodedValues: [(key: String, bytes: [UInt8])] { encodedValues(maximumIdentifierLength: Int.max) }
 
     /// The largest identifier (UTF-8 bytes) written to an extended attribute; longer ones are left out
     /// (file systems limit attribute sizes, ext4 to about one block for all of a file's attributes).
     static let maximumAttributeIdentifierLength = 1_024
 
-    /// The encoded values, leaving `ID` out when longer than `maximumIdentifierLength`.
+    /// The encoded values, leaving `ID` out when longer than `maximumIdentifierLength`; a processed image's record then
+    /// names its original's file instead (`oNm`, ``originalName``).
     func encodedValues(maximumIdentifierLength: Int) -> [(key: String, bytes: [UInt8])] {
         func number(_ value: Double) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
         var values: [(key: String, bytes: [UInt8])] = [
@@ -138,7 +145,13 @@ package struct DiskCacheMetadata: Sendable, Equatable {
             (Key.lastModified, Array((lastModified ?? "!").utf8)),
             (Key.expectedLength, number(Double(expectedLength))),
         ]
-        if identifier.utf8.count <= maximumIdentifierLength { values.append((Key.identifier, Array(identifier.utf8))) }
+        if identifier.utf8.count <= maximumIdentifierLength {
+            values.append((Key.identifier, Array(identifier.utf8)))
+            // A record read back without its identifier keeps its original's name until the identifier returns.
+            if let originalName { values.append((Key.originalName, Array(originalName.utf8))) }
+        } else if let original = DiskCache.originalIdentifier(ofProcessed: identifier) {
+            values.append((Key.originalName, Array(SafeIdentifier.fileName(for: original).utf8)))
+        }
         if isPlaceholder { values.append((Key.isPlaceholder, number(1))) }
         if let entityTag { values.append((Key.entityTag, Array(entityTag.utf8))) }
         if let imageType { values.append((Key.imageType, Array(imageType.utf8))) }
@@ -217,5 +230,6 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         {
             originalDimensions = CGSize(width: Int(width), height: Int(height))
         }
+        originalName = string(Key.originalName).flatMap { $0.isEmpty ? nil : $0 }
     }
 }

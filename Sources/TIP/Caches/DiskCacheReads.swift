@@ -35,13 +35,13 @@ extension DiskCache {
             var changed = false
             if entry.identifier != identifier {
                 // A hashed name whose identifier was too long to store: re-attach the real one.
-                let stored = entry.identifier
+                let stored = entry
                 entry.identifier = identifier
                 entry.complete?.metadata.identifier = identifier
                 entry.partial?.metadata.identifier = identifier
                 if isLoaded {
                     lru.updateValue(entry, for: name)
-                    indexProcessedEntry(name, from: stored, to: identifier)
+                    indexProcessedEntry(name, from: stored, to: entry)
                 }
             }
             let now = configuration.clock()

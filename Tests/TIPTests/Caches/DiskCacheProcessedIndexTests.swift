@@ -18,6 +18,11 @@ struct DiskCacheProcessedIndexTests {
         cache.domain.sync { cache.processedEntryNames }
     }
 
+    /// The index of processed entries known only by their hashed names (names by the original's file name).
+    static func unattached(_ cache: DiskCache) -> [String: Set<String>] {
+        cache.domain.sync { cache.unattachedProcessedEntryNames }
+    }
+
     @Test("An original's change drops exactly its processed images, also after the manifest reloads")
     func dropsExactlyItsOwn() throws {
         let env = DiskCacheTestEnvironment()
@@ -111,8 +116,46 @@ struct DiskCacheProcessedIndexTests {
         reloaded.waitUntilManifestLoaded()
         #expect(reloaded.entry(withIdentifier: processed)?.complete != nil)
         #expect(Self.index(reloaded).keys.sorted() == [long])
+        #expect(Self.unattached(reloaded).isEmpty)  // the read re-attached it: indexed by its original's identifier
         reloaded.clearProcessedImages(of: long)
         #expect(reloaded.entry(withIdentifier: processed) == nil)
         #expect(reloaded.entry(withIdentifier: long)?.complete != nil)
+    }
+
+    @Test(
+        "A processed image read back without its identifier goes when its original changes before any read of it",
+        arguments: [DiskCache.MetadataStorage.sidecar, .extendedAttributes], [1_500, 1_020])
+    func unattachedAfterReload(storage: DiskCache.MetadataStorage, originalLength: Int) throws {
+        let env = DiskCacheTestEnvironment()
+        let cache = env.cache(storage: storage)
+        // 1,500: the original's identifier is too long for an extended attribute too; 1,020: only its processed
+        // images' are. Either way a reload knows those by their hashed names alone.
+        let original = String(repeating: "x", count: originalLength), other = String(repeating: "z", count: 1_500)
+        let processed = Self.processed(original, "1"), ofOther = Self.processed(other, "1")
+        #expect(processed.utf8.count > DiskCacheMetadata.maximumAttributeIdentifierLength)
+        for identifier in [original, processed, other, ofOther] {
+            #expect(cache.updateImageEntry(metadata: env.metadata(identifier), source: .data(diskTestBytes(6))))
+        }
+        cache.tearDown()
+        let reloaded = env.cache(storage: storage)
+        reloaded.waitUntilManifestLoaded()
+        if storage == .extendedAttributes {
+            #expect(Self.index(reloaded).isEmpty)
+            #expect(
+                Self.unattached(reloaded) == [
+                    SafeIdentifier.fileName(for: original): [SafeIdentifier.fileName(for: processed)],
+                    SafeIdentifier.fileName(for: other): [SafeIdentifier.fileName(for: ofOther)],
+                ])
+        }
+        // The original changes (a larger image stored) before anything reads its processed image.
+        #expect(
+            reloaded.updateImageEntry(
+                metadata: env.metadata(original, width: 200, height: 200), source: .data(diskTestBytes(9))))
+        reloaded.clearProcessedImages(of: original)
+        #expect(reloaded.entry(withIdentifier: processed) == nil)
+        #expect(reloaded.entry(withIdentifier: ofOther)?.complete != nil)
+        #expect(reloaded.entry(withIdentifier: original)?.complete != nil)
+        #expect(Self.unattached(reloaded).isEmpty)
+        #expect(Self.index(reloaded) == [other: [SafeIdentifier.fileName(for: ofOther)]])
     }
 }
