@@ -49,6 +49,17 @@ extension DiskCache {
         }
     }
 
+    /// Whether `entry`, read from its files while the manifest loads, falls under a prefix cleared meanwhile: by its
+    /// identifier, or, for a processed image known only by its hashed name, by its original's file name. On the queue.
+    func isClearedWhileLoading(_ entry: DiskCacheEntry) -> Bool {
+        if prefixesClearedWhileLoading.contains(where: { entry.identifier.hasPrefix($0) }) { return true }
+        guard case .originalName(let file)? = Self.processedLink(of: entry) else { return false }
+        let marker = ImageFetchProcessing.processedMarker
+        return prefixesClearedWhileLoading.contains {
+            $0.hasSuffix(marker) && SafeIdentifier.fileName(for: String($0.dropLast(marker.count))) == file
+        }
+    }
+
     /// The identifier of the original that the stored processed image `identifier` was made from: what precedes the
     /// first ``ImageFetchProcessing/processedMarker``; nil when it has none (not a processed image).
     static func originalIdentifier(ofProcessed identifier: String) -> String? {

@@ -219,9 +219,7 @@ package final class DiskCache: BudgetedCache, @unchecked Sendable {
     func currentEntry(_ name: String) -> DiskCacheEntry? {
         if isLoaded { return lru.peek(name) }
         guard let entry = readEntryFromFiles(name) else { return nil }
-        if !prefixesClearedWhileLoading.isEmpty,
-            prefixesClearedWhileLoading.contains(where: { entry.identifier.hasPrefix($0) })
-        {
+        if !prefixesClearedWhileLoading.isEmpty, isClearedWhileLoading(entry) {
             deleteFiles(of: entry)
             setEntry(nil, forName: name)
             return nil

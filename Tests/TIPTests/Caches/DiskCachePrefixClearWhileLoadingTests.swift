@@ -28,4 +28,27 @@ struct DiskCachePrefixClearWhileLoadingTests {
         #expect(loading.entry(withIdentifier: processed) == nil)
         #expect(loading.count == 1 && loading.totalBytes == 10)
     }
+
+    @Test("a processed image known only by its hashed name (identifier over 1 KiB) is missed too while loading")
+    func unattachedClearedWhileLoading() throws {
+        let env = DiskCacheTestEnvironment()
+        let first = env.cache(storage: .extendedAttributes)
+        let original = String(repeating: "c", count: 1_500)
+        let processed = original + ImageFetchProcessing.processedMarker + "tip.crop(target,centre)@32x32/2)"
+        #expect(first.updateImageEntry(metadata: env.metadata(original), source: .data(diskTestBytes(10))))
+        #expect(first.updateImageEntry(metadata: env.metadata(processed), source: .data(diskTestBytes(4, seed: 2))))
+        first.tearDown()
+
+        let gate = DispatchSemaphore(value: 0)
+        let loading = DiskCache(
+            directory: env.directory(), domain: env.domain, configuration: env.configuration,
+            metadataStorage: .extendedAttributes, manifestLoadHook: { gate.wait() })
+        loading.clearImages(withIdentifierPrefix: ImageFetchProcessing.processedIdentifierPrefix(of: original))
+        #expect(loading.entry(withIdentifier: processed) == nil)
+        #expect(loading.entry(withIdentifier: original)?.complete != nil)
+        gate.signal()
+        loading.waitUntilManifestLoaded()
+        #expect(loading.entry(withIdentifier: processed) == nil)
+        #expect(loading.count == 1 && loading.totalBytes == 10)
+    }
 }
