@@ -17,9 +17,25 @@ public enum ImageFetchEvent: Sendable {
 /// Feeds a fetch's callbacks into an `AsyncThrowingStream` (owned by its operation, called on its queue).
 final class ImageFetchEventStreamDelegate: ImageFetchDelegate {
     let continuation: AsyncThrowingStream<ImageFetchEvent, any Error>.Continuation
+    /// Set when the consumer ended the stream (its task cancelled, its iteration stopped), just before the fetch is
+    /// cancelled for it.
+    let consumerStopped = Locked(false)
 
     init(_ continuation: AsyncThrowingStream<ImageFetchEvent, any Error>.Continuation) {
         self.continuation = continuation
+    }
+
+    /// The stream's termination handler: a consumer that stops (its task cancelled, its iteration ended) cancels
+    /// `operation`, noted first as the consumer's own doing.
+    func terminationHandler(
+        cancelling operation: ImageFetchOperation
+    ) -> @Sendable (AsyncThrowingStream<ImageFetchEvent, any Error>.Continuation.Termination) -> Void {
+        let consumerStopped = consumerStopped
+        return { termination in
+            guard case .cancelled = termination else { return }
+            consumerStopped.withLock { $0 = true }
+            operation.cancel()
+        }
     }
 
     var handlesPreviews: Bool { true }
@@ -55,8 +71,11 @@ final class ImageFetchEventStreamDelegate: ImageFetchDelegate {
         continuation.finish()
     }
     func imageFetchOperation(_ operation: ImageFetchOperation, didFailToLoadFinalImage error: any Error) {
-        // Only the stream's termination (the task cancelled, the iteration ended) cancels its fetch.
+        // The consumer's own cancellation ends the stream without an error. The stream finishes itself just after
+        // asking for the cancellation, and a fetch that reported it first would otherwise make the consumer's loop
+        // throw. A fetch cancelled by anything else throws `CancellationError`.
         let cancelled = (error as? ImageFetchError)?.code == .cancelled
+        if cancelled, consumerStopped.withLock({ $0 }) { return continuation.finish() }
         continuation.finish(throwing: cancelled ? CancellationError() : error)
     }
 }

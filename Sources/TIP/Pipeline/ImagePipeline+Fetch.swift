@@ -87,13 +87,11 @@ extension ImagePipeline {
     /// ```
     public func fetchEvents(for request: any ImageFetchRequest) -> AsyncThrowingStream<ImageFetchEvent, any Error> {
         AsyncThrowingStream { continuation in
+            let delegate = ImageFetchEventStreamDelegate(continuation)
             let operation = ImageFetchOperation(
-                pipeline: self, request: request, context: nil,
-                delegate: ImageFetchEventStreamDelegate(continuation), ownsDelegate: true,
+                pipeline: self, request: request, context: nil, delegate: delegate, ownsDelegate: true,
                 deliversOnOwnQueue: true)
-            continuation.onTermination = { termination in
-                if case .cancelled = termination { operation.cancel() }
-            }
+            continuation.onTermination = delegate.terminationHandler(cancelling: operation)
             fetchImage(with: operation)
         }
     }

@@ -67,6 +67,34 @@ struct ImageFetchStreamTests {
         #expect(await download.waitUntilCancelled())
     }
 
+    @Test("a fetch cancelled for the consumer ends the stream without an error, even when it reports first")
+    func consumerCancellationReportedFirst() async throws {
+        // A cancelled consumer's stream asks for the fetch's cancellation and then finishes itself; under load the
+        // fetch can report the cancellation in between. Played here in that order on the stream's delegate.
+        let env = try SteppedPipelineEnvironment()
+        defer { env.tearDown() }
+        let operation = env.pipeline.operation(
+            with: GenericImageFetchRequest(imageURL: SteppedPipelineEnvironment.url("race.jpg")), delegate: nil)
+        func ending(consumerStopped: Bool) async -> (any Error)? {
+            let (stream, continuation) = AsyncThrowingStream<ImageFetchEvent, any Error>.makeStream()
+            let delegate = ImageFetchEventStreamDelegate(continuation)
+            if consumerStopped {
+                // What the stream's handler does when its consumer stops, before the stream finishes itself.
+                delegate.terminationHandler(cancelling: operation)(.cancelled)
+            }
+            delegate.imageFetchOperation(operation, didFailToLoadFinalImage: ImageFetchError.cancelled(""))
+            do {
+                for try await _ in stream {}
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(await ending(consumerStopped: true) == nil)
+        // A fetch cancelled by anything else still throws.
+        #expect(await ending(consumerStopped: false) is CancellationError)
+    }
+
     @Test("getAllFetchOperations lists the fetch and store operations not yet finished")
     func listing() async throws {
         let env = try await DownloaderTestEnvironment()
