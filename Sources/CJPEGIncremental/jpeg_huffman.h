@@ -1,4 +1,4 @@
-// The Huffman decoding shared by our scan decoders (jpeg_progressive_ac.c for progressive files, jpeg_baseline.c
+// The Huffman decoding shared by our scan decoders (jpeg_progressive_ac.c for progressive files, jpeg_sequential.c
 // for sequential ones): a bit reader over one restart interval's entropy-coded data, and lookup tables built
 // from a DHT table. Private to CJPEGIncremental.
 #ifndef TIP_JPEG_HUFFMAN_H
@@ -84,9 +84,10 @@ typedef struct {
     int defined;
 } huffman_table;
 
-// Zig-zag index to natural (row-major) index, then 16 entries of 63: a run that passes the last coefficient
-// writes that one, as libjpeg's own table makes it do.
-extern const uint8_t tip_jpeg_natural_order[80];
+// Zig-zag index to natural (row-major) index, then 64 entries of 63: a run that passes the last coefficient
+// writes that one, as libjpeg's own table makes it do, and so does the sequential decoder's end of block, whose
+// advance of 64 writes its value of 0 there (no coefficient was written there yet).
+extern const uint8_t tip_jpeg_natural_order[128];
 
 // Builds `t` from a DHT table's counts per length (1...16) and symbols, as a DC table (`dc`: symbols are
 // magnitudes) or an AC one; 0 when libjpeg would refuse it.

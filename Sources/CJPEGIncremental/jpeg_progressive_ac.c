@@ -37,15 +37,23 @@
 static inline void clear_block(JCOEF *block) { memset(block, 0, sizeof(JBLOCK)); }
 
 // See jpeg_huffman.h.
-const uint8_t tip_jpeg_natural_order[80] = {
-    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13,
-    6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31,
-    39, 46, 53, 60, 61, 54, 47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+const uint8_t tip_jpeg_natural_order[128] = {
+     0,  1,  8, 16,  9,  2,  3, 10, 17, 24, 32, 25, 18, 11,  4,  5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13,
+     6,  7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31,
+    39, 46, 53, 60, 61, 54, 47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
 };
 
 // MARK: - Markers and entropy-coded data
 
 size_t tip_jpeg_entropy_end(const uint8_t *data, size_t size, size_t from) {
+    int fill_bytes;
+    return tip_jpeg_entropy_end_fill(data, size, from, &fill_bytes);
+}
+
+size_t tip_jpeg_entropy_end_fill(const uint8_t *data, size_t size, size_t from, int *fill_bytes) {
+    *fill_bytes = 0;
     size_t i = from;
     while (i < size) {
         const uint8_t *ff = memchr(data + i, 0xFF, size - i);
@@ -55,6 +63,7 @@ size_t tip_jpeg_entropy_end(const uint8_t *data, size_t size, size_t from) {
         if (j >= size) return size;
         uint8_t next = data[j];
         if (next != 0x00 && !(next >= 0xD0 && next <= 0xD7)) return run;
+        if (next == 0x00 && j - run > 1) *fill_bytes = 1;
         i = j + 1;
     }
     return size;

@@ -39,6 +39,10 @@ uint64_t tip_jpeg_zigzag_positions(uint8_t rows, uint8_t columns);
 /// data runs to the end.
 size_t tip_jpeg_entropy_end(const uint8_t *data, size_t size, size_t from);
 
+/// tip_jpeg_entropy_end, also setting `*fill_bytes` when the data holds fill bytes before a stuffed zero (a run
+/// of 0xFF longer than one, which libjpeg reads as one 0xFF data byte; fill bytes before a marker do not count).
+size_t tip_jpeg_entropy_end_fill(const uint8_t *data, size_t size, size_t from, int *fill_bytes);
+
 /// Walks the complete progressive JPEG `data` (its frame already read into `planes`, in frame order; an
 /// interleaved scan has `mcus_per_row` x `mcu_rows` MCUs) and decodes every DC scan, and every AC scan (Ss > 0)
 /// of the planes whose `decode` is set, into their coefficient arrays, exactly as libjpeg would; the AC scans

@@ -126,23 +126,6 @@ static int table(huffman_table *t, const JHUFF_TBL *source, int dc) {
 
 // MARK: - Restart intervals
 
-// Whether the entropy-coded data [from, end) has fill bytes inside it: a run of 0xFF longer than one before a
-// stuffed zero, which libjpeg reads as one 0xFF data byte (as our reader does). libjpeg-turbo's fast path takes
-// the second 0xFF for a marker and decodes the MCU again on its slow path over the blocks it already wrote, so
-// TurboJPEG keeps coefficients that are not the file's: we decline. Fill bytes before a restart marker are fine.
-static int has_fill_bytes_in_data(const uint8_t *data, size_t from, size_t end) {
-    size_t i = from;
-    while (i < end) {
-        const uint8_t *ff = (const uint8_t *)memchr(data + i, 0xFF, end - i);
-        if (!ff) return 0;
-        size_t run = (size_t)(ff - data), j = run;
-        while (j < end && data[j] == 0xFF) j++;
-        if (j < end && data[j] == 0x00 && j - run > 1) return 1;
-        i = j + 1;
-    }
-    return 0;
-}
-
 // Starts reading the interval at `from`.
 static void open_interval(tip_sequential *dec, size_t from) {
     dec->stop = tip_jpeg_next_marker(dec->data, dec->end, from, &dec->stop_code);
@@ -172,17 +155,6 @@ static void next_interval(tip_sequential *dec) {
 
 // MARK: - Decoding an MCU
 
-// Zig-zag index to natural index for the quick entries, with 64 entries of 63 after the 64 positions: a run past
-// the last coefficient writes that one (libjpeg's own table does the same), and an end of block, whose advance is
-// ENDS, writes its value of 0 there before the block ends; no coefficient was written there yet.
-static const uint8_t order[128] = {
-     0,  1,  8, 16,  9,  2,  3, 10, 17, 24, 32, 25, 18, 11,  4,  5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13,
-     6,  7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31,
-    39, 46, 53, 60, 61, 54, 47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
-    63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
-    63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
-};
-
 // Reads one block's AC coefficients (zig-zag positions 1...63) into `block` (zero on entry), or with `keep`
 // unset only past them. Declines on a code the table lacks.
 static inline __attribute__((always_inline)) void decode_ac(tip_sequential *dec, bit_reader *b, JCOEF *block,
@@ -193,14 +165,14 @@ static inline __attribute__((always_inline)) void decode_ac(tip_sequential *dec,
         uint64_t entry = quick[peek(b, FAST_BITS)];
         if (entry) {
             k += (entry >> 8) & 0xFF;
-            if (keep) block[order[k - 1]] = (JCOEF)(entry >> 16);
+            if (keep) block[tip_jpeg_natural_order[k - 1]] = (JCOEF)(entry >> 16);
             if (k >= 64) {
                 drop(b, entry & 0xFF);  // the block ends: the next bits are the next block's
                 return;
             }
             drop(b, (entry >> 32) & 0xFF);
             k += (entry >> 40) & 0xFF;
-            if (keep) block[order[k - 1]] = (JCOEF)(entry >> 48);
+            if (keep) block[tip_jpeg_natural_order[k - 1]] = (JCOEF)(entry >> 48);
             continue;
         }
         int symbol = decode_symbol(b, t);
@@ -281,8 +253,13 @@ static int hook(tip_sequential *dec, const uint8_t *data, size_t size) {
         dec->keep_ac[j] = comp->component_needed && comp->DCT_scaled_size > 1;
     }
     dec->data = data;
-    dec->end = tip_jpeg_entropy_end(data, size, start);
-    if (has_fill_bytes_in_data(data, start, dec->end)) return 0;
+    // Fill bytes inside the data (a run of 0xFF before a stuffed zero, which libjpeg reads as one 0xFF data byte, as
+    // our reader does): libjpeg-turbo's fast path takes the second 0xFF for a marker and decodes the MCU again on
+    // its slow path over the blocks it already wrote, so TurboJPEG keeps coefficients that are not the file's. We
+    // decline. Fill bytes before a restart marker are fine.
+    int fill_bytes;
+    dec->end = tip_jpeg_entropy_end_fill(data, size, start, &fill_bytes);
+    if (fill_bytes) return 0;
     dec->mcus = (size_t)cinfo->MCUs_per_row * cinfo->MCU_rows_in_scan;
     dec->decoded = 0;
     dec->restarts_to_go = cinfo->restart_interval;

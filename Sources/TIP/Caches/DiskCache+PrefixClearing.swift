@@ -35,7 +35,10 @@ extension DiskCache {
             original.firstRange(of: marker) == nil
         {
             let names = processedEntryNames[original] ?? []
-            let unattached = unattachedProcessedEntryNames[SafeIdentifier.fileName(for: original)] ?? []
+            // Entries known only by their hashed names are rare: the original's file name only when there are any.
+            let unattached =
+                unattachedProcessedEntryNames.isEmpty
+                ? [] : unattachedProcessedEntryNames[SafeIdentifier.fileName(for: original)] ?? []
             for name in names.union(unattached) {
                 guard let entry = lru.peek(name) else { continue }
                 deleteFiles(of: entry)
