@@ -40,6 +40,7 @@ extension GlobalConfiguration {
     public func handleMemoryPressure() {
         clearAllMemoryCaches()
         BitmapMappingPool.shared.drain()
+        BitmapMappingPool.scratch.drain()
     }
 
     /// The process went to the background: when
