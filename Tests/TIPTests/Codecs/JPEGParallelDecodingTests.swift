@@ -1,0 +1,91 @@
+import CTurboJPEG
+import Foundation
+import Testing
+
+@testable import TIP
+
+/// A JPEG with restart markers splits into bands decoded on the processors the decode gate finds idle, and decodes
+/// sequentially (TIP's own decoder, less CPU time) while other decodes keep them busy. Each test steps a gate of
+/// its own by hand: threads hold its slots until released, and the test waits on the gate's occupancy.
+@Suite("JPEG parallel decoding")
+struct JPEGParallelDecodingTests {
+    /// Threads holding `running` slots of `gate` and `waiting` more waiting for one, until `release()`.
+    private final class Holders: Sendable {
+        private let gate: DecodeGate
+        private let count: Int
+        private let go = DispatchSemaphore(value: 0)
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ gate: DecodeGate, running: Int, waiting: Int = 0) throws {
+            self.gate = gate
+            count = running + waiting
+            for _ in 0..<count {
+                Thread.detachNewThread { [gate, go, done] in
+                    gate.run { go.wait() }
+                    done.signal()
+                }
+            }
+            let settled = gate.wait(
+                until: { $0.running == running && $0.waiting == waiting }, deadline: Date().addingTimeInterval(60))
+            try #require(settled)
+        }
+
+        /// Lets every holder (and waiter) through the gate, and waits until all have left it.
+        func release() {
+            for _ in 0..<count { go.signal() }
+            for _ in 0..<count { done.wait() }
+        }
+    }
+
+    @Test("bands: the caller's own and one per free slot, at most the processors and 4; none with every slot held")
+    func bandsFollowTheGate() throws {
+        let gate = DecodeGate(slots: 4)
+        #expect(JPEGDecoder.parallelBands(gate: gate, processors: 2) == 2)
+        #expect(JPEGDecoder.parallelBands(gate: gate, processors: 8) == 4)
+        // A pipeline's decode holds a slot of its own: with one slot of two held, one processor is idle; with
+        // both held, none.
+        let two = DecodeGate(slots: 2)
+        let caller = try Holders(two, running: 1)
+        #expect(JPEGDecoder.parallelBands(gate: two, processors: 2) == 2)
+        caller.release()
+        let both = try Holders(two, running: 2)
+        #expect(JPEGDecoder.parallelBands(gate: two, processors: 2) == 1)
+        both.release()
+        // Every slot busy, and a decode waiting: sequential.
+        let busy = try Holders(gate, running: 4, waiting: 1)
+        #expect(JPEGDecoder.parallelBands(gate: gate, processors: 8) == 1)
+        busy.release()
+        let three = try Holders(gate, running: 3)
+        #expect(JPEGDecoder.parallelBands(gate: gate, processors: 8) == 2)
+        three.release()
+    }
+
+    @Test("carnival.jpg splits into bands on an idle gate, and not while every slot is busy")
+    func busyGateDecodesSequentially() throws {
+        guard let data = Fixtures.data("carnival.jpg") else {
+            print(Fixtures.skipMessage)
+            return
+        }
+        let full = try JPEGCodec().decoder.decode(data, options: ImageDecodingOptions()).image
+        let scale = JPEGScaleSelection(
+            width: full.width, height: full.height, orientation: .up,
+            targetDimensions: CGSize(width: full.width, height: full.height), contentMode: .scaleToFill)
+        let pitch = scale.scaledWidth * 4
+        var pixels = [UInt8](repeating: 0, count: pitch * scale.scaledHeight)
+        func parallel(_ gate: DecodeGate) -> Bool {
+            data.withUnsafeBytes { bytes in
+                pixels.withUnsafeMutableBytes { destination in
+                    JPEGDecoder.decodeInParallel(
+                        bytes.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count, scale: scale,
+                        pixelFormat: Int32(TJPF_RGBX.rawValue), destination: destination.baseAddress!, pitch: pitch,
+                        gate: gate)
+                }
+            }
+        }
+        let gate = DecodeGate(slots: 2)
+        #expect(parallel(gate) == (Processors.active >= 2))
+        let holders = try Holders(gate, running: 2)
+        #expect(!parallel(gate))
+        holders.release()
+    }
+}
