@@ -49,6 +49,14 @@ final class DecodeGate: @unchecked Sendable {  // `state` is only touched holdin
         return try body()
     }
 
+    /// How many threads a decode may use now: its own and one per slot no decode holds (a decode waits only when
+    /// none is free), at most `processors` and `limit`. Codecs that split an image into bands (a JPEG's restart
+    /// intervals, a TIFF's strips) split only this far: while every processor decodes, bands would only add
+    /// their hand-offs to the work.
+    func parallelism(processors: Int = Processors.active, limit: Int = 4) -> Int {
+        max(1, min(1 + max(0, slots - occupancy.running), processors, limit))
+    }
+
     /// Decodes running now, and callers waiting for a slot.
     var occupancy: Occupancy {
         condition.lock()

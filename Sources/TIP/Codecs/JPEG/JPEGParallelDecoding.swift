@@ -6,18 +6,11 @@ extension JPEGDecoder {
     /// Smallest JPEG worth splitting: below this the thread hand-off costs more than it saves.
     static let parallelDecodingMinimumBytes = 256 * 1024
 
-    /// How many bands a decode may split into now: one per slot of `gate` no decode holds (a decode waits only
-    /// when none is free), plus the caller's own, at most `processors` and 4; below 2, decode sequentially. With
-    /// every processor busy decoding (a pipeline fetching many images), bands would only add their hand-offs and
-    /// TurboJPEG's entropy decoding, slower than TIP's own sequential decoder, to the work.
-    static func parallelBands(gate: DecodeGate, processors: Int = Processors.active) -> Int {
-        max(1, min(1 + max(0, gate.slots - gate.occupancy.running), processors, 4))
-    }
-
-    /// Decodes a JPEG with restart markers as independent horizontal bands on the processors idle at `gate`,
-    /// straight into `destination` (the rows of the whole scaled image). Returns false — having written
-    /// nothing that matters — when other decodes keep the processors busy, the stream cannot be split or any
-    /// band reports an error or a warning; the caller then decodes sequentially, which also produces the
+    /// Decodes a JPEG with restart markers as independent horizontal bands on the processors idle at `gate`
+    /// (``DecodeGate/parallelism(processors:limit:)``), straight into `destination` (the rows of the whole scaled
+    /// image). Returns false — having written nothing that matters — when other decodes keep the processors busy
+    /// (TIP's sequential decoder then takes less CPU time than TurboJPEG's bands), the stream cannot be split or
+    /// any band reports an error or a warning; the caller then decodes sequentially, which also produces the
     /// partial-image behaviour for damaged data. The output is byte-identical to one sequential decode (see
     /// ``JPEGRestartSplitter`` for why).
     static func decodeInParallel(
@@ -25,7 +18,7 @@ extension JPEGDecoder {
         pixelFormat: Int32, destination: UnsafeMutableRawPointer, pitch: Int, gate: DecodeGate = .shared
     ) -> Bool {
         guard count >= parallelDecodingMinimumBytes else { return false }
-        let bands = parallelBands(gate: gate)
+        let bands = gate.parallelism()
         guard bands >= 2, let parts = JPEGRestartSplitter.split(base, count: count, parts: bands)
         else { return false }
         // Map each band's rows to the scaled image; they must tile it exactly.

@@ -7,22 +7,23 @@ extension TIFFDecoder {
     static let parallelDecodingMinimumPixels = 1 << 18
 
     /// Decodes a TIFF whose rows lie in several strips (or rows of tiles) as independent horizontal bands
-    /// on several cores, each band through its own libtiff handle over the same bytes (`first` serves the
-    /// first band), straight into `bitmap`. Strips and tiles are compressed independently, so the pixels
-    /// are exactly those of one sequential decode. Returns false — having written nothing that matters —
-    /// when the image is too small or has one strip, or when any band reports an error: the caller then
-    /// decodes sequentially, which also gives the partial-image behaviour for damaged data.
+    /// on the processors idle at `gate` (``DecodeGate/parallelism(processors:limit:)``), each band through its
+    /// own libtiff handle over the same bytes (`first` serves the first band), straight into `bitmap`. Strips
+    /// and tiles are compressed independently, so the pixels are exactly those of one sequential decode.
+    /// Returns false — having written nothing that matters — when the image is too small or has one strip,
+    /// when other decodes keep the processors busy, or when any band reports an error: the caller then decodes
+    /// sequentially, which also gives the partial-image behaviour for damaged data.
     static func decodeInParallel(
         _ bytes: UnsafeRawBufferPointer, first: OpaquePointer, info: tip_tiff_info, allocationLimit: UInt64,
-        into bitmap: inout Bitmap
+        into bitmap: inout Bitmap, gate: DecodeGate = .shared
     ) -> Bool {
-        let cores = Processors.active
         let height = Int(info.height), piece = max(1, Int(info.rows_per_piece))
         let pieces = (height + piece - 1) / piece
-        guard cores >= 2, pieces >= 2, Int(info.width) * height >= parallelDecodingMinimumPixels,
+        guard pieces >= 2, Int(info.width) * height >= parallelDecodingMinimumPixels,
             let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
         else { return false }
-        let bandCount = min(cores, 4, pieces)
+        let bandCount = min(gate.parallelism(), pieces)
+        guard bandCount >= 2 else { return false }
         let piecesPerBand = (pieces + bandCount - 1) / bandCount
         let bands = stride(from: 0, to: pieces, by: piecesPerBand).map { start in
             (firstRow: start * piece, rows: min(height, (start + piecesPerBand) * piece) - start * piece)

@@ -1,14 +1,15 @@
+import CTIFF
 import CTurboJPEG
 import Foundation
 import Testing
 
 @testable import TIP
 
-/// A JPEG with restart markers splits into bands decoded on the processors the decode gate finds idle, and decodes
-/// sequentially (TIP's own decoder, less CPU time) while other decodes keep them busy. Each test steps a gate of
-/// its own by hand: threads hold its slots until released, and the test waits on the gate's occupancy.
-@Suite("JPEG parallel decoding")
-struct JPEGParallelDecodingTests {
+/// A JPEG with restart markers and a TIFF in several strips split into bands decoded on the processors the decode
+/// gate finds idle, and decode sequentially while other decodes keep them busy. Each test steps a gate of its own
+/// by hand: threads hold its slots until released, and the test waits on the gate's occupancy.
+@Suite("Parallel band decoding")
+struct ParallelBandDecodingTests {
     /// Threads holding `running` slots of `gate` and `waiting` more waiting for one, until `release()`.
     private final class Holders: Sendable {
         private let gate: DecodeGate
@@ -40,23 +41,23 @@ struct JPEGParallelDecodingTests {
     @Test("bands: the caller's own and one per free slot, at most the processors and 4; none with every slot held")
     func bandsFollowTheGate() throws {
         let gate = DecodeGate(slots: 4)
-        #expect(JPEGDecoder.parallelBands(gate: gate, processors: 2) == 2)
-        #expect(JPEGDecoder.parallelBands(gate: gate, processors: 8) == 4)
+        #expect(gate.parallelism(processors: 2) == 2)
+        #expect(gate.parallelism(processors: 8) == 4)
         // A pipeline's decode holds a slot of its own: with one slot of two held, one processor is idle; with
         // both held, none.
         let two = DecodeGate(slots: 2)
         let caller = try Holders(two, running: 1)
-        #expect(JPEGDecoder.parallelBands(gate: two, processors: 2) == 2)
+        #expect(two.parallelism(processors: 2) == 2)
         caller.release()
         let both = try Holders(two, running: 2)
-        #expect(JPEGDecoder.parallelBands(gate: two, processors: 2) == 1)
+        #expect(two.parallelism(processors: 2) == 1)
         both.release()
         // Every slot busy, and a decode waiting: sequential.
         let busy = try Holders(gate, running: 4, waiting: 1)
-        #expect(JPEGDecoder.parallelBands(gate: gate, processors: 8) == 1)
+        #expect(gate.parallelism(processors: 8) == 1)
         busy.release()
         let three = try Holders(gate, running: 3)
-        #expect(JPEGDecoder.parallelBands(gate: gate, processors: 8) == 2)
+        #expect(gate.parallelism(processors: 8) == 2)
         three.release()
     }
 
@@ -86,6 +87,33 @@ struct JPEGParallelDecodingTests {
         #expect(parallel(gate) == (Processors.active >= 2))
         let holders = try Holders(gate, running: 2)
         #expect(!parallel(gate))
+        holders.release()
+    }
+
+    @Test("a TIFF in several strips splits into bands on an idle gate, and not while every slot is busy")
+    func busyGateDecodesTIFFSequentially() throws {
+        let codec = TIFFCodec()
+        let source = TestImages.photo(width: 700, height: 500)
+        let data = try #require(codec.encoder).encode(ImageContainer(image: source), options: [], quality: 1)
+        func parallel(_ gate: DecodeGate) throws -> Bool {
+            try data.withUnsafeBytes { bytes in
+                var info = tip_tiff_info()
+                var message = [CChar](repeating: 0, count: 256)
+                let base = bytes.bindMemory(to: UInt8.self).baseAddress
+                let image = try #require(tip_tiff_open(base, bytes.count, UInt64.max, &info, &message, message.count))
+                defer { tip_tiff_close(image) }
+                #expect(info.rows_per_piece > 0 && info.rows_per_piece < info.height)
+                var bitmap = try #require(Bitmap(uninitializedWidth: 700, height: 500, format: .rgbx8))
+                let split = TIFFDecoder.decodeInParallel(
+                    bytes, first: image, info: info, allocationLimit: UInt64.max, into: &bitmap, gate: gate)
+                if split { #expect(ImageComparison.maxDifference(bitmap, source) == 0) }
+                return split
+            }
+        }
+        let gate = DecodeGate(slots: 2)
+        #expect(try parallel(gate) == (Processors.active >= 2))
+        let holders = try Holders(gate, running: 2)
+        #expect(try !parallel(gate))
         holders.release()
     }
 }
