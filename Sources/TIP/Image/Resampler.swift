@@ -315,9 +315,12 @@ package enum Resampler {
     }
 
     /// Runs `body` over `0..<rows`, split into bands on several threads when `work` exceeds
-    /// `threshold`. Bands write disjoint destination rows.
-    static func forEachBand(rows: Int, work: Int, threshold: Int, _ body: @Sendable (Range<Int>) -> Void) {
-        let threads = min(Processors.active, rows, 8)
+    /// `threshold` and processors are idle (``DecodeGate/parallelism(processors:limit:)``: while the pipelines
+    /// decode on every processor, bands would only add their hand-offs). Bands write disjoint destination rows.
+    static func forEachBand(
+        rows: Int, work: Int, threshold: Int, gate: DecodeGate = .shared, _ body: @Sendable (Range<Int>) -> Void
+    ) {
+        let threads = min(gate.parallelism(limit: 8), rows)
         guard work > threshold, threads > 1 else {
             body(0..<rows)
             return
