@@ -40,7 +40,6 @@ extension GlobalConfiguration {
     public func handleMemoryPressure() {
         clearAllMemoryCaches()
         BitmapMappingPool.shared.drain()
-        BitmapMappingPool.scratch.drain()
     }
 
     /// The process went to the background: when

@@ -8,19 +8,13 @@ import Foundation
 /// over (a list of thumbnails) now reuses a warm mapping instead. A pool keeps at most ``capacity`` bytes
 /// and is emptied by ``drain()`` (``GlobalConfiguration/handleMemoryPressure()`` drains the shared one).
 final class BitmapMappingPool: Sendable {
-    /// The pool every bitmap uses: 4 MiB per processor, 8-32 MiB. What it serves is the decodes running at
-    /// once, which the processors bound; each kept byte stays resident (on 2 cores, 8 MiB saved as much CPU in a
-    /// warm main job as 16 MiB, for 4 MB less peak RSS).
-    static let shared = BitmapMappingPool(capacity: defaultCapacity(processors: Processors.active) / 2)
+    /// The pool every bitmap uses: 8 MiB per processor, 16-64 MiB. What it serves is the decodes running at
+    /// once, which the processors bound; each kept byte stays resident (a fixed 32 MiB was 7 MB of the main
+    /// job's peak RSS on 2 cores, for no CPU saved over 16 MiB).
+    static let shared = BitmapMappingPool(
+        capacity: defaultCapacity(processors: Processors.active))
 
-    /// The pool of decoders' scratch memory (a progressive JPEG's coefficient arrays, taken at any larger size):
-    /// 8 MiB per processor, 16-64 MiB. Apart from the bitmaps' so that the stream of small bitmaps given back (one
-    /// or two per fetch) does not push out the few large mappings every progressive decode reuses: in one pool
-    /// they were evicted a dozen times a warm main job, and each new one costs its pages again (0.6-16 ms for
-    /// 5 MB of huge pages on the benchmark machine).
-    static let scratch = BitmapMappingPool(capacity: defaultCapacity(processors: Processors.active))
-
-    /// The scratch pool's capacity on a machine with `processors` processors (the shared pool's is half).
+    /// The shared pool's capacity on a machine with `processors` processors.
     static func defaultCapacity(processors: Int) -> Int {
         min(max(processors * 8, 16), 64) << 20
     }
@@ -85,12 +79,6 @@ final class BitmapMappingPool: Sendable {
             return kept
         }
         for entry in all { unmap(entry) }
-    }
-
-    /// Whether the mapping at `pointer` is kept for reuse now.
-    func holds(_ pointer: UnsafeMutableRawPointer) -> Bool {
-        let address = UInt(bitPattern: pointer)
-        return kept.withLock { $0.contains { $0.address == address } }
     }
 
     /// Bytes kept for reuse now.

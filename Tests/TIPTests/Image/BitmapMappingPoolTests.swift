@@ -82,42 +82,15 @@ struct BitmapMappingPoolTests {
         #expect(bytes[0] == 1 && bytes[mapping.length - 1] == 2)
     }
 
-    @Test("the scratch pool keeps 8 MiB per processor, at least 16 and at most 64 MiB; the shared pool half")
+    @Test("the shared pool keeps 8 MiB per processor, at least 16 and at most 64 MiB")
     func defaultCapacity() {
         #expect(BitmapMappingPool.defaultCapacity(processors: 1) == 16 * megabyte)
         #expect(BitmapMappingPool.defaultCapacity(processors: 2) == 16 * megabyte)
         #expect(BitmapMappingPool.defaultCapacity(processors: 4) == 32 * megabyte)
         #expect(BitmapMappingPool.defaultCapacity(processors: 64) == 64 * megabyte)
-        let processors = ProcessInfo.processInfo.activeProcessorCount
-        #expect(BitmapMappingPool.scratch.capacity == BitmapMappingPool.defaultCapacity(processors: processors))
-        #expect(BitmapMappingPool.shared.capacity == BitmapMappingPool.defaultCapacity(processors: processors) / 2)
-    }
-
-    @Test("coefficient memory goes back to the scratch pool, which small bitmaps given back never empty")
-    func coefficientsKeptApart() throws {
-        #expect(BitmapMappingPool.scratch !== BitmapMappingPool.shared)
-        // An odd size no bitmap of the suite comes within a quarter of, within the scratch pool's capacity (16 MiB
-        // or more) but not the shared pool's where it has 2 processors or fewer (8 MiB).
-        let bytes = 7 * megabyte + 123_457
-        var length = 0
-        var zeroed: Int32 = 0
-        let pointer = try #require(allocateCoefficients(bytes, &length, 0, &zeroed))
-        #expect(length >= bytes)
-        releaseCoefficients(pointer, length)
-        // Never in the shared pool, where a stream of small bitmaps would push it out. (A progressive decode
-        // running at once may take it from the scratch pool again: only the shared pool is checked.)
-        #expect(!BitmapMappingPool.shared.holds(pointer))
-        // The same stream in one pool of that capacity evicts it: why the pools are apart.
-        let pool = BitmapMappingPool(capacity: BitmapMappingPool.scratch.capacity)
-        let large = try #require(pool.take(bytes))
-        pool.give(large.pointer, length: large.length)
-        #expect(pool.holds(large.pointer))
-        let smallSize = 200 * 1024
-        let smalls = try (0...(pool.capacity - large.length) / smallSize).map { _ in try #require(pool.take(smallSize))
-        }
-        for small in smalls { pool.give(small.pointer, length: small.length) }
-        #expect(!pool.holds(large.pointer))
-        pool.drain()
+        #expect(
+            BitmapMappingPool.shared.capacity
+                == BitmapMappingPool.defaultCapacity(processors: ProcessInfo.processInfo.activeProcessorCount))
     }
 
     @Test("the pool never keeps more than its capacity: the oldest mappings go first")

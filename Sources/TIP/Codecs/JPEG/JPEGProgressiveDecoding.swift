@@ -5,7 +5,7 @@ extension JPEGDecoder {
     /// TurboJPEG, byte for byte the same image, for what TurboJPEG's API cannot do: the scans (the AC scans
     /// most of the file, and most of libjpeg's time in its refinement scans) are decoded by TIP's own decoder,
     /// libjpeg reading only the header and producing the pixels; the whole-image coefficient arrays (about 1.5 x
-    /// width x height x 2 bytes) come from warm mappings of ``BitmapMappingPool/scratch`` instead of fresh `malloc`
+    /// width x height x 2 bytes) come from warm mappings of ``BitmapMappingPool`` instead of fresh `malloc`
     /// memory that page-faulted on every decode and stayed in glibc's per-thread heaps; and at a scale where
     /// the luma inverse DCT reads only DC (1/8, usual for thumbnails of large photos) the luma AC scans are not
     /// decoded at all. Returns false (the caller then decodes with TurboJPEG) for anything unusual: a warning,
@@ -53,22 +53,20 @@ extension JPEGDecoder {
     }
 }
 
-/// Coefficient memory for ``JPEGDecoder/decodeProgressive(_:scale:outputSpace:destination:pitch:)``, from
-/// ``BitmapMappingPool/scratch``: any kept mapping at least as large (only the pages the decode touches count in
-/// memory, and they are warm), else a new one, zero already, with its pages provided at once when the decoder
-/// writes it `whole`.
-func allocateCoefficients(
+/// Coefficient memory for ``JPEGDecoder/decodeProgressive(_:scale:outputSpace:destination:pitch:)``: any
+/// kept mapping at least as large (only the pages the decode touches count in memory, and they are warm), else
+/// a new one, zero already, with its pages provided at once when the decoder writes it `whole`.
+private func allocateCoefficients(
     _ bytes: Int, _ length: UnsafeMutablePointer<Int>?, _ whole: Int32, _ zeroed: UnsafeMutablePointer<Int32>?
 ) -> UnsafeMutableRawPointer? {
-    guard let mapping = BitmapMappingPool.scratch.take(bytes, acceptingAnyLarger: true, populated: whole != 0)
+    guard let mapping = BitmapMappingPool.shared.take(bytes, acceptingAnyLarger: true, populated: whole != 0)
     else { return nil }
     length?.pointee = mapping.length
     zeroed?.pointee = mapping.isNew ? 1 : 0
     return mapping.pointer
 }
 
-/// Gives coefficient memory from ``allocateCoefficients(_:_:_:_:)`` back to ``BitmapMappingPool/scratch``.
-func releaseCoefficients(_ pointer: UnsafeMutableRawPointer?, _ length: Int) {
+private func releaseCoefficients(_ pointer: UnsafeMutableRawPointer?, _ length: Int) {
     guard let pointer else { return }
-    BitmapMappingPool.scratch.give(pointer, length: length)
+    BitmapMappingPool.shared.give(pointer, length: length)
 }
