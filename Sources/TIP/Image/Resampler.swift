@@ -320,8 +320,9 @@ package enum Resampler {
     static func forEachBand(
         rows: Int, work: Int, threshold: Int, gate: DecodeGate = .shared, _ body: @Sendable (Range<Int>) -> Void
     ) {
-        let threads = min(gate.parallelism(limit: 8), rows)
-        guard work > threshold, threads > 1 else {
+        // The gate is asked only for work worth splitting: its lock is the decoding threads' too.
+        let threads = work > threshold ? min(gate.parallelism(limit: 8), rows) : 1
+        guard threads > 1 else {
             body(0..<rows)
             return
         }

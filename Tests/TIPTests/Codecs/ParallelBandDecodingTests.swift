@@ -120,9 +120,9 @@ struct ParallelBandDecodingTests {
     @Test("resampling and processing passes split into bands on an idle gate, and run whole while every slot is busy")
     func busyGateResamplesInOneBand() throws {
         let bands = Locked<[Range<Int>]>([])
-        func run(_ gate: DecodeGate) -> [Range<Int>] {
+        func run(_ gate: DecodeGate, work: Int = 1 << 30) -> [Range<Int>] {
             bands.withLock { $0.removeAll() }
-            Resampler.forEachBand(rows: 100, work: 1 << 30, threshold: 0, gate: gate) { band in
+            Resampler.forEachBand(rows: 100, work: work, threshold: 1 << 20, gate: gate) { band in
                 bands.withLock { $0.append(band) }
             }
             return bands.withLock { $0 }.sorted { $0.lowerBound < $1.lowerBound }
@@ -131,6 +131,7 @@ struct ParallelBandDecodingTests {
         let idle = run(gate)
         #expect(idle.count == (Processors.active >= 2 ? 4 : 1))
         #expect(idle.first?.lowerBound == 0 && idle.last?.upperBound == 100)
+        #expect(run(gate, work: 1 << 20) == [0..<100])  // not past the threshold: whole
         let holders = try Holders(gate, running: 2)
         #expect(run(gate) == [0..<100])
         holders.release()
