@@ -113,7 +113,7 @@ package struct DiskCacheMetadata: Sendable, Equatable {
         static let originalName = "oNm"
         static let originalWidth = "oX"
         static let originalHeight = "oY"
-        /// Every key, in the order they are written.
+        /// Every key.
         static let all = [
             identifier, url, lastAccess, timeToLive, updatesExpiryOnAccess, width, height,
             isAnimated, isPlaceholder, lastModified, expectedLength, entityTag, imageType,

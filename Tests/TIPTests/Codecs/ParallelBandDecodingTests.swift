@@ -12,13 +12,11 @@ import Testing
 struct ParallelBandDecodingTests {
     /// Threads holding `running` slots of `gate` and `waiting` more waiting for one, until `release()`.
     private final class Holders: Sendable {
-        private let gate: DecodeGate
         private let count: Int
         private let go = DispatchSemaphore(value: 0)
         private let done = DispatchSemaphore(value: 0)
 
         init(_ gate: DecodeGate, running: Int, waiting: Int = 0) throws {
-            self.gate = gate
             count = running + waiting
             for _ in 0..<count {
                 Thread.detachNewThread { [gate, go, done] in
