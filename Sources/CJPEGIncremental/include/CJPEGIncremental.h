@@ -128,6 +128,11 @@ int tip_jpeg_progressive_ac_check(const uint8_t *data, size_t size, const tip_jp
 /// decodes are right either way.
 int tip_jpeg_ac_use_pdep(int use);
 
+/// Whether TIP's progressive AC decoder, when it uses PDEP, applies a refinement scan's corrections with AVX-512
+/// (F, BW and BITALG, where the processor and the OS have them): `use` 1 lets it, 0 stops it, -1 leaves it as it
+/// is. Returns whether it may now. For tests and benchmarks; decodes are right either way.
+int tip_jpeg_ac_use_avx512(int use);
+
 /// Whether `bytes` (the queued input right after a completed scan; `pending_marker` is libjpeg's
 /// already-read marker code or 0) holds a whole next scan, or the EOI. Exposed for tests.
 int tip_jpeg_next_scan_available(const uint8_t *bytes, size_t count, int pending_marker);

@@ -73,15 +73,23 @@ struct JPEGProgressiveACTests {
         ]
     }
 
+    /// The instructions the scan decoder may use: plain, PDEP, and PDEP with AVX-512's corrections.
+    enum Instructions: CaseIterable, Sendable { case plain, pdep, avx512 }
+
     @Test(
         "Every script, restart interval and source: libjpeg's coefficients and TurboJPEG's pixels",
-        .serialized, arguments: [true, false])
-    func matchesLibjpeg(pdep: Bool) throws {
-        // Without PDEP, and with it where the processor has it fast (other tests' decodes meanwhile are right
-        // either way). Restored to the default after.
-        defer { tip_jpeg_ac_use_pdep(1) }
-        let inUse = tip_jpeg_ac_use_pdep(pdep ? 1 : 0)
-        if !pdep { #expect(inUse == 0) }
+        .serialized, arguments: Instructions.allCases)
+    func matchesLibjpeg(instructions: Instructions) throws {
+        // Each where the processor has it (other tests' decodes meanwhile are right either way). Restored to the
+        // default after.
+        defer {
+            tip_jpeg_ac_use_pdep(1)
+            tip_jpeg_ac_use_avx512(1)
+        }
+        let pdep = tip_jpeg_ac_use_pdep(instructions == .plain ? 0 : 1)
+        let avx512 = tip_jpeg_ac_use_avx512(instructions == .avx512 ? 1 : 0)
+        if instructions == .plain { #expect(pdep == 0) }
+        if instructions != .avx512 { #expect(avx512 == 0) }
         var checked = 0
         for (source, data) in try Self.sources() {
             let components = try Self.componentCount(data)
