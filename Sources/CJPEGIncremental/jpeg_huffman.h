@@ -11,7 +11,8 @@
 #define FAST_BITS 10
 
 // The bits of one restart interval's data [p, end), where every run of 0xFF is followed by a stuffed zero.
-// `buffer` holds `count` bits from its top, the rest zero. Past the end it supplies zero bits and counts them in
+// `buffer` holds `count` bits from its top, the rest zero or (after refill) the first bits of the byte at `p`,
+// which the next read puts there again. Past the end it supplies zero bits and counts them in
 // `phantom`: a decode that consumed any of them read past its data (libjpeg's "hit marker" warning).
 typedef struct {
     const uint8_t *p, *end;
@@ -54,6 +55,23 @@ static inline void fill(bit_reader *b) {
         b->buffer |= c << (56 - b->count);
         b->count += 8;
     }
+}
+
+// Tops the buffer up to at least 56 bits whatever `count` is, without a branch on how many bits are left (full,
+// it is left alone): where the next 8 bytes hold no 0xFF, they are read at once and the buffer takes what fits
+// (the bits past `count` are then those of the next byte, which a later read puts there again); else as fill
+// does.
+static inline void refill(bit_reader *b) {
+    if (b->count < 64 && b->end - b->p >= 8) {
+        uint64_t x = load_be64(b->p), inverted = ~x;
+        if (((inverted - 0x0101010101010101ULL) & ~inverted & 0x8080808080808080ULL) == 0) {
+            b->buffer |= x >> b->count;
+            b->p += (63 - b->count) >> 3;
+            b->count |= 56;
+            return;
+        }
+    }
+    if (b->count <= 56) fill(b);
 }
 
 static inline uint32_t peek(const bit_reader *b, int n) { return (uint32_t)(b->buffer >> (64 - n)); }
