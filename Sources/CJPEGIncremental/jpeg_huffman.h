@@ -27,12 +27,18 @@ static inline uint64_t load_be64(const uint8_t *p) {
     return __builtin_bswap64(x);
 }
 
+// Whether no byte of `x` is 0xFF (no zero byte in its complement): 8 bytes of data with no marker or stuffing.
+static inline int no_ff_byte(uint64_t x) {
+    uint64_t inverted = ~x;
+    return ((inverted - 0x0101010101010101ULL) & ~inverted & 0x8080808080808080ULL) == 0;
+}
+
 // Brings `count` to at least 57.
 static inline void fill(bit_reader *b) {
     if (b->end - b->p >= 8) {
-        uint64_t x = load_be64(b->p), inverted = ~x;
+        uint64_t x = load_be64(b->p);
         // No byte of x is 0xFF: take the whole bytes that fit.
-        if (((inverted - 0x0101010101010101ULL) & ~inverted & 0x8080808080808080ULL) == 0) {
+        if (no_ff_byte(x)) {
             int take = (64 - b->count) >> 3;
             x &= ~0ULL << (64 - 8 * take);
             b->buffer |= x >> b->count;
@@ -63,8 +69,8 @@ static inline void fill(bit_reader *b) {
 // does.
 static inline void refill(bit_reader *b) {
     if (b->count < 64 && b->end - b->p >= 8) {
-        uint64_t x = load_be64(b->p), inverted = ~x;
-        if (((inverted - 0x0101010101010101ULL) & ~inverted & 0x8080808080808080ULL) == 0) {
+        uint64_t x = load_be64(b->p);
+        if (no_ff_byte(x)) {
             b->buffer |= x >> b->count;
             b->p += (63 - b->count) >> 3;
             b->count |= 56;
