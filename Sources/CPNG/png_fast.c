@@ -344,41 +344,63 @@ static int scan(const uint8_t *data, size_t size, uint32_t width, uint32_t heigh
     }
 }
 
-// The inflated rows are written whole at once: from 256 KiB to 16 MiB they get a mapping whose pages are
-// provided in one call (MAP_POPULATE) instead of a page fault per 4 KiB as libdeflate first writes them (14%
-// of a warm main job's page faults, from its 24 PNGs). Larger sizes, which a hostile header can announce for a
+// The inflated rows are written whole at once: from 256 KiB to 16 MiB they come from the caller's scratch
+// allocator (TIP's pool of kept mappings, warm from the decode before) or else get a mapping whose pages are
+// provided in one call (MAP_POPULATE) instead of a page fault per 4 KiB as libdeflate first writes them (14% of
+// a warm main job's page faults, from its 24 PNGs). Larger sizes, which a hostile header can announce for a
 // stream that stops early, stay with malloc and cost only the pages written.
 #define RAW_MAPPED_MIN ((size_t)256 << 10)
 #define RAW_MAPPED_MAX ((size_t)16 << 20)
 
-static uint8_t *raw_allocate(size_t size, int *mapped) {
-    *mapped = 0;
-#if defined(__linux__) && defined(MAP_POPULATE)
+// Where the inflated rows live: `kind` says how to give them back (0 malloc, 1 own mapping, 2 scratch).
+typedef struct {
+    uint8_t *pointer;
+    size_t length;
+    int kind;
+} raw_buffer;
+
+static raw_buffer raw_allocate(size_t size, const tip_png_scratch_allocator *scratch) {
+    raw_buffer raw = {NULL, size, 0};
     if (size >= RAW_MAPPED_MIN && size <= RAW_MAPPED_MAX) {
+        if (scratch != NULL) {
+            size_t length = 0;
+            void *pointer = scratch->allocate(size, &length);
+            if (pointer != NULL && length >= size) {
+                raw = (raw_buffer){(uint8_t *)pointer, length, 2};
+                return raw;
+            }
+            if (pointer != NULL) scratch->release(pointer, length);
+        }
+#if defined(__linux__) && defined(MAP_POPULATE)
         void *pointer = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         if (pointer != MAP_FAILED) {
-            *mapped = 1;
-            return (uint8_t *)pointer;
+            raw = (raw_buffer){(uint8_t *)pointer, size, 1};
+            return raw;
         }
-    }
 #endif
-    return (uint8_t *)malloc(size);
+    }
+    raw.pointer = (uint8_t *)malloc(size);
+    return raw;
 }
 
-static void raw_free(uint8_t *raw, size_t size, int mapped) {
-#if defined(__linux__)
-    if (mapped) {
-        munmap(raw, size);
+static void raw_free(raw_buffer raw, const tip_png_scratch_allocator *scratch) {
+    if (raw.pointer == NULL) return;
+    switch (raw.kind) {
+    case 2:
+        scratch->release(raw.pointer, raw.length);
         return;
-    }
+#if defined(__linux__)
+    case 1:
+        munmap(raw.pointer, raw.length);
+        return;
 #endif
-    (void)size;
-    (void)mapped;
-    free(raw);
+    default:
+        free(raw.pointer);
+    }
 }
 
 int tip_png_fast_decode(const uint8_t *data, size_t size, uint32_t width, uint32_t height, int output_format,
-                        uint8_t *canvas, size_t stride) {
+                        uint8_t *canvas, size_t stride, const tip_png_scratch_allocator *scratch) {
     if (data == NULL || canvas == NULL || width == 0 || height == 0) return TIP_PNG_FAST_UNSUPPORTED;
     scan_result info;
     memset(&info, 0, sizeof(info));
@@ -394,7 +416,9 @@ int tip_png_fast_decode(const uint8_t *data, size_t size, uint32_t width, uint32
     size_t rowbytes = (size_t)width * channels;
     if (stride < (size_t)width * (output_format == TIP_PNG_OUTPUT_GRAY8 ? 1 : 4)) return TIP_PNG_FAST_UNSUPPORTED;
     size_t raw_size;
-    if (__builtin_mul_overflow((size_t)height, rowbytes + 1, &raw_size)) return TIP_PNG_FAST_UNSUPPORTED;
+    if (__builtin_mul_overflow((size_t)height, rowbytes + 1, &raw_size) || raw_size > SIZE_MAX - 16) {
+        return TIP_PNG_FAST_UNSUPPORTED;
+    }
 
     // libpng's zlib inflates with the window the stream header declares and fails on distances
     // beyond it, which libdeflate does not check. A window at least as large as the whole output
@@ -419,8 +443,8 @@ int tip_png_fast_decode(const uint8_t *data, size_t size, uint32_t width, uint32
     }
 
     // 16 spare bytes (zeroed) let the row loops read and write a few bytes past the last row.
-    int raw_mapped = 0;
-    uint8_t *raw = raw_allocate(raw_size + 16, &raw_mapped);
+    raw_buffer buffer = raw_allocate(raw_size + 16, scratch);
+    uint8_t *raw = buffer.pointer;
     uint8_t *zero_row = (uint8_t *)calloc(1, rowbytes + 16);
     struct libdeflate_decompressor *inflater = libdeflate_alloc_decompressor();
     status = TIP_PNG_FAST_UNSUPPORTED;
@@ -485,7 +509,7 @@ int tip_png_fast_decode(const uint8_t *data, size_t size, uint32_t width, uint32
 done:
     if (inflater != NULL) libdeflate_free_decompressor(inflater);
     free(joined);
-    if (raw != NULL) raw_free(raw, raw_size + 16, raw_mapped);
+    raw_free(buffer, scratch);
     free(zero_row);
     return status;
 }

@@ -70,13 +70,23 @@ enum {
     TIP_PNG_FAST_UNSUPPORTED = -1,
 };
 
+/// Where `tip_png_fast_decode` gets the buffer it inflates the rows into, which it writes whole at once:
+/// `allocate` returns at least `bytes` bytes (contents arbitrary) and stores their usable length in
+/// `*length`, or returns NULL; `release` takes the buffer back with that length. Called on the decoding
+/// thread, and only for buffers from 256 KiB to 16 MiB (others come from malloc).
+typedef struct {
+    void *(*allocate)(size_t bytes, size_t *length);
+    void (*release)(void *pointer, size_t length);
+} tip_png_scratch_allocator;
+
 /// Decodes a complete, non-interlaced, 8-bit PNG (`size` bytes up to and including IEND) whose header
 /// says `width` x `height`, writing `output_format` rows into `canvas` (`height` rows of `stride`
 /// bytes). The pixels are byte-identical to what the libpng reader writes for the same data; every
 /// chunk CRC that the reader would act on is checked. Returns `TIP_PNG_FAST_OK`, or
-/// `TIP_PNG_FAST_UNSUPPORTED` with the canvas partly written. Thread-safe (no shared state).
+/// `TIP_PNG_FAST_UNSUPPORTED` with the canvas partly written. `scratch` (NULL: a mapping of its own)
+/// provides the inflated rows' buffer. Thread-safe (no shared state).
 int tip_png_fast_decode(const uint8_t *data, size_t size, uint32_t width, uint32_t height, int output_format,
-                        uint8_t *canvas, size_t stride);
+                        uint8_t *canvas, size_t stride, const tip_png_scratch_allocator *scratch);
 
 // MARK: - Chunk checksums
 
