@@ -21,13 +21,19 @@ enum PageMapping {
     /// per 4 KiB (about a third cheaper here): only for memory that is written whole right away, never for a
     /// size that comes from outside (a server's announced length). A populated mapping of a huge page or more
     /// (2 MiB on x86-64) is aligned to huge pages and asks for them (`MADV_HUGEPAGE`): one allocation and one
-    /// page-table entry per 2 MiB instead of 512, both when it is made and when it is unmapped.
+    /// page-table entry per 2 MiB instead of 512, both when it is made and when it is unmapped. A populated
+    /// mapping of at most half a huge page is a slice of one (``HugePageCarver``).
     static func map(_ length: Int, populated: Bool = false) -> (pointer: UnsafeMutableRawPointer, length: Int)? {
         let page = pageSize
         guard length > 0, length <= Int.max - page else { return nil }
         let rounded = (length + page - 1) / page * page
         #if os(Linux)
         if populated, let huge = hugePageSize, rounded >= huge, let pointer = mapHuge(rounded, huge) {
+            return (pointer, rounded)
+        }
+        if populated, let carver = HugePageCarver.shared, rounded <= carver.largestSlice,
+            let pointer = carver.slice(rounded)
+        {
             return (pointer, rounded)
         }
         #endif
@@ -54,7 +60,7 @@ enum PageMapping {
 
     /// `length` bytes (whole pages) at an address aligned to `huge`, backed by huge pages where the system
     /// has them and populated at once (`MADV_POPULATE_WRITE`, Linux 5.14; before it, faulted in on use).
-    private static func mapHuge(_ length: Int, _ huge: Int) -> UnsafeMutableRawPointer? {
+    static func mapHuge(_ length: Int, _ huge: Int) -> UnsafeMutableRawPointer? {
         guard length <= Int.max - huge else { return nil }
         let span = length + huge
         guard let raw = mmap(nil, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
