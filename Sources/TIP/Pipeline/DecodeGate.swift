@@ -21,9 +21,13 @@ final class DecodeGate: @unchecked Sendable {  // `state` is only touched holdin
     /// How many decodes may run at once.
     let slots: Int
 
-    /// Guards `state`, and is broadcast whenever it changes.
+    /// Guards `state` and `observers`. A freed slot wakes one waiting decode (`signal`): waking them all, as
+    /// each change of the state once did (three broadcasts a decode), sent up to six threads of a warm main job
+    /// back to sleep for each slot, about 500 wake-ups a run. Only while ``wait(until:deadline:)`` has
+    /// observers is every change broadcast, so that they see it and no decode's wake-up goes to one of them.
     private let condition = NSCondition()
     private var state: Occupancy = (0, 0)
+    private var observers = 0
 
     /// A gate letting `slots` (at least 1) decodes run at once.
     init(slots: Int) {
@@ -34,19 +38,28 @@ final class DecodeGate: @unchecked Sendable {  // `state` is only touched holdin
     func run<Result>(_ body: () throws -> Result) rethrows -> Result {
         condition.lock()
         state.waiting += 1
-        condition.broadcast()
+        changed()
         while state.running >= slots { condition.wait() }
         state.waiting -= 1
         state.running += 1
-        condition.broadcast()
+        changed()
         condition.unlock()
         defer {
             condition.lock()
             state.running -= 1
-            condition.broadcast()
+            if observers > 0 {
+                condition.broadcast()
+            } else if state.waiting > 0 {
+                condition.signal()
+            }
             condition.unlock()
         }
         return try body()
+    }
+
+    /// Tells the observers of the occupancy that it changed (holding `condition`).
+    private func changed() {
+        if observers > 0 { condition.broadcast() }
     }
 
     /// How many threads a decode may use now: its own and one per slot no decode holds (a decode waits only when
@@ -68,7 +81,11 @@ final class DecodeGate: @unchecked Sendable {  // `state` is only touched holdin
     /// false if it still does not hold at `deadline`, a guard against a hang rather than a timing.
     func wait(until predicate: (Occupancy) -> Bool, deadline: Date) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
+        observers += 1
+        defer {
+            observers -= 1
+            condition.unlock()
+        }
         while !predicate(state) {
             if !condition.wait(until: deadline) { return predicate(state) }
         }

@@ -66,6 +66,31 @@ struct DecodeGateTests {
         #expect(DecodeGate.shared.slots == Processors.active)
     }
 
+    @Test("Many decodes through one slot, none watching: each freed slot wakes a waiting one, never two at once")
+    func freedSlotsWakeWaiters() throws {
+        let gate = DecodeGate(slots: 1)
+        let inside = Locked<(now: Int, most: Int, runs: Int)>((0, 0, 0))
+        let threads = (0..<8).map { _ in
+            Self.onThread {
+                for _ in 0..<200 {
+                    gate.run {
+                        inside.withLock {
+                            $0.now += 1; $0.most = max($0.most, $0.now)
+                        }
+                        inside.withLock {
+                            $0.now -= 1; $0.runs += 1
+                        }
+                    }
+                }
+            }
+        }
+        // A wake-up lost would leave a caller waiting for good: a deadline fails the test instead of hanging it.
+        let deadline = DispatchTime.now() + 60
+        for thread in threads { #expect(thread.wait(timeout: deadline) == .success) }
+        #expect(inside.withLock { $0.runs } == 1_600 && inside.withLock { $0.most } == 1)
+        #expect(gate.occupancy == (running: 0, waiting: 0))
+    }
+
     @Test("A thrown error gives the slot back")
     func errorsFreeTheSlot() throws {
         struct Failure: Error {}
