@@ -7,9 +7,9 @@ import Musl
 #endif
 
 #if os(Linux)
-/// Small populated mappings cut from huge pages: a thumbnail-sized buffer (64 KiB to 1 MiB) is a page-aligned
-/// slice of a 2 MiB region provided at once as a transparent huge page, instead of a mapping of its own
-/// populated 4 KiB at a time.
+/// Small populated mappings cut from huge pages: a buffer of up to 1 MiB (a thumbnail, a scaled decode) is a
+/// page-aligned slice of a 2 MiB region provided at once as a transparent huge page, instead of a mapping of its
+/// own populated 4 KiB at a time.
 ///
 /// Each slice is then an ordinary part of an anonymous mapping: ``PageMapping/unmap(_:length:)`` releases it
 /// alone (the kernel splits the huge page's table entry) and ``BitmapMappingPool`` keeps it like any other
@@ -47,7 +47,8 @@ final class HugePageCarver: Sendable {
     /// system refuses a new region.
     func slice(_ length: Int) -> UnsafeMutableRawPointer? {
         guard length > 0, length <= largestSlice, length % PageMapping.pageSize == 0 else { return nil }
-        // The region is made outside the lock; a racing caller that made one too keeps the better of the two.
+        // A new region is made outside the lock; should another caller have installed one with room meanwhile,
+        // the slice comes from that one and the new region goes back (`cut`).
         if let pointer = cut(length, fresh: nil) { return pointer }
         guard let region = PageMapping.mapHuge(regionSize, regionSize) else { return nil }
         return cut(length, fresh: UInt(bitPattern: region))
