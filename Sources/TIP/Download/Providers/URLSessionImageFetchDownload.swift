@@ -5,8 +5,8 @@ import FoundationNetworking
 #endif
 
 /// A download made by `URLSessionImageFetchDownloadProvider`: one data task for the hydrated, authorized request
-/// (the steps, cancellation and completion are `LoadingImageFetchDownload`'s). Task events arrive from the
-/// session's delegate queue and hop to the download queue.
+/// (the steps, cancellation and completion are `LoadingImageFetchDownload`'s). Task events arrive on the
+/// session's work queue (its delegate queue runs them inline) and hop to the download queue.
 final class URLSessionImageFetchDownload: LoadingImageFetchDownload<URLSessionDataTask>, @unchecked Sendable {
     private struct Extra {
         var refusedRedirectStatus: Int?
@@ -60,7 +60,7 @@ final class URLSessionImageFetchDownload: LoadingImageFetchDownload<URLSessionDa
         extra.withLock { $0.refusedRedirectStatus } == nil ? liveContext : nil
     }
 
-    // MARK: - Task events, from the session's delegate queue
+    // MARK: - Task events, from the session's work queue
 
     func taskDidReceive(_ response: URLResponse) {
         queue.async {

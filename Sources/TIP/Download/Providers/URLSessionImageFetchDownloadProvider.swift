@@ -47,11 +47,11 @@ public final class URLSessionImageFetchDownloadProvider: ImageFetchDownloadProvi
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForResource = Self.resourceTimeout
         configuration.timeoutIntervalForRequest = requestTimeout
-        let delegateQueue = OperationQueue()
-        delegateQueue.maxConcurrentOperationCount = 1
-        delegateQueue.name = "TIP.URLSessionImageFetchDownloadProvider"
         router = URLSessionImageFetchDownloadRouter()
-        session = URLSession(configuration: configuration, delegate: router, delegateQueue: delegateQueue)
+        // The router's calls are short and only hand events to each download's queue: they run where
+        // FoundationNetworking makes them, without an operation queue's hop.
+        session = URLSession(
+            configuration: configuration, delegate: router, delegateQueue: URLSessionInlineDelegateQueue())
     }
 
     deinit {

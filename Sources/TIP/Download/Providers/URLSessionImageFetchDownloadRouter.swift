@@ -5,7 +5,8 @@ import FoundationNetworking
 #endif
 
 /// The session delegate of `URLSessionImageFetchDownloadProvider`: routes each task's events to its download.
-/// Callbacks arrive on the session's serial delegate queue.
+/// Callbacks arrive one at a time on FoundationNetworking's work queue (`URLSessionInlineDelegateQueue`), so each
+/// only looks its download up and hands the event on.
 final class URLSessionImageFetchDownloadRouter: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // `downloads` is guarded by its own lock; the class has no other state.
     private let downloads = Locked([Int: URLSessionImageFetchDownload]())
