@@ -34,7 +34,7 @@ struct URLSessionInlineDelegateQueueTests {
     }
 
     @Test("the provider's session uses it: delegate calls arrive without an operation queue")
-    func providerSessionUsesInlineQueue() throws {
+    func providerSessionUsesInlineQueue() {
         let provider = URLSessionImageFetchDownloadProvider()
         #expect(provider.session.delegateQueue is URLSessionInlineDelegateQueue)
     }

@@ -10,7 +10,8 @@ import Foundation
 /// added as `Operation` objects keep the queue's own behaviour.
 ///
 /// Only for delegates whose calls are short and never wait on the session: a delegate call made here runs on the
-/// session's work queue, so it must not call a task method that waits for that queue (`resume`, `suspend`).
+/// session's work queue, so it must not call a task method that waits for that queue (`resume`, `suspend`, setting
+/// `priority`).
 final class URLSessionInlineDelegateQueue: OperationQueue, @unchecked Sendable {
     override init() {
         super.init()
