@@ -48,8 +48,6 @@ public final class URLSessionImageFetchDownloadProvider: ImageFetchDownloadProvi
         configuration.timeoutIntervalForResource = Self.resourceTimeout
         configuration.timeoutIntervalForRequest = requestTimeout
         router = URLSessionImageFetchDownloadRouter()
-        // The router's calls are short and only hand events to each download's queue: they run where
-        // FoundationNetworking makes them, without an operation queue's hop.
         session = URLSession(
             configuration: configuration, delegate: router, delegateQueue: URLSessionInlineDelegateQueue())
     }
