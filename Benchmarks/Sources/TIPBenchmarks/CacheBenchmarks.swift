@@ -23,7 +23,7 @@ enum CacheBenchmarks {
     /// 1,000,000 exact-sizing lookups over 1,000 identifiers vs a dictionary behind the same kind of lock.
     static func renderedLookup() throws {
         let root = try temporaryRoot()
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
         configuration.maxBytesForAllRenderedCaches = 1 << 30
         configuration.maxCountForAllRenderedCaches = 0
@@ -69,7 +69,7 @@ enum CacheBenchmarks {
     /// file and TurboJPEG at the same DCT scale.
     static func diskHit() throws {
         let root = try temporaryRoot()
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
         let jpeg = try Inputs.fixture("twitterfied.jpg") ?? Inputs.generated(.jpeg, width: 1024, height: 576)
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
         let directory = root.appendingPathComponent("TIPImagePipeline/bench")
@@ -164,7 +164,7 @@ enum CacheBenchmarks {
     /// (every one evicting) cost the same as the first 10,000 (none evicting) if eviction is O(1).
     static func insertUnderFullBudget() throws {
         let root = try temporaryRoot()
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
         let configuration = GlobalConfiguration(cachesRootDirectory: root)
         configuration.maxBytesForAllMemoryCaches = 1_000 * 1_024
         configuration.maxCountForAllMemoryCaches = 0
@@ -200,7 +200,7 @@ enum CacheBenchmarks {
     /// read is served (it must not wait for the manifest) and until the manifest is loaded (≤ 2 s).
     static func diskStartUp() throws {
         let root = try temporaryRoot()
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
         let directory = root.appendingPathComponent("TIPImagePipeline/startup", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let count = 100_000

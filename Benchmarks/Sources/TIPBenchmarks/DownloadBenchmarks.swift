@@ -25,7 +25,7 @@ enum DownloadBenchmarks {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tip-bench-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
         try manySmallImages(server: server, root: root)
         try oneURLManyMembers(server: server, root: root)
     }

@@ -60,7 +60,7 @@ enum FetchBenchmarks {
     /// cache looked up, final callback run) vs as many lookups in a dictionary behind a lock.
     static func synchronousRenderedHit() throws {
         let (configuration, root) = try configuration()
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
         let stubs = StubbingImageFetchDownloadProvider()
         configuration.imageFetchDownloadProvider = stubs
         guard let pipeline = ImagePipeline(identifier: "bench-sync", configuration: configuration) else { return }
@@ -114,7 +114,7 @@ enum FetchBenchmarks {
             try Inputs.fixture("carnival.pjpg")
             ?? Inputs.generated(.jpeg, width: 1880, height: 1253, options: [.progressive])
         let (configuration, root) = try configuration()
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
         let stubs = StubbingImageFetchDownloadProvider()
         configuration.imageFetchDownloadProvider = stubs
         guard let pipeline = ImagePipeline(identifier: "bench-progressive", configuration: configuration) else {

@@ -58,7 +58,7 @@ enum ImageTableBenchmarks {
     /// hit of the same image as a JPEG decoded to 64x64; allocations per call counted for all three.
     static func hits() throws {
         let root = try temporaryRoot()
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
         let format = try format("bench-hit", maximumCount: 1_000)
         let store = try ImageTableStore(directory: root.appendingPathComponent("tables"), formats: [format])
         let source = Inputs.photo(width: entrySide, height: entrySide).converted(to: .rgba8Premultiplied)
@@ -147,7 +147,7 @@ enum ImageTableBenchmarks {
     /// replacing the previous round's (steady state), vs the same drawing into one heap bitmap.
     static func fills() throws {
         let root = try temporaryRoot()
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
         let count = 10_000
         let format = try format("bench-fill", maximumCount: count)
         let store = try ImageTableStore(directory: root.appendingPathComponent("tables"), formats: [format])
@@ -232,7 +232,7 @@ enum ImageTableBenchmarks {
     /// 16 in flight, fresh caches and table each round, vs the same 10,000 fetches through a fresh pipeline.
     static func pipelineFills() throws {
         let root = try temporaryRoot()
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
         let server = TIPImageServer()
         try server.start()
         defer { server.stop() }
@@ -313,7 +313,7 @@ enum ImageTableBenchmarks {
     /// entries, then all of them: only the touched pages are resident.
     static func residentMemory() throws {
         let root = try temporaryRoot()
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
         let directory = root.appendingPathComponent("tables")
         let start = DispatchTime.now().uptimeNanoseconds
         do {

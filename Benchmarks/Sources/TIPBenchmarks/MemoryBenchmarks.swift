@@ -28,7 +28,7 @@ enum MemoryBenchmarks {
         let served = directory.appendingPathComponent("served", isDirectory: true)
         let sources = served.appendingPathComponent("src", isDirectory: true)
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { Harness.removeAtExit(directory) }
         let photo = ImageContainer(image: Inputs.photo(width: 4000, height: 3000))
         var sizes: [Int] = []
         for index in 0..<distinctFiles {

@@ -25,7 +25,7 @@ enum NetworkFetchBenchmarks {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tip-bench-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
 
         // The same distinct images as the downloader row: the size changes with the index.
         var urls: [URL] = []

@@ -17,7 +17,7 @@ enum ProcessedFetchBenchmarks {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tip-bench-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
+        defer { Harness.removeAtExit(root) }
         let jpeg = try Inputs.fixture("carnival.jpg") ?? Inputs.generated(.jpeg, width: 1880, height: 1253)
         print(
             """

@@ -51,6 +51,8 @@ do {
     if only == nil || only == "mainjob" { try MainJobBenchmarks.run() }
 } catch {
     print("benchmark failed: \(error)")
+    Harness.removeScratch()
     exit(1)
 }
+Harness.removeScratch()
 Harness.printSummary()
