@@ -40,12 +40,11 @@ enum MainJobBenchmarks {
                 + "each run is a process (wait4)"
         )
 
-        // Every run's caches root stays until the end (about 1 GB): deleting a root's files between runs made the
-        // next runs' file creations slower on an ext4 without a journal, whose inode allocator walks past every inode
-        // freed in the last minutes (`recently_deleted`), a cost of the harness that only our side paid.
+        // Every run's caches root stays until the suite ends (about 1 GB), as every group's does: deleting a root's
+        // files between runs made the next runs' file creations slower (see `Harness.removeAtExit`).
         let roots = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tip-bench-mainjob-\(UUID().uuidString)", isDirectory: true)
-        defer { try? FileManager.default.removeItem(at: roots) }
+        defer { Harness.removeAtExit(roots) }
         func tip(root: URL, source: String, storingThumbnails: Bool = false) throws -> ChildProcess.Usage {
             let usage = try ChildProcess.run(
                 [
