@@ -286,10 +286,34 @@ enum DownloadBenchmarks {
             baselineName: "one plain URLSession data task", baseline: plain, target: nil, note: "information")
     }
 
+    /// A variant alone, for `perf record` or `perf stat` on the process: one warm-up, then `TIP_BENCH_REPEATS`
+    /// runs (default 20), their mean wall and process CPU time per run printed; then the process ends, as the
+    /// group's rows would have nothing to compare.
+    static func runAlone(_ body: () throws -> Void, name: String) throws -> Never {
+        let repeats = max(1, ProcessInfo.processInfo.environment["TIP_BENCH_REPEATS"].flatMap { Int($0) } ?? 20)
+        try body()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let cpuStart = Harness.cpuNanoseconds()
+        for _ in 0..<repeats { try body() }
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(repeats)
+        let cpu = Double(Harness.cpuNanoseconds() - cpuStart) / 1e6 / Double(repeats)
+        print(
+            "variant \"\(name)\" alone, \(repeats) runs after a warm-up: \(Harness.format(wall)) ms wall, "
+                + "\(Harness.format(cpu)) ms process CPU per run")
+        exit(0)
+    }
+
     /// Like `Harness.measure` (one warm-up each, then `Harness.iterations` measured runs), but the variants
     /// take turns within each iteration, in a rotating order, so that the machine's drift hits them alike.
     /// With `names`, also prints each variant's median process CPU time (server included) per run.
+    /// `TIP_BENCH_VARIANT=NAME` (one of `names`, as that note prints them) runs that variant alone instead, for a
+    /// profiler (see `runAlone`).
     static func interleaved(_ bodies: [() throws -> Void], names: [String] = []) throws -> [Samples] {
+        if let name = ProcessInfo.processInfo.environment["TIP_BENCH_VARIANT"], !name.isEmpty {
+            // A group may measure several sets of variants: the others run as usual until the named one comes.
+            if let index = names.firstIndex(of: name), index < bodies.count { try runAlone(bodies[index], name: name) }
+            print("note: TIP_BENCH_VARIANT \"\(name)\" is not one of these variants: \(names)")
+        }
         for body in bodies { try body() }
         var values = Array(repeating: [Double](), count: bodies.count)
         var cpu = Array(repeating: [Double](), count: bodies.count)
