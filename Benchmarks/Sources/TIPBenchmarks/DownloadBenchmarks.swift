@@ -286,11 +286,12 @@ enum DownloadBenchmarks {
             baselineName: "one plain URLSession data task", baseline: plain, target: nil, note: "information")
     }
 
-    /// A variant alone, for `perf record` or `perf stat` on the process: one warm-up, then `TIP_BENCH_REPEATS`
-    /// runs (default 20), their mean wall and process CPU time per run printed; then the process ends, as the
-    /// group's rows would have nothing to compare.
+    /// A variant alone, for `perf record` or `perf stat` on the process: one warm-up, then `Harness.iterations`
+    /// runs (`--iterations N`; the variants that use a fresh pipeline per run have that many and one), their mean
+    /// wall and process CPU time per run printed; then the process ends, as the group's rows would have nothing to
+    /// compare.
     static func runAlone(_ body: () throws -> Void, name: String) throws -> Never {
-        let repeats = max(1, ProcessInfo.processInfo.environment["TIP_BENCH_REPEATS"].flatMap { Int($0) } ?? 20)
+        let repeats = max(1, Harness.iterations)
         try body()
         let start = DispatchTime.now().uptimeNanoseconds
         let cpuStart = Harness.cpuNanoseconds()
