@@ -30,6 +30,12 @@ enum ResamplerWeightsCache {
     /// The tables kept and their weights (for tests).
     static var kept: (tables: Int, weights: Int) { entries.withLock { ($0.list.count, $0.total) } }
 
+    /// Whether the table for these sizes is kept now (for tests).
+    static func isKept(filter: ResamplingFilter, sourceCount: Int, count: Int) -> Bool {
+        let key = Key(filter: filter, sourceCount: sourceCount, count: count, extentBits: nil, window: nil)
+        return entries.withLock { $0.list.contains { $0.key == key } }
+    }
+
     /// The most tables kept, and the most weights they hold together.
     static var limits: (tables: Int, weights: Int) { (capacity, budget) }
 
