@@ -25,12 +25,21 @@ import Musl
 ///
 /// A huge page partly released stays allocated whole until the kernel splits it (under memory pressure), though
 /// the process's resident size drops at once. Only one region is being cut at a time.
+///
+/// A region's unused tail (and a region made but not needed) is provided memory already: the shared carver hands
+/// it to ``BitmapMappingPool/shared``, which serves later bitmaps from it, rather than to the system.
 final class HugePageCarver: Sendable {
-    /// The carver every populated small mapping uses, when the system has transparent huge pages.
-    static let shared: HugePageCarver? = PageMapping.hugePageSize.map { HugePageCarver(regionSize: $0) }
+    /// The carver every populated small mapping uses, when the system has transparent huge pages; what it does
+    /// not use goes to the shared bitmap pool.
+    static let shared: HugePageCarver? = PageMapping.hugePageSize.map {
+        HugePageCarver(regionSize: $0) { BitmapMappingPool.shared.give($0, length: $1) }
+    }
 
     /// The size of a region (the huge page size).
     let regionSize: Int
+
+    /// Takes what the carver does not use: whole pages it owns from then on (nil: they are unmapped).
+    private let leftovers: (@Sendable (UnsafeMutableRawPointer, Int) -> Void)?
 
     /// The largest slice cut from a region: half of one, so that a region's unused tail stays small.
     var largestSlice: Int { regionSize / 2 }
@@ -38,9 +47,12 @@ final class HugePageCarver: Sendable {
     /// The region being cut (address bit pattern, 0 when none) and how much of it is used.
     private let current = Locked<(address: UInt, used: Int)>((0, 0))
 
-    /// A carver cutting regions of `regionSize` bytes (a power of two, a multiple of the page size).
-    init(regionSize: Int) {
+    /// A carver cutting regions of `regionSize` bytes (a power of two, a multiple of the page size), handing
+    /// what it does not use to `leftovers` (of at least ``BitmapMappingPool/smallestPiece`` bytes; smaller ones
+    /// and all of them without `leftovers` are unmapped).
+    init(regionSize: Int, leftovers: (@Sendable (UnsafeMutableRawPointer, Int) -> Void)? = nil) {
         self.regionSize = regionSize
+        self.leftovers = leftovers
     }
 
     /// A zero-filled, populated slice of `length` bytes (whole pages, at most ``largestSlice``); nil when the
@@ -55,8 +67,8 @@ final class HugePageCarver: Sendable {
     }
 
     /// Cuts `length` bytes from the current region, or from `fresh` (a new region) when the current one has no
-    /// room; nil when neither is given room. A region replaced gives back its tail, and a fresh region not
-    /// needed after all (a racing call installed one with room) goes back whole.
+    /// room; nil when neither is given room. A region replaced gives its tail to ``leftovers``, and so does a fresh
+    /// region not needed after all (a racing call installed one with room), whole.
     private func cut(_ length: Int, fresh: UInt?) -> UnsafeMutableRawPointer? {
         var unused: (address: UInt, length: Int)?
         let address = current.withLock { state -> UInt? in
@@ -71,7 +83,11 @@ final class HugePageCarver: Sendable {
             return fresh
         }
         if let unused, unused.length > 0, let pointer = UnsafeMutableRawPointer(bitPattern: unused.address) {
-            PageMapping.unmap(pointer, length: unused.length)
+            if let leftovers, unused.length >= BitmapMappingPool.smallestPiece {
+                leftovers(pointer, unused.length)
+            } else {
+                PageMapping.unmap(pointer, length: unused.length)
+            }
         }
         return address.flatMap { UnsafeMutableRawPointer(bitPattern: $0) }
     }

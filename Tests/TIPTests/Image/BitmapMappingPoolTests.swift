@@ -10,19 +10,69 @@ struct BitmapMappingPoolTests {
     @Test("a released mapping serves the next request of the same size, or up to a quarter larger")
     func reuse() throws {
         let pool = BitmapMappingPool(capacity: 8 * megabyte)
-        let first = try #require(pool.take(megabyte))
-        #expect(first.length >= megabyte && first.length % 4096 == 0)
+        let first = try #require(pool.take(2 * megabyte))
+        #expect(first.length >= 2 * megabyte && first.length % 4096 == 0)
         pool.give(first.pointer, length: first.length)
         #expect(pool.keptBytes == first.length)
-        // Too small for the kept one to be worth it (it would waste over a quarter): a new mapping.
-        let small = try #require(pool.take(megabyte / 2))
-        #expect(small.pointer != first.pointer)
+        // Larger than a piece may be cut from, and too large for a request of half its size (it would waste
+        // over a quarter): a new mapping.
+        let small = try #require(pool.take(megabyte))
+        #expect(small.pointer != first.pointer && small.isNew)
         PageMapping.unmap(small.pointer, length: small.length)
-        // Within a quarter: the kept one.
-        let again = try #require(pool.take(megabyte - 100_000))
+        // Within a quarter: the kept one, whole.
+        let again = try #require(pool.take(2 * megabyte - 100_000))
         #expect(again.pointer == first.pointer && again.length == first.length)
         #expect(pool.keptBytes == 0)
         pool.give(again.pointer, length: again.length)
+    }
+
+    @Test("a request cuts its pages from a larger kept mapping of up to 1 MiB; the rest stays kept and rejoins")
+    func cutting() throws {
+        let page = PageMapping.pageSize
+        let pool = BitmapMappingPool(capacity: 8 * megabyte)
+        let decode = try #require(pool.take(BitmapMappingPool.largestCut, populated: true))
+        UnsafeMutableRawBufferPointer(start: decode.pointer, count: decode.length).initializeMemory(
+            as: UInt8.self, repeating: 0xCD)
+        pool.give(decode.pointer, length: decode.length)
+        // A thumbnail's 160,000 bytes (whole pages) from the start; the rest kept, the pages as left.
+        let thumbnail = try #require(pool.take(160_000))
+        let thumbnailLength = (160_000 + page - 1) / page * page
+        #expect(!thumbnail.isNew && thumbnail.pointer == decode.pointer && thumbnail.length == thumbnailLength)
+        #expect(thumbnail.pointer.load(fromByteOffset: thumbnailLength - 1, as: UInt8.self) == 0xCD)
+        #expect(pool.keptBytes == decode.length - thumbnailLength)
+        // The next request, too, cuts from what is left.
+        let second = try #require(pool.take(300_000))
+        #expect(second.pointer == decode.pointer + thumbnailLength && !second.isNew)
+        // Given back in any order, the pieces join into the mapping they were cut from.
+        pool.give(thumbnail.pointer, length: thumbnail.length)
+        pool.give(second.pointer, length: second.length)
+        #expect(pool.keptBytes == decode.length)
+        let whole = try #require(pool.take(decode.length))
+        #expect(whole.pointer == decode.pointer && whole.length == decode.length)
+        #expect(pool.keptBytes == 0)
+        PageMapping.unmap(whole.pointer, length: whole.length)
+        // A rest under 64 KiB is not kept: it goes back to the system.
+        let small = try #require(pool.take(40 * page))
+        pool.give(small.pointer, length: small.length)
+        let smaller = try #require(pool.take(30 * page))
+        #expect(smaller.pointer == small.pointer && smaller.length == 30 * page && !smaller.isNew)
+        #expect(pool.keptBytes == 0)
+        PageMapping.unmap(smaller.pointer, length: smaller.length)
+    }
+
+    @Test("scratch memory takes a larger kept mapping whole, and a mapping over 1 MiB is never cut")
+    func scratchAndLargeMappings() throws {
+        let pool = BitmapMappingPool(capacity: 16 * megabyte)
+        let large = try #require(pool.take(4 * megabyte))
+        pool.give(large.pointer, length: large.length)
+        let scratch = try #require(pool.take(megabyte, acceptingAnyLarger: true))
+        #expect(scratch.pointer == large.pointer && scratch.length == large.length)
+        pool.give(scratch.pointer, length: scratch.length)
+        let thumbnail = try #require(pool.take(200_000))
+        #expect(thumbnail.isNew && thumbnail.pointer != large.pointer)
+        #expect(pool.keptBytes == large.length)
+        PageMapping.unmap(thumbnail.pointer, length: thumbnail.length)
+        pool.drain()
     }
 
     #if os(Linux)

@@ -62,6 +62,35 @@ struct HugePageCarverTests {
         for slice in [first, second, third] { PageMapping.unmap(slice, length: length) }
     }
 
+    @Test("with a taker for leftovers, the old region's tail goes to it, provided and untouched, not back")
+    func leftoversTaken() throws {
+        let taken = Locked<[(address: UInt, length: Int)]>([])
+        let carver = HugePageCarver(regionSize: region) { pointer, length in
+            taken.withLock { $0.append((UInt(bitPattern: pointer), length)) }
+        }
+        let length = 768 << 10
+        let first = try #require(carver.slice(length))
+        let second = try #require(carver.slice(length))
+        let third = try #require(carver.slice(length))
+        let tail = second + length
+        let leftovers = taken.withLock { $0 }
+        #expect(leftovers.count == 1)
+        #expect(leftovers.first?.address == UInt(bitPattern: tail) && leftovers.first?.length == region - 2 * length)
+        #expect(isResident(tail, region - 2 * length))
+        #expect(UnsafeRawBufferPointer(start: tail, count: region - 2 * length).allSatisfy { $0 == 0 })
+        for slice in [first, second, third] { PageMapping.unmap(slice, length: length) }
+        PageMapping.unmap(tail, length: region - 2 * length)
+        // A tail under the pool's smallest piece is unmapped all the same.
+        let small = HugePageCarver(regionSize: region) { _, _ in Issue.record("a tail under 64 KiB was handed on") }
+        let shortTail = BitmapMappingPool.smallestPiece - page
+        let a = try #require(small.slice(region / 2))
+        let b = try #require(small.slice(region / 2 - shortTail))
+        let c = try #require(small.slice(region / 2))
+        PageMapping.unmap(a, length: region / 2)
+        PageMapping.unmap(b, length: region / 2 - shortTail)
+        PageMapping.unmap(c, length: region / 2)
+    }
+
     @Test("sizes it does not cut: none, more than half a region, not whole pages")
     func refusals() {
         let carver = HugePageCarver(regionSize: region)
